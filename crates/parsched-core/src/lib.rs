@@ -1,0 +1,18 @@
+//! parsched-core: the vocabulary of parsched and its scheduling policies.
+//!
+//! This crate holds what both worlds — the simulator (`parsched-sim`) and the Linux
+//! runtime — share: identifiers, integer time, the machine topology, the program
+//! representation that threads execute, and the *policies*. A policy decides from
+//! what it observes (a view of the machine) and returns a decision; it never
+//! touches the world. There is no I/O and no Python here.
+
+pub mod error;
+pub mod ids;
+pub mod policy;
+pub mod program;
+pub mod time;
+pub mod topology;
+
+pub use error::{ConfigError, PolicyError};
+pub use ids::{CoreId, DomainId, JobId, NodeId, PoolId, ProcId, ThreadId};
+pub use time::Time;

@@ -1,0 +1,8 @@
+//! Scheduling policies. A policy observes a view of the machine and returns a
+//! decision; the simulator and the Linux runtime apply it.
+//!
+//! | policy | paper | file |
+//! |---|---|---|
+//! | processor pools (Zhou & Brecht) | seed 000, section 3 | [`pools`] |
+
+pub mod pools;

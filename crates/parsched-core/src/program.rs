@@ -1,0 +1,373 @@
+//! Programs are data: a thread runs a [`Program`], a small tree of [`Step`]s that is
+//! interpreted lazily by a [`Cursor`].
+//!
+//! A `Repeat { count: 50_000, .. }` costs no memory per iteration: the cursor keeps
+//! one frame per nesting level (at most [`MAX_DEPTH`]), and each `Compute` draws
+//! its demand from its [`Dist`] only when the thread reaches it. The machine (the
+//! simulator, or a real benchmark program driven by the runtime) asks the cursor
+//! for the next [`Op`] and applies it; later issues add operations (send, receive,
+//! touch a region, wait with a strategy) as new `Step`/`Op` variants, not new
+//! engines.
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// Deepest nesting of `Repeat` steps a program may have.
+pub const MAX_DEPTH: usize = 8;
+
+/// A distribution of a non-negative quantity in model time units.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Dist {
+    /// Always `value`.
+    Const { value: f64 },
+    /// Uniform on `[lo, hi]`.
+    Uniform { lo: f64, hi: f64 },
+    /// Exponential with the given mean.
+    Exponential { mean: f64 },
+    /// A share of `total` split among the `width` siblings of a fork:
+    /// uniform on `[m − s, m + s]` with `m = total / width` and
+    /// `s = min(spread, m)` (so the share is never negative and its mean is `m`).
+    /// Seed 000's PARA threads: `total = 100·d`, `spread = 10`.
+    Share { total: f64, spread: f64 },
+}
+
+impl Dist {
+    /// Draws one value; `width` is the number of siblings (1 outside a fork).
+    #[inline]
+    pub fn sample<R: Rng + ?Sized>(&self, width: u32, rng: &mut R) -> f64 {
+        match *self {
+            Dist::Const { value } => value,
+            Dist::Uniform { lo, hi } => lo + (hi - lo) * rng.random::<f64>(),
+            Dist::Exponential { mean } => -mean * (1.0 - rng.random::<f64>()).ln(),
+            Dist::Share { total, spread } => {
+                let m = total / width.max(1) as f64;
+                let s = spread.min(m);
+                m - s + 2.0 * s * rng.random::<f64>()
+            }
+        }
+    }
+
+    /// The mean for a given width.
+    pub fn mean(&self, width: u32) -> f64 {
+        match *self {
+            Dist::Const { value } => value,
+            Dist::Uniform { lo, hi } => 0.5 * (lo + hi),
+            Dist::Exponential { mean } => mean,
+            Dist::Share { total, .. } => total / width.max(1) as f64,
+        }
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let ok = match *self {
+            Dist::Const { value } => value >= 0.0 && value.is_finite(),
+            Dist::Uniform { lo, hi } => lo >= 0.0 && hi >= lo && hi.is_finite(),
+            Dist::Exponential { mean } => mean >= 0.0 && mean.is_finite(),
+            Dist::Share { total, spread } => {
+                total >= 0.0 && spread >= 0.0 && total.is_finite() && spread.is_finite()
+            }
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("invalid distribution {self:?}: values must be finite and non-negative"))
+        }
+    }
+}
+
+/// One step of a program.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Step {
+    /// Use the processor for a demand drawn from `demand` (before any overhead
+    /// inflation the machine applies).
+    Compute { demand: Dist },
+    /// Fork a group of children running `child`, then wait for all of them.
+    /// `desired` is the desired parallelism d; the number actually created, a,
+    /// is decided by the scheduling policy when the fork is reached (moldable
+    /// jobs with user-level parallelism restriction, seed 000 section 2).
+    ForkJoin { desired: u32, child: Arc<Program> },
+    /// Wait at a barrier shared by the job's threads (used from the
+    /// synchronization issue on).
+    Barrier,
+    /// Run `body` `count` times, lazily.
+    Repeat { count: u64, body: Vec<Step> },
+}
+
+/// A program: a sequence of steps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Program {
+    pub steps: Vec<Step>,
+}
+
+impl Program {
+    pub fn new(steps: Vec<Step>) -> Program {
+        Program { steps }
+    }
+
+    /// Seed 000's fork-join job: INIT on the master, a moldable PARA phase of
+    /// desired parallelism `d` sharing `para_work` units, FINAL on the master.
+    pub fn fork_join(init: f64, d: u32, para_work: f64, spread: f64, final_: f64) -> Program {
+        let child = Program::new(vec![Step::Compute {
+            demand: Dist::Share {
+                total: para_work,
+                spread,
+            },
+        }]);
+        Program::new(vec![
+            Step::Compute {
+                demand: Dist::Const { value: init },
+            },
+            Step::ForkJoin {
+                desired: d,
+                child: Arc::new(child),
+            },
+            Step::Compute {
+                demand: Dist::Const { value: final_ },
+            },
+        ])
+    }
+
+    /// Checks distributions, fork widths and nesting depth.
+    pub fn validate(&self) -> Result<(), String> {
+        fn walk(steps: &[Step], depth: usize) -> Result<(), String> {
+            if depth >= MAX_DEPTH {
+                return Err(format!("programs may nest Repeat at most {} deep", MAX_DEPTH - 1));
+            }
+            for s in steps {
+                match s {
+                    Step::Compute { demand } => demand.validate()?,
+                    Step::ForkJoin { desired, child } => {
+                        if *desired == 0 {
+                            return Err("fork width (desired parallelism) must be >= 1".into());
+                        }
+                        child.validate()?;
+                    }
+                    Step::Barrier => {}
+                    Step::Repeat { body, .. } => walk(body, depth + 1)?,
+                }
+            }
+            Ok(())
+        }
+        walk(&self.steps, 0)
+    }
+}
+
+/// The next operation a thread performs, produced by a [`Cursor`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op<'p> {
+    /// Compute for this many model units (not yet inflated by overheads).
+    Compute { units: f64 },
+    /// Fork children running `child` (desired parallelism `desired`) and join them.
+    ForkJoin { desired: u32, child: &'p Arc<Program> },
+    /// Wait at the job's barrier.
+    Barrier,
+    /// The program has ended.
+    Exit,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Frame {
+    /// Index of the next step in this level's step list.
+    idx: u32,
+    /// Iterations of this level's body still to run, counting the current one
+    /// (unused at level 0).
+    left: u64,
+}
+
+/// A position in a program: constant size whatever the iteration counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cursor {
+    frames: [Frame; MAX_DEPTH],
+    depth: u8,
+    /// The number of siblings this thread was forked with (for `Dist::Share`).
+    width: u32,
+}
+
+impl Cursor {
+    /// A cursor at the start of a program, for a thread forked among `width` siblings.
+    pub fn new(width: u32) -> Cursor {
+        Cursor {
+            frames: [Frame::default(); MAX_DEPTH],
+            depth: 0,
+            width,
+        }
+    }
+
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    fn steps_at<'p>(prog: &'p Program, frames: &[Frame]) -> &'p [Step] {
+        let mut steps: &'p [Step] = &prog.steps;
+        for f in frames {
+            match &steps[f.idx as usize] {
+                Step::Repeat { body, .. } => steps = body,
+                _ => unreachable!("cursor frames point at Repeat steps"),
+            }
+        }
+        steps
+    }
+
+    /// Advances to and returns the next operation, drawing compute demands from `rng`.
+    pub fn next<'p, R: Rng + ?Sized>(&mut self, prog: &'p Program, rng: &mut R) -> Op<'p> {
+        loop {
+            let d = self.depth as usize;
+            let steps = Self::steps_at(prog, &self.frames[..d]);
+            let f = self.frames[d];
+            if f.idx as usize >= steps.len() {
+                if d == 0 {
+                    return Op::Exit;
+                }
+                if f.left > 1 {
+                    self.frames[d] = Frame {
+                        idx: 0,
+                        left: f.left - 1,
+                    };
+                } else {
+                    self.depth -= 1;
+                    self.frames[d - 1].idx += 1;
+                }
+                continue;
+            }
+            match &steps[f.idx as usize] {
+                Step::Repeat { count, body } => {
+                    if *count == 0 || body.is_empty() {
+                        self.frames[d].idx += 1;
+                    } else {
+                        assert!(d + 1 < MAX_DEPTH, "program nests deeper than MAX_DEPTH");
+                        self.depth += 1;
+                        self.frames[d + 1] = Frame {
+                            idx: 0,
+                            left: *count,
+                        };
+                    }
+                }
+                Step::Compute { demand } => {
+                    self.frames[d].idx += 1;
+                    return Op::Compute {
+                        units: demand.sample(self.width, rng),
+                    };
+                }
+                Step::ForkJoin { desired, child } => {
+                    self.frames[d].idx += 1;
+                    return Op::ForkJoin {
+                        desired: *desired,
+                        child,
+                    };
+                }
+                Step::Barrier => {
+                    self.frames[d].idx += 1;
+                    return Op::Barrier;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    fn c(v: f64) -> Step {
+        Step::Compute {
+            demand: Dist::Const { value: v },
+        }
+    }
+
+    fn run_all(p: &Program) -> Vec<String> {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        let mut cur = Cursor::new(1);
+        let mut out = vec![];
+        loop {
+            match cur.next(p, &mut rng) {
+                Op::Exit => break,
+                Op::Compute { units } => out.push(format!("c{units}")),
+                Op::Barrier => out.push("b".into()),
+                Op::ForkJoin { desired, .. } => out.push(format!("f{desired}")),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn nested_repeats_unroll_in_order() {
+        let p = Program::new(vec![
+            c(1.0),
+            Step::Repeat {
+                count: 2,
+                body: vec![
+                    c(2.0),
+                    Step::Repeat {
+                        count: 3,
+                        body: vec![Step::Barrier],
+                    },
+                ],
+            },
+            Step::Repeat {
+                count: 0,
+                body: vec![c(9.0)],
+            },
+            c(3.0),
+        ]);
+        assert_eq!(
+            run_all(&p).join(" "),
+            "c1 c2 b b b c2 b b b c3"
+        );
+    }
+
+    #[test]
+    fn long_repeats_cost_no_memory() {
+        let p = Program::new(vec![Step::Repeat {
+            count: 50_000,
+            body: vec![c(1.0), Step::Barrier],
+        }]);
+        assert_eq!(run_all(&p).len(), 100_000);
+        assert!(std::mem::size_of::<Cursor>() <= 160);
+    }
+
+    #[test]
+    fn fork_join_program_shape() {
+        let p = Program::fork_join(10.0, 20, 2000.0, 10.0, 10.0);
+        p.validate().unwrap();
+        assert_eq!(run_all(&p).join(" "), "c10 f20 c10");
+    }
+
+    #[test]
+    fn share_is_centred_on_total_over_width() {
+        let d = Dist::Share {
+            total: 2000.0,
+            spread: 10.0,
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+        for _ in 0..1000 {
+            let v = d.sample(8, &mut rng);
+            assert!((240.0..=260.0).contains(&v), "{v}");
+        }
+        // s = min(spread, m) keeps tiny shares non-negative
+        let small = Dist::Share {
+            total: 5.0,
+            spread: 10.0,
+        };
+        for _ in 0..1000 {
+            assert!(small.sample(2, &mut rng) >= 0.0);
+        }
+        assert_eq!(d.mean(8), 250.0);
+    }
+
+    #[test]
+    fn validation_rejects_bad_programs() {
+        let bad = Program::new(vec![Step::Compute {
+            demand: Dist::Uniform { lo: 5.0, hi: 1.0 },
+        }]);
+        assert!(bad.validate().is_err());
+        let mut deep = vec![c(1.0)];
+        for _ in 0..MAX_DEPTH {
+            deep = vec![Step::Repeat { count: 1, body: deep }];
+        }
+        assert!(Program::new(deep).validate().is_err());
+    }
+}
