@@ -1,0 +1,229 @@
+"""Running the processor-pool simulator from Python: :func:`simulate` and :func:`sweep`."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .config import PoolsConfig
+from .errors import ConfigError, PolicyError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from .policies import PoolPolicy
+
+__all__ = ["JOB_COLUMNS", "SUMMARY_KEYS", "Result", "core", "simulate", "sweep"]
+
+#: Keys of ``Result.summary`` (the Rust core may add more).
+SUMMARY_KEYS = (
+    "mean_response_time",
+    "ci90_half_width",
+    "actual_parallelism",
+    "utilization",
+    "jobs",
+    "events",
+    "wall_seconds",
+    "reps",
+    "rep_means",
+    "context_switches",
+    "makespan",
+)
+
+#: Columns of ``Result.jobs``: one row per measured job.
+JOB_COLUMNS = (
+    "rep", "job", "arrival", "init_start", "para_start", "para_end", "final_start",
+    "finish", "response", "d", "a", "pools_used", "home_pool",
+)
+
+#: Summary keys that share a name with a config field get this prefix in sweep rows.
+_CLASH_PREFIX = "measured_"
+
+
+def core():
+    """The compiled extension ``parsched._core`` (a clear error if it is not built)."""
+    try:
+        from . import _core
+    except ImportError as e:  # pragma: no cover - depends on the build
+        raise ImportError(
+            "parsched._core is not built; run `make develop` (or "
+            "`maturin develop --release`) in the repository first"
+        ) from e
+    return _core
+
+
+def _call(cfg: dict[str, Any], *, workers: int, records: bool, policy: Any, audit: bool) -> dict:
+    c = core()
+    try:
+        return c.simulate_pools(cfg, workers=workers, audit=audit, records=records, policy=policy)
+    except c.ConfigError as e:
+        raise ConfigError.from_message(str(e)) from None
+    except c.PolicyError as e:
+        raise PolicyError(str(e)) from e
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome of one :func:`simulate` call.
+
+    ``summary`` holds the scalar measures (``mean_response_time``,
+    ``ci90_half_width``, ``actual_parallelism`` (A), ``utilization`` (U), ``jobs``
+    measured, ``events``, ``wall_seconds``, ``reps``, ``rep_means``,
+    ``context_switches``, ``makespan``); ``jobs`` is a DataFrame with one row
+    per measured job (empty when ``records=False``).
+    """
+
+    config: PoolsConfig
+    summary: dict[str, Any]
+    jobs: pd.DataFrame = field(repr=False)
+
+    @property
+    def mean_response_time(self) -> float:
+        return float(self.summary["mean_response_time"])
+
+    def to_frame(self) -> pd.DataFrame:
+        """One-row DataFrame: the config fields followed by the summary (as in :func:`sweep`)."""
+        import pandas as pd
+
+        return pd.DataFrame([_row(self.config, self.summary)])
+
+
+def simulate(
+    config: PoolsConfig | None = None,
+    *,
+    records: bool = True,
+    workers: int = 1,
+    policy: PoolPolicy | None = None,
+    audit: bool = False,
+) -> Result:
+    """Simulates ``config`` (default: Table 2) and returns a :class:`Result`.
+
+    ``workers`` is the number of threads the Rust core uses for the replications;
+    the results do not depend on it. ``policy`` is an optional Python object with
+    ``home_pool(pools) -> int`` and ``place(request, pools) -> [(pool, threads)]``
+    replacing the built-in Zhou-Brecht placement (see :mod:`parsched.policies`);
+    it is called from Rust for every arrival and every fork, so it is slower.
+    ``audit=True`` asks the core to check its invariants as it runs.
+    """
+    import pandas as pd
+
+    config = PoolsConfig() if config is None else config
+    if not isinstance(config, PoolsConfig):
+        raise TypeError(f"config must be a PoolsConfig, not {type(config).__name__}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ConfigError("workers", f"{workers!r} is out of range", "integer >= 1")
+    out = _call(config.to_dict(), workers=workers, records=records, policy=policy, audit=audit)
+    jobs = pd.DataFrame(out.get("jobs") or {c: [] for c in JOB_COLUMNS})
+    return Result(config=config, summary=dict(out["summary"]), jobs=jobs)
+
+
+def _row(config: PoolsConfig, summary: dict[str, Any]) -> dict[str, Any]:
+    row: dict[str, Any] = config.scalars()
+    row["arrivals"] = None if config.arrivals is None else len(config.arrivals)
+    for k, v in summary.items():
+        if k in row:
+            if row[k] == v:
+                continue
+            k = _CLASH_PREFIX + k
+        row[k] = v
+    return row
+
+
+def _run_summary(cfg: dict[str, Any]) -> dict[str, Any]:
+    """Worker entry point of :func:`sweep` (module level so that it pickles)."""
+    out = _call(cfg, workers=1, records=False, policy=None, audit=False)
+    return dict(out["summary"])
+
+
+def default_executor(n_tasks: int | None = None) -> cf.Executor:
+    """``ProcessPoolExecutor`` with one process per CPU (spawned, so safe with threads)."""
+    n = os.cpu_count() or 1
+    if n_tasks is not None:
+        n = max(1, min(n, n_tasks))
+    return cf.ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"))
+
+
+def sweep(
+    configs: Iterable[PoolsConfig],
+    executor: cf.Executor | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Simulates many configs; returns one row per input config, in input order.
+
+    Each row holds the config's scalar fields, ``arrivals`` (the number of listed
+    jobs, or None) and the summary measures; summary keys that clash with a
+    config field (``jobs``: the measured job count) get the prefix
+    ``measured_``. Identical configs are simulated once and share their row
+    values. Each config carries its own seed, so the results do not depend on the
+    executor or its number of workers (except ``wall_seconds``).
+
+    ``executor`` defaults to a ``ProcessPoolExecutor`` with ``os.cpu_count()``
+    workers (shut down afterwards); any ``concurrent.futures.Executor`` works.
+    ``progress`` shows a rich progress bar on stderr when it is a terminal.
+    """
+    import pandas as pd
+
+    configs = list(configs)
+    for c in configs:
+        if not isinstance(c, PoolsConfig):
+            raise TypeError(f"sweep takes PoolsConfig objects, not {type(c).__name__}")
+    unique = list(dict.fromkeys(configs))
+    results: dict[PoolsConfig, dict[str, Any]] = {}
+    if unique:
+        own = executor is None
+        ex = default_executor(len(unique)) if own else executor
+        try:
+            futures = {ex.submit(_run_summary, c.to_dict()): c for c in unique}
+            with _progress(progress, len(unique)) as advance:
+                try:
+                    for fut in cf.as_completed(futures):
+                        results[futures[fut]] = fut.result()
+                        advance()
+                except BaseException:
+                    for f in futures:
+                        f.cancel()
+                    raise
+        finally:
+            if own:
+                ex.shutdown(wait=True, cancel_futures=True)
+    rows = [_row(c, results[c]) for c in configs]
+    return pd.DataFrame(rows)
+
+
+class _progress:
+    """Context manager yielding an ``advance()`` callable (rich bar when useful)."""
+
+    def __init__(self, enabled: bool, total: int) -> None:
+        self.enabled = enabled
+        self.total = total
+        self._bar = None
+
+    def __enter__(self):
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            console = Console(stderr=True)
+            if console.is_terminal:
+                self._bar = Progress(
+                    TextColumn("simulating"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=console, transient=True,
+                )
+                self._bar.start()
+                task = self._bar.add_task("sweep", total=self.total)
+                return lambda: self._bar.advance(task)
+        return lambda: None
+
+    def __exit__(self, *exc) -> None:
+        if self._bar is not None:
+            self._bar.stop()

@@ -1,0 +1,110 @@
+"""Loader for explicit job streams (``--arrivals FILE.csv``).
+
+The file is CSV with the header ``arrival,d`` or ``arrival,d,para_work``:
+``arrival`` is the job's arrival time (nondecreasing), ``d`` its desired
+parallelism (integer 1..P) and ``para_work`` the optional total CPU demand of
+its PARA phase. Blank lines and lines starting with ``#`` are skipped. Every
+error is one line naming the file, the line number and the field.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+
+from .config import Arrivals
+from .errors import ConfigError
+
+__all__ = ["load_arrivals"]
+
+_COLUMNS = ("arrival", "d", "para_work")
+
+
+def load_arrivals(path: str | os.PathLike[str], P: int | None = None) -> Arrivals:
+    """Reads an arrivals CSV; ``P`` (if given) bounds ``d``."""
+    path = os.fspath(path)
+    name = os.path.basename(path)
+    try:
+        fh = open(path, newline="", encoding="utf-8")  # noqa: SIM115 - closed below
+    except OSError as e:
+        raise ConfigError("arrivals", f"cannot read {path!r}: {e.strerror or e}") from None
+    arrival: list[float] = []
+    d: list[int] = []
+    para: list[float] = []
+    with fh:
+        try:
+            rows = [
+                (lineno, row)
+                for lineno, row in _numbered(csv.reader(fh))
+                if row and any(c.strip() for c in row) and not row[0].lstrip().startswith("#")
+            ]
+        except (csv.Error, UnicodeDecodeError) as e:
+            raise ConfigError("arrivals", f"{name}: malformed CSV: {e}") from None
+    if not rows:
+        raise ConfigError("arrivals", f"{name}: empty file", "a header arrival,d[,para_work]")
+    head_line, header = rows[0]
+    header = [h.strip().lower() for h in header]
+    if header not in (["arrival", "d"], ["arrival", "d", "para_work"]):
+        raise ConfigError(
+            "arrivals", f"{name} line {head_line}: header is {','.join(header)!r}",
+            "arrival,d or arrival,d,para_work",
+        )
+    has_pw = len(header) == 3
+    if len(rows) == 1:
+        raise ConfigError("arrivals", f"{name}: no jobs after the header", "at least one row")
+    prev = -math.inf
+    for lineno, row in rows[1:]:
+        if len(row) != len(header):
+            raise ConfigError(
+                "arrivals", f"{name} line {lineno}: {len(row)} fields",
+                f"{len(header)} fields ({','.join(header)})",
+            )
+        a = _num(row[0], name, lineno, "arrival")
+        if a < 0:
+            raise ConfigError("arrival", f"{name} line {lineno}: {row[0].strip()} is negative",
+                              "times >= 0")
+        if a < prev:
+            raise ConfigError(
+                "arrival", f"{name} line {lineno}: {row[0].strip()} is before the previous "
+                "arrival", "nondecreasing times",
+            )
+        prev = a
+        dv = _int(row[1], name, lineno)
+        if dv < 1 or (P is not None and dv > P):
+            top = f"1..{P}" if P is not None else "integers >= 1"
+            raise ConfigError("d", f"{name} line {lineno}: {row[1].strip()} is out of range", top)
+        arrival.append(a)
+        d.append(dv)
+        if has_pw:
+            w = _num(row[2], name, lineno, "para_work")
+            if w <= 0:
+                raise ConfigError("para_work", f"{name} line {lineno}: {row[2].strip()} is not "
+                                  "positive", "> 0")
+            para.append(w)
+    return Arrivals(tuple(arrival), tuple(d), tuple(para) if has_pw else None)
+
+
+def _numbered(reader):
+    for row in reader:
+        yield reader.line_num, row
+
+
+def _num(text: str, name: str, lineno: int, field: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise ConfigError(field, f"{name} line {lineno}: {text.strip()!r} is not a number",
+                          "a finite number") from None
+    if not math.isfinite(x):
+        raise ConfigError(field, f"{name} line {lineno}: {text.strip()!r} is not finite",
+                          "a finite number")
+    return x
+
+
+def _int(text: str, name: str, lineno: int) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ConfigError("d", f"{name} line {lineno}: {text.strip()!r} is not an integer",
+                          "integers >= 1") from None

@@ -1,0 +1,45 @@
+"""Exceptions raised by the Python front end.
+
+Both mirror the exceptions of the Rust extension (``parsched._core``): a
+:class:`ConfigError` message is always one line of the form
+``FIELD: problem; allowed: ...`` so that the command line can print it as
+``parsched: error: FIELD: ...``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ConfigError", "PolicyError"]
+
+
+class ConfigError(ValueError):
+    """A configuration value, override, or input file is invalid.
+
+    ``field`` names the user-facing key (a paper symbol such as ``L``, or
+    ``pool_size``, or a file-level name such as ``arrivals``).
+    """
+
+    def __init__(self, field: str, message: str, allowed: str | None = None) -> None:
+        self.field = field
+        self.message = " ".join(str(message).split())
+        self.allowed = None if allowed is None else " ".join(str(allowed).split())
+        text = f"{field}: {self.message}"
+        if self.allowed:
+            text += f"; allowed: {self.allowed}"
+        super().__init__(text)
+
+    @classmethod
+    def from_message(cls, text: str) -> ConfigError:
+        """Wraps a ``FIELD: problem; allowed: ...`` message (e.g. from Rust)."""
+        line = " ".join(str(text).split())
+        field, sep, rest = line.partition(": ")
+        if not sep:
+            return cls("config", line)
+        message, sep, allowed = rest.partition("; allowed: ")
+        return cls(field, message, allowed if sep else None)
+
+    def __reduce__(self):  # keeps the three parts across process boundaries
+        return (type(self), (self.field, self.message, self.allowed))
+
+
+class PolicyError(RuntimeError):
+    """A Python placement policy raised, or returned a decision the machine cannot apply."""
