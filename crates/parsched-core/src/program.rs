@@ -71,7 +71,9 @@ impl Dist {
         if ok {
             Ok(())
         } else {
-            Err(format!("invalid distribution {self:?}: values must be finite and non-negative"))
+            Err(format!(
+                "invalid distribution {self:?}: values must be finite and non-negative"
+            ))
         }
     }
 }
@@ -133,7 +135,10 @@ impl Program {
     pub fn validate(&self) -> Result<(), String> {
         fn walk(steps: &[Step], depth: usize) -> Result<(), String> {
             if depth >= MAX_DEPTH {
-                return Err(format!("programs may nest Repeat at most {} deep", MAX_DEPTH - 1));
+                return Err(format!(
+                    "programs may nest Repeat at most {} deep",
+                    MAX_DEPTH - 1
+                ));
             }
             for s in steps {
                 match s {
@@ -160,7 +165,10 @@ pub enum Op<'p> {
     /// Compute for this many model units (not yet inflated by overheads).
     Compute { units: f64 },
     /// Fork children running `child` (desired parallelism `desired`) and join them.
-    ForkJoin { desired: u32, child: &'p Arc<Program> },
+    ForkJoin {
+        desired: u32,
+        child: &'p Arc<Program>,
+    },
     /// Wait at the job's barrier.
     Barrier,
     /// The program has ended.
@@ -313,10 +321,7 @@ mod tests {
             },
             c(3.0),
         ]);
-        assert_eq!(
-            run_all(&p).join(" "),
-            "c1 c2 b b b c2 b b b c3"
-        );
+        assert_eq!(run_all(&p).join(" "), "c1 c2 b b b c2 b b b c3");
     }
 
     #[test]
@@ -366,7 +371,10 @@ mod tests {
         assert!(bad.validate().is_err());
         let mut deep = vec![c(1.0)];
         for _ in 0..MAX_DEPTH {
-            deep = vec![Step::Repeat { count: 1, body: deep }];
+            deep = vec![Step::Repeat {
+                count: 1,
+                body: deep,
+            }];
         }
         assert!(Program::new(deep).validate().is_err());
     }

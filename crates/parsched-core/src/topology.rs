@@ -41,7 +41,11 @@ impl Topology {
             ("threads_per_core", threads_per_core),
         ] {
             if v == 0 {
-                return Err(ConfigError::new(field, "must be positive", "an integer >= 1"));
+                return Err(ConfigError::new(
+                    field,
+                    "must be positive",
+                    "an integer >= 1",
+                ));
             }
         }
         let mut procs = Vec::new();
@@ -77,7 +81,11 @@ impl Topology {
     /// sysfs). Processor ids must be 0..n in order.
     pub fn from_procs(procs: Vec<ProcInfo>) -> Result<Topology, ConfigError> {
         if procs.is_empty() {
-            return Err(ConfigError::new("procs", "no processors", "at least one processor"));
+            return Err(ConfigError::new(
+                "procs",
+                "no processors",
+                "at least one processor",
+            ));
         }
         for (i, p) in procs.iter().enumerate() {
             if p.id.idx() != i {
@@ -170,7 +178,11 @@ impl PoolLayout {
         let mut pool_of = vec![PoolId(u32::MAX); n];
         for (i, group) in pools.iter().enumerate() {
             if group.is_empty() {
-                return Err(ConfigError::new("pools", format!("pool {i} is empty"), "non-empty pools"));
+                return Err(ConfigError::new(
+                    "pools",
+                    format!("pool {i} is empty"),
+                    "non-empty pools",
+                ));
             }
             for &proc in group {
                 if proc.idx() >= n || pool_of[proc.idx()].0 != u32::MAX {
@@ -252,7 +264,10 @@ mod tests {
     fn unequal_and_domain_pools() {
         let t = Topology::uniform(1, 3, 2, 1).unwrap();
         assert_eq!(PoolLayout::per_domain(&t).sizes(), vec![2, 2, 2]);
-        assert_eq!(PoolLayout::from_sizes(&t, &[1, 5]).unwrap().sizes(), vec![1, 5]);
+        assert_eq!(
+            PoolLayout::from_sizes(&t, &[1, 5]).unwrap().sizes(),
+            vec![1, 5]
+        );
         assert!(PoolLayout::from_sizes(&t, &[1, 4]).is_err());
         assert!(PoolLayout::from_groups(&t, vec![vec![ProcId(0)], vec![ProcId(0)]]).is_err());
     }

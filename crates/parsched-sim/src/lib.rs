@@ -1,0 +1,16 @@
+//! parsched-sim: the discrete-event simulator.
+//!
+//! * [`engine`]: clock and `(time, sequence)`-ordered event queue.
+//! * [`machine`]: the pooled shared-memory multiprocessor of seed 000 with its
+//!   round-robin local scheduler and overheads.
+//! * [`workload`]: job generators (seed 000's fork-join workload, arrival lists).
+//! * [`pools`]: the typed configuration of seed 000's model and its runner
+//!   (replications, warm-up deletion, confidence intervals).
+//! * [`stats`]: summary statistics.
+
+pub mod engine;
+pub mod machine;
+pub mod pools;
+pub mod rng;
+pub mod stats;
+pub mod workload;

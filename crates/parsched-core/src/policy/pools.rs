@@ -173,7 +173,11 @@ impl PoolPlacementConfig {
         }
         if let Parallelism::Restricted { g } = self.parallelism {
             if !(0.0..=1.0).contains(&g) {
-                return Err(ConfigError::new("G", format!("{g} is outside [0, 1]"), "0 <= G <= 1"));
+                return Err(ConfigError::new(
+                    "G",
+                    format!("{g} is outside [0, 1]"),
+                    "0 <= G <= 1",
+                ));
             }
         }
         Ok(())
@@ -235,7 +239,11 @@ impl PoolPolicy for ZhouBrecht {
         let d = req.desired.max(1);
         let n = pools.len() as u32;
         let k = self.candidate_count(d, pools[req.home.idx()].size, n);
-        let candidates: Vec<PoolId> = self.order(pools, Some(req.home)).into_iter().take(k as usize).collect();
+        let candidates: Vec<PoolId> = self
+            .order(pools, Some(req.home))
+            .into_iter()
+            .take(k as usize)
+            .collect();
         let idle: Vec<u32> = candidates.iter().map(|p| pools[p.idx()].idle).collect();
         let p_idle: u32 = idle.iter().sum();
         let a = match self.config.parallelism {
@@ -328,7 +336,14 @@ mod tests {
     #[test]
     fn worked_example_gives_three_and_seven() {
         let mut zb = ZhouBrecht::default();
-        let pools = [st(10, 2, 8), st(10, 6, 4), st(10, 0, 12), st(10, 0, 15), st(10, 0, 10), st(10, 0, 10)];
+        let pools = [
+            st(10, 2, 8),
+            st(10, 6, 4),
+            st(10, 0, 12),
+            st(10, 0, 15),
+            st(10, 0, 10),
+            st(10, 0, 10),
+        ];
         let pl = zb.place(&req(0, 20), &pools).unwrap();
         assert_eq!(pl.threads, vec![(PoolId(0), 3), (PoolId(1), 7)]);
         assert_eq!(pl.total(), 10);
@@ -342,9 +357,15 @@ mod tests {
         assert_eq!(zb.candidate_count(5, 10, 6), 1); // x < 1
         assert_eq!(zb.candidate_count(60, 5, 12), 10); // round(9.6)
         assert_eq!(zb.candidate_count(60, 2, 30), 24);
-        let none = ZhouBrecht::new(PoolPlacementConfig { spanning: Spanning::None, ..Default::default() });
+        let none = ZhouBrecht::new(PoolPlacementConfig {
+            spanning: Spanning::None,
+            ..Default::default()
+        });
         assert_eq!(none.candidate_count(60, 5, 12), 1);
-        let all = ZhouBrecht::new(PoolPlacementConfig { spanning: Spanning::Unlimited, ..Default::default() });
+        let all = ZhouBrecht::new(PoolPlacementConfig {
+            spanning: Spanning::Unlimited,
+            ..Default::default()
+        });
         assert_eq!(all.candidate_count(1, 5, 12), 12);
     }
 
@@ -353,7 +374,10 @@ mod tests {
         let mut zb = ZhouBrecht::default();
         let pools = [st(10, 0, 12), st(10, 3, 7), st(10, 3, 7)];
         assert_eq!(zb.home_pool(JobId(1), &pools).unwrap(), PoolId(1));
-        let mut mi = ZhouBrecht::new(PoolPlacementConfig { tie_break: TieBreak::MostIdle, ..Default::default() });
+        let mut mi = ZhouBrecht::new(PoolPlacementConfig {
+            tie_break: TieBreak::MostIdle,
+            ..Default::default()
+        });
         let pools = [st(10, 0, 7), st(10, 3, 7)];
         assert_eq!(mi.home_pool(JobId(1), &pools).unwrap(), PoolId(1));
     }
@@ -401,18 +425,32 @@ mod tests {
     #[test]
     fn placement_check_rejects_bad_decisions() {
         let pools = [st(10, 0, 0)];
-        let bad = Placement { threads: vec![(PoolId(3), 1)] };
+        let bad = Placement {
+            threads: vec![(PoolId(3), 1)],
+        };
         assert!(bad.check(&pools, 4).is_err());
-        let too_many = Placement { threads: vec![(PoolId(0), 5)] };
+        let too_many = Placement {
+            threads: vec![(PoolId(0), 5)],
+        };
         assert!(too_many.check(&pools, 4).is_err());
-        assert!(Placement { threads: vec![(PoolId(0), 4)] }.check(&pools, 4).is_ok());
+        assert!(Placement {
+            threads: vec![(PoolId(0), 4)]
+        }
+        .check(&pools, 4)
+        .is_ok());
     }
 
     #[test]
     fn config_validation_names_fields() {
-        let bad = PoolPlacementConfig { parallelism: Parallelism::Restricted { g: 1.5 }, ..Default::default() };
+        let bad = PoolPlacementConfig {
+            parallelism: Parallelism::Restricted { g: 1.5 },
+            ..Default::default()
+        };
         assert_eq!(bad.validate().unwrap_err().field, "G");
-        let bad = PoolPlacementConfig { spanning: Spanning::Limited { f: -1.0 }, ..Default::default() };
+        let bad = PoolPlacementConfig {
+            spanning: Spanning::Limited { f: -1.0 },
+            ..Default::default()
+        };
         assert_eq!(bad.validate().unwrap_err().field, "F");
     }
 }

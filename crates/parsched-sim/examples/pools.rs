@@ -1,0 +1,40 @@
+//! Runs seed 000's model once: `cargo run --release --example pools -- KEY=VALUE ...`
+use parsched_sim::pools::{run, PoolsConfig, RunOptions, Value};
+
+fn main() {
+    let mut cfg = PoolsConfig::default();
+    for arg in std::env::args().skip(1) {
+        let (k, v) = arg.split_once('=').expect("KEY=VALUE");
+        let val = v
+            .parse::<i64>()
+            .map(Value::Int)
+            .or_else(|_| v.parse::<f64>().map(Value::Float))
+            .unwrap_or(Value::Str(v.into()));
+        if let Err(e) = cfg.set(k, &val) {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    }
+    match run(
+        &cfg,
+        RunOptions {
+            workers: 2,
+            records: false,
+            audit: false,
+        },
+        None,
+    ) {
+        Ok(r) => {
+            let s = r.summary;
+            println!(
+                "RT {:.1} ± {:.1}  A {:.2}  U {:.3}  events {}  wall {:.2}s  ({:.1} Mev/s)  reps {:?}",
+                s.mean_response_time, s.ci90_half_width, s.actual_parallelism, s.utilization, s.events, s.wall_seconds,
+                s.events as f64 / s.wall_seconds / 1e6, s.rep_means
+            );
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    }
+}
