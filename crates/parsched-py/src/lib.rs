@@ -1,1 +1,287 @@
+//! Thin PyO3 bindings: convert Python values to the simulator's typed
+//! configuration, run, and convert results back. No model logic lives here.
 
+use parsched_core::policy::pools::{ForkRequest, Placement, PoolPolicy, PoolState};
+use parsched_core::{JobId, PolicyError as CorePolicyError, PoolId};
+use parsched_sim::machine::MachineError;
+use parsched_sim::pools::{self, PoolsConfig, RunError, RunOptions, Value};
+use parsched_sim::workload::Arrival;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
+
+create_exception!(
+    _core,
+    ConfigError,
+    PyValueError,
+    "A configuration value is out of range or unknown."
+);
+create_exception!(
+    _core,
+    PolicyError,
+    PyRuntimeError,
+    "A policy returned a decision the machine cannot apply."
+);
+create_exception!(
+    _core,
+    SimulationError,
+    PyRuntimeError,
+    "The simulation failed (a program or invariant error)."
+);
+
+fn to_py_err(e: RunError) -> PyErr {
+    match e {
+        RunError::Config(c) => ConfigError::new_err(c.to_string()),
+        RunError::Machine(MachineError::Policy(p)) => PolicyError::new_err(p.0),
+        RunError::Machine(m) => SimulationError::new_err(m.to_string()),
+    }
+}
+
+fn value_of(key: &str, v: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if v.is_instance_of::<PyBool>() {
+        Ok(Value::Bool(v.extract()?))
+    } else if v.is_instance_of::<PyInt>() {
+        v.extract::<i64>().map(Value::Int).map_err(|_| {
+            ConfigError::new_err(format!(
+                "{key}: integer out of range; allowed: a 64-bit integer"
+            ))
+        })
+    } else if v.is_instance_of::<PyFloat>() {
+        Ok(Value::Float(v.extract()?))
+    } else if v.is_instance_of::<PyString>() {
+        Ok(Value::Str(v.extract()?))
+    } else {
+        Err(ConfigError::new_err(format!(
+            "{key}: value of type {} is not accepted; allowed: a bool, int, float or str",
+            v.get_type().name()?
+        )))
+    }
+}
+
+fn arrivals_of(v: &Bound<'_, PyAny>) -> PyResult<Vec<Arrival>> {
+    let d: &Bound<'_, PyDict> = v
+        .downcast()
+        .map_err(|_| ConfigError::new_err("arrivals: not a dict of columns; allowed: {'arrival': [...], 'd': [...], 'para_work': [...]}"))?;
+    let col = |name: &str| -> PyResult<Option<Vec<f64>>> {
+        match d.get_item(name)? {
+            None => Ok(None),
+            Some(c) => c.extract::<Vec<f64>>().map(Some).map_err(|_| {
+                ConfigError::new_err(format!(
+                    "arrivals: column {name} is not a list of numbers; allowed: numbers"
+                ))
+            }),
+        }
+    };
+    let arrival = col("arrival")?.ok_or_else(|| {
+        ConfigError::new_err(
+            "arrivals: column arrival is missing; allowed: columns arrival, d, para_work",
+        )
+    })?;
+    let dd = col("d")?.ok_or_else(|| {
+        ConfigError::new_err(
+            "arrivals: column d is missing; allowed: columns arrival, d, para_work",
+        )
+    })?;
+    let work = col("para_work")?;
+    if dd.len() != arrival.len() || work.as_ref().is_some_and(|w| w.len() != arrival.len()) {
+        return Err(ConfigError::new_err(
+            "arrivals: columns have different lengths; allowed: equal-length columns",
+        ));
+    }
+    let mut out = Vec::with_capacity(arrival.len());
+    for (i, (&t, &dv)) in arrival.iter().zip(&dd).enumerate() {
+        if dv.fract() != 0.0 || !(1.0..4e9).contains(&dv) {
+            return Err(ConfigError::new_err(format!(
+                "arrivals row {}: d: {dv} is not a positive integer; allowed: 1 <= d <= P",
+                i + 1
+            )));
+        }
+        out.push(Arrival {
+            arrival: t,
+            d: dv as u32,
+            para_work: work.as_ref().map(|w| w[i]),
+        });
+    }
+    Ok(out)
+}
+
+/// A pool-placement rule written in Python: an object with
+/// `home_pool(pools) -> int` and `place(request, pools) -> [(pool, threads), ...]`.
+struct PyPolicy {
+    obj: Py<PyAny>,
+}
+
+fn pools_list<'py>(py: Python<'py>, pools: &[PoolState]) -> PyResult<Bound<'py, PyList>> {
+    let items = pools
+        .iter()
+        .map(|p| {
+            let d = PyDict::new(py);
+            d.set_item("size", p.size)?;
+            d.set_item("idle", p.idle)?;
+            d.set_item("load", p.load)?;
+            Ok(d)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, items)
+}
+
+fn perr(e: PyErr) -> CorePolicyError {
+    CorePolicyError(format!("the Python policy raised {e}"))
+}
+
+impl PoolPolicy for PyPolicy {
+    fn home_pool(&mut self, _job: JobId, pools: &[PoolState]) -> Result<PoolId, CorePolicyError> {
+        Python::with_gil(|py| {
+            let l = pools_list(py, pools).map_err(perr)?;
+            let r = self.obj.call_method1(py, "home_pool", (l,)).map_err(perr)?;
+            r.extract::<u32>(py).map(PoolId).map_err(|_| {
+                CorePolicyError("home_pool must return a pool index (int >= 0)".into())
+            })
+        })
+    }
+
+    fn place(
+        &mut self,
+        req: &ForkRequest,
+        pools: &[PoolState],
+    ) -> Result<Placement, CorePolicyError> {
+        Python::with_gil(|py| {
+            let l = pools_list(py, pools).map_err(perr)?;
+            let r = PyDict::new(py);
+            r.set_item("job", req.job.0).map_err(perr)?;
+            r.set_item("home", req.home.0).map_err(perr)?;
+            r.set_item("desired", req.desired).map_err(perr)?;
+            let out = self.obj.call_method1(py, "place", (r, l)).map_err(perr)?;
+            let pairs: Vec<(u32, u32)> = out.extract(py).map_err(|_| {
+                CorePolicyError("place must return a list of (pool, threads) pairs of ints".into())
+            })?;
+            Ok(Placement {
+                threads: pairs.into_iter().map(|(p, n)| (PoolId(p), n)).collect(),
+            })
+        })
+    }
+}
+
+/// Runs seed 000's processor-pool model. See `parsched._core.pyi`.
+#[pyfunction]
+#[pyo3(signature = (config, workers=1, audit=false, records=true, policy=None))]
+fn simulate_pools<'py>(
+    py: Python<'py>,
+    config: &Bound<'py, PyDict>,
+    workers: usize,
+    audit: bool,
+    records: bool,
+    policy: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut cfg = PoolsConfig::default();
+    for (k, v) in config.iter() {
+        let key: String = k
+            .extract()
+            .map_err(|_| ConfigError::new_err("config keys must be strings"))?;
+        if v.is_none() {
+            continue;
+        }
+        if key == "arrivals" {
+            cfg.arrivals = Some(arrivals_of(&v)?);
+            continue;
+        }
+        let val = value_of(&key, &v)?;
+        cfg.set(&key, &val)
+            .map_err(|e| ConfigError::new_err(e.to_string()))?;
+    }
+    let opts = RunOptions {
+        workers,
+        audit,
+        records,
+    };
+    let result = match policy {
+        None => py.allow_threads(|| pools::run(&cfg, opts, None)),
+        Some(obj) => {
+            let make = move || -> Box<dyn PoolPolicy> {
+                Box::new(PyPolicy {
+                    obj: Python::with_gil(|py| obj.clone_ref(py)),
+                })
+            };
+            pools::run(&cfg, RunOptions { workers: 1, ..opts }, Some(&make))
+        }
+    }
+    .map_err(to_py_err)?;
+
+    let s = &result.summary;
+    let summary = PyDict::new(py);
+    summary.set_item("mean_response_time", s.mean_response_time)?;
+    summary.set_item("ci90_half_width", s.ci90_half_width)?;
+    summary.set_item(
+        "ci_method",
+        match s.ci_method {
+            pools::CiMethod::BatchMeans => "batch_means",
+            _ => "replications",
+        },
+    )?;
+    summary.set_item("actual_parallelism", s.actual_parallelism)?;
+    summary.set_item("utilization", s.utilization)?;
+    summary.set_item("jobs", s.jobs)?;
+    summary.set_item("events", s.events)?;
+    summary.set_item("wall_seconds", s.wall_seconds)?;
+    summary.set_item("reps", s.reps)?;
+    summary.set_item("rep_means", s.rep_means.clone())?;
+    summary.set_item("context_switches", s.context_switches)?;
+    summary.set_item("makespan", s.makespan)?;
+    let busy_work: u64 = result.reps.iter().map(|r| r.stats.busy_work).sum();
+    let busy_overhead: u64 = result.reps.iter().map(|r| r.stats.busy_overhead).sum();
+    let demand: u64 = result.reps.iter().map(|r| r.stats.demand).sum();
+    summary.set_item("busy_work", parsched_core::time::ticks_to_units(busy_work))?;
+    summary.set_item(
+        "busy_overhead",
+        parsched_core::time::ticks_to_units(busy_overhead),
+    )?;
+    summary.set_item("demand", parsched_core::time::ticks_to_units(demand))?;
+
+    let jobs = PyDict::new(py);
+    let recs: Vec<(u32, &parsched_sim::machine::JobRecord)> = result
+        .reps
+        .iter()
+        .flat_map(|r| r.records.iter().map(move |j| (r.rep, j)))
+        .collect();
+    macro_rules! col {
+        ($name:literal, $f:expr) => {
+            jobs.set_item($name, recs.iter().map($f).collect::<Vec<_>>())?;
+        };
+    }
+    col!("rep", |(r, _)| *r);
+    col!("job", |(_, j)| j.job);
+    col!("arrival", |(_, j)| j.arrival);
+    col!("init_start", |(_, j)| j.init_start);
+    col!("para_start", |(_, j)| j.para_start);
+    col!("para_end", |(_, j)| j.para_end);
+    col!("final_start", |(_, j)| j.final_start);
+    col!("finish", |(_, j)| j.finish);
+    col!("response", |(_, j)| j.response());
+    col!("d", |(_, j)| j.d);
+    col!("a", |(_, j)| j.a);
+    col!("pools_used", |(_, j)| j.pools_used);
+    col!("home_pool", |(_, j)| j.home_pool);
+
+    let out = PyDict::new(py);
+    out.set_item("summary", summary)?;
+    out.set_item("jobs", jobs)?;
+    Ok(out)
+}
+
+/// The keys `simulate_pools` accepts, in documentation order.
+#[pyfunction]
+fn pools_keys() -> Vec<&'static str> {
+    pools::KEYS.to_vec()
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(simulate_pools, m)?)?;
+    m.add_function(wrap_pyfunction!(pools_keys, m)?)?;
+    m.add("ConfigError", m.py().get_type::<ConfigError>())?;
+    m.add("PolicyError", m.py().get_type::<PolicyError>())?;
+    m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
