@@ -132,7 +132,7 @@ impl PoolLayout {
     /// number of processors.
     pub fn equal(topology: &Topology, pool_size: u32) -> Result<PoolLayout, ConfigError> {
         let p = topology.num_procs();
-        if pool_size == 0 || pool_size > p || p % pool_size != 0 {
+        if pool_size == 0 || pool_size > p || !p.is_multiple_of(pool_size) {
             return Err(ConfigError::new(
                 "pool_size",
                 format!("{pool_size} does not divide P = {p}"),
@@ -224,7 +224,7 @@ impl PoolLayout {
 
 fn divisors(p: u32) -> String {
     (1..=p)
-        .filter(|d| p % d == 0)
+        .filter(|d| p.is_multiple_of(*d))
         .map(|d| d.to_string())
         .collect::<Vec<_>>()
         .join(", ")

@@ -99,6 +99,25 @@ pub enum CiMethod {
     BatchMeans,
 }
 
+/// Seed 000 section 3.2's spanning choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SpanningMode {
+    None,
+    #[default]
+    Limited,
+    Unlimited,
+}
+
+/// Seed 000 section 3.2's parallelism choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ParallelismMode {
+    #[default]
+    Restricted,
+    Unrestricted,
+}
+
 /// Seed 000's model. Field names follow the paper's symbols (Table 2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PoolsConfig {
@@ -116,7 +135,17 @@ pub struct PoolsConfig {
     pub slice: f64,
     /// p: processors per pool (equal pools).
     pub pool_size: u32,
-    pub placement: PoolPlacementConfig,
+    /// F: level control for the degree of pool spanning (used when `spanning` is limited).
+    #[serde(rename = "F")]
+    pub f: f64,
+    /// G: level control for actual parallelism (used when `parallelism` is restricted).
+    #[serde(rename = "G")]
+    pub g: f64,
+    pub spanning: SpanningMode,
+    pub parallelism: ParallelismMode,
+    pub f_rounding: Rounding,
+    pub g_rounding: Rounding,
+    pub tie_break: TieBreak,
     pub overheads: Overheads,
     pub workload: WorkloadKind,
     pub init: f64,
@@ -144,7 +173,13 @@ impl Default for PoolsConfig {
             mean_parallelism: 20.0,
             slice: 10.0,
             pool_size: 30,
-            placement: PoolPlacementConfig::default(),
+            f: 0.8,
+            g: 0.5,
+            spanning: SpanningMode::Limited,
+            parallelism: ParallelismMode::Restricted,
+            f_rounding: Rounding::Nearest,
+            g_rounding: Rounding::Nearest,
+            tie_break: TieBreak::LowestIndex,
             overheads: Overheads::default(),
             workload: WorkloadKind::Correlated,
             init: 10.0,
@@ -207,21 +242,14 @@ fn rounding(s: &str) -> Rounding {
 impl PoolsConfig {
     /// Sets one key (a paper symbol or an option name).
     pub fn set(&mut self, key: &str, v: &Value) -> Result<(), ConfigError> {
-        let pl = &mut self.placement;
         let ov = &mut self.overheads;
         match key {
             "P" => self.procs = v.as_u32(key)?,
             "L" => self.load = v.as_f64(key)?,
             "D" => self.mean_parallelism = v.as_f64(key)?,
             "T" => self.slice = v.as_f64(key)?,
-            "F" => {
-                let f = v.as_f64(key)?;
-                if !matches!(pl.spanning, Spanning::Limited { .. }) && f.is_finite() {
-                    // Setting F selects limited spanning, unless spanning is set later.
-                }
-                pl.spanning = Spanning::Limited { f };
-            }
-            "G" => pl.parallelism = Parallelism::Restricted { g: v.as_f64(key)? },
+            "F" => self.f = v.as_f64(key)?,
+            "G" => self.g = v.as_f64(key)?,
             "p0" => ov.p0 = v.as_u32(key)?,
             "t" => ov.t = v.as_f64(key)?,
             "W" => ov.w = v.as_f64(key)?,
@@ -230,24 +258,16 @@ impl PoolsConfig {
             "c" => ov.c = v.as_f64(key)?,
             "pool_size" => self.pool_size = v.as_u32(key)?,
             "spanning" => {
-                let f = match pl.spanning {
-                    Spanning::Limited { f } => f,
-                    _ => 0.8,
-                };
-                pl.spanning = match v.as_str(key, &["none", "limited", "unlimited"])?.as_str() {
-                    "none" => Spanning::None,
-                    "unlimited" => Spanning::Unlimited,
-                    _ => Spanning::Limited { f },
+                self.spanning = match v.as_str(key, &["none", "limited", "unlimited"])?.as_str() {
+                    "none" => SpanningMode::None,
+                    "unlimited" => SpanningMode::Unlimited,
+                    _ => SpanningMode::Limited,
                 }
             }
             "parallelism" => {
-                let g = match pl.parallelism {
-                    Parallelism::Restricted { g } => g,
-                    _ => 0.5,
-                };
-                pl.parallelism = match v.as_str(key, &["restricted", "unrestricted"])?.as_str() {
-                    "unrestricted" => Parallelism::Unrestricted,
-                    _ => Parallelism::Restricted { g },
+                self.parallelism = match v.as_str(key, &["restricted", "unrestricted"])?.as_str() {
+                    "unrestricted" => ParallelismMode::Unrestricted,
+                    _ => ParallelismMode::Restricted,
                 }
             }
             "jobs" => self.jobs = v.as_u64(key)?,
@@ -280,13 +300,13 @@ impl PoolsConfig {
                 }
             }
             "f_rounding" => {
-                pl.f_rounding = rounding(&v.as_str(key, &["nearest", "floor", "ceil"])?)
+                self.f_rounding = rounding(&v.as_str(key, &["nearest", "floor", "ceil"])?)
             }
             "g_rounding" => {
-                pl.g_rounding = rounding(&v.as_str(key, &["nearest", "floor", "ceil"])?)
+                self.g_rounding = rounding(&v.as_str(key, &["nearest", "floor", "ceil"])?)
             }
             "tie_break" => {
-                pl.tie_break = match v.as_str(key, &["lowest_index", "most_idle"])?.as_str() {
+                self.tie_break = match v.as_str(key, &["lowest_index", "most_idle"])?.as_str() {
                     "most_idle" => TieBreak::MostIdle,
                     _ => TieBreak::LowestIndex,
                 }
@@ -338,7 +358,17 @@ impl PoolsConfig {
             ));
         }
         PoolLayout::equal(&Topology::flat(self.procs)?, self.pool_size)?;
-        self.placement.validate()?;
+        if !(self.f >= 0.0 && self.f.is_finite()) {
+            return Err(ConfigError::new(
+                "F",
+                format!("{} is negative or not finite", self.f),
+                "F >= 0",
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.g) {
+            return Err(ConfigError::new("G", format!("{} is outside [0, 1]", self.g), "0 <= G <= 1"));
+        }
+        self.placement().validate()?;
         let ov = &self.overheads;
         for (k, v) in [
             ("t", ov.t),
@@ -404,6 +434,24 @@ impl PoolsConfig {
             }
         }
         Ok(())
+    }
+
+    /// The placement policy's options.
+    pub fn placement(&self) -> PoolPlacementConfig {
+        PoolPlacementConfig {
+            spanning: match self.spanning {
+                SpanningMode::None => Spanning::None,
+                SpanningMode::Limited => Spanning::Limited { f: self.f },
+                SpanningMode::Unlimited => Spanning::Unlimited,
+            },
+            parallelism: match self.parallelism {
+                ParallelismMode::Restricted => Parallelism::Restricted { g: self.g },
+                ParallelismMode::Unrestricted => Parallelism::Unrestricted,
+            },
+            f_rounding: self.f_rounding,
+            g_rounding: self.g_rounding,
+            tie_break: self.tie_break,
+        }
     }
 
     fn mean_demand(&self) -> f64 {
@@ -578,7 +626,7 @@ pub fn run(
     let one = |rep: u32| -> Result<RepResult, RunError> {
         let mut policy: Box<dyn PoolPolicy> = match make_policy {
             Some(f) => f(),
-            None => Box::new(ZhouBrecht::new(cfg.placement)),
+            None => Box::new(ZhouBrecht::new(cfg.placement())),
         };
         run_rep(cfg, rep, opts, policy.as_mut())
     };
@@ -678,8 +726,24 @@ mod tests {
         let mut c = PoolsConfig::default();
         assert!(c.set("spanning", &Value::Str("sideways".into())).is_err());
         assert!(c.set("P", &Value::Float(2.5)).is_err());
-        c.set("spanning", &Value::Str("unlimited".into())).unwrap();
-        assert_eq!(c.placement.spanning, Spanning::Unlimited);
+        c.set("spanning", &Value::Str("none".into())).unwrap();
+        c.set("F", &Value::Float(1.5)).unwrap();
+        assert_eq!(
+            c.placement().spanning,
+            Spanning::None,
+            "F must not re-enable spanning"
+        );
+        c.set("spanning", &Value::Str("limited".into())).unwrap();
+        assert_eq!(c.placement().spanning, Spanning::Limited { f: 1.5 });
+        let mut c = PoolsConfig::default();
+        c.set("G", &Value::Float(1.5)).unwrap();
+        c.set("parallelism", &Value::Str("unrestricted".into()))
+            .unwrap();
+        assert_eq!(
+            c.validate().unwrap_err().field,
+            "G",
+            "G is checked even when unused"
+        );
     }
 
     #[test]
