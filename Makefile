@@ -1,0 +1,56 @@
+# parsched: build, demo and test on a fresh machine (python3 >= 3.10, cargo, pip).
+#   make demo   - build everything, then `parsched reproduce pools --quick` (writes results/pools)
+#   make test   - cargo fmt/clippy/test, ruff, pytest
+#   make develop, make clean
+# Idempotent: the venv, the Python dependencies and the extension build are
+# redone only when their inputs change (stamp files under .venv/).
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+export VIRTUAL_ENV := $(abspath $(VENV))
+export PATH := $(abspath $(BIN)):$(PATH)
+
+DEPS_STAMP  := $(VENV)/.parsched-deps
+BUILD_STAMP := $(VENV)/.parsched-build
+RUST_SRC    := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
+PY_DEPS     := "maturin>=1.5,<2" numpy pandas matplotlib rich pyarrow pytest hypothesis scipy ruff
+
+.PHONY: all demo test develop venv lint rust-test py-test clean
+
+all: develop
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(DEPS_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet $(PY_DEPS)
+	@touch $@
+
+$(BUILD_STAMP): $(DEPS_STAMP) $(RUST_SRC) pyproject.toml
+	$(BIN)/maturin develop --release --quiet
+	@touch $@
+
+venv: $(DEPS_STAMP)
+
+develop: $(BUILD_STAMP)
+
+demo: develop
+	$(BIN)/parsched reproduce pools --quick
+
+rust-test:
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	cargo test --workspace --release
+
+lint: venv
+	$(BIN)/ruff check python tests
+
+py-test: develop
+	$(BIN)/python -m pytest -q tests
+
+test: rust-test lint py-test
+
+clean:
+	rm -rf $(DEPS_STAMP) $(BUILD_STAMP) python/parsched/_core*.so results/pools

@@ -1,0 +1,320 @@
+"""parsched: simulate parallel-job scheduling policies (Rust core, Python front end).
+
+Bad input of any kind is reported as one line ``parsched: error: FIELD: ...`` on
+stderr with exit status 2, and no output file is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from .config import PoolsConfig
+from .errors import ConfigError, PolicyError
+
+__all__ = ["main"]
+
+PROG = "parsched"
+
+
+class UsageError(Exception):
+    """An argparse usage error (reported in one line, exit status 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _doc(fn: Any) -> str:
+    return inspect.cleandoc(fn.__doc__ or "")
+
+
+def _workers(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n} is out of range; allowed: integer >= 1")
+    return n
+
+
+# ------------------------------------------------------------------ output
+
+
+def _console():
+    from rich.console import Console
+
+    c = Console()
+    return c if c.is_terminal else Console(width=120, color_system=None)
+
+
+def _print_table(console, title: str, obj: Any) -> None:
+    from rich.table import Table
+
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover
+        pd = None
+    if pd is not None and isinstance(obj, pd.DataFrame):
+        t = Table(title=title, title_justify="left")
+        for col in obj.columns:
+            t.add_column(str(col), justify="right" if pd.api.types.is_numeric_dtype(obj[col]) else "left")
+        for _, row in obj.iterrows():
+            t.add_row(*(_cell(v) for v in row))
+        console.print(t)
+    else:
+        console.print(f"[bold]{title}[/bold]: {obj}" if title else str(obj), highlight=False)
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else ""
+    if isinstance(v, float):
+        if math.isnan(v):
+            return ""
+        if v.is_integer() and abs(v) < 1e9:
+            return str(int(v))
+        if abs(v) >= 100:
+            return f"{v:.1f}"
+        return f"{v:.3f}" if abs(v) < 1 else f"{v:.2f}"
+    return str(v)
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, dict):
+        return {k: _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if hasattr(v, "item"):  # numpy scalars
+        return _jsonable(v.item())
+    return v
+
+
+# ---------------------------------------------------------------- commands
+
+
+def cmd_simulate_pools(args: argparse.Namespace) -> int:
+    """Simulate the processor-pool model of Zhou & Brecht (seed 000) once.
+
+    Starts from Table 2's defaults (or --config FILE.toml), applies --set
+    KEY=VALUE overrides (keys: P L D T F G p0 t W S r c pool_size spanning
+    parallelism jobs warmup reps seed workload init final para_unit spread combine
+    switch_cost f_rounding g_rounding tie_break), and optionally replaces the
+    generated workload with --arrivals FILE.csv (header arrival,d[,para_work]).
+    """
+    from ._io import atomic_file, check_output_file
+    from .api import simulate
+    from .arrivals import load_arrivals
+
+    cfg = PoolsConfig.from_toml(args.config) if args.config else PoolsConfig()
+    cfg = cfg.apply_overrides(args.set or [])
+    if args.arrivals:
+        cfg = cfg.with_(arrivals=load_arrivals(args.arrivals, P=cfg.P))
+    suffix = None
+    if args.jobs_out:
+        suffix = check_output_file(args.jobs_out, "--jobs-out", (".csv", ".parquet"))
+    res = simulate(cfg, records=bool(args.jobs_out), workers=args.workers)
+    if args.jobs_out:
+        with atomic_file(args.jobs_out) as tmp:
+            if suffix == ".parquet":
+                res.jobs.to_parquet(tmp, index=False)
+            else:
+                res.jobs.to_csv(tmp, index=False)
+    s = res.summary
+    if args.json:
+        obj = dict(s)
+        obj["config"] = cfg.scalars()
+        if cfg.arrivals is not None:
+            obj["config"]["arrivals"] = len(cfg.arrivals)
+        print(json.dumps(_jsonable(obj), sort_keys=False))
+        return 0
+    import pandas as pd
+
+    rows = [
+        ("mean response time", s["mean_response_time"]),
+        ("90% CI half-width", s["ci90_half_width"]),
+        ("actual parallelism A", s["actual_parallelism"]),
+        ("utilization U", s["utilization"]),
+        ("jobs measured", s["jobs"]),
+        ("replications", s.get("reps")),
+        ("context switches", s.get("context_switches")),
+        ("events", s["events"]),
+        ("wall seconds", s["wall_seconds"]),
+    ]
+    con = _console()
+    _print_table(con, f"pools: {cfg.summary_label()}",
+                 pd.DataFrame(rows, columns=["measure", "value"]))
+    if args.jobs_out:
+        con.print(f"wrote {len(res.jobs)} job records to {args.jobs_out}", highlight=False)
+    return 0
+
+
+def cmd_reproduce_pools(args: argparse.Namespace) -> int:
+    """Regenerate seed 000's Figures 1, 3-8 as CSV tables, PNG plots and summary.md.
+
+    Every configuration of every figure runs as one deduplicated sweep. Full runs
+    use 10000 jobs per replication (1000 warm-up) and 5 replications; --quick uses
+    2000 (200) and 3 with fewer points. Each table is printed with the paper's
+    stated numbers beside ours (Fig. 3: 342 and 265 at D=20, lower bound ~127;
+    Fig. 8: A = 12.4 at P=60 vs 14.9 at P=120).
+    """
+    import concurrent.futures as cf
+
+    from . import reproduce
+    from ._io import atomic_dir, check_output_dir
+    from .api import default_executor
+
+    check_output_dir(args.out, "--out")
+    executor: cf.Executor
+    if args.workers == 1:
+        executor = cf.ThreadPoolExecutor(max_workers=1)
+    elif args.workers:
+        import multiprocessing
+
+        executor = cf.ProcessPoolExecutor(
+            max_workers=args.workers, mp_context=multiprocessing.get_context("spawn")
+        )
+    else:
+        executor = default_executor()
+    con = _console()
+    start = time.perf_counter()
+    try:
+        with atomic_dir(args.out) as tmp:
+            reproduce.run(tmp, quick=args.quick, executor=executor, progress=True,
+                          echo=lambda title, obj: _print_table(con, title, obj))
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+    con.print(f"wrote {args.out}/ (fig*.csv, fig*.png, summary.md) in "
+              f"{time.perf_counter() - start:.1f} s", highlight=False)
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """Time the simulator: D=20, pool_size=30, --jobs jobs, no warm-up, one replication.
+
+    Runs without job records on one worker thread and reports simulated events
+    per second and the wall time.
+    """
+    from .api import simulate
+
+    if args.jobs < 1:
+        raise ConfigError("--jobs", f"{args.jobs} is out of range", "integer >= 1")
+    cfg = PoolsConfig(D=20.0, pool_size=30, jobs=args.jobs, warmup=0, reps=1)
+    t0 = time.perf_counter()
+    res = simulate(cfg, records=False, workers=1)
+    total = time.perf_counter() - t0
+    s = res.summary
+    sim_wall = float(s["wall_seconds"]) or total
+    out = {
+        "jobs": int(s["jobs"]),
+        "events": int(s["events"]),
+        "wall_seconds": sim_wall,
+        "events_per_second": s["events"] / sim_wall if sim_wall > 0 else None,
+        "jobs_per_second": s["jobs"] / sim_wall if sim_wall > 0 else None,
+        "total_seconds": total,
+        "mean_response_time": s["mean_response_time"],
+    }
+    if args.json:
+        print(json.dumps(_jsonable(out)))
+    else:
+        print(f"bench: {out['jobs']} jobs, {out['events']} events in {sim_wall:.3f} s "
+              f"(simulator), {total:.3f} s total")
+        if out["events_per_second"] is not None:
+            print(f"       {out['events_per_second']:,.0f} events/s, "
+                  f"{out['jobs_per_second']:,.0f} jobs/s")
+    return 0
+
+
+# ------------------------------------------------------------------ parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = _Parser(prog=PROG, description=_doc(sys.modules[__name__]), formatter_class=fmt)
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    sim = sub.add_parser("simulate", help="run one simulation", description="Run one simulation.")
+    sim_sub = sim.add_subparsers(dest="model", metavar="MODEL", required=True)
+    sp = sim_sub.add_parser("pools", help=_doc(cmd_simulate_pools).splitlines()[0],
+                            description=_doc(cmd_simulate_pools), formatter_class=fmt)
+    sp.add_argument("--config", metavar="FILE.toml",
+                    help="TOML file with a [pools] table (or flat keys)")
+    sp.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
+                    help="override a config key (repeatable)")
+    sp.add_argument("--arrivals", metavar="FILE.csv",
+                    help="explicit job stream: CSV with header arrival,d[,para_work]")
+    sp.add_argument("--json", action="store_true", help="print one JSON object")
+    sp.add_argument("--jobs-out", metavar="FILE", help="write per-job records (.csv or .parquet)")
+    sp.add_argument("--workers", type=_workers, default=1, metavar="N",
+                    help="threads for the replications (results do not depend on it)")
+    sp.set_defaults(func=cmd_simulate_pools)
+
+    rep = sub.add_parser("reproduce", help="regenerate a seed paper's figures",
+                         description="Regenerate a seed paper's figures.")
+    rep_sub = rep.add_subparsers(dest="model", metavar="MODEL", required=True)
+    rp = rep_sub.add_parser("pools", help=_doc(cmd_reproduce_pools).splitlines()[0],
+                            description=_doc(cmd_reproduce_pools), formatter_class=fmt)
+    rp.add_argument("--quick", action="store_true", help="short runs, fewer points (< 1 min)")
+    rp.add_argument("--out", default=os.path.join("results", "pools"), metavar="DIR",
+                    help="output directory (default: results/pools)")
+    rp.add_argument("--workers", type=_workers, default=None, metavar="N",
+                    help="parallel simulations (default: one per CPU)")
+    rp.set_defaults(func=cmd_reproduce_pools)
+
+    bp = sub.add_parser("bench", help=_doc(cmd_bench).splitlines()[0],
+                        description=_doc(cmd_bench), formatter_class=fmt)
+    bp.add_argument("--jobs", type=int, default=100000, metavar="N",
+                    help="jobs to simulate (default 100000)")
+    bp.add_argument("--json", action="store_true", help="print one JSON object")
+    bp.set_defaults(func=cmd_bench)
+    return p
+
+
+def _version() -> str:
+    from . import __version__
+
+    return str(__version__)
+
+
+def _fail(message: str, code: int = 2) -> int:
+    line = " ".join(str(message).split())
+    print(f"{PROG}: error: {line}", file=sys.stderr)
+    return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``parsched`` command; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        return int(args.func(args) or 0)
+    except UsageError as e:
+        return _fail(str(e))
+    except ConfigError as e:
+        return _fail(str(e))
+    except PolicyError as e:
+        return _fail(f"policy: {e}")
+    except OSError as e:
+        name = getattr(e, "filename", None)
+        where = f" {name!r}" if name else ""
+        return _fail(f"io: {e.strerror or e}{where}")
+    except ImportError as e:
+        return _fail(str(e), code=1)
+    except KeyboardInterrupt:
+        return _fail("interrupted", code=130)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
