@@ -366,7 +366,11 @@ impl PoolsConfig {
             ));
         }
         if !(0.0..=1.0).contains(&self.g) {
-            return Err(ConfigError::new("G", format!("{} is outside [0, 1]", self.g), "0 <= G <= 1"));
+            return Err(ConfigError::new(
+                "G",
+                format!("{} is outside [0, 1]", self.g),
+                "0 <= G <= 1",
+            ));
         }
         self.placement().validate()?;
         let ov = &self.overheads;
