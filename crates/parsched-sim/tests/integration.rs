@@ -55,7 +55,7 @@ fn mg1_round_robin_matches_processor_sharing() {
             "U = {}",
             r.summary.utilization
         );
-        assert_eq!(r.summary.context_switches > 0, true);
+        assert!(r.summary.context_switches > 0);
     }
 }
 
