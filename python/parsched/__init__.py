@@ -18,7 +18,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from .config import Arrivals, PoolsConfig, apply_overrides, from_toml
-from .errors import ConfigError, PolicyError
+from .errors import ConfigError, PolicyError, SimulationError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .api import Result, simulate, sweep
@@ -32,6 +32,7 @@ __all__ = [
     "PolicyError",
     "PoolsConfig",
     "Result",
+    "SimulationError",
     "ZhouBrechtPolicy",
     "__version__",
     "apply_overrides",

@@ -9,6 +9,11 @@ class ConfigError(ValueError):
 class PolicyError(RuntimeError):
     """A placement policy returned an impossible decision (or raised)."""
 
+class SimulationError(RuntimeError):
+    """The simulation failed (a program or invariant error)."""
+
+__version__: str
+
 class _PoolState(TypedDict):
     size: int
     idle: int
@@ -60,11 +65,14 @@ class _PoolsConfig(TypedDict, total=False):
     f_rounding: Literal["nearest", "floor", "ceil"]
     g_rounding: Literal["nearest", "floor", "ceil"]
     tie_break: Literal["lowest_index", "most_idle"]
+    inflate_master: bool
+    ci: Literal["auto", "replications", "batch_means"]
     arrivals: _Arrivals | None
 
 class _Summary(TypedDict):
     mean_response_time: float
     ci90_half_width: float
+    ci_method: Literal["replications", "batch_means"]
     actual_parallelism: float
     utilization: float
     jobs: int
@@ -74,6 +82,9 @@ class _Summary(TypedDict):
     rep_means: list[float]
     context_switches: int
     makespan: float
+    busy_work: float
+    busy_overhead: float
+    demand: float
 
 class _Output(TypedDict):
     summary: _Summary
@@ -93,3 +104,6 @@ def simulate_pools(
     ``records`` is false). ``workers`` threads run the replications; the result
     does not depend on it.
     """
+
+def pools_keys() -> list[str]:
+    """The keys ``simulate_pools`` accepts, in documentation order."""

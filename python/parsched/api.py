@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .config import PoolsConfig
-from .errors import ConfigError, PolicyError
+from .errors import ConfigError, PolicyError, SimulationError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -63,7 +63,9 @@ def _call(cfg: dict[str, Any], *, workers: int, records: bool, policy: Any, audi
     except c.ConfigError as e:
         raise ConfigError.from_message(str(e)) from None
     except c.PolicyError as e:
-        raise PolicyError(str(e)) from e
+        raise PolicyError(str(e)) from None
+    except getattr(c, "SimulationError", ()) as e:
+        raise SimulationError(str(e)) from None
 
 
 @dataclass(frozen=True)

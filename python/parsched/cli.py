@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from .config import PoolsConfig
-from .errors import ConfigError, PolicyError
+from .errors import ConfigError, PolicyError, SimulationError
 
 __all__ = ["main"]
 
@@ -65,9 +65,10 @@ def _print_table(console, title: str, obj: Any) -> None:
     except ImportError:  # pragma: no cover
         pd = None
     if pd is not None and isinstance(obj, pd.DataFrame):
-        t = Table(title=title, title_justify="left")
+        t = Table(title=title or None, title_justify="left")
         for col in obj.columns:
-            t.add_column(str(col), justify="right" if pd.api.types.is_numeric_dtype(obj[col]) else "left")
+            numeric = pd.api.types.is_numeric_dtype(obj[col])
+            t.add_column(str(col), justify="right" if numeric else "left")
         for _, row in obj.iterrows():
             t.add_row(*(_cell(v) for v in row))
         console.print(t)
@@ -153,8 +154,8 @@ def cmd_simulate_pools(args: argparse.Namespace) -> int:
         ("wall seconds", s["wall_seconds"]),
     ]
     con = _console()
-    _print_table(con, f"pools: {cfg.summary_label()}",
-                 pd.DataFrame(rows, columns=["measure", "value"]))
+    con.print(f"pools model, {cfg.summary_label()}", highlight=False)
+    _print_table(con, "", pd.DataFrame(rows, columns=["measure", "value"]))
     if args.jobs_out:
         con.print(f"wrote {len(res.jobs)} job records to {args.jobs_out}", highlight=False)
     return 0
@@ -306,6 +307,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(e))
     except PolicyError as e:
         return _fail(f"policy: {e}")
+    except SimulationError as e:
+        return _fail(f"simulation: {e}", code=1)
     except OSError as e:
         name = getattr(e, "filename", None)
         where = f" {name!r}" if name else ""

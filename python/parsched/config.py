@@ -202,6 +202,16 @@ class PoolsConfig:
     tie_break: Literal["lowest_index", "most_idle"] = _doc(
         "order of equally loaded pools (the paper does not say)", "lowest_index"
     )
+    inflate_master: bool = _doc(
+        "also inflate the master thread's INIT and FINAL phases by the pool overheads "
+        "(the paper inflates the parallel threads only)",
+        False,
+    )
+    ci: Literal["auto", "replications", "batch_means"] = _doc(
+        "confidence interval method: across replications, batch means within them, or auto "
+        "(replications when reps >= 2, batch means when reps == 1)",
+        "auto",
+    )
     arrivals: Arrivals | None = _doc(  # noqa: RUF009 - a plain dataclasses.field
         "explicit job stream (arrival, d[, para_work]) replacing the generated workload", None
     )
@@ -220,7 +230,10 @@ class PoolsConfig:
                                           "None or a mapping of equal-length lists")
                     object.__setattr__(self, "arrivals", v)
                 continue
-            if kind is int:
+            if kind is bool:
+                if not isinstance(v, bool):
+                    raise ConfigError(f.name, f"{v!r} is not a boolean", "true, false")
+            elif kind is int:
                 object.__setattr__(self, f.name, _as_int(f.name, v))
             elif kind is float:
                 object.__setattr__(self, f.name, _as_float(f.name, v))
@@ -236,23 +249,29 @@ class PoolsConfig:
 
         need(self.P >= 1, "P", "integer >= 1")
         need(0.0 < self.L < 1.0, "L", "0 < L < 1")
-        need(1.0 <= self.D <= self.P, "D", f"1 <= D <= P (= {self.P})")
+        if self.arrivals is None:
+            # the bounded-geometric d (sec. 2) cannot have a mean of (P+1)/2 or more
+            limit = (self.P + 1) / 2
+            need(1.0 <= self.D < limit or self.D == self.P == 1, "D",
+                 f"1 <= D < (P+1)/2 = {limit:g}")
         need(self.T > 0, "T", "T > 0")
         need(self.F >= 0, "F", "F >= 0")
         need(0.0 <= self.G <= 1.0, "G", "0 <= G <= 1")
         need(self.p0 >= 0, "p0", "integer >= 0")
-        need(0.0 <= self.t <= 1.0, "t", "0 <= t <= 1")
-        for name in ("W", "S", "r", "c", "init", "final", "spread"):
+        for name in ("t", "W", "S", "r", "c", "init", "final", "para_unit", "spread"):
             need(getattr(self, name) >= 0, name, f"{name} >= 0")
-        need(self.para_unit > 0, "para_unit", "para_unit > 0")
-        need(self.spread <= self.para_unit, "spread",
-             f"0 <= spread <= para_unit (= {self.para_unit})")
+        if self.arrivals is None:
+            need(self.init + self.para_unit * self.D + self.final > 0, "para_unit",
+                 "init + para_unit·D + final > 0")
         need(self.pool_size >= 1, "pool_size", f"a divisor of P (= {self.P})")
         if self.P % self.pool_size:
             raise ConfigError(
                 "pool_size", f"{self.pool_size} does not divide P = {self.P}",
                 "divisors of P: " + ", ".join(str(k) for k in _divisors(self.P)),
             )
+        for name in ("P", "p0", "pool_size", "reps"):
+            need(getattr(self, name) < 2**32, name, "an integer below 2^32")
+        need(self.jobs < 2**64, "jobs", "an integer below 2^64")
         need(self.jobs >= 1, "jobs", "integer >= 1")
         need(0 <= self.warmup < self.jobs, "warmup", f"0 <= warmup < jobs (= {self.jobs})")
         need(self.reps >= 1, "reps", "integer >= 1")
@@ -429,7 +448,7 @@ def _as_float(name: str, v: Any) -> float:
 
 
 def _kind(tp: Any) -> Any:
-    if tp is int or tp is float:
+    if tp is int or tp is float or tp is bool:
         return tp
     if typing.get_origin(tp) is Literal:
         return tuple(typing.get_args(tp))
@@ -454,6 +473,13 @@ def parse_value(key: str, raw: str) -> Any:
     kind = _FIELD_KINDS.get(key)
     if kind is None:
         raise _unknown_key(key)
+    if kind is bool:
+        v = raw.strip().lower()
+        if v in ("true", "1", "yes", "on"):
+            return True
+        if v in ("false", "0", "no", "off"):
+            return False
+        raise ConfigError(key, f"{raw!r} is not a boolean", "true, false")
     if kind is int:
         try:
             return int(raw)

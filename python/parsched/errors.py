@@ -8,7 +8,7 @@ Both mirror the exceptions of the Rust extension (``parsched._core``): a
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "PolicyError"]
+__all__ = ["ConfigError", "PolicyError", "SimulationError"]
 
 
 class ConfigError(ValueError):
@@ -43,3 +43,7 @@ class ConfigError(ValueError):
 
 class PolicyError(RuntimeError):
     """A Python placement policy raised, or returned a decision the machine cannot apply."""
+
+
+class SimulationError(RuntimeError):
+    """The simulation itself failed (an internal invariant or program error)."""
