@@ -34,10 +34,11 @@ SUMMARY_KEYS = (
     "makespan",
 )
 
-#: Columns of ``Result.jobs``: one row per measured job.
+#: Columns of ``Result.jobs``: one row per simulated job (warm-up jobs included;
+#: ``measured`` is False for them: the core discards jobs numbered below ``warmup``).
 JOB_COLUMNS = (
     "rep", "job", "arrival", "init_start", "para_start", "para_end", "final_start",
-    "finish", "response", "d", "a", "pools_used", "home_pool",
+    "finish", "response", "d", "a", "pools_used", "home_pool", "measured",
 )
 
 #: Summary keys that share a name with a config field get this prefix in sweep rows.
@@ -76,7 +77,8 @@ class Result:
     ``ci90_half_width``, ``actual_parallelism`` (A), ``utilization`` (U), ``jobs``
     measured, ``events``, ``wall_seconds``, ``reps``, ``rep_means``,
     ``context_switches``, ``makespan``); ``jobs`` is a DataFrame with one row
-    per measured job (empty when ``records=False``).
+    per simulated job, columns :data:`JOB_COLUMNS` (empty when ``records=False``);
+    warm-up jobs are included with ``measured == False``.
     """
 
     config: PoolsConfig
@@ -119,7 +121,10 @@ def simulate(
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ConfigError("workers", f"{workers!r} is out of range", "integer >= 1")
     out = _call(config.to_dict(), workers=workers, records=records, policy=policy, audit=audit)
-    jobs = pd.DataFrame(out.get("jobs") or {c: [] for c in JOB_COLUMNS})
+    cols = dict(out.get("jobs") or {})
+    jobs = pd.DataFrame({c: cols.get(c, []) for c in JOB_COLUMNS if c != "measured"}
+                        | {k: v for k, v in cols.items() if k not in JOB_COLUMNS})
+    jobs.insert(JOB_COLUMNS.index("measured"), "measured", jobs["job"] >= config.warmup)
     return Result(config=config, summary=dict(out["summary"]), jobs=jobs)
 
 

@@ -62,9 +62,19 @@ class Figure:
         self.points.append(Point(self.key, series, x, config, paper, dotted))
 
 
-def build_figures(quick: bool = False, base: PoolsConfig | None = None) -> list[Figure]:
-    """The seven figure designs; ``base`` (default: Table 2) supplies the run length."""
-    base = (base or PoolsConfig()).with_(**(QUICK if quick else FULL))
+def run_length(quick: bool, length: dict[str, int] | None = None) -> dict[str, int]:
+    """jobs / warmup / reps per point: ``length`` if given, else QUICK or FULL."""
+    return dict(length) if length else dict(QUICK if quick else FULL)
+
+
+def build_figures(
+    quick: bool = False,
+    base: PoolsConfig | None = None,
+    length: dict[str, int] | None = None,
+) -> list[Figure]:
+    """The seven figure designs on top of ``base`` (default: Table 2); ``length``
+    (jobs, warmup, reps) overrides the quick/full run length."""
+    base = (base or PoolsConfig()).with_(**run_length(quick, length))
     pools60 = POOLS_60
     # The core is fast enough that --quick keeps every point and only shortens the runs.
     pools120 = POOLS_120
@@ -344,6 +354,7 @@ def run(
     progress: bool = True,
     echo: Callable[[str, Any], None] | None = None,
     base: PoolsConfig | None = None,
+    length: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """Runs every figure as one sweep and writes CSV/PNG/markdown into ``out``
     (which must be a fresh temporary directory; the caller moves the files).
@@ -352,7 +363,7 @@ def run(
     """
     from .api import sweep
 
-    figs = build_figures(quick=quick, base=base)
+    figs = build_figures(quick=quick, base=base, length=length)
     points = [pt for f in figs for pt in f.points]
     configs = [pt.config for pt in points]
     df = sweep(configs, executor=executor, progress=progress)
@@ -371,8 +382,8 @@ def run(
     tables = {f.key: figure_table(f, runs) for f in figs}
     summaries = {f.key: series_summary(f, tables[f.key]) for f in figs}
     comp = comparisons(by_key, tables)
-    mode = "quick" if quick else "full"
-    run_len = QUICK if quick else FULL
+    mode = "custom" if length else "quick" if quick else "full"
+    run_len = run_length(quick, length)
     header = (
         f"mode {mode}: {run_len['jobs']} jobs per replication ({run_len['warmup']} warm-up "
         f"jobs discarded), {run_len['reps']} replications, 90% confidence intervals across "

@@ -1,0 +1,39 @@
+"""Shared helpers for the parsched test-suite."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import parsched
+
+#: A short run: fast enough for unit tests, long enough to be non-trivial.
+SMALL = {"jobs": 400, "warmup": 50, "reps": 2}
+
+
+def has_core() -> bool:
+    try:
+        from parsched import _core  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+needs_core = pytest.mark.skipif(not has_core(), reason="parsched._core is not built")
+
+
+@pytest.fixture
+def small() -> parsched.PoolsConfig:
+    return parsched.PoolsConfig(**SMALL)
+
+
+def run_cli(*args: str, cwd: str | os.PathLike[str] | None = None, timeout: float = 120):
+    """Runs ``python -m parsched ARGS`` in a fresh process (real exit status, real stderr)."""
+    env = dict(os.environ, PYTHONWARNINGS="ignore", COLUMNS="120")
+    return subprocess.run(
+        [sys.executable, "-m", "parsched", *args],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False,
+    )
