@@ -4,5 +4,7 @@
 //! | policy | paper | file |
 //! |---|---|---|
 //! | processor pools (Zhou & Brecht) | seed 000, section 3 | [`pools`] |
+//! | gang scheduling matrix (Ousterhout; Feitelson & Rudolph) | seed 001, section 3.2 | [`gang`] |
 
+pub mod gang;
 pub mod pools;
