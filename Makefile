@@ -29,7 +29,7 @@ $(DEPS_STAMP): pyproject.toml | $(BIN)/python
 	@touch $@
 
 $(BUILD_STAMP): $(DEPS_STAMP) $(RUST_SRC) pyproject.toml
-	$(BIN)/maturin develop --release --quiet
+	PIP_QUIET=1 $(BIN)/maturin develop --release --quiet
 	@touch $@
 
 venv: $(DEPS_STAMP)
