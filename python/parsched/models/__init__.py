@@ -1,0 +1,38 @@
+"""Closed-form performance models from the seed papers (pure Python, numpy/pandas).
+
+* :mod:`parsched.models.feitelson_rudolph` — Feitelson & Rudolph (1992): busy
+  waiting with gang scheduling vs. blocking vs. uncoordinated busy waiting for a
+  gang of iterating, barrier-synchronising threads (seed 001, eqs. 5-17, Fig. 9).
+"""
+
+from . import feitelson_rudolph
+from .feitelson_rudolph import (
+    MAKBILAN,
+    SystemParams,
+    classify,
+    experiment2_headlines,
+    experiment_predictions,
+    makbilan_mapping,
+    phase_boundaries,
+    phase_diagram,
+    t_block_compute,
+    t_block_same,
+    t_gang_busy,
+    t_uncoord_busy,
+)
+
+__all__ = [
+    "MAKBILAN",
+    "SystemParams",
+    "classify",
+    "experiment2_headlines",
+    "experiment_predictions",
+    "feitelson_rudolph",
+    "makbilan_mapping",
+    "phase_boundaries",
+    "phase_diagram",
+    "t_block_compute",
+    "t_block_same",
+    "t_gang_busy",
+    "t_uncoord_busy",
+]
