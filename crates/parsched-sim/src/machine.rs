@@ -697,18 +697,7 @@ impl<'a> PoolMachine<'a> {
         let t = &mut self.threads[th as usize];
         t.remaining -= ran;
         if t.remaining > 0 {
-            // The slice expired.
-            let pool = &mut self.pools[self.procs[p as usize].pool as usize];
-            match pool.queue.pop_front() {
-                None => self.continue_on(p, true, eng),
-                Some(next) => {
-                    self.stats.preemptions += 1;
-                    t.state = ThreadState::Ready;
-                    t.on_proc = NONE;
-                    pool.queue.push_back(th);
-                    self.dispatch(p, next, true, eng);
-                }
-            }
+            self.slice_expired(p, th, eng);
             return Ok(());
         }
         match self.advance(th)? {
@@ -716,19 +705,8 @@ impl<'a> PoolMachine<'a> {
                 if self.procs[p as usize].slice_end > now {
                     self.continue_on(p, false, eng);
                 } else {
-                    // Slice used up exactly: behave as at expiry.
-                    let pool = self.procs[p as usize].pool as usize;
-                    if self.pools[pool].queue.is_empty() {
-                        self.continue_on(p, true, eng);
-                    } else {
-                        self.stats.preemptions += 1;
-                        let t = &mut self.threads[th as usize];
-                        t.state = ThreadState::Ready;
-                        t.on_proc = NONE;
-                        let next = self.pools[pool].queue.pop_front().expect("non-empty");
-                        self.pools[pool].queue.push_back(th);
-                        self.dispatch(p, next, true, eng);
-                    }
+                    // The slice was used up exactly as the operation ended.
+                    self.slice_expired(p, th, eng);
                 }
             }
             Next::Fork(d, child) => {
@@ -745,6 +723,23 @@ impl<'a> PoolMachine<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Round robin at slice expiry (section 3.1): continue without a switch if
+    /// the pool's queue is empty, else requeue `th` at the tail and run the head.
+    fn slice_expired(&mut self, p: u32, th: u32, eng: &mut Engine<Ev>) {
+        let pool = &mut self.pools[self.procs[p as usize].pool as usize];
+        match pool.queue.pop_front() {
+            None => self.continue_on(p, true, eng),
+            Some(next) => {
+                self.stats.preemptions += 1;
+                let t = &mut self.threads[th as usize];
+                t.state = ThreadState::Ready;
+                t.on_proc = NONE;
+                pool.queue.push_back(th);
+                self.dispatch(p, next, true, eng);
+            }
+        }
     }
 
     fn audit(&self, now: Time) -> Result<(), MachineError> {
