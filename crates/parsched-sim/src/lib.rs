@@ -6,6 +6,8 @@
 //! * [`workload`]: job generators (seed 000's fork-join workload, arrival lists).
 //! * [`pools`]: the typed configuration of seed 000's model and its runner
 //!   (replications, warm-up deletion, confidence intervals).
+//! * [`sync`]: seed 001's machine: pinned threads with barriers, waiting
+//!   strategies, per-processor round robin or gang scheduling.
 //! * [`stats`]: summary statistics.
 
 pub mod engine;
@@ -13,4 +15,5 @@ pub mod machine;
 pub mod pools;
 pub mod rng;
 pub mod stats;
+pub mod sync;
 pub mod workload;

@@ -19,6 +19,8 @@ pub enum Stream {
     WorkSize = 4,
     Policy = 5,
     Phase = 6,
+    /// Seed 001's skewing threads.
+    Skew = 7,
 }
 
 /// SplitMix64's finaliser: a bijective mixer of 64-bit words.

@@ -1,0 +1,50 @@
+//! Runs seed 001's machine once: `cargo run --release --example sync -- KEY=VALUE ...`
+//! (keys of `SyncConfig`, plus `audit=true`). Prints the time per iteration,
+//! the model's predictions and the simulation speed.
+use parsched_sim::pools::Value;
+use parsched_sim::sync::{run, SyncConfig};
+
+fn main() {
+    let mut cfg = SyncConfig::default();
+    let mut audit = false;
+    for arg in std::env::args().skip(1) {
+        let (k, v) = arg.split_once('=').expect("KEY=VALUE");
+        if k == "audit" {
+            audit = v == "true";
+            continue;
+        }
+        let val = v
+            .parse::<i64>()
+            .map(Value::Int)
+            .or_else(|_| v.parse::<f64>().map(Value::Float))
+            .unwrap_or(Value::Str(v.into()));
+        if let Err(e) = cfg.set(k, &val) {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    }
+    match run(&cfg, audit) {
+        Ok(r) => {
+            println!(
+                "t/iter {:.4} ± {:.4} ms  (t_p {:.4} t_w {:.4}; eq6 {:.4} eq8 {:.4} eq12 {:.4} eq13 {:.4})",
+                r.time_per_iter, r.ci90_half_width, r.t_p, r.t_w, r.eq6, r.eq8, r.eq12, r.eq13
+            );
+            println!(
+                "U {:.4}  spin {:.1} ms (measured {:.1})  overhead {:.1} ms  cs {}  blocks {}  preempt {}  slots {}  frag {:.4}",
+                r.utilization, r.busy_wait_time, r.measured_busy_wait_time, r.overhead_time,
+                r.context_switches, r.blocking_events, r.preemptions, r.slot_switches, r.fragmentation
+            );
+            println!(
+                "events {}  max pending {}  wall {:.3}s  measured iter/s {:.2}M  gang iter/s {:.2}M  events/s {:.1}M",
+                r.events, r.max_pending, r.wall_seconds,
+                r.iterations as f64 / r.wall_seconds / 1e6,
+                r.gang_iterations as f64 / r.wall_seconds / 1e6,
+                r.events as f64 / r.wall_seconds / 1e6
+            );
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    }
+}

@@ -1,0 +1,1614 @@
+//! Seed 001's machine (Feitelson & Rudolph 1992, sections 2 and 3): P
+//! processors, each with its own run queue, running threads pinned to them
+//! when spawned; gangs of threads that iterate "compute, then barrier"; three
+//! waiting strategies (busy waiting, blocking, two-phase); and two schedulers:
+//! uncoordinated per-processor round robin, or gang scheduling with
+//! Ousterhout's matrix ([`GangMatrix`]).
+//!
+//! Times are in ms; one model unit (ms) is 10^6 ticks, so a tick is 1 ns.
+//!
+//! # Model
+//!
+//! * The *measured gang* has `n` threads, thread i on processor i (more
+//!   generally, on the processors its matrix allocation names), each running
+//!   `Repeat { k, [Compute U(grain + bc, grain + var + bc), Barrier] }` where
+//!   `bc = barrier_cost` (section 2.1 folds the barrier's cost into t_p).
+//! * Competitors (`l − 1` per processor): `same` — identical gangs of `n`
+//!   threads that never finish; `compute` — independent compute-bound threads
+//!   that never block, grouped in gangs of `P` threads (one per processor) so
+//!   that under gang scheduling each group has its own slot.
+//! * Skewing threads (section 3.3, `skew = true`): one per processor,
+//!   computing U(0, τq) and exiting, queued first so that processors do not
+//!   start in lockstep. Under gang scheduling they form one more gang (slot 0).
+//! * Every gang is allocated in a [`GangMatrix`] (first fit, lowest
+//!   processors) in the order skew, measured, competitors; the allocation
+//!   fixes each thread's processor under both schedulers.
+//!
+//! # Local scheduling (`sched = local`)
+//!
+//! Each processor serves its queue round robin with quantum τq. At expiry the
+//! thread continues (new quantum, no cost) if the queue is empty, else goes to
+//! the tail. Dispatching a thread other than the processor's previous one
+//! costs τcs; the quantum starts after that cost.
+//!
+//! # Gang scheduling (`sched = gang`)
+//!
+//! A global slot timer: all processors switch together to the next occupied
+//! slot holding a gang with runnable threads (round robin, empty slots
+//! skipped, [`GangMatrix::next_slot`]). A switch costs τcs on every processor
+//! and is followed by a full quantum τq, so a slot lasts τcs + τq — the
+//! accounting of equation (5). If the next slot is the current one (a single
+//! gang) there is no switch and no cost. The slot ends early when no processor
+//! has a running thread in it (all its threads finished or blocked). A
+//! processor whose cell is empty, or whose thread is blocked, idles (no
+//! alternates); those idle cells are the reported fragmentation.
+//!
+//! # Waiting
+//!
+//! The last thread to arrive at a barrier releases the others and continues
+//! at once. The others wait by strategy:
+//! * `busy`: spin on the processor (CPU time counted as busy-wait time); a
+//!   spinning thread is preempted at quantum expiry or slot switch like any
+//!   other, and when dispatched again after the release it just continues.
+//! * `block`: give up the processor. Blocking costs α·τcs of processor time,
+//!   which also covers the switch to whichever thread that processor runs
+//!   next. A released thread becomes ready: `wakeup = tail` appends it to its
+//!   processor's queue (rigid round robin); `wakeup = priority` puts it at the
+//!   head, without preempting the running thread. An idle processor runs it at
+//!   once.
+//! * `twophase`: spin for up to `spin_limit` of processor time (accumulated
+//!   across preemptions within one wait), then block.
+//!
+//! Blocked threads are never on a processor or a run queue, so they consume
+//! no CPU (checked in audit mode).
+
+use crate::engine::Engine;
+use crate::machine::MachineError;
+use crate::pools::Value;
+use crate::rng::{stream, Stream, StreamRng};
+use crate::stats::mean_ci90;
+use parsched_core::policy::gang::{GangId, GangMatrix, SlotId};
+use parsched_core::program::{Cursor, Dist, Op, Program, Step};
+use parsched_core::time::{ticks_to_units, units_to_ticks};
+use parsched_core::{ConfigError, ProcId, Time};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::time::Instant;
+
+const NONE: u32 = u32::MAX;
+
+/// How a thread waits at a barrier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitStrategy {
+    #[default]
+    Busy,
+    Block,
+    #[serde(rename = "twophase")]
+    TwoPhase,
+}
+
+/// Where a released blocked thread goes in its processor's queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Wakeup {
+    /// The tail (rigid round robin, the assumption of equation (13)).
+    #[default]
+    Tail,
+    /// The head, without preempting the running thread.
+    Priority,
+}
+
+/// The scheduler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SyncSched {
+    /// Uncoordinated per-processor round robin.
+    Local,
+    /// Gang scheduling with Ousterhout's matrix.
+    #[default]
+    Gang,
+}
+
+/// What the other `l − 1` threads per processor do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Competitors {
+    /// Identical iterative gangs (same program and waiting strategy).
+    #[default]
+    Same,
+    /// Independent compute-bound threads that never block.
+    Compute,
+}
+
+/// Seed 001's model. Keys follow the paper's symbols; times in ms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SyncConfig {
+    /// Gang size n.
+    pub n: u32,
+    /// Threads per processor ℓ (the measured gang plus ℓ − 1 competitors).
+    pub l: u32,
+    /// Processors P (default: n).
+    #[serde(rename = "P")]
+    pub procs: Option<u32>,
+    /// Iterations k of the measured gang.
+    pub k: u64,
+    /// Minimal compute per iteration (ms), GRAIN in time units.
+    pub grain: f64,
+    /// Spread of the compute per iteration (ms): U(grain, grain + var).
+    pub var: f64,
+    /// Barrier cost added to every compute (ms).
+    pub barrier_cost: f64,
+    /// Quantum τq (ms).
+    pub tq: f64,
+    /// Context-switch cost τcs (ms).
+    pub tcs: f64,
+    /// Blocking costs α·τcs.
+    pub alpha: f64,
+    pub wait: WaitStrategy,
+    /// Two-phase: spin this long (ms of processor time) before blocking.
+    pub spin_limit: f64,
+    pub wakeup: Wakeup,
+    pub sched: SyncSched,
+    pub competitors: Competitors,
+    /// Start with skewing threads (section 3.3).
+    pub skew: bool,
+    /// Local scheduling: each processor's initial run-queue order of its ℓ
+    /// threads is a random permutation (stream `Skew`, sub-stream p + 1).
+    /// With a fixed common order, rigid round robin keeps the partners of a
+    /// gang in the same position of every processor's round, offset only by
+    /// the skew, and busy waiting degrades linearly, not as ℓ^n; equation
+    /// (8) assumes the quanta are placed at random in the round.
+    pub shuffle: bool,
+    /// Batches for the batch-means confidence interval.
+    pub batches: u32,
+    pub seed: u64,
+}
+
+impl Default for SyncConfig {
+    fn default() -> Self {
+        SyncConfig {
+            n: 10,
+            l: 3,
+            procs: None,
+            k: 50_000,
+            grain: 1.0,
+            var: 1.0,
+            barrier_cost: 0.137,
+            tq: 50.0,
+            tcs: 0.2,
+            alpha: 1.5,
+            wait: WaitStrategy::Busy,
+            spin_limit: 0.1,
+            wakeup: Wakeup::Tail,
+            sched: SyncSched::Gang,
+            competitors: Competitors::Same,
+            skew: true,
+            shuffle: true,
+            batches: 20,
+            seed: 1,
+        }
+    }
+}
+
+/// Every key [`SyncConfig::set`] accepts.
+pub const KEYS: &[&str] = &[
+    "n",
+    "l",
+    "P",
+    "k",
+    "grain",
+    "var",
+    "barrier_cost",
+    "tq",
+    "tcs",
+    "alpha",
+    "wait",
+    "spin_limit",
+    "wakeup",
+    "sched",
+    "competitors",
+    "skew",
+    "shuffle",
+    "batches",
+    "seed",
+];
+
+fn shown(v: &Value) -> String {
+    match v {
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => f.to_string(),
+        Value::Str(s) => format!("{s:?}"),
+    }
+}
+
+fn bad(key: &str, v: &Value, allowed: &str) -> ConfigError {
+    ConfigError::new(key, format!("{} is not accepted", shown(v)), allowed)
+}
+
+fn num(key: &str, v: &Value) -> Result<f64, ConfigError> {
+    match v {
+        Value::Int(i) => Ok(*i as f64),
+        Value::Float(f) => Ok(*f),
+        Value::Str(s) => s.trim().parse().map_err(|_| bad(key, v, "a number")),
+        Value::Bool(_) => Err(bad(key, v, "a number")),
+    }
+}
+
+fn int(key: &str, v: &Value) -> Result<u64, ConfigError> {
+    match v {
+        Value::Int(i) if *i >= 0 => Ok(*i as u64),
+        Value::Float(f) if *f >= 0.0 && f.fract() == 0.0 && *f < 1e18 => Ok(*f as u64),
+        Value::Str(s) => s
+            .trim()
+            .parse()
+            .map_err(|_| bad(key, v, "a non-negative integer")),
+        _ => Err(bad(key, v, "a non-negative integer")),
+    }
+}
+
+fn int32(key: &str, v: &Value) -> Result<u32, ConfigError> {
+    u32::try_from(int(key, v)?).map_err(|_| bad(key, v, "an integer below 2^32"))
+}
+
+fn boolean(key: &str, v: &Value) -> Result<bool, ConfigError> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        Value::Str(s) if s == "true" || s == "false" => Ok(s == "true"),
+        _ => Err(bad(key, v, "true|false")),
+    }
+}
+
+fn choice<'a>(key: &str, v: &Value, allowed: &[&'a str]) -> Result<&'a str, ConfigError> {
+    match v {
+        Value::Str(s) => allowed
+            .iter()
+            .find(|a| **a == s.as_str())
+            .copied()
+            .ok_or_else(|| bad(key, v, &allowed.join("|"))),
+        _ => Err(bad(key, v, &allowed.join("|"))),
+    }
+}
+
+impl SyncConfig {
+    /// Sets one key.
+    pub fn set(&mut self, key: &str, v: &Value) -> Result<(), ConfigError> {
+        match key {
+            "n" => self.n = int32(key, v)?,
+            "l" => self.l = int32(key, v)?,
+            "P" => self.procs = Some(int32(key, v)?),
+            "k" => self.k = int(key, v)?,
+            "grain" => self.grain = num(key, v)?,
+            "var" => self.var = num(key, v)?,
+            "barrier_cost" => self.barrier_cost = num(key, v)?,
+            "tq" => self.tq = num(key, v)?,
+            "tcs" => self.tcs = num(key, v)?,
+            "alpha" => self.alpha = num(key, v)?,
+            "spin_limit" => self.spin_limit = num(key, v)?,
+            "wait" => {
+                self.wait = match choice(key, v, &["busy", "block", "twophase"])? {
+                    "block" => WaitStrategy::Block,
+                    "twophase" => WaitStrategy::TwoPhase,
+                    _ => WaitStrategy::Busy,
+                }
+            }
+            "wakeup" => {
+                self.wakeup = match choice(key, v, &["tail", "priority"])? {
+                    "priority" => Wakeup::Priority,
+                    _ => Wakeup::Tail,
+                }
+            }
+            "sched" => {
+                self.sched = match choice(key, v, &["local", "gang"])? {
+                    "local" => SyncSched::Local,
+                    _ => SyncSched::Gang,
+                }
+            }
+            "competitors" => {
+                self.competitors = match choice(key, v, &["same", "compute"])? {
+                    "compute" => Competitors::Compute,
+                    _ => Competitors::Same,
+                }
+            }
+            "skew" => self.skew = boolean(key, v)?,
+            "shuffle" => self.shuffle = boolean(key, v)?,
+            "batches" => self.batches = int32(key, v)?,
+            "seed" => self.seed = int(key, v)?,
+            _ => return Err(ConfigError::new(key, "unknown key", KEYS.join(", "))),
+        }
+        Ok(())
+    }
+
+    /// The number of processors P.
+    pub fn procs(&self) -> u32 {
+        self.procs.unwrap_or(self.n)
+    }
+
+    /// Checks every value; the error names the key.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let p = self.procs();
+        if self.n == 0 {
+            return Err(ConfigError::new("n", "a gang of 0 threads", "n >= 1"));
+        }
+        if p == 0 {
+            return Err(ConfigError::new("P", "0 processors", "P >= 1"));
+        }
+        if self.n > p {
+            return Err(ConfigError::new(
+                "n",
+                format!(
+                    "a gang of {} threads is larger than the machine (P = {p})",
+                    self.n
+                ),
+                "n <= P",
+            ));
+        }
+        if self.l == 0 {
+            return Err(ConfigError::new("l", "0 threads per processor", "l >= 1"));
+        }
+        if self.k == 0 {
+            return Err(ConfigError::new("k", "0 iterations", "k >= 1"));
+        }
+        for (f, v) in [
+            ("grain", self.grain),
+            ("var", self.var),
+            ("barrier_cost", self.barrier_cost),
+            ("tcs", self.tcs),
+            ("alpha", self.alpha),
+            ("spin_limit", self.spin_limit),
+        ] {
+            if !(v >= 0.0 && v.is_finite()) {
+                return Err(ConfigError::new(
+                    f,
+                    format!("{v} is negative or not finite"),
+                    "a finite number >= 0",
+                ));
+            }
+        }
+        if !(self.tq > 0.0 && self.tq.is_finite()) {
+            return Err(ConfigError::new(
+                "tq",
+                format!("{} is not a positive quantum", self.tq),
+                "a finite number > 0",
+            ));
+        }
+        if self.tcs >= self.tq {
+            return Err(ConfigError::new(
+                "tcs",
+                format!(
+                    "a context switch of {} is not shorter than the quantum {}",
+                    self.tcs, self.tq
+                ),
+                "tcs < tq",
+            ));
+        }
+        if self.batches == 0 {
+            return Err(ConfigError::new("batches", "0 batches", "batches >= 1"));
+        }
+        Ok(())
+    }
+
+    /// t_p: mean processing time per iteration, barrier cost included (eq. 1).
+    pub fn t_p(&self) -> f64 {
+        self.barrier_cost + self.grain + 0.5 * self.var
+    }
+
+    /// t_w: mean waiting time per iteration on dedicated processors (eq. 4):
+    /// E[max of n uniforms] − mean = var·(n − 1)/(2(n + 1)).
+    pub fn t_w(&self) -> f64 {
+        let n = self.n as f64;
+        self.var * (n - 1.0) / (2.0 * (n + 1.0))
+    }
+
+    /// Equation (6): busy waiting with gang scheduling.
+    pub fn eq6(&self) -> f64 {
+        (1.0 + self.tcs / self.tq) * (self.t_p() + self.t_w()) * self.l as f64
+    }
+
+    /// Equation (8), capped at (τq + τcs)ℓ as the paper says: busy waiting,
+    /// uncoordinated, fine grain.
+    pub fn eq8(&self) -> f64 {
+        let n = self.n as i32;
+        let l = self.l as f64;
+        let t = (1.0 + self.tcs / self.tq).powi(n) * (self.t_p() + self.t_w()) * l.powi(n);
+        t.min((self.tq + self.tcs) * l)
+    }
+
+    /// Equation (12): blocking, same competitors, fine grain.
+    pub fn eq12(&self) -> f64 {
+        let n = self.n as f64;
+        let tp = self.t_p();
+        (1.0 + (n - 1.0) * self.alpha * self.tcs / (n * tp)) * tp * self.l as f64
+    }
+
+    /// Equation (13): blocking, compute-bound competitors, fine grain.
+    pub fn eq13(&self) -> f64 {
+        let l = self.l as f64;
+        self.t_p() + (l - 1.0) * self.tq + (l + self.alpha - 1.0) * self.tcs
+    }
+}
+
+/// What a run measured. Times in ms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SyncResult {
+    /// Mean time per iteration of the measured gang: (time of its k-th
+    /// barrier − its start) / k.
+    pub time_per_iter: f64,
+    /// 90% confidence half-width (batch means over iterations).
+    pub ci90_half_width: f64,
+    pub batch_means: Vec<f64>,
+    /// When the measured gang first ran, and when it passed its k-th barrier.
+    pub start: f64,
+    pub end: f64,
+    pub iterations: u64,
+    /// Useful compute (all threads but the skewing ones) / (P · end).
+    pub utilization: f64,
+    pub useful_time: f64,
+    /// Processor time spent spinning at barriers (all gangs).
+    pub busy_wait_time: f64,
+    /// Of which by the measured gang.
+    pub measured_busy_wait_time: f64,
+    /// Processor time spent in context switches and blocking.
+    pub overhead_time: f64,
+    /// Dispatches of a thread other than the processor's previous one.
+    pub context_switches: u64,
+    pub blocking_events: u64,
+    /// Quantum expiries that moved a thread to the tail (local scheduling).
+    pub preemptions: u64,
+    /// Gang switches (gang scheduling).
+    pub slot_switches: u64,
+    /// Time-weighted fraction of idle cells in the scheduled slots.
+    pub fragmentation: f64,
+    /// Barriers passed by all gangs (measured and competitors).
+    pub gang_iterations: u64,
+    pub events: u64,
+    /// Most events pending at once (bounded: no growth with k).
+    pub max_pending: usize,
+    /// Model predictions for this configuration.
+    pub t_p: f64,
+    pub t_w: f64,
+    pub eq6: f64,
+    pub eq8: f64,
+    pub eq12: f64,
+    pub eq13: f64,
+    /// Wall-clock seconds (not deterministic; excluded from comparisons by
+    /// [`SyncResult::same_simulation`]).
+    pub wall_seconds: f64,
+}
+
+impl SyncResult {
+    /// Equal in everything but the wall-clock time.
+    pub fn same_simulation(&self, other: &SyncResult) -> bool {
+        let mut a = self.clone();
+        a.wall_seconds = other.wall_seconds;
+        &a == other
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Skew,
+    Measured,
+    Same,
+    Compute,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum St {
+    Ready,
+    Running,
+    Blocked,
+    Done,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Next {
+    Compute(u64),
+    Barrier,
+    Exit,
+}
+
+struct Thread {
+    gang: u32,
+    proc: u32,
+    cursor: Cursor,
+    /// Compute ticks left of the current step.
+    remaining: u64,
+    /// A barrier or exit reached with no compute before it, to be applied
+    /// when the thread next runs.
+    deferred: Option<Next>,
+    state: St,
+    /// At a barrier, not yet released.
+    waiting: bool,
+    /// Two-phase: spin budget left in this wait.
+    spin_left: u64,
+}
+
+struct Gang {
+    kind: Kind,
+    program: Program,
+    rng: StreamRng,
+    width: u32,
+    arrived: u32,
+    waiters: Vec<u32>,
+    wait: WaitStrategy,
+    /// Threads Ready or Running.
+    runnable: u32,
+    /// Threads not Done.
+    alive: u32,
+    /// The gang's thread on each processor (NONE where it has none).
+    on_proc: Vec<u32>,
+    iterations: u64,
+}
+
+struct Proc {
+    thread: u32,
+    last: u32,
+    /// The next dispatch is free (a block already paid for the switch).
+    free_switch: bool,
+    /// Start of the current accounting segment of the running thread.
+    seg_start: Time,
+    /// The processor is in switch/blocking overhead until then.
+    busy_until: Time,
+    gen: u32,
+    /// End of the current quantum (local scheduling).
+    slice_end: Time,
+    /// A `Quantum` event is pending (at most one per processor; it re-arms
+    /// itself lazily if the quantum was restarted meanwhile).
+    timer: bool,
+    queue: VecDeque<u32>,
+}
+
+/// Events of the sync machine.
+#[derive(Debug, Clone, Copy)]
+pub enum SyncEv {
+    /// The running thread's current activity (compute, two-phase spin) ends.
+    Seg { p: u32, gen: u32 },
+    /// Quantum expiry on one processor (local scheduling).
+    Quantum { p: u32 },
+    /// Global slot switch (gang scheduling).
+    Slot { gen: u32 },
+}
+
+/// The machine of seed 001.
+pub struct SyncMachine {
+    sched: SyncSched,
+    wakeup: Wakeup,
+    tq: u64,
+    tcs: u64,
+    block_cost: u64,
+    spin_limit: u64,
+    k: u64,
+    audit: bool,
+    procs: Vec<Proc>,
+    threads: Vec<Thread>,
+    gangs: Vec<Gang>,
+    measured: u32,
+    matrix: GangMatrix,
+    slot: Option<SlotId>,
+    sgen: u32,
+    slot_start: Time,
+    slot_free: u32,
+    slot_end: Time,
+    // Statistics (ticks).
+    useful: u64,
+    skew_work: u64,
+    spin: u64,
+    measured_spin: u64,
+    overhead: u64,
+    context_switches: u64,
+    blocking_events: u64,
+    preemptions: u64,
+    slot_switches: u64,
+    frag_idle: u128,
+    frag_total: u128,
+    gang_iterations: u64,
+    // Measured gang.
+    start: Option<Time>,
+    last_iter: Time,
+    batch_size: u64,
+    batch_len: u64,
+    batch_sum: f64,
+    batches_max: usize,
+    batch_means: Vec<f64>,
+    done: Option<Time>,
+    max_pending: usize,
+}
+
+fn ticks(u: f64) -> u64 {
+    units_to_ticks(u)
+}
+
+impl SyncMachine {
+    /// Builds the machine for a validated configuration.
+    pub fn new(cfg: &SyncConfig, audit: bool) -> Result<SyncMachine, ConfigError> {
+        cfg.validate()?;
+        let p = cfg.procs();
+        let mut matrix = GangMatrix::new(p, None)?;
+        let bc = cfg.barrier_cost;
+        let iterate = |count: u64| {
+            Program::new(vec![Step::Repeat {
+                count,
+                body: vec![
+                    Step::Compute {
+                        demand: Dist::Uniform {
+                            lo: cfg.grain + bc,
+                            hi: cfg.grain + cfg.var + bc,
+                        },
+                    },
+                    Step::Barrier,
+                ],
+            }])
+        };
+        let mut specs: Vec<(Kind, u32, Program)> = Vec::new();
+        if cfg.skew {
+            specs.push((
+                Kind::Skew,
+                p,
+                Program::new(vec![Step::Compute {
+                    demand: Dist::Uniform {
+                        lo: 0.0,
+                        hi: cfg.tq,
+                    },
+                }]),
+            ));
+        }
+        specs.push((Kind::Measured, cfg.n, iterate(cfg.k)));
+        for _ in 1..cfg.l {
+            match cfg.competitors {
+                Competitors::Same => specs.push((Kind::Same, cfg.n, iterate(u64::MAX))),
+                Competitors::Compute => specs.push((
+                    Kind::Compute,
+                    p,
+                    Program::new(vec![Step::Compute {
+                        demand: Dist::Const { value: 1e12 },
+                    }]),
+                )),
+            }
+        }
+        let mut m = SyncMachine {
+            sched: cfg.sched,
+            wakeup: cfg.wakeup,
+            tq: ticks(cfg.tq),
+            tcs: ticks(cfg.tcs),
+            block_cost: ticks(cfg.alpha * cfg.tcs),
+            spin_limit: ticks(cfg.spin_limit),
+            k: cfg.k,
+            audit,
+            procs: (0..p)
+                .map(|_| Proc {
+                    thread: NONE,
+                    last: NONE,
+                    free_switch: true,
+                    seg_start: Time::ZERO,
+                    busy_until: Time::ZERO,
+                    gen: 0,
+                    slice_end: Time::ZERO,
+                    timer: false,
+                    queue: VecDeque::with_capacity(cfg.l as usize + 2),
+                })
+                .collect(),
+            threads: Vec::new(),
+            gangs: Vec::new(),
+            measured: 0,
+            matrix: GangMatrix::new(p, None)?,
+            slot: None,
+            sgen: 0,
+            slot_start: Time::ZERO,
+            slot_free: 0,
+            slot_end: Time::ZERO,
+            useful: 0,
+            skew_work: 0,
+            spin: 0,
+            measured_spin: 0,
+            overhead: 0,
+            context_switches: 0,
+            blocking_events: 0,
+            preemptions: 0,
+            slot_switches: 0,
+            frag_idle: 0,
+            frag_total: 0,
+            gang_iterations: 0,
+            start: None,
+            last_iter: Time::ZERO,
+            batch_size: (cfg.k / cfg.batches as u64).max(1),
+            batch_len: 0,
+            batch_sum: 0.0,
+            batches_max: cfg.batches as usize,
+            batch_means: Vec::with_capacity(cfg.batches as usize),
+            done: None,
+            max_pending: 0,
+        };
+        for (gi, (kind, width, program)) in specs.into_iter().enumerate() {
+            let g = gi as u32;
+            let alloc = matrix
+                .allocate(GangId(g as u64), width)
+                .map_err(|e| ConfigError::new("n", e.to_string(), "n <= P"))?
+                .expect("an unbounded matrix always has room");
+            let rng = match kind {
+                Kind::Skew => stream(cfg.seed, Stream::Skew, 0),
+                _ => stream(cfg.seed, Stream::ThreadDemand, g as u64),
+            };
+            if kind == Kind::Measured {
+                m.measured = g;
+            }
+            let mut on_proc = vec![NONE; p as usize];
+            for &q in &alloc.procs {
+                let th = m.threads.len() as u32;
+                on_proc[q.idx()] = th;
+                m.threads.push(Thread {
+                    gang: g,
+                    proc: q.0,
+                    cursor: Cursor::new(width),
+                    remaining: 0,
+                    deferred: None,
+                    state: St::Ready,
+                    waiting: false,
+                    spin_left: 0,
+                });
+            }
+            m.gangs.push(Gang {
+                kind,
+                program,
+                rng,
+                width,
+                arrived: 0,
+                waiters: Vec::with_capacity(width as usize),
+                wait: cfg.wait,
+                runnable: width,
+                alive: width,
+                on_proc,
+                iterations: 0,
+            });
+        }
+        m.matrix = matrix;
+        for th in 0..m.threads.len() as u32 {
+            m.prepare(th);
+            if m.sched == SyncSched::Local {
+                let q = m.threads[th as usize].proc as usize;
+                m.procs[q].queue.push_back(th);
+            }
+        }
+        if cfg.shuffle && m.sched == SyncSched::Local {
+            let first = usize::from(cfg.skew);
+            for (q, proc) in m.procs.iter_mut().enumerate() {
+                let mut rng = stream(cfg.seed, Stream::Skew, q as u64 + 1);
+                let v = proc.queue.make_contiguous();
+                if v.len() > first {
+                    let rest = &mut v[first..];
+                    for i in (1..rest.len()).rev() {
+                        rest.swap(i, rng.random_range(0..=i));
+                    }
+                }
+            }
+        }
+        Ok(m)
+    }
+
+    /// Runs until the measured gang passes its k-th barrier.
+    pub fn run(&mut self, eng: &mut Engine<SyncEv>) -> Result<Time, MachineError> {
+        match self.sched {
+            SyncSched::Local => {
+                for p in 0..self.procs.len() as u32 {
+                    self.dispatch_local(p, eng);
+                }
+            }
+            SyncSched::Gang => eng.schedule_at(Time::ZERO, SyncEv::Slot { gen: 0 }),
+        }
+        let mut max_pending = eng.pending();
+        while self.done.is_none() {
+            let Some(ev) = eng.pop() else {
+                return Err(MachineError::Invariant {
+                    time: eng.now().as_units(),
+                    msg: "no event left before the measured gang finished (deadlock)".into(),
+                });
+            };
+            match ev {
+                SyncEv::Seg { p, gen } => self.on_seg(p, gen, eng),
+                SyncEv::Quantum { p } => self.on_quantum(p, eng),
+                SyncEv::Slot { gen } => {
+                    if gen == self.sgen {
+                        self.switch_slot(eng)
+                    }
+                }
+            }
+            max_pending = max_pending.max(eng.pending());
+            if self.audit {
+                self.check(eng.now())?;
+            }
+        }
+        self.max_pending = max_pending;
+        Ok(eng.now())
+    }
+
+    fn advance(&mut self, th: u32) -> Next {
+        let t = &mut self.threads[th as usize];
+        let g = &mut self.gangs[t.gang as usize];
+        match t.cursor.next(&g.program, &mut g.rng) {
+            Op::Compute { units } => Next::Compute(ticks(units)),
+            Op::Barrier => Next::Barrier,
+            Op::Exit => Next::Exit,
+            Op::ForkJoin { .. } => unreachable!("sync programs have no fork-join"),
+        }
+    }
+
+    /// Moves the (non-waiting) thread to its next activity.
+    fn prepare(&mut self, th: u32) {
+        let next = self.advance(th);
+        let t = &mut self.threads[th as usize];
+        match next {
+            Next::Compute(c) => {
+                t.remaining = c;
+                t.deferred = None;
+            }
+            other => {
+                t.remaining = 0;
+                t.deferred = Some(other);
+            }
+        }
+    }
+
+    /// `th` runs on `p` from `start` (>= now): schedules the end of its
+    /// activity if it falls within the current quantum or slot (otherwise the
+    /// quantum or slot handler restarts the activity), so no stale event
+    /// lingers for long and pending events stay bounded.
+    fn start_activity(&mut self, th: u32, p: u32, start: Time, eng: &mut Engine<SyncEv>) {
+        let t = &self.threads[th as usize];
+        let proc = &mut self.procs[p as usize];
+        proc.seg_start = start;
+        proc.gen = proc.gen.wrapping_add(1);
+        if t.gang == self.measured && self.start.is_none() {
+            self.start = Some(start);
+            self.last_iter = start;
+        }
+        let end = if t.waiting {
+            match self.gangs[t.gang as usize].wait {
+                WaitStrategy::Busy => return,
+                WaitStrategy::TwoPhase => start + t.spin_left,
+                WaitStrategy::Block => unreachable!("blocked threads are not dispatched"),
+            }
+        } else {
+            start + t.remaining
+        };
+        let limit = match self.sched {
+            SyncSched::Local => proc.slice_end,
+            SyncSched::Gang => self.slot_end,
+        };
+        if end <= limit {
+            eng.schedule_at(end, SyncEv::Seg { p, gen: proc.gen });
+        }
+    }
+
+    /// Charges `elapsed` ticks of processor time to the running thread `th`.
+    #[inline]
+    fn account(&mut self, th: u32, elapsed: u64) {
+        let t = &mut self.threads[th as usize];
+        if t.waiting {
+            self.spin += elapsed;
+            if t.gang == self.measured {
+                self.measured_spin += elapsed;
+            }
+            t.spin_left = t.spin_left.saturating_sub(elapsed);
+        } else {
+            t.remaining -= elapsed.min(t.remaining);
+            if self.gangs[t.gang as usize].kind == Kind::Skew {
+                self.skew_work += elapsed;
+            } else {
+                self.useful += elapsed;
+            }
+        }
+    }
+
+    fn on_seg(&mut self, p: u32, gen: u32, eng: &mut Engine<SyncEv>) {
+        let proc = &self.procs[p as usize];
+        if proc.gen != gen || proc.thread == NONE {
+            return;
+        }
+        let now = eng.now();
+        let th = proc.thread;
+        let elapsed = now.saturating_sub(proc.seg_start);
+        self.account(th, elapsed);
+        if self.threads[th as usize].waiting {
+            // Two-phase: the spin budget is used up.
+            self.block(th, p, eng);
+            return;
+        }
+        let next = match self.threads[th as usize].deferred.take() {
+            Some(n) => n,
+            None => self.advance(th),
+        };
+        match next {
+            Next::Compute(c) => {
+                self.threads[th as usize].remaining = c;
+                self.start_activity(th, p, now, eng);
+            }
+            Next::Barrier => self.arrive(th, p, eng),
+            Next::Exit => self.exit(th, p, eng),
+        }
+    }
+
+    fn arrive(&mut self, th: u32, p: u32, eng: &mut Engine<SyncEv>) {
+        let now = eng.now();
+        let gi = self.threads[th as usize].gang as usize;
+        let g = &mut self.gangs[gi];
+        g.arrived += 1;
+        if g.arrived == g.width {
+            g.arrived = 0;
+            g.iterations += 1;
+            self.gang_iterations += 1;
+            let mut waiters = std::mem::take(&mut g.waiters);
+            for &w in &waiters {
+                self.wake(w, eng);
+            }
+            waiters.clear();
+            self.gangs[gi].waiters = waiters;
+            if gi as u32 == self.measured {
+                self.record_iteration(now);
+            }
+            self.prepare(th);
+            self.start_activity(th, p, now, eng);
+            return;
+        }
+        g.waiters.push(th);
+        let wait = g.wait;
+        let t = &mut self.threads[th as usize];
+        t.waiting = true;
+        match wait {
+            WaitStrategy::Busy => self.start_activity(th, p, now, eng),
+            WaitStrategy::TwoPhase => {
+                t.spin_left = self.spin_limit;
+                if self.spin_limit == 0 {
+                    self.block(th, p, eng);
+                } else {
+                    self.start_activity(th, p, now, eng);
+                }
+            }
+            WaitStrategy::Block => self.block(th, p, eng),
+        }
+    }
+
+    fn record_iteration(&mut self, now: Time) {
+        let it = ticks_to_units(now - self.last_iter);
+        self.last_iter = now;
+        if self.batch_means.len() < self.batches_max {
+            self.batch_sum += it;
+            self.batch_len += 1;
+            if self.batch_len == self.batch_size {
+                self.batch_means
+                    .push(self.batch_sum / self.batch_size as f64);
+                self.batch_sum = 0.0;
+                self.batch_len = 0;
+            }
+        }
+        if self.gangs[self.measured as usize].iterations >= self.k {
+            self.done = Some(now);
+        }
+    }
+
+    /// Releases waiter `w` from its barrier.
+    fn wake(&mut self, w: u32, eng: &mut Engine<SyncEv>) {
+        let now = eng.now();
+        self.threads[w as usize].waiting = false;
+        self.prepare(w);
+        let t = &self.threads[w as usize];
+        let (p, gi, state) = (t.proc, t.gang as usize, t.state);
+        match state {
+            St::Running => {
+                let seg_start = self.procs[p as usize].seg_start;
+                // The spin since the segment start, charged now that it ends.
+                let elapsed = now.saturating_sub(seg_start);
+                self.spin += elapsed;
+                if gi as u32 == self.measured {
+                    self.measured_spin += elapsed;
+                }
+                self.start_activity(w, p, now.max(seg_start), eng);
+            }
+            St::Ready => {}
+            St::Blocked => {
+                self.threads[w as usize].state = St::Ready;
+                self.gangs[gi].runnable += 1;
+                match self.sched {
+                    SyncSched::Local => {
+                        let proc = &mut self.procs[p as usize];
+                        match self.wakeup {
+                            Wakeup::Tail => proc.queue.push_back(w),
+                            Wakeup::Priority => proc.queue.push_front(w),
+                        }
+                        if proc.thread == NONE {
+                            self.dispatch_local(p, eng);
+                        }
+                    }
+                    SyncSched::Gang => {
+                        let here = self.matrix.slot_of(GangId(gi as u64));
+                        if self.slot.is_none() {
+                            self.sgen = self.sgen.wrapping_add(1);
+                            eng.schedule_at(now, SyncEv::Slot { gen: self.sgen });
+                        } else if here == self.slot && self.procs[p as usize].thread == NONE {
+                            let proc = &self.procs[p as usize];
+                            let cost = if proc.free_switch || proc.last == w {
+                                0
+                            } else {
+                                self.tcs
+                            };
+                            self.run_on(p, w, cost, eng);
+                        }
+                    }
+                }
+            }
+            St::Done => unreachable!("a finished thread does not wait"),
+        }
+    }
+
+    fn block(&mut self, th: u32, p: u32, eng: &mut Engine<SyncEv>) {
+        let now = eng.now();
+        let gi = self.threads[th as usize].gang as usize;
+        self.threads[th as usize].state = St::Blocked;
+        self.gangs[gi].runnable -= 1;
+        self.blocking_events += 1;
+        self.overhead += self.block_cost;
+        let proc = &mut self.procs[p as usize];
+        proc.thread = NONE;
+        proc.gen = proc.gen.wrapping_add(1);
+        proc.busy_until = proc.busy_until.max(now) + self.block_cost;
+        proc.free_switch = true;
+        self.after_leave(p, eng);
+    }
+
+    fn exit(&mut self, th: u32, p: u32, eng: &mut Engine<SyncEv>) {
+        let gi = self.threads[th as usize].gang as usize;
+        self.threads[th as usize].state = St::Done;
+        let g = &mut self.gangs[gi];
+        g.runnable -= 1;
+        g.alive -= 1;
+        if g.alive == 0 {
+            let _ = self.matrix.release(GangId(gi as u64));
+        }
+        let proc = &mut self.procs[p as usize];
+        proc.thread = NONE;
+        proc.gen = proc.gen.wrapping_add(1);
+        self.after_leave(p, eng);
+    }
+
+    /// Processor `p` has no thread any more.
+    fn after_leave(&mut self, p: u32, eng: &mut Engine<SyncEv>) {
+        match self.sched {
+            SyncSched::Local => self.dispatch_local(p, eng),
+            SyncSched::Gang => {
+                if self.slot.is_some() && self.procs.iter().all(|q| q.thread == NONE) {
+                    // Nothing runs in this slot any more: switch early.
+                    self.sgen = self.sgen.wrapping_add(1);
+                    eng.schedule_at(eng.now(), SyncEv::Slot { gen: self.sgen });
+                }
+            }
+        }
+    }
+
+    /// Starts `th` on `p` after `cost` ticks of switch overhead.
+    fn run_on(&mut self, p: u32, th: u32, cost: u64, eng: &mut Engine<SyncEv>) {
+        let now = eng.now();
+        let proc = &mut self.procs[p as usize];
+        if proc.last != th {
+            self.context_switches += 1;
+        }
+        let start = proc.busy_until.max(now) + cost;
+        self.overhead += cost;
+        proc.busy_until = start;
+        proc.thread = th;
+        proc.last = th;
+        proc.free_switch = false;
+        if self.sched == SyncSched::Local {
+            proc.slice_end = start + self.tq;
+            if !proc.timer {
+                proc.timer = true;
+                eng.schedule_at(proc.slice_end, SyncEv::Quantum { p });
+            }
+        }
+        self.threads[th as usize].state = St::Running;
+        self.start_activity(th, p, start, eng);
+    }
+
+    /// Local scheduling: `p` (idle) takes the head of its queue, if any.
+    fn dispatch_local(&mut self, p: u32, eng: &mut Engine<SyncEv>) {
+        let proc = &mut self.procs[p as usize];
+        let Some(th) = proc.queue.pop_front() else {
+            return;
+        };
+        let cost = if proc.free_switch || proc.last == th {
+            0
+        } else {
+            self.tcs
+        };
+        self.run_on(p, th, cost, eng);
+    }
+
+    fn on_quantum(&mut self, p: u32, eng: &mut Engine<SyncEv>) {
+        let now = eng.now();
+        let proc = &mut self.procs[p as usize];
+        proc.timer = false;
+        if proc.thread == NONE {
+            return;
+        }
+        if now < proc.slice_end {
+            // The quantum was restarted since this timer was set.
+            proc.timer = true;
+            eng.schedule_at(proc.slice_end, SyncEv::Quantum { p });
+            return;
+        }
+        let th = proc.thread;
+        let start = proc.seg_start.max(now);
+        let elapsed = now.saturating_sub(proc.seg_start);
+        self.account(th, elapsed);
+        let proc = &mut self.procs[p as usize];
+        if proc.queue.is_empty() {
+            // Continue with a new quantum, no switch.
+            proc.slice_end = now + self.tq;
+            proc.timer = true;
+            eng.schedule_at(proc.slice_end, SyncEv::Quantum { p });
+            self.start_activity(th, p, start, eng);
+            return;
+        }
+        self.preemptions += 1;
+        proc.thread = NONE;
+        proc.gen = proc.gen.wrapping_add(1);
+        proc.queue.push_back(th);
+        self.threads[th as usize].state = St::Ready;
+        self.dispatch_local(p, eng);
+    }
+
+    /// Gang scheduling: all processors move to the next slot with work.
+    fn switch_slot(&mut self, eng: &mut Engine<SyncEv>) {
+        let now = eng.now();
+        if self.slot.is_some() {
+            let d = (now - self.slot_start) as u128;
+            self.frag_idle += self.slot_free as u128 * d;
+            self.frag_total += self.procs.len() as u128 * d;
+        }
+        let gangs = &self.gangs;
+        let next = self
+            .matrix
+            .next_slot(self.slot, |g| gangs[g.0 as usize].runnable > 0);
+        self.slot_start = now;
+        if next.is_some() && next == self.slot {
+            // The only slot with work: no switch, a new quantum.
+            self.slot_end = now + self.tq;
+            self.sgen = self.sgen.wrapping_add(1);
+            eng.schedule_at(self.slot_end, SyncEv::Slot { gen: self.sgen });
+            for p in 0..self.procs.len() as u32 {
+                let th = self.procs[p as usize].thread;
+                if th != NONE {
+                    let seg_start = self.procs[p as usize].seg_start;
+                    self.account(th, now.saturating_sub(seg_start));
+                    self.start_activity(th, p, seg_start.max(now), eng);
+                }
+            }
+            return;
+        }
+        for p in 0..self.procs.len() as u32 {
+            let th = self.procs[p as usize].thread;
+            if th != NONE {
+                let elapsed = now.saturating_sub(self.procs[p as usize].seg_start);
+                self.account(th, elapsed);
+                self.threads[th as usize].state = St::Ready;
+                let proc = &mut self.procs[p as usize];
+                proc.thread = NONE;
+                proc.gen = proc.gen.wrapping_add(1);
+            }
+        }
+        self.slot = next;
+        let Some(s) = next else {
+            return;
+        };
+        self.slot_switches += 1;
+        self.slot_free = self.matrix.free_cells(s);
+        self.slot_end = now + self.tcs + self.tq;
+        for p in 0..self.procs.len() as u32 {
+            let proc = &mut self.procs[p as usize];
+            proc.busy_until = proc.busy_until.max(now) + self.tcs;
+            proc.free_switch = false;
+            self.overhead += self.tcs;
+            if let Some(g) = self.matrix.cell(s, ProcId(p)) {
+                let th = self.gangs[g.0 as usize].on_proc[p as usize];
+                if self.threads[th as usize].state == St::Ready {
+                    self.run_on(p, th, 0, eng);
+                }
+            }
+        }
+        self.sgen = self.sgen.wrapping_add(1);
+        eng.schedule_at(self.slot_end, SyncEv::Slot { gen: self.sgen });
+    }
+
+    /// Invariants (audit mode).
+    fn check(&self, now: Time) -> Result<(), MachineError> {
+        let err = |msg: String| MachineError::Invariant {
+            time: now.as_units(),
+            msg,
+        };
+        let mut seen = vec![0u8; self.threads.len()];
+        for (i, proc) in self.procs.iter().enumerate() {
+            if proc.thread != NONE {
+                let th = proc.thread as usize;
+                let t = &self.threads[th];
+                if t.state != St::Running || t.proc != i as u32 {
+                    return Err(err(format!(
+                        "processor {i} holds thread {th} in state {:?} pinned to {}",
+                        t.state, t.proc
+                    )));
+                }
+                if self.sched == SyncSched::Gang {
+                    let slot = self.matrix.slot_of(GangId(t.gang as u64));
+                    if slot.is_none() || slot != self.slot {
+                        return Err(err(format!(
+                            "thread {th} of gang {} runs outside its slot ({slot:?}, current {:?})",
+                            t.gang, self.slot
+                        )));
+                    }
+                }
+                seen[th] += 1;
+            }
+            for &q in &proc.queue {
+                let t = &self.threads[q as usize];
+                if t.state != St::Ready || t.proc != i as u32 {
+                    return Err(err(format!(
+                        "thread {q} queued on {i} is {:?}, pinned to {}",
+                        t.state, t.proc
+                    )));
+                }
+                seen[q as usize] += 1;
+            }
+            if self.sched == SyncSched::Gang && !proc.queue.is_empty() {
+                return Err(err("gang scheduling uses no run queues".into()));
+            }
+        }
+        if let Some(t) = seen.iter().position(|&c| c > 1) {
+            return Err(err(format!("thread {t} is in two places at once")));
+        }
+        for (gi, g) in self.gangs.iter().enumerate() {
+            let mut runnable = 0;
+            let mut waiting = 0;
+            for (th, t) in self.threads.iter().enumerate() {
+                if t.gang as usize != gi {
+                    continue;
+                }
+                if matches!(t.state, St::Ready | St::Running) {
+                    runnable += 1;
+                }
+                if t.waiting {
+                    waiting += 1;
+                }
+                if t.state == St::Blocked && (!t.waiting || seen[th] != 0) {
+                    return Err(err(format!(
+                        "blocked thread {th} is not waiting or holds a processor/queue place"
+                    )));
+                }
+                if self.sched == SyncSched::Local && t.state == St::Ready && seen[th] != 1 {
+                    return Err(err(format!("ready thread {th} is in no run queue")));
+                }
+            }
+            if runnable != g.runnable {
+                return Err(err(format!("gang {gi} runnable count is off")));
+            }
+            if waiting != g.waiters.len() || waiting as u32 != g.arrived {
+                return Err(err(format!("gang {gi} barrier count is off")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs one configuration (audit mode checks invariants after every event).
+pub fn run(cfg: &SyncConfig, audit: bool) -> Result<SyncResult, crate::pools::RunError> {
+    let wall = Instant::now();
+    let mut m = SyncMachine::new(cfg, audit)?;
+    let mut eng = Engine::new();
+    let end = m.run(&mut eng)?;
+    let start = m.start.unwrap_or(Time::ZERO);
+    let iterations = m.gangs[m.measured as usize].iterations;
+    let total = ticks_to_units(end - start);
+    let (_, half) = mean_ci90(&m.batch_means);
+    let p = m.procs.len() as f64;
+    let end_u = end.as_units();
+    Ok(SyncResult {
+        time_per_iter: total / iterations as f64,
+        ci90_half_width: half,
+        batch_means: m.batch_means.clone(),
+        start: start.as_units(),
+        end: end_u,
+        iterations,
+        utilization: ticks_to_units(m.useful) / (p * end_u),
+        useful_time: ticks_to_units(m.useful),
+        busy_wait_time: ticks_to_units(m.spin),
+        measured_busy_wait_time: ticks_to_units(m.measured_spin),
+        overhead_time: ticks_to_units(m.overhead),
+        context_switches: m.context_switches,
+        blocking_events: m.blocking_events,
+        preemptions: m.preemptions,
+        slot_switches: m.slot_switches,
+        fragmentation: if m.frag_total == 0 {
+            0.0
+        } else {
+            m.frag_idle as f64 / m.frag_total as f64
+        },
+        gang_iterations: m.gang_iterations,
+        events: eng.processed(),
+        max_pending: m.max_pending,
+        t_p: cfg.t_p(),
+        t_w: cfg.t_w(),
+        eq6: cfg.eq6(),
+        eq8: cfg.eq8(),
+        eq12: cfg.eq12(),
+        eq13: cfg.eq13(),
+        wall_seconds: wall.elapsed().as_secs_f64(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(pairs: &[(&str, Value)]) -> SyncConfig {
+        let mut c = SyncConfig::default();
+        for (k, v) in pairs {
+            c.set(k, v).unwrap();
+        }
+        c
+    }
+
+    fn s(v: &str) -> Value {
+        Value::Str(v.into())
+    }
+
+    fn rel(a: f64, b: f64) -> f64 {
+        (a - b).abs() / b
+    }
+
+    #[test]
+    fn dedicated_busy_wait_is_tp_plus_tw() {
+        for sched in ["gang", "local"] {
+            let c = cfg(&[
+                ("l", Value::Int(1)),
+                ("k", Value::Int(20_000)),
+                ("sched", s(sched)),
+            ]);
+            let r = run(&c, false).unwrap();
+            let want = c.t_p() + c.t_w();
+            assert!(
+                rel(r.time_per_iter, want) < 0.01,
+                "{sched}: {} vs t_p + t_w = {want}",
+                r.time_per_iter
+            );
+            assert_eq!(r.blocking_events, 0);
+            assert!(r.busy_wait_time > 0.0);
+        }
+    }
+
+    #[test]
+    fn gang_busy_wait_matches_eq6() {
+        for grain in [0.1, 1.0] {
+            let c = cfg(&[("grain", Value::Float(grain)), ("var", Value::Float(grain))]);
+            let c = SyncConfig { k: 30_000, ..c };
+            let r = run(&c, false).unwrap();
+            assert!(
+                rel(r.time_per_iter, c.eq6()) < 0.05,
+                "grain {grain}: {} vs eq6 {}",
+                r.time_per_iter,
+                c.eq6()
+            );
+            assert!(r.fragmentation == 0.0);
+            assert!(r.slot_switches > 0);
+        }
+    }
+
+    #[test]
+    fn local_blocking_same_competitors_matches_eq12() {
+        let c = cfg(&[
+            ("sched", s("local")),
+            ("wait", s("block")),
+            ("k", Value::Int(20_000)),
+        ]);
+        let r = run(&c, false).unwrap();
+        assert!(
+            rel(r.time_per_iter, c.eq12()) < 0.10,
+            "{} vs eq12 {}",
+            r.time_per_iter,
+            c.eq12()
+        );
+        assert_eq!(r.busy_wait_time, 0.0);
+        assert!(r.blocking_events > 0);
+    }
+
+    #[test]
+    fn local_blocking_compute_competitors_matches_eq13() {
+        let c = cfg(&[
+            ("sched", s("local")),
+            ("wait", s("block")),
+            ("competitors", s("compute")),
+            ("k", Value::Int(3_000)),
+        ]);
+        let r = run(&c, false).unwrap();
+        assert!(
+            rel(r.time_per_iter, c.eq13()) < 0.10,
+            "{} vs eq13 {}",
+            r.time_per_iter,
+            c.eq13()
+        );
+    }
+
+    #[test]
+    fn uncoordinated_busy_wait_is_slow_and_quadratic_in_load() {
+        // Experiment 4: pairs of threads, GRAIN = VAR = 100 instructions. The
+        // pattern a run falls into depends on its seed (which quanta line up),
+        // so pool seeds as equation (8) does: rounds / expected iterations
+        // per round, i.e. the harmonic mean of the per-seed times.
+        let t = |sched: &str, l: i64| {
+            let seeds = 12;
+            let inv: f64 = (1..=seeds)
+                .map(|seed| {
+                    let c = cfg(&[
+                        ("n", Value::Int(2)),
+                        ("l", Value::Int(l)),
+                        ("grain", Value::Float(0.141)),
+                        ("var", Value::Float(0.141)),
+                        ("k", Value::Int(4_000)),
+                        ("sched", s(sched)),
+                        ("seed", Value::Int(seed)),
+                    ]);
+                    1.0 / run(&c, false).unwrap().time_per_iter
+                })
+                .sum();
+            seeds as f64 / inv
+        };
+        let gang: Vec<f64> = (2..=4).map(|l| t("gang", l)).collect();
+        let local: Vec<f64> = (2..=4).map(|l| t("local", l)).collect();
+        // Gang: linear in l.
+        assert!(rel(gang[2] / gang[0], 2.0) < 0.05, "{gang:?}");
+        // Uncoordinated: much slower, growing about as l^2 (eq. 8).
+        assert!(local[1] > 2.0 * gang[1], "{local:?} vs {gang:?}");
+        let growth = local[2] / local[0];
+        assert!(growth > 3.0, "local {local:?}: l=4/l=2 ratio {growth}");
+    }
+
+    #[test]
+    fn audit_every_combination() {
+        for sched in ["gang", "local"] {
+            for wait in ["busy", "block", "twophase"] {
+                for comp in ["same", "compute"] {
+                    for wakeup in ["tail", "priority"] {
+                        let c = cfg(&[
+                            ("n", Value::Int(4)),
+                            ("P", Value::Int(6)),
+                            ("l", Value::Int(3)),
+                            ("k", Value::Int(300)),
+                            ("tq", Value::Float(5.0)),
+                            ("sched", s(sched)),
+                            ("wait", s(wait)),
+                            ("competitors", s(comp)),
+                            ("wakeup", s(wakeup)),
+                        ]);
+                        let r = run(&c, true)
+                            .unwrap_or_else(|e| panic!("{sched}/{wait}/{comp}/{wakeup}: {e}"));
+                        assert_eq!(r.iterations, 300);
+                        if wait == "block" {
+                            assert_eq!(r.busy_wait_time, 0.0, "blocked threads spun");
+                        }
+                        let cap = c.procs() as f64 * r.end;
+                        assert!(r.useful_time + r.busy_wait_time <= cap + 1e-6);
+                        if sched == "gang" && comp == "same" {
+                            // Gangs of 4 on 6 processors: one gang per slot
+                            // (4 + 4 > 6), so 2 of 6 cells idle.
+                            assert!(rel(r.fragmentation, 2.0 / 6.0) < 0.2, "{}", r.fragmentation);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn gang_threads_stay_in_their_slot_and_blocked_threads_use_no_cpu() {
+        // The audit (run with `true`) fails the run if a thread runs outside
+        // its gang's slot or a blocked thread holds a processor or queue place.
+        let c = cfg(&[("k", Value::Int(2_000)), ("wait", s("twophase"))]);
+        let r = run(&c, true).unwrap();
+        assert!(r.blocking_events > 0 || r.busy_wait_time > 0.0);
+        let c = cfg(&[
+            ("k", Value::Int(2_000)),
+            ("wait", s("block")),
+            ("sched", s("local")),
+        ]);
+        let r = run(&c, true).unwrap();
+        assert_eq!(r.busy_wait_time, 0.0);
+        assert!(r.blocking_events > 0);
+    }
+
+    #[test]
+    fn deterministic() {
+        for sched in ["gang", "local"] {
+            let c = cfg(&[
+                ("k", Value::Int(3_000)),
+                ("sched", s(sched)),
+                ("wait", s("twophase")),
+            ]);
+            let a = run(&c, false).unwrap();
+            let b = run(&c, false).unwrap();
+            assert!(a.same_simulation(&b));
+            let d = run(&SyncConfig { seed: 2, ..c }, false).unwrap();
+            assert_ne!(a.time_per_iter, d.time_per_iter);
+        }
+    }
+
+    #[test]
+    fn long_runs_do_not_grow_memory() {
+        for sched in ["gang", "local"] {
+            for wait in ["busy", "block"] {
+                let c = cfg(&[("sched", s(sched)), ("wait", s(wait))]);
+                assert_eq!(c.k, 50_000);
+                let short = run(
+                    &SyncConfig {
+                        k: 1_000,
+                        ..c.clone()
+                    },
+                    false,
+                )
+                .unwrap();
+                let long = run(&c, false).unwrap();
+                assert_eq!(long.iterations, 50_000);
+                assert!(
+                    long.max_pending <= 2 * c.procs() as usize + 4,
+                    "{}",
+                    long.max_pending
+                );
+                assert!(long.max_pending <= short.max_pending + 2);
+                assert_eq!(long.batch_means.len(), 20);
+                assert!(long.ci90_half_width < 0.05 * long.time_per_iter);
+            }
+        }
+    }
+
+    #[test]
+    fn config_keys_and_errors() {
+        let mut c = SyncConfig::default();
+        assert_eq!(c.procs(), 10);
+        c.validate().unwrap();
+        c.set("P", &Value::Int(8)).unwrap();
+        assert_eq!(c.validate().unwrap_err().field, "n");
+        let mut c = SyncConfig::default();
+        c.set("tcs", &Value::Float(50.0)).unwrap();
+        assert_eq!(c.validate().unwrap_err().field, "tcs");
+        let mut c = SyncConfig::default();
+        c.set("grain", &Value::Float(-1.0)).unwrap();
+        assert_eq!(c.validate().unwrap_err().field, "grain");
+        let e = c.set("quantum", &Value::Int(1)).unwrap_err();
+        assert_eq!(e.field, "quantum");
+        assert!(e.allowed.contains("tq"));
+        assert_eq!(c.set("wait", &s("spin")).unwrap_err().field, "wait");
+        assert_eq!(c.set("k", &Value::Float(1.5)).unwrap_err().field, "k");
+        let c = cfg(&[
+            ("wait", s("twophase")),
+            ("sched", s("local")),
+            ("competitors", s("compute")),
+            ("wakeup", s("priority")),
+            ("skew", Value::Bool(false)),
+            ("P", Value::Int(12)),
+        ]);
+        assert_eq!(c.wait, WaitStrategy::TwoPhase);
+        assert_eq!(c.sched, SyncSched::Local);
+        assert_eq!(c.competitors, Competitors::Compute);
+        assert_eq!(c.wakeup, Wakeup::Priority);
+        assert!(!c.skew);
+        assert_eq!(c.procs(), 12);
+        assert!(matches!(
+            run(&SyncConfig { n: 0, ..c }, false),
+            Err(crate::pools::RunError::Config(e)) if e.field == "n"
+        ));
+    }
+
+    #[test]
+    fn model_inputs() {
+        let c = SyncConfig::default();
+        assert!((c.t_p() - 1.637).abs() < 1e-12);
+        // E[max of 10 U(0,1)] = 10/11; minus the mean 1/2.
+        assert!((c.t_w() - (10.0 / 11.0 - 0.5)).abs() < 1e-12);
+    }
+}
