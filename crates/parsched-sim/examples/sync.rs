@@ -2,7 +2,7 @@
 //! (keys of `SyncConfig`, plus `audit=true`). Prints the time per iteration,
 //! the model's predictions and the simulation speed.
 use parsched_sim::pools::Value;
-use parsched_sim::sync::{run, SyncConfig};
+use parsched_sim::sync::{run, SyncConfig, SyncOptions};
 
 fn main() {
     let mut cfg = SyncConfig::default();
@@ -23,7 +23,13 @@ fn main() {
             std::process::exit(2);
         }
     }
-    match run(&cfg, audit) {
+    match run(
+        &cfg,
+        SyncOptions {
+            audit,
+            ..SyncOptions::default()
+        },
+    ) {
         Ok(r) => {
             println!(
                 "t/iter {:.4} ± {:.4} ms  (t_p {:.4} t_w {:.4}; eq6 {:.4} eq8 {:.4} eq12 {:.4} eq13 {:.4})",

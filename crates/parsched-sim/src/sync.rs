@@ -69,7 +69,7 @@ use crate::rng::{stream, Stream, StreamRng};
 use crate::stats::mean_ci90;
 use parsched_core::policy::gang::{GangId, GangMatrix, SlotId};
 use parsched_core::program::{Cursor, Dist, Op, Program, Step};
-use parsched_core::time::{ticks_to_units, units_to_ticks};
+use parsched_core::time::{ticks_to_units, units_to_ticks, TICKS_PER_UNIT};
 use parsched_core::{ConfigError, ProcId, Time};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -538,9 +538,29 @@ struct Gang {
     runnable: u32,
     /// Threads not Done.
     alive: u32,
+    /// Thread indices in gang order (`first..first + width`).
+    threads: Vec<u32>,
+    first: u32,
+    /// The program is `Repeat { count, [Compute, Barrier] }`: the fast path
+    /// applies.
+    batchable: bool,
+    count: u64,
+    /// The fast path's iterations in flight.
+    batch: Batch,
     /// The gang's thread on each processor (NONE where it has none).
     on_proc: Vec<u32>,
     iterations: u64,
+}
+
+/// Iterations computed ahead by the fast path, committed at `end`.
+#[derive(Default)]
+struct Batch {
+    end: Time,
+    iterations: u64,
+    useful: u64,
+    spin: u64,
+    /// Barrier times (measured gang only; at most one quantum's worth).
+    times: Vec<Time>,
 }
 
 struct Proc {
@@ -570,6 +590,8 @@ pub enum SyncEv {
     Quantum { p: u32 },
     /// Global slot switch (gang scheduling).
     Slot { gen: u32 },
+    /// The end of a gang's fast-path batch of iterations.
+    Batch { g: u32 },
 }
 
 /// The machine of seed 001.
@@ -582,6 +604,7 @@ pub struct SyncMachine {
     spin_limit: u64,
     k: u64,
     audit: bool,
+    fast: bool,
     procs: Vec<Proc>,
     threads: Vec<Thread>,
     gangs: Vec<Gang>,
@@ -617,13 +640,28 @@ pub struct SyncMachine {
     max_pending: usize,
 }
 
+/// Units → ticks, rounded to nearest: `units_to_ticks` without the libm
+/// `round` call (identical for the non-negative values used here, below 2^52
+/// ticks; this conversion runs once per compute step).
+#[inline]
 fn ticks(u: f64) -> u64 {
-    units_to_ticks(u)
+    debug_assert!(u >= 0.0 && u.is_finite());
+    let x = u * TICKS_PER_UNIT as f64;
+    if x < 4.5e15 {
+        let t = x as u64;
+        if x - t as f64 >= 0.5 {
+            t + 1
+        } else {
+            t
+        }
+    } else {
+        units_to_ticks(u)
+    }
 }
 
 impl SyncMachine {
     /// Builds the machine for a validated configuration.
-    pub fn new(cfg: &SyncConfig, audit: bool) -> Result<SyncMachine, ConfigError> {
+    pub fn new(cfg: &SyncConfig, opts: SyncOptions) -> Result<SyncMachine, ConfigError> {
         cfg.validate()?;
         let p = cfg.procs();
         let mut matrix = GangMatrix::new(p, None)?;
@@ -676,7 +714,8 @@ impl SyncMachine {
             block_cost: ticks(cfg.alpha * cfg.tcs),
             spin_limit: ticks(cfg.spin_limit),
             k: cfg.k,
-            audit,
+            audit: opts.audit,
+            fast: opts.fast,
             procs: (0..p)
                 .map(|_| Proc {
                     thread: NONE,
@@ -734,10 +773,20 @@ impl SyncMachine {
             if kind == Kind::Measured {
                 m.measured = g;
             }
+            let (batchable, count) = match program.steps.as_slice() {
+                [Step::Repeat { count, body }]
+                    if matches!(body.as_slice(), [Step::Compute { .. }, Step::Barrier]) =>
+                {
+                    (true, *count)
+                }
+                _ => (false, 0),
+            };
             let mut on_proc = vec![NONE; p as usize];
+            let mut threads = Vec::with_capacity(width as usize);
             for &q in &alloc.procs {
                 let th = m.threads.len() as u32;
                 on_proc[q.idx()] = th;
+                threads.push(th);
                 m.threads.push(Thread {
                     gang: g,
                     proc: q.0,
@@ -760,6 +809,11 @@ impl SyncMachine {
                 runnable: width,
                 alive: width,
                 on_proc,
+                threads,
+                first: m.threads.len() as u32 - width,
+                batchable,
+                count,
+                batch: Batch::default(),
                 iterations: 0,
             });
         }
@@ -808,6 +862,7 @@ impl SyncMachine {
             match ev {
                 SyncEv::Seg { p, gen } => self.on_seg(p, gen, eng),
                 SyncEv::Quantum { p } => self.on_quantum(p, eng),
+                SyncEv::Batch { g } => self.on_batch(g, eng),
                 SyncEv::Slot { gen } => {
                     if gen == self.sgen {
                         self.switch_slot(eng)
@@ -935,20 +990,7 @@ impl SyncMachine {
         let g = &mut self.gangs[gi];
         g.arrived += 1;
         if g.arrived == g.width {
-            g.arrived = 0;
-            g.iterations += 1;
-            self.gang_iterations += 1;
-            let mut waiters = std::mem::take(&mut g.waiters);
-            for &w in &waiters {
-                self.wake(w, eng);
-            }
-            waiters.clear();
-            self.gangs[gi].waiters = waiters;
-            if gi as u32 == self.measured {
-                self.record_iteration(now);
-            }
-            self.prepare(th);
-            self.start_activity(th, p, now, eng);
+            self.release(gi, th, p, eng);
             return;
         }
         g.waiters.push(th);
@@ -987,22 +1029,168 @@ impl SyncMachine {
         }
     }
 
-    /// Releases waiter `w` from its barrier.
+    /// The last thread `th` (running on `p`) arrived: every waiter is
+    /// released. The next operations of all the gang's threads are drawn in
+    /// thread order (so the fast path draws the same numbers).
+    fn release(&mut self, gi: usize, th: u32, p: u32, eng: &mut Engine<SyncEv>) {
+        let now = eng.now();
+        let g = &mut self.gangs[gi];
+        g.arrived = 0;
+        g.iterations += 1;
+        self.gang_iterations += 1;
+        let mut waiters = std::mem::take(&mut g.waiters);
+        for &w in &waiters {
+            let t = &mut self.threads[w as usize];
+            t.waiting = false;
+            if t.state == St::Running {
+                // The spin since the segment start, charged now that it ends.
+                let spun = now.saturating_sub(self.procs[t.proc as usize].seg_start);
+                self.spin += spun;
+                if gi as u32 == self.measured {
+                    self.measured_spin += spun;
+                }
+            }
+        }
+        for i in 0..self.gangs[gi].threads.len() {
+            let t = self.gangs[gi].threads[i];
+            self.prepare(t);
+        }
+        if gi as u32 == self.measured {
+            self.record_iteration(now);
+        }
+        if !(self.fast && self.try_batch(gi, now, eng)) {
+            for &w in &waiters {
+                self.wake(w, eng);
+            }
+            self.start_activity(th, p, now, eng);
+        }
+        waiters.clear();
+        self.gangs[gi].waiters = waiters;
+    }
+
+    /// Fast path for a co-scheduled busy-waiting gang: while every thread of
+    /// the gang holds its processor and whole iterations fit before the
+    /// earliest quantum or slot end, nothing can interrupt them, so they are
+    /// computed at once (same draws, same times, same accounting as the
+    /// event-by-event path) and committed by one `Batch` event at the end.
+    /// Returns false (nothing done) if not even one iteration fits.
+    fn try_batch(&mut self, gi: usize, now: Time, eng: &mut Engine<SyncEv>) -> bool {
+        let g = &self.gangs[gi];
+        if !g.batchable || g.wait != WaitStrategy::Busy || self.done.is_some() {
+            return false;
+        }
+        for t in g.first..g.first + g.width {
+            if self.threads[t as usize].deferred.is_some() {
+                return false;
+            }
+        }
+        let mut limit = match self.sched {
+            SyncSched::Local => Time::MAX,
+            SyncSched::Gang => self.slot_end,
+        };
+        for &t in &g.threads {
+            let th = &self.threads[t as usize];
+            let proc = &self.procs[th.proc as usize];
+            if th.state != St::Running || proc.seg_start > now || proc.busy_until > now {
+                return false;
+            }
+            if self.sched == SyncSched::Local {
+                limit = limit.min(proc.slice_end);
+            }
+        }
+        let measured = gi as u32 == self.measured;
+        // Iterations the gang may still run (its program is exactly
+        // `Repeat { count, [Compute, Barrier] }`, so after each compute comes
+        // a barrier, and the releases before this one are counted).
+        let mut left = g.count - g.iterations;
+        if measured {
+            left = left.min(self.k - g.iterations);
+        }
+        let (first, last) = (g.first, g.first + g.width);
+        let mut mx = 0;
+        for t in first..last {
+            mx = mx.max(self.threads[t as usize].remaining);
+        }
+        let mut t_end = now;
+        let mut b = std::mem::take(&mut self.gangs[gi].batch);
+        b.times.clear();
+        while left > 0 && t_end + mx < limit {
+            // Every thread computes, arrives at the barrier and (as the slow
+            // path does at the release) draws its next compute, in thread
+            // order.
+            let mut next_mx = 0;
+            for t in first..last {
+                let op = self.advance(t);
+                debug_assert_eq!(op, Next::Barrier);
+                let th = &mut self.threads[t as usize];
+                b.useful += th.remaining;
+                b.spin += mx - th.remaining;
+                th.remaining = 0;
+                if left > 1 {
+                    self.prepare(t);
+                    next_mx = next_mx.max(self.threads[t as usize].remaining);
+                }
+            }
+            t_end += mx;
+            mx = next_mx;
+            b.iterations += 1;
+            left -= 1;
+            if measured {
+                b.times.push(t_end);
+            }
+        }
+        let ok = b.iterations > 0;
+        if ok {
+            for &t in &self.gangs[gi].threads {
+                let q = self.threads[t as usize].proc as usize;
+                self.procs[q].gen = self.procs[q].gen.wrapping_add(1);
+                self.procs[q].seg_start = t_end;
+            }
+            b.end = t_end;
+            eng.schedule_at(t_end, SyncEv::Batch { g: gi as u32 });
+        }
+        self.gangs[gi].batch = b;
+        ok
+    }
+
+    /// Commits gang `gi`'s batch of iterations (now is its end).
+    fn on_batch(&mut self, gi: u32, eng: &mut Engine<SyncEv>) {
+        let now = eng.now();
+        let gi = gi as usize;
+        let mut b = std::mem::take(&mut self.gangs[gi].batch);
+        debug_assert_eq!(b.end, now);
+        self.useful += b.useful;
+        self.spin += b.spin;
+        self.gangs[gi].iterations += b.iterations;
+        self.gang_iterations += b.iterations;
+        if gi as u32 == self.measured {
+            self.measured_spin += b.spin;
+            for i in 0..b.times.len() {
+                self.record_iteration(b.times[i]);
+            }
+        }
+        b.useful = 0;
+        b.spin = 0;
+        b.iterations = 0;
+        self.gangs[gi].batch = b;
+        if self.done.is_some() {
+            return;
+        }
+        for i in 0..self.gangs[gi].threads.len() {
+            let t = self.gangs[gi].threads[i];
+            let p = self.threads[t as usize].proc;
+            self.start_activity(t, p, now, eng);
+        }
+    }
+
+    /// Releases waiter `w` (its next operation already drawn).
     fn wake(&mut self, w: u32, eng: &mut Engine<SyncEv>) {
         let now = eng.now();
-        self.threads[w as usize].waiting = false;
-        self.prepare(w);
         let t = &self.threads[w as usize];
         let (p, gi, state) = (t.proc, t.gang as usize, t.state);
         match state {
             St::Running => {
                 let seg_start = self.procs[p as usize].seg_start;
-                // The spin since the segment start, charged now that it ends.
-                let elapsed = now.saturating_sub(seg_start);
-                self.spin += elapsed;
-                if gi as u32 == self.measured {
-                    self.measured_spin += elapsed;
-                }
                 self.start_activity(w, p, now.max(seg_start), eng);
             }
             St::Ready => {}
@@ -1297,10 +1485,29 @@ impl SyncMachine {
     }
 }
 
-/// Runs one configuration (audit mode checks invariants after every event).
-pub fn run(cfg: &SyncConfig, audit: bool) -> Result<SyncResult, crate::pools::RunError> {
+/// Options of a run that do not change its results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyncOptions {
+    /// Check invariants after every event (slow; for tests).
+    pub audit: bool,
+    /// Compute the iterations of a co-scheduled busy-waiting gang in batches
+    /// (identical results, far fewer events; off only to test that).
+    pub fast: bool,
+}
+
+impl Default for SyncOptions {
+    fn default() -> Self {
+        SyncOptions {
+            audit: false,
+            fast: true,
+        }
+    }
+}
+
+/// Runs one configuration.
+pub fn run(cfg: &SyncConfig, opts: SyncOptions) -> Result<SyncResult, crate::pools::RunError> {
     let wall = Instant::now();
-    let mut m = SyncMachine::new(cfg, audit)?;
+    let mut m = SyncMachine::new(cfg, opts)?;
     let mut eng = Engine::new();
     let end = m.run(&mut eng)?;
     let start = m.start.unwrap_or(Time::ZERO);
@@ -1355,6 +1562,11 @@ mod tests {
         c
     }
 
+    const AUDIT: SyncOptions = SyncOptions {
+        audit: true,
+        fast: true,
+    };
+
     fn s(v: &str) -> Value {
         Value::Str(v.into())
     }
@@ -1371,7 +1583,7 @@ mod tests {
                 ("k", Value::Int(20_000)),
                 ("sched", s(sched)),
             ]);
-            let r = run(&c, false).unwrap();
+            let r = run(&c, SyncOptions::default()).unwrap();
             let want = c.t_p() + c.t_w();
             assert!(
                 rel(r.time_per_iter, want) < 0.01,
@@ -1388,7 +1600,7 @@ mod tests {
         for grain in [0.1, 1.0] {
             let c = cfg(&[("grain", Value::Float(grain)), ("var", Value::Float(grain))]);
             let c = SyncConfig { k: 30_000, ..c };
-            let r = run(&c, false).unwrap();
+            let r = run(&c, SyncOptions::default()).unwrap();
             assert!(
                 rel(r.time_per_iter, c.eq6()) < 0.05,
                 "grain {grain}: {} vs eq6 {}",
@@ -1407,7 +1619,7 @@ mod tests {
             ("wait", s("block")),
             ("k", Value::Int(20_000)),
         ]);
-        let r = run(&c, false).unwrap();
+        let r = run(&c, SyncOptions::default()).unwrap();
         assert!(
             rel(r.time_per_iter, c.eq12()) < 0.10,
             "{} vs eq12 {}",
@@ -1426,7 +1638,7 @@ mod tests {
             ("competitors", s("compute")),
             ("k", Value::Int(3_000)),
         ]);
-        let r = run(&c, false).unwrap();
+        let r = run(&c, SyncOptions::default()).unwrap();
         assert!(
             rel(r.time_per_iter, c.eq13()) < 0.10,
             "{} vs eq13 {}",
@@ -1454,7 +1666,7 @@ mod tests {
                         ("sched", s(sched)),
                         ("seed", Value::Int(seed)),
                     ]);
-                    1.0 / run(&c, false).unwrap().time_per_iter
+                    1.0 / run(&c, SyncOptions::default()).unwrap().time_per_iter
                 })
                 .sum();
             seeds as f64 / inv
@@ -1486,7 +1698,7 @@ mod tests {
                             ("competitors", s(comp)),
                             ("wakeup", s(wakeup)),
                         ]);
-                        let r = run(&c, true)
+                        let r = run(&c, AUDIT)
                             .unwrap_or_else(|e| panic!("{sched}/{wait}/{comp}/{wakeup}: {e}"));
                         assert_eq!(r.iterations, 300);
                         if wait == "block" {
@@ -1510,14 +1722,14 @@ mod tests {
         // The audit (run with `true`) fails the run if a thread runs outside
         // its gang's slot or a blocked thread holds a processor or queue place.
         let c = cfg(&[("k", Value::Int(2_000)), ("wait", s("twophase"))]);
-        let r = run(&c, true).unwrap();
+        let r = run(&c, AUDIT).unwrap();
         assert!(r.blocking_events > 0 || r.busy_wait_time > 0.0);
         let c = cfg(&[
             ("k", Value::Int(2_000)),
             ("wait", s("block")),
             ("sched", s("local")),
         ]);
-        let r = run(&c, true).unwrap();
+        let r = run(&c, AUDIT).unwrap();
         assert_eq!(r.busy_wait_time, 0.0);
         assert!(r.blocking_events > 0);
     }
@@ -1530,11 +1742,42 @@ mod tests {
                 ("sched", s(sched)),
                 ("wait", s("twophase")),
             ]);
-            let a = run(&c, false).unwrap();
-            let b = run(&c, false).unwrap();
+            let a = run(&c, SyncOptions::default()).unwrap();
+            let b = run(&c, SyncOptions::default()).unwrap();
             assert!(a.same_simulation(&b));
-            let d = run(&SyncConfig { seed: 2, ..c }, false).unwrap();
+            let d = run(&SyncConfig { seed: 2, ..c }, SyncOptions::default()).unwrap();
             assert_ne!(a.time_per_iter, d.time_per_iter);
+        }
+    }
+
+    #[test]
+    fn fast_path_changes_nothing_but_the_event_count() {
+        let slow = SyncOptions {
+            audit: true,
+            fast: false,
+        };
+        for sched in ["gang", "local"] {
+            for l in [1, 3] {
+                for comp in ["same", "compute"] {
+                    let c = cfg(&[
+                        ("n", Value::Int(4)),
+                        ("l", Value::Int(l)),
+                        ("k", Value::Int(3_000)),
+                        ("tq", Value::Float(10.0)),
+                        ("sched", s(sched)),
+                        ("competitors", s(comp)),
+                    ]);
+                    let mut a = run(&c, AUDIT).unwrap();
+                    let mut b = run(&c, slow).unwrap();
+                    assert!(a.events < b.events || l > 1, "{sched} l={l}");
+                    for r in [&mut a, &mut b] {
+                        r.events = 0;
+                        r.max_pending = 0;
+                        r.wall_seconds = 0.0;
+                    }
+                    assert_eq!(a, b, "{sched} l={l} {comp}");
+                }
+            }
         }
     }
 
@@ -1549,10 +1792,10 @@ mod tests {
                         k: 1_000,
                         ..c.clone()
                     },
-                    false,
+                    SyncOptions::default(),
                 )
                 .unwrap();
-                let long = run(&c, false).unwrap();
+                let long = run(&c, SyncOptions::default()).unwrap();
                 assert_eq!(long.iterations, 50_000);
                 assert!(
                     long.max_pending <= 2 * c.procs() as usize + 4,
@@ -1599,7 +1842,7 @@ mod tests {
         assert!(!c.skew);
         assert_eq!(c.procs(), 12);
         assert!(matches!(
-            run(&SyncConfig { n: 0, ..c }, false),
+            run(&SyncConfig { n: 0, ..c }, SyncOptions::default()),
             Err(crate::pools::RunError::Config(e)) if e.field == "n"
         ));
     }
