@@ -367,6 +367,14 @@ impl SyncConfig {
                 ));
             }
         }
+        if self.grain + self.barrier_cost < 1e-6 {
+            // Iterations of zero duration would never let time advance.
+            return Err(ConfigError::new(
+                "grain",
+                "grain + barrier_cost is below one tick (1e-6 ms)",
+                "grain + barrier_cost >= 1e-6",
+            ));
+        }
         if !(self.tq > 0.0 && self.tq.is_finite()) {
             return Err(ConfigError::new(
                 "tq",
@@ -555,6 +563,11 @@ struct Gang {
 /// Iterations computed ahead by the fast path, committed at `end`.
 #[derive(Default)]
 struct Batch {
+    start: Time,
+    left0: u64,
+    rng0: Option<StreamRng>,
+    cursors0: Vec<Cursor>,
+    remaining0: Vec<u64>,
     end: Time,
     iterations: u64,
     useful: u64,
@@ -578,6 +591,8 @@ struct Proc {
     /// A `Quantum` event is pending (at most one per processor; it re-arms
     /// itself lazily if the quantum was restarted meanwhile).
     timer: bool,
+    /// The time of the pending two-phase spin timer, if any.
+    spin_timer: Option<Time>,
     queue: VecDeque<u32>,
 }
 
@@ -592,6 +607,8 @@ pub enum SyncEv {
     Slot { gen: u32 },
     /// The end of a gang's fast-path batch of iterations.
     Batch { g: u32 },
+    /// A two-phase spinner on `p` may have used up its spin budget.
+    Spin { p: u32 },
 }
 
 /// The machine of seed 001.
@@ -726,6 +743,7 @@ impl SyncMachine {
                     gen: 0,
                     slice_end: Time::ZERO,
                     timer: false,
+                    spin_timer: None,
                     queue: VecDeque::with_capacity(cfg.l as usize + 2),
                 })
                 .collect(),
@@ -852,17 +870,26 @@ impl SyncMachine {
             SyncSched::Gang => eng.schedule_at(Time::ZERO, SyncEv::Slot { gen: 0 }),
         }
         let mut max_pending = eng.pending();
-        while self.done.is_none() {
+        loop {
             let Some(ev) = eng.pop() else {
+                if self.done.is_some() {
+                    break;
+                }
                 return Err(MachineError::Invariant {
                     time: eng.now().as_units(),
                     msg: "no event left before the measured gang finished (deadlock)".into(),
                 });
             };
+            // After the measured gang's k-th barrier, the other events of
+            // that instant are still handled, then the run stops.
+            if matches!(self.done, Some(end) if eng.now() > end) {
+                break;
+            }
             match ev {
                 SyncEv::Seg { p, gen } => self.on_seg(p, gen, eng),
                 SyncEv::Quantum { p } => self.on_quantum(p, eng),
                 SyncEv::Batch { g } => self.on_batch(g, eng),
+                SyncEv::Spin { p } => self.on_spin(p, eng),
                 SyncEv::Slot { gen } => {
                     if gen == self.sgen {
                         self.switch_slot(eng)
@@ -875,7 +902,11 @@ impl SyncMachine {
             }
         }
         self.max_pending = max_pending;
-        Ok(eng.now())
+        let end = self
+            .done
+            .expect("the loop ends when the measured gang is done");
+        self.flush(end);
+        Ok(end)
     }
 
     fn advance(&mut self, th: u32) -> Next {
@@ -921,7 +952,16 @@ impl SyncMachine {
         let end = if t.waiting {
             match self.gangs[t.gang as usize].wait {
                 WaitStrategy::Busy => return,
-                WaitStrategy::TwoPhase => start + t.spin_left,
+                WaitStrategy::TwoPhase => {
+                    // One lazily re-armed spin timer per processor (as for
+                    // quanta), so released spinners leave no stale events.
+                    let deadline = start + t.spin_left;
+                    if !matches!(proc.spin_timer, Some(at) if at <= deadline) {
+                        proc.spin_timer = Some(deadline);
+                        eng.schedule_at(deadline, SyncEv::Spin { p });
+                    }
+                    return;
+                }
                 WaitStrategy::Block => unreachable!("blocked threads are not dispatched"),
             }
         } else {
@@ -965,11 +1005,10 @@ impl SyncMachine {
         let th = proc.thread;
         let elapsed = now.saturating_sub(proc.seg_start);
         self.account(th, elapsed);
-        if self.threads[th as usize].waiting {
-            // Two-phase: the spin budget is used up.
-            self.block(th, p, eng);
-            return;
-        }
+        debug_assert!(
+            !self.threads[th as usize].waiting,
+            "spins end by Spin events"
+        );
         let next = match self.threads[th as usize].deferred.take() {
             Some(n) => n,
             None => self.advance(th),
@@ -1107,13 +1146,54 @@ impl SyncMachine {
             left = left.min(self.k - g.iterations);
         }
         let (first, last) = (g.first, g.first + g.width);
+        let mut b = std::mem::take(&mut self.gangs[gi].batch);
+        // Saved so that a batch still in flight when the run ends can be
+        // replayed up to the end (see `flush`).
+        b.start = now;
+        b.left0 = left;
+        b.rng0 = Some(self.gangs[gi].rng.clone());
+        b.cursors0.clear();
+        b.remaining0.clear();
+        for t in first..last {
+            let th = &self.threads[t as usize];
+            b.cursors0.push(th.cursor);
+            b.remaining0.push(th.remaining);
+        }
+        b.times.clear();
+        let (t_end, _) = self.iterate(gi, &mut b, now, limit, left, measured);
+        let ok = b.iterations > 0;
+        if ok {
+            for &t in &self.gangs[gi].threads {
+                let q = self.threads[t as usize].proc as usize;
+                self.procs[q].gen = self.procs[q].gen.wrapping_add(1);
+                self.procs[q].seg_start = t_end;
+            }
+            b.end = t_end;
+            eng.schedule_at(t_end, SyncEv::Batch { g: gi as u32 });
+        }
+        self.gangs[gi].batch = b;
+        ok
+    }
+
+    /// The fast path's loop: whole iterations of gang `gi` from `start` while
+    /// they end before `limit`, at most `left`, accumulated in `b`. Returns
+    /// the end of the last one and the iterations still allowed.
+    fn iterate(
+        &mut self,
+        gi: usize,
+        b: &mut Batch,
+        start: Time,
+        limit: Time,
+        mut left: u64,
+        record: bool,
+    ) -> (Time, u64) {
+        let g = &self.gangs[gi];
+        let (first, last) = (g.first, g.first + g.width);
         let mut mx = 0;
         for t in first..last {
             mx = mx.max(self.threads[t as usize].remaining);
         }
-        let mut t_end = now;
-        let mut b = std::mem::take(&mut self.gangs[gi].batch);
-        b.times.clear();
+        let mut t_end = start;
         while left > 0 && t_end + mx < limit {
             // Every thread computes, arrives at the barrier and (as the slow
             // path does at the release) draws its next compute, in thread
@@ -1135,22 +1215,64 @@ impl SyncMachine {
             mx = next_mx;
             b.iterations += 1;
             left -= 1;
-            if measured {
+            if record {
                 b.times.push(t_end);
             }
         }
-        let ok = b.iterations > 0;
-        if ok {
-            for &t in &self.gangs[gi].threads {
-                let q = self.threads[t as usize].proc as usize;
-                self.procs[q].gen = self.procs[q].gen.wrapping_add(1);
-                self.procs[q].seg_start = t_end;
+        (t_end, left)
+    }
+
+    /// The run ends at `end`: charges what every processor did up to `end`
+    /// (in-progress computes and spins, and batches still in flight, replayed
+    /// from their saved start up to `end`), so that the fast path and the
+    /// event-by-event path report the same totals.
+    fn flush(&mut self, end: Time) {
+        for gi in 0..self.gangs.len() {
+            if self.gangs[gi].batch.iterations == 0 {
+                continue;
             }
-            b.end = t_end;
-            eng.schedule_at(t_end, SyncEv::Batch { g: gi as u32 });
+            let mut b = std::mem::take(&mut self.gangs[gi].batch);
+            let g = &mut self.gangs[gi];
+            g.rng = b.rng0.take().expect("a batch in flight saved its start");
+            let (first, last) = (g.first, g.first + g.width);
+            for (i, t) in (first..last).enumerate() {
+                let th = &mut self.threads[t as usize];
+                th.cursor = b.cursors0[i];
+                th.remaining = b.remaining0[i];
+                th.deferred = None;
+            }
+            b.useful = 0;
+            b.spin = 0;
+            b.iterations = 0;
+            let (start, left0) = (b.start, b.left0);
+            let (t_end, left) = self.iterate(gi, &mut b, start, end + 1, left0, false);
+            if left > 0 {
+                // The iteration in progress at `end`.
+                let d = end - t_end;
+                for t in first..last {
+                    let c = self.threads[t as usize].remaining.min(d);
+                    b.useful += c;
+                    b.spin += d - c;
+                }
+            }
+            self.useful += b.useful;
+            self.spin += b.spin;
+            if gi as u32 == self.measured {
+                self.measured_spin += b.spin;
+            }
+            self.gangs[gi].iterations += b.iterations;
+            self.gang_iterations += b.iterations;
+            b.iterations = 0;
+            self.gangs[gi].batch = b;
         }
-        self.gangs[gi].batch = b;
-        ok
+        for p in 0..self.procs.len() {
+            let th = self.procs[p].thread;
+            if th != NONE {
+                let elapsed = end.saturating_sub(self.procs[p].seg_start);
+                self.account(th, elapsed);
+                self.procs[p].seg_start = self.procs[p].seg_start.max(end);
+            }
+        }
     }
 
     /// Commits gang `gi`'s batch of iterations (now is its end).
@@ -1173,9 +1295,8 @@ impl SyncMachine {
         b.spin = 0;
         b.iterations = 0;
         self.gangs[gi].batch = b;
-        if self.done.is_some() {
-            return;
-        }
+        // As after a release on the event-by-event path (even after the
+        // measured gang's last one: its threads then exit at this instant).
         for i in 0..self.gangs[gi].threads.len() {
             let t = self.gangs[gi].threads[i];
             let p = self.threads[t as usize].proc;
@@ -1309,6 +1430,33 @@ impl SyncMachine {
             self.tcs
         };
         self.run_on(p, th, cost, eng);
+    }
+
+    fn on_spin(&mut self, p: u32, eng: &mut Engine<SyncEv>) {
+        let now = eng.now();
+        let proc = &mut self.procs[p as usize];
+        if proc.spin_timer != Some(now) {
+            return; // superseded by an earlier timer
+        }
+        proc.spin_timer = None;
+        let th = proc.thread;
+        if th == NONE {
+            return;
+        }
+        let t = &self.threads[th as usize];
+        if !t.waiting || self.gangs[t.gang as usize].wait != WaitStrategy::TwoPhase {
+            return;
+        }
+        let deadline = proc.seg_start + t.spin_left;
+        if deadline > now {
+            // The spin restarted after a preemption: wait for its new end.
+            proc.spin_timer = Some(deadline);
+            eng.schedule_at(deadline, SyncEv::Spin { p });
+            return;
+        }
+        let elapsed = now.saturating_sub(proc.seg_start);
+        self.account(th, elapsed);
+        self.block(th, p, eng);
     }
 
     fn on_quantum(&mut self, p: u32, eng: &mut Engine<SyncEv>) {

@@ -242,3 +242,115 @@ fn policies_see_the_same_jobs() {
     assert_eq!(key(&a), key(&b));
     assert_ne!(a.summary.mean_response_time, b.summary.mean_response_time);
 }
+
+// ---- Seed 001's sync machine (parsched_sim::sync) ----
+
+mod sync_machine {
+    use parsched_sim::sync::{
+        run, Competitors, SyncConfig, SyncOptions, SyncResult, SyncSched, WaitStrategy, Wakeup,
+    };
+    use proptest::prelude::*;
+
+    fn arb_sync() -> impl Strategy<Value = SyncConfig> {
+        (
+            (1u32..5, 0u32..3, 1u32..4, 20u64..300),
+            (
+                0.0f64..2.0,
+                0.0f64..2.0,
+                0.0f64..0.3,
+                0.5f64..10.0,
+                0.0f64..0.5,
+            ),
+            (
+                0.0f64..3.0,
+                0usize..3,
+                0.0f64..1.0,
+                any::<bool>(),
+                any::<bool>(),
+            ),
+            (any::<bool>(), any::<bool>(), any::<bool>(), 0u64..1000),
+        )
+            .prop_map(
+                |(
+                    (n, extra, l, k),
+                    (grain, var, bc, tq, tcs),
+                    (alpha, wait, spin_limit, local, compute),
+                    (priority, skew, shuffle, seed),
+                )| SyncConfig {
+                    n,
+                    l,
+                    procs: Some(n + extra),
+                    k,
+                    grain,
+                    var,
+                    barrier_cost: bc.max(0.001),
+                    tq,
+                    tcs: tcs.min(tq * 0.5),
+                    alpha,
+                    wait: [
+                        WaitStrategy::Busy,
+                        WaitStrategy::Block,
+                        WaitStrategy::TwoPhase,
+                    ][wait],
+                    spin_limit,
+                    wakeup: if priority {
+                        Wakeup::Priority
+                    } else {
+                        Wakeup::Tail
+                    },
+                    sched: if local {
+                        SyncSched::Local
+                    } else {
+                        SyncSched::Gang
+                    },
+                    competitors: if compute {
+                        Competitors::Compute
+                    } else {
+                        Competitors::Same
+                    },
+                    skew,
+                    shuffle,
+                    batches: 5,
+                    seed,
+                },
+            )
+    }
+
+    fn strip(mut r: SyncResult) -> SyncResult {
+        r.events = 0;
+        r.max_pending = 0;
+        r.wall_seconds = 0.0;
+        r
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        /// Every invariant holds after every event (audit: threads only on
+        /// their own processor, inside their gang's slot under gang
+        /// scheduling, blocked threads off processors and queues, barrier
+        /// and runnable counts consistent); the measured gang finishes; the
+        /// batched fast path gives exactly the event-by-event result; runs
+        /// are reproducible; pending events stay bounded.
+        #[test]
+        fn sync_random_configurations_keep_invariants(cfg in arb_sync()) {
+            let fast = SyncOptions { audit: true, fast: true };
+            let slow = SyncOptions { audit: true, fast: false };
+            let a = run(&cfg, fast).unwrap();
+            prop_assert_eq!(a.iterations, cfg.k);
+            prop_assert!(a.time_per_iter >= cfg.grain + cfg.barrier_cost - 1e-6);
+            prop_assert!(a.useful_time + a.busy_wait_time <= cfg.procs() as f64 * a.end + 1e-6);
+            prop_assert!(a.max_pending <= 3 * cfg.procs() as usize + 4);
+            if cfg.wait == WaitStrategy::Block {
+                prop_assert_eq!(a.busy_wait_time, 0.0);
+            }
+            if cfg.wait == WaitStrategy::Busy {
+                prop_assert_eq!(a.blocking_events, 0);
+            }
+            let b = run(&cfg, slow).unwrap();
+            prop_assert_eq!(strip(a.clone()), strip(b));
+            let c = run(&cfg, fast).unwrap();
+            prop_assert!(a.same_simulation(&c));
+        }
+    }
+}
