@@ -78,6 +78,10 @@ use std::time::Instant;
 
 const NONE: u32 = u32::MAX;
 
+/// Most iterations in one fast-path batch (bounds the memory of a batch
+/// whatever the grain; any cut gives the same results).
+const MAX_BATCH: u64 = 1024;
+
 /// How a thread waits at a barrier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -572,7 +576,7 @@ struct Batch {
     iterations: u64,
     useful: u64,
     spin: u64,
-    /// Barrier times (measured gang only; at most one quantum's worth).
+    /// Barrier times (measured gang only; at most `MAX_BATCH`).
     times: Vec<Time>,
 }
 
@@ -1194,7 +1198,7 @@ impl SyncMachine {
             mx = mx.max(self.threads[t as usize].remaining);
         }
         let mut t_end = start;
-        while left > 0 && t_end + mx < limit {
+        while left > 0 && b.iterations < MAX_BATCH && t_end + mx < limit {
             // Every thread computes, arrives at the barrier and (as the slow
             // path does at the release) draws its next compute, in thread
             // order.
@@ -1926,6 +1930,43 @@ mod tests {
                     assert_eq!(a, b, "{sched} l={l} {comp}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn batches_cut_at_max_batch_change_nothing() {
+        // ~5,000 iterations per slot: batches are cut at MAX_BATCH.
+        for sched in ["gang", "local"] {
+            let c = cfg(&[
+                ("n", Value::Int(3)),
+                ("l", Value::Int(2)),
+                ("grain", Value::Float(0.001)),
+                ("var", Value::Float(0.001)),
+                ("barrier_cost", Value::Float(0.0)),
+                ("tq", Value::Float(10.0)),
+                ("k", Value::Int(20_000)),
+                ("sched", s(sched)),
+                // Processors in lockstep: the gangs are co-scheduled.
+                ("skew", Value::Bool(false)),
+                ("shuffle", Value::Bool(false)),
+            ]);
+            let fast = run(&c, SyncOptions::default()).unwrap();
+            let slow = run(
+                &c,
+                SyncOptions {
+                    audit: false,
+                    fast: false,
+                },
+            )
+            .unwrap();
+            assert!(fast.events * 10 < slow.events, "{sched}");
+            let strip = |mut r: SyncResult| {
+                r.events = 0;
+                r.max_pending = 0;
+                r.wall_seconds = 0.0;
+                r
+            };
+            assert_eq!(strip(fast), strip(slow), "{sched}");
         }
     }
 
