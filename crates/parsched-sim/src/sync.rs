@@ -61,6 +61,37 @@
 //!
 //! Blocked threads are never on a processor or a run queue, so they consume
 //! no CPU (checked in audit mode).
+//!
+//! # Measurement
+//!
+//! The run ends at the measured gang's k-th barrier (the other events of that
+//! instant are still handled). Time per iteration = (that instant − the
+//! measured gang's first dispatch) / k; its 90% interval comes from `batches`
+//! batch means of consecutive iteration times, accumulated on line (no memory
+//! per iteration). Utilization = useful compute of all threads but the skewing
+//! ones / (P · end); busy-wait time, switch/blocking overhead, context switches
+//! (dispatches of a thread other than the processor's previous one), blocking
+//! events and fragmentation (idle cells of the scheduled slot, time-weighted)
+//! are totals up to the end, in-progress work included.
+//!
+//! # Speed
+//!
+//! Pending events stay bounded (at most about 3P + 4): compute ends beyond
+//! the current quantum or slot are not scheduled, and quantum and two-phase
+//! spin timers are one per processor, re-armed lazily. A busy-waiting gang
+//! whose threads all hold their processors at a release runs its next
+//! iterations in one step up to the earliest quantum or slot end (at most
+//! [`MAX_BATCH`] at a time) and commits them with one event; the draws, times
+//! and totals are exactly those of the event-by-event path
+//! ([`SyncOptions::fast`] = false), which tests check.
+//!
+//! # Local round robin and equation (8)
+//!
+//! With `shuffle` (default) each processor's initial queue order is random, so
+//! the quanta of a gang's threads fall at random places in the round, as
+//! equation (8) assumes. Under rigid round robin the pattern a run falls into
+//! then persists (seed 001 §3.3 saw the same); estimates of uncoordinated busy
+//! waiting should pool seeds (harmonic mean of time per iteration).
 
 use crate::engine::Engine;
 use crate::machine::MachineError;
@@ -80,7 +111,7 @@ const NONE: u32 = u32::MAX;
 
 /// Most iterations in one fast-path batch (bounds the memory of a batch
 /// whatever the grain; any cut gives the same results).
-const MAX_BATCH: u64 = 1024;
+pub const MAX_BATCH: u64 = 1024;
 
 /// How a thread waits at a barrier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
