@@ -5,6 +5,7 @@ use parsched_core::policy::pools::{ForkRequest, Placement, PoolPolicy, PoolState
 use parsched_core::{JobId, PolicyError as CorePolicyError, PoolId};
 use parsched_sim::machine::MachineError;
 use parsched_sim::pools::{self, PoolsConfig, RunError, RunOptions, Value};
+use parsched_sim::sync::{self, SyncConfig, SyncOptions};
 use parsched_sim::workload::Arrival;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -269,6 +270,54 @@ fn simulate_pools<'py>(
     Ok(out)
 }
 
+/// Runs seed 001's iterative-barrier model (times in ms). Returns the
+/// `SyncResult` fields as a dict, plus `config` (the full configuration).
+#[pyfunction]
+#[pyo3(signature = (config, audit=false))]
+fn simulate_barrier<'py>(
+    py: Python<'py>,
+    config: &Bound<'py, PyDict>,
+    audit: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let mut cfg = SyncConfig::default();
+    for (k, v) in config.iter() {
+        let key: String = k
+            .extract()
+            .map_err(|_| ConfigError::new_err("config keys must be strings"))?;
+        if v.is_none() {
+            continue;
+        }
+        let val = value_of(&key, &v)?;
+        cfg.set(&key, &val)
+            .map_err(|e| ConfigError::new_err(e.to_string()))?;
+    }
+    let opts = SyncOptions {
+        audit,
+        ..Default::default()
+    };
+    let result = py
+        .allow_threads(|| sync::run(&cfg, opts))
+        .map_err(to_py_err)?;
+    let out =
+        pythonize::pythonize(py, &result).map_err(|e| SimulationError::new_err(e.to_string()))?;
+    let c = pythonize::pythonize(py, &cfg).map_err(|e| SimulationError::new_err(e.to_string()))?;
+    out.set_item("config", c)?;
+    Ok(out)
+}
+
+/// The keys `simulate_barrier` accepts.
+#[pyfunction]
+fn barrier_keys() -> Vec<&'static str> {
+    sync::KEYS.to_vec()
+}
+
+/// Default values of `simulate_barrier`'s keys.
+#[pyfunction]
+fn barrier_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    pythonize::pythonize(py, &SyncConfig::default())
+        .map_err(|e| SimulationError::new_err(e.to_string()))
+}
+
 /// The keys `simulate_pools` accepts, in documentation order.
 #[pyfunction]
 fn pools_keys() -> Vec<&'static str> {
@@ -279,6 +328,9 @@ fn pools_keys() -> Vec<&'static str> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_pools, m)?)?;
     m.add_function(wrap_pyfunction!(pools_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate_barrier, m)?)?;
+    m.add_function(wrap_pyfunction!(barrier_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(barrier_defaults, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("PolicyError", m.py().get_type::<PolicyError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
