@@ -9,6 +9,14 @@ The processor-pool model of Zhou & Brecht (SIGMETRICS 1991, seed 000)::
 
     df = parsched.sweep(cfg.with_(pool_size=p) for p in (5, 10, 15, 20, 30, 60))
 
+Fine-grain synchronization and gang scheduling (Feitelson & Rudolph 1992, seed 001)::
+
+    b = parsched.BarrierConfig(n=10, l=3, grain=0.1, var=0.1, sched="gang")
+    r = parsched.simulate_barrier(b)
+    r.summary["time_per_iteration"], r.summary["eq6"]
+    df = parsched.sweep(b.with_(sched=s, wait=w) for s in ("gang", "local")
+                        for w in ("busy", "block"))
+
 Heavy modules (pandas, the compiled core) are imported on first use.
 """
 
@@ -17,16 +25,18 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from .config import Arrivals, PoolsConfig, apply_overrides, from_toml
+from .config import Arrivals, BarrierConfig, PoolsConfig, apply_overrides, from_toml
 from .errors import ConfigError, PolicyError, SimulationError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import Result, simulate, sweep
+    from .api import BarrierResult, Result, simulate, simulate_barrier, sweep
     from .arrivals import load_arrivals
     from .policies import LeastLoadedSpread, ZhouBrechtPolicy
 
 __all__ = [
     "Arrivals",
+    "BarrierConfig",
+    "BarrierResult",
     "ConfigError",
     "LeastLoadedSpread",
     "PolicyError",
@@ -39,11 +49,14 @@ __all__ = [
     "from_toml",
     "load_arrivals",
     "simulate",
+    "simulate_barrier",
     "sweep",
 ]
 
 _LAZY = {
     "Result": "api",
+    "BarrierResult": "api",
+    "simulate_barrier": "api",
     "simulate": "api",
     "sweep": "api",
     "load_arrivals": "arrivals",

@@ -1,4 +1,10 @@
-"""Running the processor-pool simulator from Python: :func:`simulate` and :func:`sweep`."""
+"""Running the simulators from Python.
+
+* :func:`simulate` — the processor-pool model (seed 000, :class:`PoolsConfig`);
+* :func:`simulate_barrier` — seed 001's iterative-barrier machine
+  (:class:`BarrierConfig`);
+* :func:`sweep` — many configs of either kind on any executor, one row per config.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .config import PoolsConfig
+from .config import BarrierConfig, PoolsConfig
 from .errors import ConfigError, PolicyError, SimulationError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -17,7 +23,17 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .policies import PoolPolicy
 
-__all__ = ["JOB_COLUMNS", "SUMMARY_KEYS", "Result", "core", "simulate", "sweep"]
+__all__ = [
+    "BARRIER_SUMMARY_KEYS",
+    "JOB_COLUMNS",
+    "SUMMARY_KEYS",
+    "BarrierResult",
+    "Result",
+    "core",
+    "simulate",
+    "simulate_barrier",
+    "sweep",
+]
 
 #: Keys of ``Result.summary`` (the Rust core may add more).
 SUMMARY_KEYS = (
@@ -34,12 +50,25 @@ SUMMARY_KEYS = (
     "makespan",
 )
 
+#: Keys of ``BarrierResult.summary`` (the Rust ``SyncResult`` fields but
+#: ``batch_means``, plus ``time_per_iteration``, an alias of ``time_per_iter``).
+BARRIER_SUMMARY_KEYS = (
+    "time_per_iteration", "time_per_iter", "ci90_half_width", "start", "end", "iterations",
+    "utilization", "useful_time", "busy_wait_time", "measured_busy_wait_time",
+    "overhead_time", "context_switches", "blocking_events", "preemptions", "slot_switches",
+    "fragmentation", "gang_iterations", "events", "max_pending", "t_p", "t_w", "eq6", "eq8",
+    "eq12", "eq13", "wall_seconds",
+)
+
 #: Columns of ``Result.jobs``: one row per simulated job (warm-up jobs included;
 #: ``measured`` is False for them: the core discards jobs numbered below ``warmup``).
 JOB_COLUMNS = (
     "rep", "job", "arrival", "init_start", "para_start", "para_end", "final_start",
     "finish", "response", "d", "a", "pools_used", "home_pool", "measured",
 )
+
+#: Either kind of config.
+AnyConfig = PoolsConfig | BarrierConfig
 
 #: Summary keys that share a name with a config field get this prefix in sweep rows.
 _CLASH_PREFIX = "measured_"
@@ -128,9 +157,13 @@ def simulate(
     return Result(config=config, summary=dict(out["summary"]), jobs=jobs)
 
 
-def _row(config: PoolsConfig, summary: dict[str, Any]) -> dict[str, Any]:
-    row: dict[str, Any] = config.scalars()
-    row["arrivals"] = None if config.arrivals is None else len(config.arrivals)
+def _row(config: AnyConfig, summary: dict[str, Any], *, model: bool = False) -> dict[str, Any]:
+    row: dict[str, Any] = {}
+    if model:
+        row["model"] = "barrier" if isinstance(config, BarrierConfig) else "pools"
+    row.update(config.scalars())
+    if isinstance(config, PoolsConfig):
+        row["arrivals"] = None if config.arrivals is None else len(config.arrivals)
     for k, v in summary.items():
         if k in row:
             if row[k] == v:
@@ -146,6 +179,73 @@ def _run_summary(cfg: dict[str, Any]) -> dict[str, Any]:
     return dict(out["summary"])
 
 
+def _run_barrier_summary(cfg: dict[str, Any]) -> dict[str, Any]:
+    """Worker entry point of :func:`sweep` for a :class:`BarrierConfig`."""
+    return _barrier_summary(_call_barrier(cfg, audit=False))[0]
+
+
+def _call_barrier(cfg: dict[str, Any], *, audit: bool) -> dict:
+    c = core()
+    try:
+        return c.simulate_barrier(cfg, audit=audit)
+    except c.ConfigError as e:
+        raise ConfigError.from_message(str(e)) from None
+    except getattr(c, "SimulationError", ()) as e:
+        raise SimulationError(str(e)) from None
+
+
+def _barrier_summary(out: dict) -> tuple[dict[str, Any], tuple[float, ...]]:
+    out = dict(out)
+    means = tuple(float(x) for x in out.pop("batch_means", ()))
+    out.pop("config", None)
+    summary = {"time_per_iteration": out.get("time_per_iter")}
+    summary.update(out)
+    return summary, means
+
+
+@dataclass(frozen=True)
+class BarrierResult:
+    """The outcome of one :func:`simulate_barrier` call (times in ms).
+
+    ``summary`` holds :data:`BARRIER_SUMMARY_KEYS`: ``time_per_iteration``
+    (mean time per iteration of the measured gang), ``ci90_half_width`` (batch
+    means), ``utilization``, ``busy_wait_time``, ``overhead_time``,
+    ``context_switches``, ``blocking_events``, ``preemptions``, ``slot_switches``,
+    ``fragmentation`` (time-weighted idle cells of the scheduled slots),
+    ``gang_iterations`` (barriers passed by all gangs), ``events``, the model's
+    ``t_p``, ``t_w``, ``eq6``, ``eq8``, ``eq12``, ``eq13`` for this config, and
+    ``wall_seconds``. ``batch_means`` are the means of the ``batches``
+    consecutive batches of iteration times behind the confidence interval.
+    """
+
+    config: BarrierConfig
+    summary: dict[str, Any]
+    batch_means: tuple[float, ...] = field(repr=False)
+
+    @property
+    def time_per_iteration(self) -> float:
+        return float(self.summary["time_per_iteration"])
+
+    def to_frame(self) -> pd.DataFrame:
+        """One-row DataFrame: the config fields followed by the summary (as in :func:`sweep`)."""
+        import pandas as pd
+
+        return pd.DataFrame([_row(self.config, self.summary)])
+
+
+def simulate_barrier(config: BarrierConfig | None = None, *, audit: bool = False) -> BarrierResult:
+    """Simulates seed 001's machine for ``config`` (default: the Rust defaults:
+    n = 10, ℓ = 3, k = 50000, gang scheduling, busy waiting) and returns a
+    :class:`BarrierResult`. ``audit=True`` checks the core's invariants as it runs
+    (slower). Deterministic: the result depends only on the config (and its seed).
+    """
+    config = BarrierConfig() if config is None else config
+    if not isinstance(config, BarrierConfig):
+        raise TypeError(f"config must be a BarrierConfig, not {type(config).__name__}")
+    summary, means = _barrier_summary(_call_barrier(config.to_dict(), audit=audit))
+    return BarrierResult(config=config, summary=summary, batch_means=means)
+
+
 def default_executor(n_tasks: int | None = None) -> cf.Executor:
     """``ProcessPoolExecutor`` with one process per CPU (spawned, so safe with threads)."""
     n = os.cpu_count() or 1
@@ -154,19 +254,23 @@ def default_executor(n_tasks: int | None = None) -> cf.Executor:
     return cf.ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"))
 
 
+
 def sweep(
-    configs: Iterable[PoolsConfig],
+    configs: Iterable[AnyConfig],
     executor: cf.Executor | None = None,
     progress: bool = True,
 ) -> pd.DataFrame:
     """Simulates many configs; returns one row per input config, in input order.
 
-    Each row holds the config's scalar fields, ``arrivals`` (the number of listed
-    jobs, or None) and the summary measures; summary keys that clash with a
-    config field (``jobs``: the measured job count) get the prefix
-    ``measured_``. Identical configs are simulated once and share their row
-    values. Each config carries its own seed, so the results do not depend on the
-    executor or its number of workers (except ``wall_seconds``).
+    Configs may be :class:`PoolsConfig` (seed 000) or :class:`BarrierConfig`
+    (seed 001) objects, mixed or not. Each row holds the config's scalar fields
+    (``arrivals``, the number of listed jobs or None, for pools configs) and the
+    summary measures (``Result.summary`` or ``BarrierResult.summary``; when both
+    kinds are mixed, a first column ``model`` says "pools" or "barrier");
+    summary keys that clash with a config field (``jobs``: the measured job
+    count) get the prefix ``measured_``. Identical configs are simulated once and
+    share their row values. Each config carries its own seed, so the results do
+    not depend on the executor or its number of workers (except ``wall_seconds``).
 
     ``executor`` defaults to a ``ProcessPoolExecutor`` with ``os.cpu_count()``
     workers (shut down afterwards); any ``concurrent.futures.Executor`` works.
@@ -176,15 +280,23 @@ def sweep(
 
     configs = list(configs)
     for c in configs:
-        if not isinstance(c, PoolsConfig):
-            raise TypeError(f"sweep takes PoolsConfig objects, not {type(c).__name__}")
+        if not isinstance(c, (PoolsConfig, BarrierConfig)):
+            raise TypeError(
+                f"sweep takes PoolsConfig or BarrierConfig objects, not {type(c).__name__}"
+            )
     unique = list(dict.fromkeys(configs))
-    results: dict[PoolsConfig, dict[str, Any]] = {}
+    results: dict[AnyConfig, dict[str, Any]] = {}
     if unique:
         own = executor is None
         ex = default_executor(len(unique)) if own else executor
         try:
-            futures = {ex.submit(_run_summary, c.to_dict()): c for c in unique}
+            futures = {
+                ex.submit(
+                    _run_barrier_summary if isinstance(c, BarrierConfig) else _run_summary,
+                    c.to_dict(),
+                ): c
+                for c in unique
+            }
             with _progress(progress, len(unique)) as advance:
                 try:
                     for fut in cf.as_completed(futures):
@@ -197,7 +309,8 @@ def sweep(
         finally:
             if own:
                 ex.shutdown(wait=True, cancel_futures=True)
-    rows = [_row(c, results[c]) for c in configs]
+    mixed = len({type(c) for c in configs}) > 1
+    rows = [_row(c, results[c], model=mixed) for c in configs]
     return pd.DataFrame(rows)
 
 

@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from .config import PoolsConfig
+from .config import BarrierConfig, PoolsConfig
 from .errors import ConfigError, PolicyError, SimulationError
 
 __all__ = ["main"]
@@ -161,6 +161,110 @@ def cmd_simulate_pools(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_simulate_barrier(args: argparse.Namespace) -> int:
+    """Simulate seed 001's iterative-barrier machine once (Feitelson & Rudolph 1992).
+
+    A gang of n threads (one per processor) iterates k times: compute
+    U(grain, grain+var) + barrier_cost ms, then a barrier; l threads share each
+    processor (the gang and l-1 competitors). Starts from the defaults (or
+    --config FILE.toml with a [barrier] table or flat keys) and applies --set
+    KEY=VALUE overrides; keys: n l P k grain var barrier_cost tq tcs alpha wait
+    (busy|block|twophase) spin_limit wakeup (tail|priority) sched (gang|local)
+    competitors (same|compute) skew shuffle batches seed; times in ms.
+    """
+    from .api import simulate_barrier
+
+    cfg = BarrierConfig.from_toml(args.config) if args.config else BarrierConfig()
+    cfg = cfg.apply_overrides(args.set or [])
+    res = simulate_barrier(cfg)
+    s = res.summary
+    if args.json:
+        obj = dict(s)
+        obj["batch_means"] = list(res.batch_means)
+        obj["config"] = cfg.scalars()
+        print(json.dumps(_jsonable(obj), sort_keys=False))
+        return 0
+    import pandas as pd
+
+    rows = [
+        ("time per iteration (ms)", s["time_per_iteration"]),
+        ("90% CI half-width (ms)", s["ci90_half_width"]),
+        ("utilization", s["utilization"]),
+        ("fragmentation", s["fragmentation"]),
+        ("busy-wait time (ms, all gangs)", s["busy_wait_time"]),
+        ("switch/blocking overhead (ms)", s["overhead_time"]),
+        ("context switches", s["context_switches"]),
+        ("blocking events", s["blocking_events"]),
+        ("preemptions", s["preemptions"]),
+        ("slot switches", s["slot_switches"]),
+        ("t_p, t_w (ms)", f"{s['t_p']:.4g}, {s['t_w']:.4g}"),
+        ("model: eq6 gang busy", s["eq6"]),
+        ("model: eq8 uncoordinated busy", s["eq8"]),
+        ("model: eq12 blocking (same)", s["eq12"]),
+        ("model: eq13 blocking (compute)", s["eq13"]),
+        ("events", s["events"]),
+        ("wall seconds", s["wall_seconds"]),
+    ]
+    con = _console()
+    con.print(f"barrier model, {cfg.summary_label()}", highlight=False)
+    _print_table(con, "", pd.DataFrame(rows, columns=["measure", "value"]))
+    return 0
+
+
+def _make_executor(workers: int | None):
+    import concurrent.futures as cf
+
+    from .api import default_executor
+
+    if workers == 1:
+        return cf.ThreadPoolExecutor(max_workers=1)
+    if workers:
+        import multiprocessing
+
+        return cf.ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context("spawn")
+        )
+    return default_executor()
+
+
+def cmd_reproduce_gang(args: argparse.Namespace) -> int:
+    """Reproduce seed 001 (Feitelson & Rudolph 1992): model vs simulation vs paper.
+
+    (a) eqs. 6, 8, 10, 12, 13 against simulation over t_p (0.05-200 ms), loads
+    1-4 and gang sizes 2, 4, 10, each flagged in or out of its regime; (b)
+    experiments 1-4 of section 3.3 with the Makbilan parameters (eq. 14, Table 1);
+    (c) the phase diagram of Figure 9 (sigma = 1/2) from the formulas and from
+    simulation. Writes CSV tables, PNG plots and summary.md to --out; --quick
+    runs fewer points and shorter runs (well under a minute).
+    """
+    from . import reproduce_gang
+    from ._io import atomic_dir, check_output_dir
+
+    check_output_dir(args.out, "--out")
+    executor = _make_executor(args.workers)
+    con = _console()
+    start = time.perf_counter()
+    quiet = args.json
+    try:
+        with atomic_dir(args.out) as tmp:
+            res = reproduce_gang.run(
+                tmp, quick=args.quick, executor=executor, progress=not quiet,
+                echo=None if quiet else (lambda title, obj: _print_table(con, title, obj)),
+            )
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+    elapsed = time.perf_counter() - start
+    if args.json:
+        obj = dict(res["headlines"])
+        obj["out"] = args.out
+        obj["seconds"] = elapsed
+        print(json.dumps(_jsonable(obj)))
+    else:
+        con.print(f"wrote {args.out}/ (*.csv, *.png, summary.md) in {elapsed:.1f} s",
+                  highlight=False)
+    return 0
+
+
 def cmd_reproduce_pools(args: argparse.Namespace) -> int:
     """Regenerate seed 000's Figures 1, 3-8 as CSV tables, PNG plots and summary.md.
 
@@ -170,24 +274,11 @@ def cmd_reproduce_pools(args: argparse.Namespace) -> int:
     stated numbers beside ours (Fig. 3: 342 and 265 at D=20, lower bound ~127;
     Fig. 8: A = 12.4 at P=60 vs 14.9 at P=120).
     """
-    import concurrent.futures as cf
-
     from . import reproduce
     from ._io import atomic_dir, check_output_dir
-    from .api import default_executor
 
     check_output_dir(args.out, "--out")
-    executor: cf.Executor
-    if args.workers == 1:
-        executor = cf.ThreadPoolExecutor(max_workers=1)
-    elif args.workers:
-        import multiprocessing
-
-        executor = cf.ProcessPoolExecutor(
-            max_workers=args.workers, mp_context=multiprocessing.get_context("spawn")
-        )
-    else:
-        executor = default_executor()
+    executor = _make_executor(args.workers)
     con = _console()
     start = time.perf_counter()
     try:
@@ -202,11 +293,17 @@ def cmd_reproduce_pools(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    """Time the simulator: D=20, pool_size=30, --jobs jobs, no warm-up, one replication.
+    """Time a simulator: pools (default) or barrier.
 
-    Runs without job records on one worker thread and reports simulated events
-    per second and the wall time.
+    pools: D=20, pool_size=30, --jobs jobs, no warm-up, one replication, no job
+    records, one worker thread; reports simulated events per second.
+    barrier: seed 001's machine with n=10, l=3, k=--iterations (50000), under gang
+    and local scheduling (--wait busy by default); reports measured-gang
+    iterations per second (k / wall) and all gangs' iterations per second
+    (gang_iterations / wall).
     """
+    if args.model == "barrier":
+        return _bench_barrier(args)
     from .api import simulate
 
     if args.jobs < 1:
@@ -237,6 +334,39 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_barrier(args: argparse.Namespace) -> int:
+    from .api import simulate_barrier
+
+    if args.iterations < 1:
+        raise ConfigError("--iterations", f"{args.iterations} is out of range", "integer >= 1")
+    rows = []
+    for sched in ("gang", "local"):
+        cfg = BarrierConfig(n=10, l=3, k=args.iterations, sched=sched, wait=args.wait)
+        t0 = time.perf_counter()
+        res = simulate_barrier(cfg)
+        total = time.perf_counter() - t0
+        s = res.summary
+        wall = float(s["wall_seconds"]) or total
+        rows.append({
+            "sched": sched, "wait": args.wait, "n": 10, "l": 3, "k": args.iterations,
+            "wall_seconds": wall, "total_seconds": total, "events": int(s["events"]),
+            "iterations_per_second": args.iterations / wall,
+            "gang_iterations": int(s["gang_iterations"]),
+            "gang_iterations_per_second": s["gang_iterations"] / wall,
+            "events_per_second": s["events"] / wall,
+            "time_per_iteration": s["time_per_iteration"],
+        })
+    if args.json:
+        print(json.dumps(_jsonable({"model": "barrier", "runs": rows})))
+    else:
+        for r in rows:
+            print(f"bench barrier {r['sched']:5s} ({r['wait']}): n=10 l=3 k={r['k']} in "
+                  f"{r['wall_seconds']:.3f} s: {r['iterations_per_second']:,.0f} measured "
+                  f"iterations/s, {r['gang_iterations_per_second']:,.0f} all-gang "
+                  f"iterations/s, {r['events_per_second']:,.0f} events/s")
+    return 0
+
+
 # ------------------------------------------------------------------ parser
 
 
@@ -261,6 +391,14 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--workers", type=_workers, default=1, metavar="N",
                     help="threads for the replications (results do not depend on it)")
     sp.set_defaults(func=cmd_simulate_pools)
+    sb = sim_sub.add_parser("barrier", help=_doc(cmd_simulate_barrier).splitlines()[0],
+                            description=_doc(cmd_simulate_barrier), formatter_class=fmt)
+    sb.add_argument("--config", metavar="FILE.toml",
+                    help="TOML file with a [barrier] table (or flat keys)")
+    sb.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
+                    help="override a config key (repeatable)")
+    sb.add_argument("--json", action="store_true", help="print one JSON object")
+    sb.set_defaults(func=cmd_simulate_barrier)
 
     rep = sub.add_parser("reproduce", help="regenerate a seed paper's figures",
                          description="Regenerate a seed paper's figures.")
@@ -273,11 +411,29 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--workers", type=_workers, default=None, metavar="N",
                     help="parallel simulations (default: one per CPU)")
     rp.set_defaults(func=cmd_reproduce_pools)
+    rg = rep_sub.add_parser("gang", help=_doc(cmd_reproduce_gang).splitlines()[0],
+                            description=_doc(cmd_reproduce_gang), formatter_class=fmt)
+    rg.add_argument("--quick", action="store_true", help="fewer points, shorter runs (< 1 min)")
+    rg.add_argument("--out", default=os.path.join("results", "gang"), metavar="DIR",
+                    help="output directory (default: results/gang)")
+    rg.add_argument("--workers", type=_workers, default=None, metavar="N",
+                    help="parallel simulations (default: one per CPU)")
+    rg.add_argument("--json", action="store_true",
+                    help="print the headline numbers as one JSON object (no tables)")
+    rg.set_defaults(func=cmd_reproduce_gang)
 
     bp = sub.add_parser("bench", help=_doc(cmd_bench).splitlines()[0],
                         description=_doc(cmd_bench), formatter_class=fmt)
+    bp.add_argument("model", nargs="?", choices=("pools", "barrier"), default="pools",
+                    help="which simulator to time (default pools)")
+    bp.add_argument("--model", dest="model_opt", choices=("pools", "barrier"), default=None,
+                    help="same as the positional MODEL")
     bp.add_argument("--jobs", type=int, default=100000, metavar="N",
-                    help="jobs to simulate (default 100000)")
+                    help="pools: jobs to simulate (default 100000)")
+    bp.add_argument("--iterations", "-k", type=int, default=50000, metavar="K",
+                    help="barrier: iterations of the measured gang (default 50000)")
+    bp.add_argument("--wait", choices=("busy", "block", "twophase"), default="busy",
+                    help="barrier: waiting strategy (default busy)")
     bp.add_argument("--json", action="store_true", help="print one JSON object")
     bp.set_defaults(func=cmd_bench)
     return p
@@ -300,6 +456,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        if getattr(args, "model_opt", None):
+            args.model = args.model_opt
         return int(args.func(args) or 0)
     except UsageError as e:
         return _fail(str(e))

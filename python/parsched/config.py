@@ -1,8 +1,17 @@
-"""Typed configuration of the processor-pool model (seed 000, Zhou & Brecht 1991).
+"""Typed configurations of parsched's models.
 
-:class:`PoolsConfig` mirrors the keys accepted by ``parsched._core.simulate_pools``
-with the defaults of the paper's Table 2. The Rust core is the authority on what
-is valid; the checks here are a light first line so that mistakes are reported
+* :class:`PoolsConfig` — the processor-pool model (seed 000, Zhou & Brecht 1991);
+  it mirrors the keys of ``parsched._core.simulate_pools`` with the defaults of
+  the paper's Table 2.
+* :class:`BarrierConfig` — the fine-grain synchronization machine (seed 001,
+  Feitelson & Rudolph 1992); it mirrors the keys of
+  ``parsched._core.simulate_barrier`` with the Rust defaults (times in ms).
+
+Both are frozen dataclasses built on :class:`ConfigBase`, which supplies the
+shared machinery: typed coercion of every field, ``with_``, ``to_dict``,
+``from_dict``, ``KEY=VALUE`` overrides (``apply_overrides``, ``parse_value``),
+TOML in and out, and per-field docs. The Rust core is the authority on what is
+valid; the checks here are a light first line so that mistakes are reported
 before any work starts, with the same one-line ``FIELD: problem; allowed: ...``
 messages.
 """
@@ -14,10 +23,11 @@ import json
 import math
 import os
 import sys
+import types
 import typing
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from .errors import ConfigError
 
@@ -26,7 +36,15 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-__all__ = ["Arrivals", "PoolsConfig", "apply_overrides", "from_toml"]
+__all__ = [
+    "Arrivals",
+    "BarrierConfig",
+    "ConfigBase",
+    "PoolsConfig",
+    "apply_overrides",
+    "from_toml",
+    "parse_value",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +116,235 @@ def _doc(text: str, default: Any) -> Any:
     return field(default=default, metadata={"doc": text})
 
 
+
+# ------------------------------------------------------------------ base
+
+
+class _OptionalInt:
+    """Field kind of ``int | None`` (e.g. BarrierConfig.P: None means "= n")."""
+
+
+_KINDS_CACHE: dict[type, dict[str, Any]] = {}
+
+
+def _kind(tp: Any) -> Any:
+    if tp is int or tp is float or tp is bool:
+        return tp
+    origin = typing.get_origin(tp)
+    if origin is Literal:
+        return tuple(typing.get_args(tp))
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if args == [int]:
+            return _OptionalInt
+    return object
+
+
+class ConfigBase:
+    """Shared machinery of the frozen config dataclasses.
+
+    Subclasses are ``@dataclass(frozen=True, slots=True)`` classes whose fields
+    carry a ``doc`` in their metadata; field kinds come from the annotations
+    (``int``, ``float``, ``bool``, ``Literal[...]`` choices, ``int | None``; any
+    other type is *special*: a subclass handles it through the ``_special_*``
+    hooks, e.g. PoolsConfig's ``arrivals``). ``TOML_TABLE`` names the table that
+    :meth:`from_toml` reads (flat top-level keys are accepted too).
+    """
+
+    __slots__ = ()
+    TOML_TABLE: ClassVar[str] = ""
+
+    # ----------------------------------------------------------- kinds
+    @classmethod
+    def _kinds(cls) -> dict[str, Any]:
+        kinds = _KINDS_CACHE.get(cls)
+        if kinds is None:
+            hints = typing.get_type_hints(cls)
+            kinds = {f.name: _kind(hints[f.name]) for f in dataclasses.fields(cls)}
+            _KINDS_CACHE[cls] = kinds
+        return kinds
+
+    @classmethod
+    def _scalar_keys(cls) -> tuple[str, ...]:
+        return tuple(k for k, kind in cls._kinds().items() if kind is not object)
+
+    @classmethod
+    def _unknown_key(cls, key: str, where: str | None = None) -> ConfigError:
+        msg = "unknown key" + (f" in {where}" if where else "")
+        return ConfigError(str(key), msg, ", ".join(cls._kinds()))
+
+    def _coerce_fields(self) -> None:
+        """Converts every field to its kind (ints, floats, choices) or raises."""
+        for name, kind in type(self)._kinds().items():
+            v = getattr(self, name)
+            if kind is object:
+                v2 = self._special_coerce(name, v)
+                if v2 is not v:
+                    object.__setattr__(self, name, v2)
+            elif kind is bool:
+                if not isinstance(v, bool):
+                    raise ConfigError(name, f"{v!r} is not a boolean", "true, false")
+            elif kind is int:
+                object.__setattr__(self, name, _as_int(name, v))
+            elif kind is _OptionalInt:
+                if v is not None:
+                    object.__setattr__(self, name, _as_int(name, v))
+            elif kind is float:
+                object.__setattr__(self, name, _as_float(name, v))
+            elif not isinstance(v, str) or v not in kind:
+                raise ConfigError(name, f"{v!r} is not a choice", ", ".join(kind))
+
+    # ----------------------------------------------------------- hooks
+    def _special_coerce(self, name: str, value: Any) -> Any:  # pragma: no cover - no specials
+        return value
+
+    def _special_to_dict(self, name: str, value: Any) -> Any:  # pragma: no cover
+        return value
+
+    @classmethod
+    def _special_override_error(cls, key: str) -> ConfigError:
+        return ConfigError(key, "cannot be set with KEY=VALUE", "a scalar key")
+
+    @classmethod
+    def _special_from_toml(cls, name: str, value: Any, path: str) -> Any:  # pragma: no cover
+        return value
+
+    def _special_toml_lines(self, table: bool) -> list[str]:
+        return []
+
+    # ------------------------------------------------------- utilities
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+    @classmethod
+    def field_doc(cls, name: str) -> str:
+        for f in dataclasses.fields(cls):
+            if f.name == name:
+                return f.metadata.get("doc", "")
+        raise cls._unknown_key(name)
+
+    @classmethod
+    def choices(cls, name: str) -> tuple[str, ...] | None:
+        kind = cls._kinds().get(name)
+        return kind if isinstance(kind, tuple) else None
+
+    @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        """The scalar fields of the default config."""
+        return cls().scalars()
+
+    def with_(self, **changes: Any):
+        """A copy with some fields replaced (unknown keys raise :class:`ConfigError`)."""
+        kinds = type(self)._kinds()
+        for k in changes:
+            if k not in kinds:
+                raise type(self)._unknown_key(k)
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self, *, special: bool = True) -> dict[str, Any]:
+        """Plain dict of every field (special fields through their hook, or left
+        out with ``special=False``), in the form the Rust core accepts."""
+        out: dict[str, Any] = {}
+        for name, kind in type(self)._kinds().items():
+            v = getattr(self, name)
+            if kind is object:
+                if special:
+                    out[name] = None if v is None else self._special_to_dict(name, v)
+                continue
+            out[name] = v
+        return out
+
+    def scalars(self) -> dict[str, Any]:
+        """The scalar fields (everything but special fields such as ``arrivals``)."""
+        return self.to_dict(special=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]):
+        kinds = cls._kinds()
+        for k in data:
+            if k not in kinds:
+                raise cls._unknown_key(k)
+        return cls(**dict(data))
+
+    @classmethod
+    def parse_value(cls, key: str, raw: str) -> Any:
+        """Parses the text of a ``KEY=VALUE`` override by the type of ``key``."""
+        kind = cls._kinds().get(key)
+        if kind is None:
+            raise cls._unknown_key(key)
+        return _parse_kind(key, kind, raw)
+
+    def apply_overrides(self, items: Iterable[str]):
+        """Applies ``KEY=VALUE`` strings, parsing each value by the field's type."""
+        cls = type(self)
+        kinds = cls._kinds()
+        changes: dict[str, Any] = {}
+        for item in items:
+            key, sep, raw = str(item).partition("=")
+            key, raw = key.strip(), raw.strip()
+            if not sep or not key:
+                raise ConfigError(
+                    "--set", f"{item!r} is not KEY=VALUE",
+                    "KEY=VALUE with KEY one of " + ", ".join(cls._scalar_keys()),
+                )
+            if key not in kinds:
+                raise cls._unknown_key(key)
+            if kinds[key] is object:
+                raise cls._special_override_error(key)
+            changes[key] = cls.parse_value(key, raw)
+        return self.with_(**changes) if changes else self
+
+    @classmethod
+    def from_toml(cls, path: str | os.PathLike[str]):
+        """Reads a TOML file holding a ``[TOML_TABLE]`` table, or the keys at top level."""
+        path = os.fspath(path)
+        name = cls.TOML_TABLE
+        try:
+            with open(path, "rb") as fh:
+                doc = tomllib.load(fh)
+        except OSError as e:
+            raise ConfigError("config", f"cannot read {path!r}: {e.strerror or e}") from None
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError("config", f"{path}: invalid TOML: {e}") from None
+        table = doc.get(name, doc)
+        if not isinstance(table, dict):
+            raise ConfigError("config", f"{path}: {name!r} is not a table", f"a [{name}] table")
+        kinds = cls._kinds()
+        if name in doc:
+            extra = [k for k, v in doc.items() if k != name and not isinstance(v, dict)]
+            if extra:
+                raise ConfigError(
+                    extra[0], f"{path}: key outside the [{name}] table",
+                    f"keys inside [{name}]: " + ", ".join(kinds),
+                )
+        values: dict[str, Any] = {}
+        for k, v in table.items():
+            if k not in kinds:
+                raise cls._unknown_key(k, where=path)
+            if kinds[k] is object:
+                v = cls._special_from_toml(k, v, path)
+            values[k] = v
+        return cls(**values)
+
+    def to_toml(self, *, table: bool = True) -> str:
+        """TOML text that :meth:`from_toml` reads back to an equal config
+        (``None`` values are left out: they are the defaults)."""
+        lines = [f"[{self.TOML_TABLE}]"] if table else []
+        for k, v in self.scalars().items():
+            if v is not None:
+                lines.append(f"{k} = {_toml_value(v)}")
+        lines += self._special_toml_lines(table)
+        return "\n".join(lines) + "\n"
+
+    def summary_label(self) -> str:
+        """``key=value`` for every scalar that differs from the default."""
+        defaults = type(self).defaults()
+        diffs = [f"{k}={v}" for k, v in self.scalars().items() if v != defaults[k]]
+        return ", ".join(diffs) or "defaults"
+
 @dataclass(frozen=True, slots=True)
-class PoolsConfig:
+class PoolsConfig(ConfigBase):
     """Parameters of one processor-pool simulation (defaults: the paper's Table 2).
 
     Every field is documented in ``PoolsConfig.field_doc(name)``; symbols in
@@ -216,31 +461,20 @@ class PoolsConfig:
         "explicit job stream (arrival, d[, para_work]) replacing the generated workload", None
     )
 
+    TOML_TABLE: ClassVar[str] = "pools"
+
     # ------------------------------------------------------------------ checks
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            kind = _FIELD_KINDS[f.name]
-            v = getattr(self, f.name)
-            if f.name == "arrivals":
-                if v is not None and not isinstance(v, Arrivals):
-                    if isinstance(v, Mapping):
-                        v = Arrivals.from_mapping(v)
-                    else:
-                        raise ConfigError("arrivals", f"{type(v).__name__} given",
-                                          "None or a mapping of equal-length lists")
-                    object.__setattr__(self, "arrivals", v)
-                continue
-            if kind is bool:
-                if not isinstance(v, bool):
-                    raise ConfigError(f.name, f"{v!r} is not a boolean", "true, false")
-            elif kind is int:
-                object.__setattr__(self, f.name, _as_int(f.name, v))
-            elif kind is float:
-                object.__setattr__(self, f.name, _as_float(f.name, v))
-            else:
-                if not isinstance(v, str) or v not in kind:
-                    raise ConfigError(f.name, f"{v!r} is not a choice", ", ".join(kind))
+        self._coerce_fields()
         self._check_ranges()
+
+    def _special_coerce(self, name: str, v: Any) -> Any:  # arrivals
+        if v is not None and not isinstance(v, Arrivals):
+            if isinstance(v, Mapping):
+                return Arrivals.from_mapping(v)
+            raise ConfigError("arrivals", f"{type(v).__name__} given",
+                              "None or a mapping of equal-length lists")
+        return v
 
     def _check_ranges(self) -> None:
         def need(ok: bool, name: str, allowed: str) -> None:
@@ -289,128 +523,167 @@ class PoolsConfig:
                     "warmup < number of arrivals",
                 )
 
-    # ------------------------------------------------------------- utilities
-    @classmethod
-    def field_names(cls) -> tuple[str, ...]:
-        return tuple(f.name for f in dataclasses.fields(cls))
-
-    @classmethod
-    def field_doc(cls, name: str) -> str:
-        for f in dataclasses.fields(cls):
-            if f.name == name:
-                return f.metadata.get("doc", "")
-        raise _unknown_key(name)
-
-    @classmethod
-    def choices(cls, name: str) -> tuple[str, ...] | None:
-        kind = _FIELD_KINDS.get(name)
-        return kind if isinstance(kind, tuple) else None
-
-    def with_(self, **changes: Any) -> PoolsConfig:
-        """A copy with some fields replaced (unknown keys raise :class:`ConfigError`)."""
-        for k in changes:
-            if k not in _FIELD_KINDS:
-                raise _unknown_key(k)
-        return dataclasses.replace(self, **changes)
-
-    def to_dict(self, *, arrivals: bool = True) -> dict[str, Any]:
+    # ------------------------------------------------------------- arrivals
+    def to_dict(self, *, arrivals: bool = True, special: bool | None = None) -> dict[str, Any]:
         """Plain dict in the form ``parsched._core.simulate_pools`` accepts."""
-        out: dict[str, Any] = {}
-        for name in _FIELD_KINDS:
+        return ConfigBase.to_dict(self, special=arrivals if special is None else special)
+
+    def _special_to_dict(self, name: str, value: Any) -> Any:
+        return value.to_dict()
+
+    @classmethod
+    def _special_override_error(cls, key: str) -> ConfigError:
+        return ConfigError("arrivals", "cannot be set with KEY=VALUE",
+                           "--arrivals FILE.csv or an arrivals table in the TOML file")
+
+    @classmethod
+    def _special_from_toml(cls, name: str, v: Any, path: str) -> Any:
+        """``arrivals`` may be a table of equal-length arrays or a path to a CSV file
+        (relative to the TOML file)."""
+        if isinstance(v, str):
+            from .arrivals import load_arrivals
+
+            base = os.path.dirname(os.path.abspath(path))
+            return load_arrivals(os.path.join(base, v))
+        if not isinstance(v, dict):
+            raise ConfigError("arrivals", f"{path}: {type(v).__name__} given",
+                              "a table of arrays or a CSV path")
+        return v
+
+    def _special_toml_lines(self, table: bool) -> list[str]:
+        if self.arrivals is None:
+            return []
+        lines = ["", "[pools.arrivals]" if table else "[arrivals]"]
+        for k, col in self.arrivals.to_dict().items():
+            lines.append(f"{k} = [{', '.join(_toml_value(x) for x in col)}]")
+        return lines
+
+
+# -------------------------------------------------------------- barrier
+
+@dataclass(frozen=True, slots=True)
+class BarrierConfig(ConfigBase):
+    """Parameters of one run of seed 001's iterative-barrier machine (times in ms).
+
+    Mirrors ``parsched._core.simulate_barrier`` (Rust ``SyncConfig``) with its
+    defaults; every field is documented in ``BarrierConfig.field_doc(name)``.
+    Symbols in brackets are those of Feitelson & Rudolph 1992 (seed 001). The
+    measured gang's threads compute U(grain + barrier_cost, grain + var +
+    barrier_cost) per iteration, so t_p = barrier_cost + grain + var/2 and
+    t_w = var·(n−1)/(2(n+1)) (eqs. 1-4; :meth:`t_p`, :meth:`t_w`).
+    """
+
+    n: int = _doc("[n] gang size: threads of the measured gang, one per processor (default 10)",
+                  10)
+    l: int = _doc(
+        "[ℓ] threads per processor: the measured gang plus ℓ−1 competitors (LOAD in §3.3; "
+        "default 3)", 3)
+    P: int | None = _doc(
+        "[P] processors; None means P = n (n <= P required)", None)
+    k: int = _doc("[k] iterations of the measured gang (default 50000)", 50000)
+    grain: float = _doc(
+        "[GRAIN] minimal compute per iteration, ms (eq. 14: 0.00141·GRAIN; default 1)", 1.0)
+    var: float = _doc(
+        "[VAR] spread of the compute per iteration, ms: each thread draws U(grain, grain+var) "
+        "(eq. 14: 0.00141·VAR; default 1)", 1.0)
+    barrier_cost: float = _doc(
+        "barrier cost added to every compute, ms (§2.1 folds it into t_p; §3.3: 0.137 ms on "
+        "10 processors; default 0.137)", 0.137)
+    tq: float = _doc("[τq] scheduling time quantum, ms (§3.3: 50)", 50.0)
+    tcs: float = _doc(
+        "[τcs] context-switch cost, ms; must be < τq (Table 1: gang library 0.2, default "
+        "library 0.07 + 0.14/ℓ; default 0.2)", 0.2)
+    alpha: float = _doc("[α] blocking costs α·τcs of processor time (§4: 1.5)", 1.5)
+    wait: Literal["busy", "block", "twophase"] = _doc(
+        "waiting at the barrier: busy (spin), block (give up the processor, α·τcs) or "
+        "twophase (spin up to spin_limit, then block) (default busy)", "busy")
+    spin_limit: float = _doc(
+        "two-phase: ms of processor time spent spinning before blocking (default 0.1)", 0.1)
+    wakeup: Literal["tail", "priority"] = _doc(
+        "where a released blocked thread is queued: tail (rigid round robin, eq. 13) or "
+        "priority (head of its processor's queue, no preemption: §2.2's smart scheduler)",
+        "tail")
+    sched: Literal["gang", "local"] = _doc(
+        "gang (Ousterhout matrix, §3.2) or local (uncoordinated per-processor round robin)",
+        "gang")
+    competitors: Literal["same", "compute"] = _doc(
+        "the other ℓ−1 threads per processor: same (identical iterative gangs) or compute "
+        "(independent compute-bound threads, grouped in gangs of P) (§2.1)", "same")
+    skew: bool = _doc(
+        "start with skewing threads, U(0, τq) each, so processors start asynchronously (§3.3)",
+        True)
+    shuffle: bool = _doc(
+        "local scheduling: random initial run-queue order per processor (eq. 8 assumes quanta "
+        "at random places in the round)", True)
+    batches: int = _doc("batches for the batch-means 90% confidence interval (default 20)", 20)
+    seed: int = _doc("random seed (default 1)", 1)
+
+    TOML_TABLE: ClassVar[str] = "barrier"
+
+    def __post_init__(self) -> None:
+        self._coerce_fields()
+        self._check_ranges()
+
+    def _check_ranges(self) -> None:
+        def need(ok: bool, name: str, allowed: str, problem: str | None = None) -> None:
+            if not ok:
+                raise ConfigError(name, problem or f"{getattr(self, name)} is out of range",
+                                  allowed)
+
+        need(self.n >= 1, "n", "n >= 1")
+        need(self.P is None or self.P >= 1, "P", "P >= 1 (or unset: P = n)")
+        procs = self.procs
+        need(self.n <= procs, "n", "n <= P",
+             f"a gang of {self.n} threads is larger than the machine (P = {procs})")
+        need(self.l >= 1, "l", "l >= 1")
+        need(self.k >= 1, "k", "k >= 1")
+        for name in ("n", "l", "P", "batches"):
             v = getattr(self, name)
-            if name == "arrivals":
-                if arrivals:
-                    out[name] = None if v is None else v.to_dict()
-                continue
-            out[name] = v
-        return out
+            need(v is None or v < 2**32, name, "an integer below 2^32")
+        need(self.k < 2**64, "k", "an integer below 2^64")
+        for name in ("grain", "var", "barrier_cost", "tcs", "alpha", "spin_limit"):
+            need(getattr(self, name) >= 0, name, "a finite number >= 0",
+                 f"{getattr(self, name)} is negative")
+        need(self.grain + self.barrier_cost >= 1e-6, "grain", "grain + barrier_cost >= 1e-6",
+             "grain + barrier_cost is below one tick (1e-6 ms)")
+        need(self.tq > 0, "tq", "a finite number > 0")
+        need(self.tcs < self.tq, "tcs", "tcs < tq",
+             f"a context switch of {self.tcs} is not shorter than the quantum {self.tq}")
+        need(self.batches >= 1, "batches", "batches >= 1")
+        need(0 <= self.seed < 2**64, "seed", "0 <= seed < 2^64")
 
-    def scalars(self) -> dict[str, Any]:
-        """The scalar fields (everything but ``arrivals``)."""
-        return self.to_dict(arrivals=False)
+    # -------------------------------------------------------- model values
+    @property
+    def procs(self) -> int:
+        """The number of processors (P, or n when P is unset)."""
+        return self.n if self.P is None else self.P
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PoolsConfig:
-        for k in data:
-            if k not in _FIELD_KINDS:
-                raise _unknown_key(k)
-        return cls(**dict(data))
+    def t_p(self) -> float:
+        """t_p: mean compute per iteration, barrier cost included (eq. 1)."""
+        return self.barrier_cost + self.grain + 0.5 * self.var
 
-    def apply_overrides(self, items: Iterable[str]) -> PoolsConfig:
-        """Applies ``KEY=VALUE`` strings, parsing each value by the field's type."""
-        changes: dict[str, Any] = {}
-        for item in items:
-            key, sep, raw = str(item).partition("=")
-            key, raw = key.strip(), raw.strip()
-            if not sep or not key:
-                raise ConfigError(
-                    "--set", f"{item!r} is not KEY=VALUE",
-                    "KEY=VALUE with KEY one of " + ", ".join(_SCALAR_KEYS),
-                )
-            if key == "arrivals":
-                raise ConfigError("arrivals", "cannot be set with KEY=VALUE",
-                                  "--arrivals FILE.csv or an arrivals table in the TOML file")
-            if key not in _FIELD_KINDS:
-                raise _unknown_key(key)
-            changes[key] = parse_value(key, raw)
-        return self.with_(**changes) if changes else self
+    def t_w(self) -> float:
+        """t_w: mean wait at the barrier on dedicated processors (eq. 4):
+        E[max of n uniforms] − mean = var·(n−1)/(2(n+1))."""
+        return self.var * (self.n - 1) / (2.0 * (self.n + 1))
 
     @classmethod
-    def from_toml(cls, path: str | os.PathLike[str]) -> PoolsConfig:
-        """Reads a TOML file holding a ``[pools]`` table, or the keys at top level.
-
-        ``arrivals`` may be a table of equal-length arrays or a path to a CSV file
-        (relative to the TOML file).
-        """
-        path = os.fspath(path)
-        try:
-            with open(path, "rb") as fh:
-                doc = tomllib.load(fh)
-        except OSError as e:
-            raise ConfigError("config", f"cannot read {path!r}: {e.strerror or e}") from None
-        except tomllib.TOMLDecodeError as e:
-            raise ConfigError("config", f"{path}: invalid TOML: {e}") from None
-        table = doc.get("pools", doc)
-        if not isinstance(table, dict):
-            raise ConfigError("config", f"{path}: 'pools' is not a table", "a [pools] table")
-        if "pools" in doc:
-            extra = [k for k, v in doc.items() if k != "pools" and not isinstance(v, dict)]
-            if extra:
-                raise ConfigError(
-                    extra[0], f"{path}: key outside the [pools] table",
-                    "keys inside [pools]: " + ", ".join(_FIELD_KINDS),
-                )
-        values: dict[str, Any] = {}
-        for k, v in table.items():
-            if k not in _FIELD_KINDS:
-                raise _unknown_key(k, where=path)
-            if k == "arrivals":
-                if isinstance(v, str):
-                    from .arrivals import load_arrivals
-
-                    base = os.path.dirname(os.path.abspath(path))
-                    v = load_arrivals(os.path.join(base, v))
-                elif not isinstance(v, dict):
-                    raise ConfigError("arrivals", f"{path}: {type(v).__name__} given",
-                                      "a table of arrays or a CSV path")
-            values[k] = v
-        return cls(**values)
-
-    def to_toml(self, *, table: bool = True) -> str:
-        """TOML text that :meth:`from_toml` reads back to an equal config."""
-        lines = ["[pools]"] if table else []
-        for k, v in self.scalars().items():
-            lines.append(f"{k} = {_toml_value(v)}")
-        if self.arrivals is not None:
-            lines.append("")
-            lines.append("[pools.arrivals]" if table else "[arrivals]")
-            for k, col in self.arrivals.to_dict().items():
-                lines.append(f"{k} = [{', '.join(_toml_value(x) for x in col)}]")
-        return "\n".join(lines) + "\n"
-
-    def summary_label(self) -> str:
-        diffs = [f"{k}={v}" for k, v in self.scalars().items() if v != _DEFAULTS[k]]
-        return ", ".join(diffs) or "defaults"
+    def for_tp_tw(cls, tp: float, tw: float, **kw: Any) -> BarrierConfig:
+        """A config whose t_p, t_w (eqs. 1-4) are ``tp``, ``tw`` (with the given
+        ``barrier_cost``, default 0.137): var = 2(n+1)/(n−1)·tw, grain = tp −
+        barrier_cost − var/2. Raises ConfigError when the uniform cannot reach the
+        point (tw > (n−1)/(n+1)·(tp − barrier_cost))."""
+        base = cls(**kw) if kw else cls()
+        n = base.n
+        var = 0.0 if tw == 0 else (2.0 * (n + 1) / (n - 1) * tw if n > 1 else math.inf)
+        grain = tp - base.barrier_cost - var / 2.0
+        if not math.isfinite(var) or grain < -1e-12:
+            raise ConfigError(
+                "var", f"t_w = {tw:g} is not reachable with t_p = {tp:g} (uniform compute)",
+                f"t_w <= (n-1)/(n+1)·(t_p - barrier_cost) = "
+                f"{(n - 1) / (n + 1) * (tp - base.barrier_cost):g}",
+            )
+        return base.with_(grain=max(grain, 0.0), var=var)
 
 
 # ---------------------------------------------------------------- helpers
@@ -447,32 +720,7 @@ def _as_float(name: str, v: Any) -> float:
     return x
 
 
-def _kind(tp: Any) -> Any:
-    if tp is int or tp is float or tp is bool:
-        return tp
-    if typing.get_origin(tp) is Literal:
-        return tuple(typing.get_args(tp))
-    return object
-
-
-_HINTS = typing.get_type_hints(PoolsConfig)
-_FIELD_KINDS: dict[str, Any] = {
-    f.name: _kind(_HINTS[f.name]) for f in dataclasses.fields(PoolsConfig)
-}
-_SCALAR_KEYS = tuple(k for k in _FIELD_KINDS if k != "arrivals")
-_DEFAULTS = PoolsConfig().scalars()
-
-
-def _unknown_key(key: str, where: str | None = None) -> ConfigError:
-    msg = "unknown key" + (f" in {where}" if where else "")
-    return ConfigError(str(key), msg, ", ".join(_FIELD_KINDS))
-
-
-def parse_value(key: str, raw: str) -> Any:
-    """Parses the text of a ``KEY=VALUE`` override by the type of ``key``."""
-    kind = _FIELD_KINDS.get(key)
-    if kind is None:
-        raise _unknown_key(key)
+def _parse_kind(key: str, kind: Any, raw: str) -> Any:
     if kind is bool:
         v = raw.strip().lower()
         if v in ("true", "1", "yes", "on"):
@@ -480,6 +728,10 @@ def parse_value(key: str, raw: str) -> Any:
         if v in ("false", "0", "no", "off"):
             return False
         raise ConfigError(key, f"{raw!r} is not a boolean", "true, false")
+    if kind is _OptionalInt:
+        if raw.strip().lower() in ("", "none", "null"):
+            return None
+        kind = int
     if kind is int:
         try:
             return int(raw)
@@ -508,6 +760,11 @@ def parse_value(key: str, raw: str) -> Any:
     raise ConfigError(key, "cannot be set with KEY=VALUE", "a scalar key")
 
 
+def parse_value(key: str, raw: str) -> Any:
+    """Parses the text of a ``KEY=VALUE`` override of a :class:`PoolsConfig` key."""
+    return PoolsConfig.parse_value(key, raw)
+
+
 def _toml_value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -518,8 +775,8 @@ def _toml_value(v: Any) -> str:
     return json.dumps(str(v))
 
 
-def apply_overrides(config: PoolsConfig, items: Sequence[str]) -> PoolsConfig:
-    """Module-level spelling of :meth:`PoolsConfig.apply_overrides`."""
+def apply_overrides(config: ConfigBase, items: Sequence[str]):
+    """Module-level spelling of :meth:`ConfigBase.apply_overrides`."""
     return config.apply_overrides(items)
 
 
@@ -528,11 +785,12 @@ def from_toml(path: str | os.PathLike[str]) -> PoolsConfig:
     return PoolsConfig.from_toml(path)
 
 
-def _class_doc() -> str:
-    lines = [PoolsConfig.__doc__ or "", "", "Attributes:"]
-    for f in dataclasses.fields(PoolsConfig):
+def _class_doc(cls: type) -> str:
+    lines = [cls.__doc__ or "", "", "Attributes:"]
+    for f in dataclasses.fields(cls):
         lines.append(f"    {f.name} (default {f.default!r}): {f.metadata.get('doc', '')}")
     return "\n".join(lines)
 
 
-PoolsConfig.__doc__ = _class_doc()
+PoolsConfig.__doc__ = _class_doc(PoolsConfig)
+BarrierConfig.__doc__ = _class_doc(BarrierConfig)
