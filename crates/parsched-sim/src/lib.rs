@@ -10,10 +10,12 @@
 //!   strategies, per-processor round robin or gang scheduling.
 //! * [`stats`]: summary statistics.
 
+pub mod batch;
 pub mod engine;
 pub mod machine;
 pub mod pools;
 pub mod rng;
 pub mod stats;
+pub mod swf;
 pub mod sync;
 pub mod workload;

@@ -5,6 +5,8 @@
 //! |---|---|---|
 //! | processor pools (Zhou & Brecht) | seed 000, section 3 | [`pools`] |
 //! | gang scheduling matrix (Ousterhout; Feitelson & Rudolph) | seed 001, section 3.2 | [`gang`] |
+//! | batch FCFS, EASY and conservative backfilling (Lifka; Mu'alem & Feitelson) | issue 4 | [`batch`] |
 
+pub mod batch;
 pub mod gang;
 pub mod pools;

@@ -1,0 +1,551 @@
+//! Batch space-sharing of rigid jobs: first-come first-served, EASY
+//! backfilling and conservative backfilling.
+//!
+//! * **FCFS**: queued jobs start in arrival order; the first job that does not
+//!   fit blocks every job behind it.
+//! * **EASY backfilling** — D. Lifka, "The ANL/IBM SP scheduling system",
+//!   JSSPP 1995; as specified by A. Mu'alem and D. Feitelson, "Utilization,
+//!   predictability, workloads, and user runtime estimates in scheduling the
+//!   IBM SP2 with backfilling", IEEE TPDS 12(6), 2001, section 2: jobs start in
+//!   order while they fit; the first job that does not fit (the *head*) gets a
+//!   reservation at the *shadow time*, the earliest time at which enough
+//!   processors are free for it assuming every running job ends at its
+//!   *requested* end time; the processors free at the shadow time beyond the
+//!   head's need are the *extra* processors. A later job (in queue order)
+//!   backfills — starts now — if it fits in the free processors and either
+//!   ends, by its requested time, no later than the shadow time, or uses no
+//!   more than the extra processors (which it then consumes).
+//! * **Conservative backfilling** (Mu'alem & Feitelson 2001, section 2): every
+//!   queued job has a reservation. At each scheduling pass the reservations are
+//!   recomputed in queue order on an availability profile built from the
+//!   running jobs' requested end times: each job is placed at the earliest
+//!   time its processors are free for its whole requested time, given the
+//!   reservations of the jobs before it. A job whose reservation is *now*
+//!   starts. A job therefore starts early only if it delays no earlier
+//!   reservation. Recomputing at every pass is the "compression" that moves
+//!   reservations earlier when jobs end before their requested time (the
+//!   rule of batsched's `conservative_bf`).
+//!
+//! A policy observes a [`BatchView`] and returns the positions in the queue of
+//! the jobs to start now; it never touches the machine. Times are integer
+//! ticks (the batch machine uses seconds, the resolution of SWF traces).
+//!
+//! Tie rules (all documented here and tested):
+//! * The queue is in arrival order; jobs submitted at the same time are in
+//!   trace order. Backfill candidates are examined in queue order.
+//! * A running job is expected to end at `max(requested_end, now + 1)`: a job
+//!   that has reached its requested time without ending (it is allowed to
+//!   overrun) is expected to end one tick from now.
+//! * A job's requested duration counts as at least 1 tick.
+//! * EASY: a candidate ending exactly at the shadow time does not delay the
+//!   head (the machine handles completions before starts at equal times). All
+//!   running jobs expected to end exactly at the shadow time count toward the
+//!   extra processors.
+//! * Conservative: a job fits at time `t` if the free processors are enough
+//!   over `[t, t + requested)`; an interval ending at `t'` does not conflict
+//!   with one starting at `t'`.
+//!
+//! Killing jobs that exceed their requested time is a machine option, not a
+//! policy decision.
+
+use serde::{Deserialize, Serialize};
+
+/// A running job as the policy sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunningJob {
+    pub procs: u32,
+    /// Start time plus requested time (not the real end, which the policy
+    /// does not know).
+    pub requested_end: u64,
+}
+
+/// A waiting job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueuedJob {
+    pub procs: u32,
+    /// Requested (estimated) duration.
+    pub requested: u64,
+}
+
+/// What a batch policy observes.
+#[derive(Debug, Clone, Copy)]
+pub struct BatchView<'a> {
+    pub now: u64,
+    /// Processors of the machine.
+    pub total: u32,
+    /// Processors free now.
+    pub free: u32,
+    /// Running jobs, in any order.
+    pub running: &'a [RunningJob],
+    /// Waiting jobs in arrival order.
+    pub queue: &'a [QueuedJob],
+}
+
+/// A batch policy: decides which queued jobs start now.
+pub trait BatchPolicy {
+    /// The policy's name (`fcfs`, `easy`, `conservative`).
+    fn name(&self) -> &'static str;
+    /// Appends to `start` the positions in `view.queue` of the jobs to start
+    /// now, ascending. Their processors must fit in `view.free`.
+    fn schedule(&mut self, view: &BatchView<'_>, start: &mut Vec<usize>);
+}
+
+/// The built-in batch policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BatchKind {
+    Fcfs,
+    #[default]
+    Easy,
+    Conservative,
+}
+
+impl BatchKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            BatchKind::Fcfs => "fcfs",
+            BatchKind::Easy => "easy",
+            BatchKind::Conservative => "conservative",
+        }
+    }
+
+    /// A fresh policy object of this kind.
+    pub fn policy(self) -> Box<dyn BatchPolicy + Send> {
+        match self {
+            BatchKind::Fcfs => Box::new(Fcfs),
+            BatchKind::Easy => Box::new(Easy::default()),
+            BatchKind::Conservative => Box::new(Conservative::default()),
+        }
+    }
+}
+
+#[inline]
+fn expected_end(r: &RunningJob, now: u64) -> u64 {
+    r.requested_end.max(now + 1)
+}
+
+#[inline]
+fn duration(q: &QueuedJob) -> u64 {
+    q.requested.max(1)
+}
+
+/// First-come first-served.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Fcfs;
+
+impl BatchPolicy for Fcfs {
+    fn name(&self) -> &'static str {
+        "fcfs"
+    }
+    fn schedule(&mut self, view: &BatchView<'_>, start: &mut Vec<usize>) {
+        let mut free = view.free;
+        for (i, q) in view.queue.iter().enumerate() {
+            if q.procs > free {
+                break;
+            }
+            free -= q.procs;
+            start.push(i);
+        }
+    }
+}
+
+/// EASY backfilling (aggressive backfilling with one reservation).
+#[derive(Debug, Clone, Default)]
+pub struct Easy {
+    ends: Vec<(u64, u32)>,
+}
+
+/// The head's reservation computed by [`Easy::shadow`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shadow {
+    /// When the head job is expected to be able to start.
+    pub time: u64,
+    /// Processors free at `time` beyond the head's need.
+    pub extra: u32,
+}
+
+impl Easy {
+    /// The shadow time and extra processors for a job of `procs` processors,
+    /// given `free` processors now and running jobs expected to end at
+    /// `ends` (sorted by time). `None` if the job can never fit.
+    pub fn shadow(now: u64, free: u32, ends: &[(u64, u32)], procs: u32) -> Option<Shadow> {
+        if procs <= free {
+            return Some(Shadow {
+                time: now,
+                extra: free - procs,
+            });
+        }
+        let mut avail = free;
+        let mut i = 0;
+        while i < ends.len() {
+            let t = ends[i].0;
+            while i < ends.len() && ends[i].0 == t {
+                avail += ends[i].1;
+                i += 1;
+            }
+            if avail >= procs {
+                return Some(Shadow {
+                    time: t,
+                    extra: avail - procs,
+                });
+            }
+        }
+        None
+    }
+}
+
+impl BatchPolicy for Easy {
+    fn name(&self) -> &'static str {
+        "easy"
+    }
+    fn schedule(&mut self, view: &BatchView<'_>, start: &mut Vec<usize>) {
+        let now = view.now;
+        let mut free = view.free;
+        let q = view.queue;
+        // In order while they fit.
+        let mut head = 0;
+        while head < q.len() && q[head].procs <= free {
+            free -= q[head].procs;
+            start.push(head);
+            head += 1;
+        }
+        if head >= q.len() || free == 0 {
+            return;
+        }
+        // Reservation for the head, from requested end times (including the
+        // jobs started above).
+        self.ends.clear();
+        self.ends
+            .extend(view.running.iter().map(|r| (expected_end(r, now), r.procs)));
+        self.ends
+            .extend(start.iter().map(|&i| (now + duration(&q[i]), q[i].procs)));
+        self.ends.sort_unstable();
+        let Some(shadow) = Easy::shadow(now, free, &self.ends, q[head].procs) else {
+            return;
+        };
+        let mut extra = shadow.extra;
+        for (i, c) in q.iter().enumerate().skip(head + 1) {
+            if c.procs > free {
+                continue;
+            }
+            if now + duration(c) <= shadow.time {
+                free -= c.procs;
+                start.push(i);
+            } else if c.procs <= extra {
+                free -= c.procs;
+                extra -= c.procs;
+                start.push(i);
+            } else {
+                continue;
+            }
+            if free == 0 {
+                break;
+            }
+        }
+    }
+}
+
+/// An availability profile: free processors as a step function of time.
+/// `steps[k] = (t_k, free_k)` means `free_k` processors are free on
+/// `[t_k, t_{k+1})`; the last step extends forever.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Profile {
+    steps: Vec<(u64, u32)>,
+}
+
+impl Profile {
+    /// The profile from `now` given `free` processors now and running jobs
+    /// releasing processors at `ends` (sorted by time, all after `now`).
+    pub fn rebuild(&mut self, now: u64, free: u32, ends: &[(u64, u32)]) {
+        self.steps.clear();
+        self.steps.push((now, free));
+        let mut cur = free;
+        for &(t, p) in ends {
+            cur += p;
+            match self.steps.last_mut() {
+                Some(last) if last.0 == t => last.1 = cur,
+                _ => self.steps.push((t.max(now), cur)),
+            }
+        }
+    }
+
+    pub fn steps(&self) -> &[(u64, u32)] {
+        &self.steps
+    }
+
+    /// The earliest time at which `procs` processors are free for `dur`
+    /// ticks. `None` if never (more processors than the profile's maximum).
+    pub fn earliest(&self, procs: u32, dur: u64) -> Option<u64> {
+        let s = &self.steps;
+        let mut i = 0;
+        'outer: while i < s.len() {
+            if s[i].1 < procs {
+                i += 1;
+                continue;
+            }
+            let t = s[i].0;
+            let end = t + dur;
+            let mut j = i + 1;
+            while j < s.len() && s[j].0 < end {
+                if s[j].1 < procs {
+                    i = j + 1;
+                    continue 'outer;
+                }
+                j += 1;
+            }
+            return Some(t);
+        }
+        None
+    }
+
+    /// Index of the step starting at `t`, splitting the step containing it.
+    fn split(&mut self, t: u64) -> usize {
+        match self.steps.binary_search_by_key(&t, |s| s.0) {
+            Ok(k) => k,
+            Err(k) => {
+                // k >= 1: t is after the first step's time.
+                let free = self.steps[k - 1].1;
+                self.steps.insert(k, (t, free));
+                k
+            }
+        }
+    }
+
+    /// Reserves `procs` processors on `[t, t + dur)`.
+    pub fn reserve(&mut self, t: u64, dur: u64, procs: u32) {
+        let a = self.split(t);
+        let b = self.split(t + dur);
+        for s in &mut self.steps[a..b] {
+            s.1 -= procs;
+        }
+    }
+
+    /// Free processors at the profile's first time.
+    pub fn free_now(&self) -> u32 {
+        self.steps.first().map_or(0, |s| s.1)
+    }
+}
+
+/// Conservative backfilling: a reservation for every queued job.
+#[derive(Debug, Clone, Default)]
+pub struct Conservative {
+    ends: Vec<(u64, u32)>,
+    profile: Profile,
+    /// Reservations of the last pass (start times), by queue position.
+    reservations: Vec<u64>,
+}
+
+impl Conservative {
+    /// The reservations computed by the last pass, by queue position; jobs
+    /// after the point where the pass stopped (no processor free now) are
+    /// omitted.
+    pub fn reservations(&self) -> &[u64] {
+        &self.reservations
+    }
+
+    /// Computes every job's reservation (all of them, unlike `schedule`,
+    /// which stops once no processor is free now). For inspection and tests.
+    pub fn plan(&mut self, view: &BatchView<'_>) -> Vec<u64> {
+        self.pass(view, None, true);
+        self.reservations.clone()
+    }
+
+    fn pass(&mut self, view: &BatchView<'_>, mut start: Option<&mut Vec<usize>>, all: bool) {
+        let now = view.now;
+        self.ends.clear();
+        self.ends
+            .extend(view.running.iter().map(|r| (expected_end(r, now), r.procs)));
+        self.ends.sort_unstable();
+        self.profile.rebuild(now, view.free, &self.ends);
+        self.reservations.clear();
+        for (i, q) in view.queue.iter().enumerate() {
+            if !all && self.profile.free_now() == 0 {
+                break;
+            }
+            if q.procs > view.total {
+                self.reservations.push(u64::MAX);
+                continue;
+            }
+            let d = duration(q);
+            let t = self
+                .profile
+                .earliest(q.procs, d)
+                .expect("a job no wider than the machine fits once all reservations end");
+            self.profile.reserve(t, d, q.procs);
+            self.reservations.push(t);
+            if t == now {
+                if let Some(s) = start.as_deref_mut() {
+                    s.push(i);
+                }
+            }
+        }
+    }
+}
+
+impl BatchPolicy for Conservative {
+    fn name(&self) -> &'static str {
+        "conservative"
+    }
+    fn schedule(&mut self, view: &BatchView<'_>, start: &mut Vec<usize>) {
+        if view.free == 0 {
+            return;
+        }
+        self.pass(view, Some(start), false);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(
+        p: &mut dyn BatchPolicy,
+        now: u64,
+        total: u32,
+        running: &[(u32, u64)],
+        queue: &[(u32, u64)],
+    ) -> Vec<usize> {
+        let running: Vec<RunningJob> = running
+            .iter()
+            .map(|&(procs, requested_end)| RunningJob {
+                procs,
+                requested_end,
+            })
+            .collect();
+        let busy: u32 = running.iter().map(|r| r.procs).sum();
+        let queue: Vec<QueuedJob> = queue
+            .iter()
+            .map(|&(procs, requested)| QueuedJob { procs, requested })
+            .collect();
+        let view = BatchView {
+            now,
+            total,
+            free: total - busy,
+            running: &running,
+            queue: &queue,
+        };
+        let mut out = Vec::new();
+        p.schedule(&view, &mut out);
+        out
+    }
+
+    #[test]
+    fn fcfs_stops_at_first_misfit() {
+        let s = run(&mut Fcfs, 0, 10, &[(4, 100)], &[(3, 5), (4, 5), (1, 5)]);
+        assert_eq!(s, vec![0]);
+    }
+
+    #[test]
+    fn easy_shadow_and_extra() {
+        // 10 procs; running 6 until 100 and 2 until 50; free 2. Head wants 5:
+        // at 50 avail 4, at 100 avail 10 → shadow 100, extra 5.
+        let ends = [(50, 2), (100, 6)];
+        assert_eq!(
+            Easy::shadow(0, 2, &ends, 5),
+            Some(Shadow {
+                time: 100,
+                extra: 5
+            })
+        );
+        assert_eq!(Easy::shadow(0, 2, &ends, 11), None);
+        // Candidates: (2, 200) does not end before 100 and 2 <= extra 5 → yes.
+        let s = run(
+            &mut Easy::default(),
+            0,
+            10,
+            &[(6, 100), (2, 50)],
+            &[(5, 10), (2, 200)],
+        );
+        assert_eq!(s, vec![1]);
+        // Head 10 → shadow 100, extra 0: a candidate ending exactly at the
+        // shadow time backfills; one ending a tick later does not.
+        let s = run(
+            &mut Easy::default(),
+            0,
+            10,
+            &[(6, 100), (2, 50)],
+            &[(10, 10), (2, 100), (1, 1)],
+        );
+        assert_eq!(s, vec![1]);
+        let s = run(
+            &mut Easy::default(),
+            0,
+            10,
+            &[(6, 100), (2, 50)],
+            &[(10, 10), (2, 101)],
+        );
+        assert!(s.is_empty());
+    }
+
+    #[test]
+    fn overrunning_job_is_expected_to_end_next_tick() {
+        let s = run(
+            &mut Easy::default(),
+            500,
+            10,
+            &[(8, 100)],
+            &[(10, 10), (2, 1), (2, 2)],
+        );
+        // Shadow 501: (2,1) ends at 501 → backfills; (2,2) does not fit (free 0).
+        assert_eq!(s, vec![1]);
+    }
+
+    #[test]
+    fn profile_earliest_and_reserve() {
+        let mut p = Profile::default();
+        p.rebuild(0, 2, &[(10, 3), (20, 5)]);
+        assert_eq!(p.steps(), &[(0, 2), (10, 5), (20, 10)]);
+        assert_eq!(p.earliest(2, 100), Some(0));
+        assert_eq!(p.earliest(3, 5), Some(10));
+        assert_eq!(p.earliest(6, 1), Some(20));
+        assert_eq!(p.earliest(11, 1), None);
+        p.reserve(5, 10, 2);
+        assert_eq!(p.steps(), &[(0, 2), (5, 0), (10, 3), (15, 5), (20, 10)]);
+        assert_eq!(p.earliest(1, 1), Some(0));
+        assert_eq!(p.earliest(1, 6), Some(10));
+        assert_eq!(p.earliest(4, 1), Some(15));
+    }
+
+    #[test]
+    fn conservative_protects_every_reservation() {
+        // 10 procs, running 8 until 100 (free 2). Queue: A(10,50) reserved at
+        // 100; B(2,200): now..200 would overlap A's [100,150) needing 10 → no,
+        // reserved at 150; C(2,100): [0,100) free 2 → starts now.
+        let mut c = Conservative::default();
+        let running = [RunningJob {
+            procs: 8,
+            requested_end: 100,
+        }];
+        let queue = [
+            QueuedJob {
+                procs: 10,
+                requested: 50,
+            },
+            QueuedJob {
+                procs: 2,
+                requested: 200,
+            },
+            QueuedJob {
+                procs: 2,
+                requested: 100,
+            },
+        ];
+        let view = BatchView {
+            now: 0,
+            total: 10,
+            free: 2,
+            running: &running,
+            queue: &queue,
+        };
+        assert_eq!(c.plan(&view), vec![100, 150, 0]);
+        let mut s = Vec::new();
+        c.schedule(&view, &mut s);
+        assert_eq!(s, vec![2]);
+        // EASY agrees here: shadow 100 with extra 0, so B (ends at 200)
+        // waits and C (ends at 100) backfills.
+        let mut e = Easy::default();
+        let mut s = Vec::new();
+        e.schedule(&view, &mut s);
+        assert_eq!(s, vec![2]);
+    }
+}

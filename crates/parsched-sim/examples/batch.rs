@@ -1,0 +1,91 @@
+//! Runs a workload trace on the batch machine:
+//! `cargo run --release --example batch -- TRACE.swf[.gz] [KEY=VALUE ...] [repeat=N] [jobs_csv=FILE] [swf_out=FILE]`
+//! (keys of `BatchConfig`, e.g. `policy=fcfs|easy|conservative|gang`,
+//! `procs=N`). Prints the load report, the metrics and the speed in jobs per
+//! second (simulation only, and including reading the trace).
+use parsched_sim::batch::{run_loaded, BatchConfig};
+use parsched_sim::pools::Value;
+use parsched_sim::swf;
+use std::time::Instant;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let Some(path) = args.next() else {
+        eprintln!("usage: batch TRACE [KEY=VALUE ...]");
+        std::process::exit(2);
+    };
+    let mut cfg = BatchConfig::default();
+    let mut repeat = 1;
+    let mut jobs_csv = None;
+    let mut swf_out = None;
+    for arg in args {
+        let (k, v) = arg.split_once('=').expect("KEY=VALUE");
+        match k {
+            "repeat" => repeat = v.parse().expect("repeat=N"),
+            "jobs_csv" => jobs_csv = Some(v.to_string()),
+            "swf_out" => swf_out = Some(v.to_string()),
+            _ => {
+                let val = v
+                    .parse::<i64>()
+                    .map(Value::Int)
+                    .or_else(|_| v.parse::<f64>().map(Value::Float))
+                    .unwrap_or(Value::Str(v.into()));
+                if let Err(e) = cfg.set(k, &val) {
+                    eprintln!("error: {e}");
+                    std::process::exit(2);
+                }
+            }
+        }
+    }
+    let t0 = Instant::now();
+    let trace = match swf::load_file(&path, &cfg.rules) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {path}: {e}");
+            std::process::exit(2);
+        }
+    };
+    let load = t0.elapsed().as_secs_f64();
+    println!(
+        "{path}: {} records, {} kept, read in {:.3}s",
+        trace.report.records, trace.report.kept, load
+    );
+    for (why, n) in trace.report.reasons() {
+        println!("  {n:>7}  {why}");
+    }
+    let mut best = f64::INFINITY;
+    let mut last = None;
+    for _ in 0..repeat {
+        match run_loaded(trace.clone(), &cfg) {
+            Ok(r) => {
+                best = best.min(r.summary.wall_seconds);
+                last = Some(r);
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(2);
+            }
+        }
+    }
+    let r = last.expect("at least one run");
+    let s = &r.summary;
+    println!(
+        "policy {} procs {}: jobs {} avg_wait {:.1}s avg_bsld {:.3} avg_slowdown {:.3} util {:.4} makespan {}s max_queue {} avg_queue {:.2} killed {} switches {}",
+        r.policy, r.procs, s.jobs, s.avg_wait, s.avg_bounded_slowdown, s.avg_slowdown,
+        s.utilization, s.makespan, s.max_queue, s.avg_queue, s.killed, s.slot_switches
+    );
+    println!(
+        "simulation {:.4}s (best of {repeat}): {:.0} jobs/s; with reading {:.0} jobs/s",
+        best,
+        s.jobs as f64 / best,
+        s.jobs as f64 / (best + load)
+    );
+    if let Some(f) = jobs_csv {
+        r.write_jobs_csv(std::io::BufWriter::new(std::fs::File::create(f).unwrap()))
+            .unwrap();
+    }
+    if let Some(f) = swf_out {
+        r.write_swf(std::io::BufWriter::new(std::fs::File::create(f).unwrap()))
+            .unwrap();
+    }
+}
