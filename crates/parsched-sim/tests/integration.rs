@@ -354,3 +354,372 @@ mod sync_machine {
         }
     }
 }
+
+/// Batch space-sharing (issue 4): hand-worked instances with every start
+/// time written down, the traces of `../shared/traces/`, determinism.
+mod batch_machine {
+    use parsched_sim::batch::{run_loaded, simulate, BatchConfig, BatchPolicyKind, BatchResult};
+    use parsched_sim::pools::Value;
+    use parsched_sim::swf::{self, BatchJob};
+    use std::path::PathBuf;
+
+    /// (submit, runtime, procs, requested)
+    type J = (u64, u64, u32, u64);
+
+    fn jobs(js: &[J]) -> Vec<BatchJob> {
+        js.iter()
+            .enumerate()
+            .map(|(i, &(s, r, p, q))| BatchJob::new(i as i64 + 1, s, r, p, q))
+            .collect()
+    }
+
+    fn starts(procs: u32, js: &[J], policy: &str) -> Vec<u64> {
+        let mut c = BatchConfig::default();
+        c.set("policy", &Value::Str(policy.into())).unwrap();
+        let r = simulate(jobs(js), procs, &c).unwrap();
+        check_schedule(&r);
+        r.outcomes.iter().map(|o| o.start).collect()
+    }
+
+    /// Never more processors in use than the machine has; every job starts
+    /// after its submission and runs exactly its run time (space sharing).
+    fn check_schedule(r: &BatchResult) {
+        let mut ev: Vec<(u64, i64)> = Vec::new();
+        for (j, o) in r.jobs.iter().zip(&r.outcomes) {
+            assert!(
+                o.start >= j.submit && o.start != u64::MAX,
+                "job {} never started",
+                j.id
+            );
+            let run = if o.killed { j.requested } else { j.runtime };
+            if r.policy == "gang" {
+                // Time-sliced: at least its run time between start and end.
+                assert!(o.end - o.start >= run);
+            } else {
+                assert_eq!(o.end - o.start, run);
+                ev.push((o.start, j.procs as i64));
+                ev.push((o.end, -(j.procs as i64)));
+            }
+        }
+        // Releases before acquisitions at equal times.
+        ev.sort();
+        let mut used = 0i64;
+        for (_, d) in ev {
+            used += d;
+            assert!(
+                used <= r.procs as i64,
+                "overcommitted: {used} > {}",
+                r.procs
+            );
+        }
+    }
+
+    fn all_three(procs: u32, js: &[J], fcfs: &[u64], easy: &[u64], cons: &[u64]) {
+        assert_eq!(starts(procs, js, "fcfs"), fcfs, "fcfs");
+        assert_eq!(starts(procs, js, "easy"), easy, "easy");
+        assert_eq!(starts(procs, js, "conservative"), cons, "conservative");
+    }
+
+    /// 1. A short job backfills past a blocked head (FCFS makes it wait).
+    #[test]
+    fn hand_01_backfill_past_blocked_head() {
+        // J1 2 procs 0..10; J2 needs all 4: shadow 10, extra 0; J3 (s1, 1
+        // proc, 2 s) ends at 3 <= 10: backfills at 1.
+        all_three(
+            4,
+            &[(0, 10, 2, 10), (0, 5, 4, 5), (1, 2, 1, 2)],
+            &[0, 10, 15],
+            &[0, 10, 1],
+            &[0, 10, 1],
+        );
+    }
+
+    /// 2. A candidate that would delay the reservation must wait; one ending
+    ///    exactly at the shadow time backfills.
+    #[test]
+    fn hand_02_candidate_that_would_delay_waits() {
+        // J1 3 procs 0..10 → free 1. J2 (4) head: shadow 10, extra 0.
+        // J3 (1 proc, 20 s) would run past 10 on a processor J2 needs: waits.
+        // J4 (1 proc, 10 s) ends exactly at 10: backfills at 0.
+        // At 10 J1 and J4 end, J2 runs 10..15, then J3 at 15.
+        all_three(
+            4,
+            &[(0, 10, 3, 10), (0, 5, 4, 5), (0, 20, 1, 20), (0, 10, 1, 10)],
+            &[0, 10, 15, 15],
+            &[0, 10, 15, 0],
+            &[0, 10, 15, 0],
+        );
+    }
+
+    /// 3. EASY protects only the head: it backfills a job that delays the
+    ///    second queued job; conservative does not.
+    #[test]
+    fn hand_03_easy_delays_second_job_conservative_does_not() {
+        // J1 2 procs 0..10. J2 (3, 5 s) head: shadow 10, extra 1.
+        // J3 (4, 5 s) reserved by conservative at 15.
+        // J4 (1, 20 s): EASY backfills it on the extra processor (0..20),
+        // so J3 waits for it: 20. Conservative sees J4 would overlap J3's
+        // [15, 20) and reserves J4 at 20.
+        all_three(
+            4,
+            &[(0, 10, 2, 10), (0, 5, 3, 5), (0, 5, 4, 5), (0, 20, 1, 20)],
+            &[0, 10, 15, 20],
+            &[0, 10, 20, 0],
+            &[0, 10, 15, 20],
+        );
+    }
+
+    /// 4. Jobs ending earlier than requested: reservations move earlier.
+    #[test]
+    fn hand_04_early_completion_moves_reservations() {
+        // J1 3 procs requests 10 s, ends at 4. J2 (4) head: shadow 10.
+        // J3 (1, 8 s) ends at 8 <= 10: backfills at 0. At 4 J1 ends early:
+        // free 3, J2 still cannot start; new shadow = J3's requested end 8.
+        // J4 (s5, 2 procs, runs 2 s, requests 3) ends by 8: backfills at 5.
+        // J2 starts when J3 ends, at 8. FCFS: J2 at 4, J3 and J4 at 9.
+        all_three(
+            4,
+            &[(0, 4, 3, 10), (0, 5, 4, 5), (0, 8, 1, 8), (5, 2, 2, 3)],
+            &[0, 4, 9, 9],
+            &[0, 8, 0, 5],
+            &[0, 8, 0, 5],
+        );
+    }
+
+    /// 5. A job as wide as the machine.
+    #[test]
+    fn hand_05_job_as_wide_as_the_machine() {
+        // 8 procs. J2 needs all 8: reserved at 10 (J1's end) until 20.
+        // J3 (s2, 2 procs, 3 s) ends at 5: backfills. J4 (s2, 2 procs, 20 s)
+        // would overlap J2: waits until 20.
+        all_three(
+            8,
+            &[(0, 10, 2, 10), (0, 10, 8, 10), (2, 3, 2, 3), (2, 20, 2, 20)],
+            &[0, 10, 20, 20],
+            &[0, 10, 2, 20],
+            &[0, 10, 2, 20],
+        );
+    }
+
+    /// 6. Ties: a completion and three submissions at the same time; the
+    ///    completion is handled first, submissions in trace order.
+    #[test]
+    fn hand_06_completion_and_submissions_at_equal_time() {
+        // J1 holds the machine until 5. At 5: J1 ends, then J2 (3), J3 (2),
+        // J4 (1, 1 s) arrive. J2 starts at 5. J3 head: shadow 10, extra 2.
+        // EASY/conservative backfill J4 (ends 6) at 5; FCFS keeps it behind J3.
+        all_three(
+            4,
+            &[(0, 5, 4, 5), (5, 5, 3, 5), (5, 5, 2, 5), (5, 1, 1, 1)],
+            &[0, 5, 10, 10],
+            &[0, 5, 10, 5],
+            &[0, 5, 10, 5],
+        );
+    }
+
+    /// 7. EASY's extra processors: a long job backfills if it uses only the
+    ///    processors the head leaves free at the shadow time.
+    #[test]
+    fn hand_07_extra_processors() {
+        // 10 procs. J1 6 procs 0..100. J2 (8) head: shadow 100, extra 2.
+        // J3 (3, 500 s): ends after 100 and 3 > 2: waits. J4 (2, 500 s): 2 <=
+        // extra: starts at 0. J5 (2, 50 s) ends before 100: starts at 0.
+        // J2 at 100 (J1 ends; J4 still holds 2), J3 when J2 ends at 110.
+        all_three(
+            10,
+            &[
+                (0, 100, 6, 100),
+                (0, 10, 8, 10),
+                (0, 500, 3, 500),
+                (0, 500, 2, 500),
+                (0, 50, 2, 50),
+            ],
+            &[0, 100, 110, 110, 110],
+            &[0, 100, 110, 0, 0],
+            &[0, 100, 110, 0, 0],
+        );
+    }
+
+    /// 8. A job running past its requested time (not killed) is expected to
+    ///    end one second from now at every pass.
+    #[test]
+    fn hand_08_overrunning_job() {
+        // J1 requests 5 s but runs 20. J2 (4) waits for it. At 6 J3 (1 s)
+        // and J4 (3 s) arrive; J1 is expected to end at 7: J3 (ends 7)
+        // backfills, J4 (ends 9) does not, nor at 7 (expected end 8). J1
+        // ends at 20: J2 20..25, then J4.
+        all_three(
+            4,
+            &[(0, 20, 2, 5), (0, 5, 4, 5), (6, 1, 1, 1), (6, 3, 1, 3)],
+            &[0, 20, 25, 25],
+            &[0, 20, 6, 25],
+            &[0, 20, 6, 25],
+        );
+    }
+
+    /// 9. Jobs with equal requests queue in submission order; conservative
+    ///    gives each a reservation.
+    #[test]
+    fn hand_09_chain_of_reservations() {
+        // 6 procs. J1, J2, J3 need 4 each for 10 s: 0, 10, 20. J4 (2, 30 s)
+        // fits beside all three: 0. J5 (1, 5 s) finds nothing free until 30.
+        all_three(
+            6,
+            &[
+                (0, 10, 4, 10),
+                (0, 10, 4, 10),
+                (0, 10, 4, 10),
+                (0, 30, 2, 30),
+                (0, 5, 1, 5),
+            ],
+            &[0, 10, 20, 20, 30],
+            &[0, 10, 20, 0, 30],
+            &[0, 10, 20, 0, 30],
+        );
+    }
+
+    /// 10. Two completions and two submissions at one time.
+    #[test]
+    fn hand_10_simultaneous_completions() {
+        all_three(
+            4,
+            &[(0, 10, 2, 10), (0, 10, 2, 10), (10, 5, 4, 5), (10, 5, 1, 5)],
+            &[0, 0, 10, 15],
+            &[0, 0, 10, 15],
+            &[0, 0, 10, 15],
+        );
+    }
+
+    /// 11. Zero run times and a zero requested time (counted as 1 s).
+    #[test]
+    fn hand_11_zero_runtimes() {
+        // J1 takes the machine for 0 s; J2 starts at once at 0; J3 after J2.
+        all_three(
+            2,
+            &[(0, 0, 2, 0), (0, 5, 2, 5), (0, 0, 1, 1)],
+            &[0, 0, 5],
+            &[0, 0, 5],
+            &[0, 0, 5],
+        );
+    }
+
+    /// 12. Every running job ending exactly at the shadow time counts toward
+    ///     the extra processors.
+    #[test]
+    fn hand_12_all_jobs_ending_at_the_shadow_count() {
+        // 7 procs; J1 2, J2 2, J3 1 all end at 10 → free 2. J4 (5) head:
+        // shadow 10 with 7 free then, extra 2. J5 (2, 50 s) uses the extra
+        // processors: starts at 0.
+        all_three(
+            7,
+            &[
+                (0, 10, 2, 10),
+                (0, 10, 2, 10),
+                (0, 10, 1, 10),
+                (0, 5, 5, 5),
+                (0, 50, 2, 50),
+            ],
+            &[0, 0, 0, 10, 10],
+            &[0, 0, 0, 10, 0],
+            &[0, 0, 0, 10, 0],
+        );
+    }
+
+    /// 13. Killing at the requested time (machine option).
+    #[test]
+    fn hand_13_kill_on_overrun() {
+        // Instance 8 with kill_on_overrun: J1 is killed at 5; J2 runs 5..10;
+        // J3 and J4 (s6) find nothing free and start at 10.
+        let js = [(0, 20, 2, 5), (0, 5, 4, 5), (6, 1, 1, 1), (6, 3, 1, 3)];
+        for p in ["fcfs", "easy", "conservative"] {
+            let mut c = BatchConfig::default();
+            c.set("policy", &Value::Str(p.into())).unwrap();
+            c.set("kill_on_overrun", &Value::Bool(true)).unwrap();
+            let r = simulate(jobs(&js), 4, &c).unwrap();
+            check_schedule(&r);
+            let s: Vec<u64> = r.outcomes.iter().map(|o| o.start).collect();
+            assert_eq!(s, vec![0, 5, 10, 10], "{p}");
+            assert!(r.outcomes[0].killed && r.outcomes[0].end == 5);
+        }
+    }
+
+    fn traces_dir() -> Option<PathBuf> {
+        let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
+        d.is_dir().then_some(d)
+    }
+
+    /// The smaller traces load and run under every policy, twice with
+    /// identical results. (The larger ones — KTH-SP2, NASA-iPSC, SDSC-Par —
+    /// run in the `batch` example; see the report.)
+    #[test]
+    fn small_traces_run_under_every_policy() {
+        let Some(dir) = traces_dir() else {
+            eprintln!("../shared/traces not found; skipped");
+            return;
+        };
+        for name in [
+            "HPC2N-subset.swf.gz",
+            "SDSC-SP2-5K-sample.swf.gz",
+            "lublin_256.swf.gz",
+        ] {
+            let trace = swf::load_file(dir.join(name), &Default::default()).unwrap();
+            assert!(trace.report.kept > 3000, "{name}");
+            assert_eq!(
+                trace.report.kept + trace.report.dropped(),
+                trace.report.records,
+                "{name}"
+            );
+            for p in [
+                BatchPolicyKind::Fcfs,
+                BatchPolicyKind::Easy,
+                BatchPolicyKind::Conservative,
+                BatchPolicyKind::Gang,
+            ] {
+                let c = BatchConfig {
+                    policy: p,
+                    ..BatchConfig::default()
+                };
+                let a = run_loaded(trace.clone(), &c).unwrap();
+                let b = run_loaded(trace.clone(), &c).unwrap();
+                assert!(a.same_schedule(&b), "{name} {p:?} not deterministic");
+                check_schedule(&a);
+                assert_eq!(
+                    a.summary.jobs,
+                    trace.report.kept - a.report.dropped_too_wide
+                );
+                assert!(a.summary.utilization > 0.0 && a.summary.utilization <= 1.0);
+                let mut out = Vec::new();
+                a.write_jobs_csv(&mut out).unwrap();
+                assert_eq!(
+                    out.iter().filter(|&&c| c == b'\n').count() as u64,
+                    a.summary.jobs + 1
+                );
+            }
+        }
+    }
+
+    /// A malformed trace gives an error with its line number, never a panic.
+    #[test]
+    fn bad_traces_are_errors() {
+        let text = "; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 1 -1 -1 -1\n2 0 -1 10 2 -1 -1 2 10 -1 1 1\n";
+        let e = swf::load_jobs(
+            swf::SwfReader::new(text.as_bytes()).unwrap(),
+            &Default::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e.to_string(), "line 3: 12 fields; an SWF job line has 18");
+        let c = BatchConfig {
+            procs: Some(1),
+            too_wide: parsched_sim::batch::TooWide::Error,
+            ..BatchConfig::default()
+        };
+        let good = "; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 1 -1 -1 -1\n";
+        let t = swf::load_jobs(
+            swf::SwfReader::new(good.as_bytes()).unwrap(),
+            &Default::default(),
+        )
+        .unwrap();
+        let e = run_loaded(t, &c).unwrap_err();
+        assert!(e.to_string().contains("needs 2 processors"), "{e}");
+    }
+}
