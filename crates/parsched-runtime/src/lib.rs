@@ -1,0 +1,33 @@
+//! parsched-runtime: parsched on real processes — a user-level gang
+//! scheduler and processor pools for Linux.
+//!
+//! * [`topology`] reads the machine's topology from sysfs into the core
+//!   crate's `Topology`.
+//! * [`cgroup`] stops and resumes jobs ([`Freezer`]: cgroup v2, cgroup v1,
+//!   signals, a mock) and confines them ([`cgroup::Cpuset`]).
+//! * [`controller`] applies the core crate's policies — the Ousterhout
+//!   `GangMatrix` and Zhou–Brecht pool placement — to processes.
+//! * [`safety`] makes sure no job is ever left frozen.
+//! * [`run_jobs`] is the entry point the CLI calls.
+//!
+//! See `docs/runtime.md` for the design and the measurements.
+
+pub mod cgroup;
+pub mod controller;
+pub mod error;
+pub mod procfs;
+pub mod safety;
+pub mod spawn;
+pub mod spec;
+pub mod topology;
+
+pub use cgroup::{BackendKind, Freezer};
+pub use controller::{Controller, ControllerStats, SwitchRecord};
+pub use error::{Result, RuntimeError};
+pub use spec::{ExitStatus, JobReport, JobSpec, Policy, PoolsSpec, RunSpec};
+
+/// Runs the jobs of `spec` under its policy until all have exited and
+/// reports on each, in job order.
+pub fn run_jobs(spec: RunSpec) -> Result<Vec<JobReport>> {
+    Controller::new(spec)?.run()
+}

@@ -1,0 +1,372 @@
+//! What to run and what came out: [`RunSpec`], [`JobSpec`], [`JobReport`].
+//! All serde, so a TOML job file maps onto a `RunSpec` directly:
+//!
+//! ```toml
+//! policy = "gang"
+//! slot = "50ms"
+//!
+//! [[jobs]]
+//! argv = ["./bsp", "--threads", "2"]
+//! width = 2
+//!
+//! [[jobs]]
+//! name = "b"
+//! argv = ["./b.out"]
+//! env = { OMP_NUM_THREADS = "2" }
+//! ```
+
+use crate::cgroup::BackendKind;
+use parsched_core::policy::gang::MatrixOptions;
+use parsched_core::policy::pools::PoolPlacementConfig;
+use parsched_core::topology::Topology;
+use parsched_core::ConfigError;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How jobs share the machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Policy {
+    /// Start every job and let Linux schedule them (the baseline).
+    Default,
+    /// Gang scheduling on the Ousterhout matrix: slots switched by freezing.
+    #[default]
+    Gang,
+    /// Space sharing: pools as cpusets, jobs placed by Zhou–Brecht.
+    Pools,
+}
+
+/// One job: a process tree started from `argv`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct JobSpec {
+    /// Display name; default `job<i>`.
+    #[serde(default)]
+    pub name: Option<String>,
+    pub argv: Vec<String>,
+    /// Gang width (cells of the matrix, threads to spread) and the desired
+    /// parallelism for pool placement. Default: the number of processors.
+    #[serde(default)]
+    pub width: Option<u32>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub cwd: Option<PathBuf>,
+    /// Redirect standard output / error to these files (created, truncated).
+    #[serde(default)]
+    pub stdout: Option<PathBuf>,
+    #[serde(default)]
+    pub stderr: Option<PathBuf>,
+}
+
+impl JobSpec {
+    pub fn new<S: Into<String>>(argv: impl IntoIterator<Item = S>) -> JobSpec {
+        JobSpec {
+            argv: argv.into_iter().map(Into::into).collect(),
+            ..Default::default()
+        }
+    }
+
+    pub fn width(mut self, w: u32) -> JobSpec {
+        self.width = Some(w);
+        self
+    }
+}
+
+/// How processors are grouped into pools (pools policy).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct PoolsSpec {
+    /// Equal pools of this many processors; default one pool per
+    /// cache/NUMA domain of the topology.
+    pub pool_size: Option<u32>,
+    /// Explicit pool sizes (taking processors in order); overrides `pool_size`.
+    pub sizes: Option<Vec<u32>>,
+    pub placement: PoolPlacementConfig,
+}
+
+/// A run: jobs plus how to schedule them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RunSpec {
+    pub policy: Policy,
+    /// Slot length (gang). Accepts `"50ms"`, `"0.05s"`, `"500us"` or a number
+    /// of milliseconds.
+    #[serde(
+        serialize_with = "ser_duration",
+        deserialize_with = "de_duration",
+        alias = "slot_ms"
+    )]
+    pub slot: Duration,
+    pub backend: BackendKind,
+    /// Multiprogramming level (slots); jobs beyond it wait for room.
+    pub max_slots: Option<u32>,
+    pub matrix: MatrixOptions,
+    /// Use only these OS CPUs (default: online ∩ allowed).
+    pub cpus: Option<Vec<u32>>,
+    /// An explicit topology (for tests and machines that misreport); its
+    /// processors map to `cpus` (required then) in order.
+    pub topology: Option<Topology>,
+    pub pools: PoolsSpec,
+    /// Run the controller at SCHED_FIFO where permitted.
+    pub realtime: bool,
+    pub rt_priority: i32,
+    /// Spread the running gang's threads one per CPU at each slot.
+    pub spread: bool,
+    /// Fork a supervisor that thaws everything if the controller dies.
+    pub supervisor: bool,
+    /// Thaw stale groups of dead controllers before starting.
+    pub recover: bool,
+    pub jobs: Vec<JobSpec>,
+}
+
+impl Default for RunSpec {
+    fn default() -> Self {
+        RunSpec {
+            policy: Policy::Gang,
+            slot: Duration::from_millis(50),
+            backend: BackendKind::Auto,
+            max_slots: None,
+            matrix: MatrixOptions::default(),
+            cpus: None,
+            topology: None,
+            pools: PoolsSpec::default(),
+            realtime: true,
+            rt_priority: 10,
+            spread: true,
+            supervisor: true,
+            recover: true,
+            jobs: Vec::new(),
+        }
+    }
+}
+
+impl RunSpec {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.jobs.is_empty() {
+            return Err(ConfigError::new("jobs", "no job given", "at least one job"));
+        }
+        for (i, j) in self.jobs.iter().enumerate() {
+            if j.argv.is_empty() || j.argv[0].is_empty() {
+                return Err(ConfigError::new(
+                    "argv",
+                    format!("job {i} has no program"),
+                    "a program and its arguments",
+                ));
+            }
+            if j.width == Some(0) {
+                return Err(ConfigError::new(
+                    "width",
+                    format!("job {i} has width 0"),
+                    "width >= 1",
+                ));
+            }
+        }
+        if self.slot < Duration::from_millis(1) || self.slot > Duration::from_secs(3600) {
+            return Err(ConfigError::new(
+                "slot",
+                format!("{:?}", self.slot),
+                "1ms ..= 1h",
+            ));
+        }
+        if !(1..=99).contains(&self.rt_priority) {
+            return Err(ConfigError::new(
+                "rt_priority",
+                self.rt_priority.to_string(),
+                "1..=99",
+            ));
+        }
+        self.pools.placement.validate()
+    }
+}
+
+/// Parses `50ms`, `0.05s`, `500us`, `2m`, or a bare number of milliseconds.
+pub fn parse_duration(s: &str) -> Result<Duration, ConfigError> {
+    let t = s.trim();
+    let bad = || {
+        ConfigError::new(
+            "slot",
+            format!("cannot parse {s:?}"),
+            "e.g. 50ms, 0.05s, 500us",
+        )
+    };
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let x: f64 = num.parse().map_err(|_| bad())?;
+    let secs = match unit.trim() {
+        "" | "ms" => x / 1e3,
+        "s" => x,
+        "us" | "µs" => x / 1e6,
+        "ns" => x / 1e9,
+        "m" | "min" => x * 60.0,
+        _ => return Err(bad()),
+    };
+    if !secs.is_finite() || secs < 0.0 {
+        return Err(bad());
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+fn ser_duration<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("{}us", d.as_micros()))
+}
+
+fn de_duration<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Num(f64),
+        Str(String),
+    }
+    match Raw::deserialize(d)? {
+        Raw::Num(ms) if ms >= 0.0 && ms.is_finite() => Ok(Duration::from_secs_f64(ms / 1e3)),
+        Raw::Num(ms) => Err(serde::de::Error::custom(format!("bad slot {ms}"))),
+        Raw::Str(s) => parse_duration(&s).map_err(serde::de::Error::custom),
+    }
+}
+
+/// How a job ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExitStatus {
+    /// Exit code if it exited.
+    pub code: Option<i32>,
+    /// Signal number if it was killed by a signal.
+    pub signal: Option<i32>,
+}
+
+impl ExitStatus {
+    pub fn from_wait(status: i32) -> ExitStatus {
+        if libc::WIFEXITED(status) {
+            ExitStatus {
+                code: Some(libc::WEXITSTATUS(status)),
+                signal: None,
+            }
+        } else if libc::WIFSIGNALED(status) {
+            ExitStatus {
+                code: None,
+                signal: Some(libc::WTERMSIG(status)),
+            }
+        } else {
+            ExitStatus {
+                code: None,
+                signal: None,
+            }
+        }
+    }
+
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+}
+
+/// What happened to one job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobReport {
+    pub name: String,
+    pub argv: Vec<String>,
+    pub pid: i32,
+    pub status: ExitStatus,
+    pub success: bool,
+    /// From start to exit, seconds.
+    pub wall_s: f64,
+    /// User and system CPU time of the job's process tree (`wait4` rusage of
+    /// the leader, which includes its reaped descendants), seconds.
+    pub user_s: f64,
+    pub sys_s: f64,
+    /// Time spent frozen, seconds.
+    pub suspended_s: f64,
+    /// Gang width used (cells).
+    pub width: u32,
+    /// Slots this job held (gang) and the times it was thawed.
+    pub slots_run: u64,
+    /// OS CPUs the job was allowed (pools) or last spread over (gang).
+    pub cpus: Vec<u32>,
+    /// Home pool (pools policy).
+    pub pool: Option<u32>,
+}
+
+impl JobReport {
+    pub fn cpu_s(&self) -> f64 {
+        self.user_s + self.sys_s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse() {
+        assert_eq!(parse_duration("50ms").unwrap(), Duration::from_millis(50));
+        assert_eq!(parse_duration("0.05s").unwrap(), Duration::from_millis(50));
+        assert_eq!(parse_duration("500us").unwrap(), Duration::from_micros(500));
+        assert_eq!(parse_duration("20").unwrap(), Duration::from_millis(20));
+        assert!(parse_duration("fast").is_err());
+        assert!(parse_duration("5 parsecs").is_err());
+    }
+
+    #[test]
+    fn toml_job_file_maps_onto_run_spec() {
+        let text = r#"
+            policy = "gang"
+            slot = "20ms"
+            backend = "cgroup1"
+            max_slots = 3
+
+            [matrix]
+            slot_allocation = "best_fit"
+
+            [[jobs]]
+            argv = ["./bsp", "--threads", "2"]
+            width = 2
+
+            [[jobs]]
+            name = "b"
+            argv = ["./b.out", "x"]
+            env = { OMP_NUM_THREADS = "2" }
+            stdout = "b.log"
+        "#;
+        let s: RunSpec = toml::from_str(text).unwrap();
+        assert_eq!(s.policy, Policy::Gang);
+        assert_eq!(s.slot, Duration::from_millis(20));
+        assert_eq!(s.backend, BackendKind::Cgroup1);
+        assert_eq!(s.max_slots, Some(3));
+        assert_eq!(
+            s.matrix.slot_allocation,
+            parsched_core::policy::gang::SlotAllocation::BestFit
+        );
+        assert_eq!(s.jobs.len(), 2);
+        assert_eq!(s.jobs[0].width, Some(2));
+        assert_eq!(s.jobs[1].env["OMP_NUM_THREADS"], "2");
+        assert_eq!(s.jobs[1].stdout, Some(PathBuf::from("b.log")));
+        assert!(s.realtime && s.supervisor);
+        s.validate().unwrap();
+        // Round trip through JSON (what the bindings use).
+        let j = serde_json::to_string(&s).unwrap();
+        let back: RunSpec = serde_json::from_str(&j).unwrap();
+        assert_eq!(back, s);
+        // Pools options.
+        let p: RunSpec = toml::from_str(
+            "policy = \"pools\"\nslot_ms = 10\n[pools]\npool_size = 1\n[pools.placement]\nspanning = { kind = \"none\" }\nparallelism = { kind = \"unrestricted\" }\nf_rounding = \"nearest\"\ng_rounding = \"nearest\"\ntie_break = \"lowest_index\"\n[[jobs]]\nargv = [\"true\"]\n",
+        )
+        .unwrap();
+        assert_eq!(p.slot, Duration::from_millis(10));
+        assert_eq!(p.pools.pool_size, Some(1));
+    }
+
+    #[test]
+    fn validation_names_the_field() {
+        let mut s = RunSpec::default();
+        assert_eq!(s.validate().unwrap_err().field, "jobs");
+        s.jobs.push(JobSpec::new(["x"]).width(0));
+        assert_eq!(s.validate().unwrap_err().field, "width");
+        s.jobs[0].width = Some(1);
+        s.slot = Duration::from_micros(10);
+        assert_eq!(s.validate().unwrap_err().field, "slot");
+        assert!(toml::from_str::<RunSpec>("polcy = \"gang\"").is_err());
+    }
+}
