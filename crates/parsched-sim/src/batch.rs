@@ -1498,4 +1498,37 @@ mod tests {
         let se: Vec<(u64, u64)> = r.outcomes.iter().map(|o| (o.start, o.end)).collect();
         assert_eq!(se, vec![(0, 50), (10, 35), (35, 40)]);
     }
+
+    #[test]
+    fn load_scaling_compresses_interarrivals() {
+        let mut jobs = vec![
+            j(1, 100, 10, 2, 10),
+            j(2, 110, 10, 2, 10),
+            j(3, 130, 10, 2, 10),
+        ];
+        let before = offered_load(&jobs, 4);
+        scale_load(&mut jobs, 2.0);
+        let s: Vec<u64> = jobs.iter().map(|x| x.submit).collect();
+        assert_eq!(s, vec![100, 105, 115]);
+        assert!((offered_load(&jobs, 4) - 2.0 * before).abs() < 1e-12);
+        scale_load(&mut jobs, 0.5);
+        let s: Vec<u64> = jobs.iter().map(|x| x.submit).collect();
+        assert_eq!(s, vec![100, 110, 130]);
+    }
+
+    #[test]
+    fn lublin_workload_runs_under_every_policy() {
+        let mut lc = crate::lublin::LublinConfig::for_machine(64);
+        lc.jobs = 2000;
+        let trace = crate::lublin::generate(&lc, &SwfRules::default()).unwrap();
+        assert_eq!(trace.header.machine_procs(), Some(64));
+        for p in ["fcfs", "easy", "conservative", "gang"] {
+            let mut c = BatchConfig::default();
+            c.set("policy", &Value::Str(p.into())).unwrap();
+            c.set("load_factor", &Value::Float(1.5)).unwrap();
+            let r = run_loaded(trace.clone(), &c).unwrap();
+            assert_eq!(r.summary.jobs, 2000, "{p}");
+            assert_eq!(r.procs, 64);
+        }
+    }
 }

@@ -12,6 +12,7 @@
 
 pub mod batch;
 pub mod engine;
+pub mod lublin;
 pub mod machine;
 pub mod pools;
 pub mod rng;
