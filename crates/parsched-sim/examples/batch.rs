@@ -1,11 +1,14 @@
 //! Runs a workload trace on the batch machine:
 //! `cargo run --release --example batch -- TRACE.swf[.gz] [KEY=VALUE ...] [repeat=N] [jobs_csv=FILE] [swf_out=FILE]`
 //! (keys of `BatchConfig`, e.g. `policy=fcfs|easy|conservative|gang`,
-//! `procs=N`). Prints the load report, the metrics and the speed in jobs per
-//! second (simulation only, and including reading the trace).
+//! `procs=N`). `TRACE` may also be `lublin:JOBS:PROCS` (a generated
+//! Lublin–Feitelson workload, typeless). `concat=N` repeats the trace N times
+//! back to back (for large benchmarks). Prints the load report, the metrics
+//! and the speed in jobs per second (simulation only, and including reading
+//! the trace).
 use parsched_sim::batch::{run_loaded, BatchConfig};
 use parsched_sim::pools::Value;
-use parsched_sim::swf;
+use parsched_sim::{lublin, swf};
 use std::time::Instant;
 
 fn main() {
@@ -18,10 +21,12 @@ fn main() {
     let mut repeat = 1;
     let mut jobs_csv = None;
     let mut swf_out = None;
+    let mut concat = 1u64;
     for arg in args {
         let (k, v) = arg.split_once('=').expect("KEY=VALUE");
         match k {
             "repeat" => repeat = v.parse().expect("repeat=N"),
+            "concat" => concat = v.parse().expect("concat=N"),
             "jobs_csv" => jobs_csv = Some(v.to_string()),
             "swf_out" => swf_out = Some(v.to_string()),
             _ => {
@@ -38,13 +43,35 @@ fn main() {
         }
     }
     let t0 = Instant::now();
-    let trace = match swf::load_file(&path, &cfg.rules) {
+    let loaded = if let Some(spec) = path.strip_prefix("lublin:") {
+        let (n, p) = spec.split_once(':').expect("lublin:JOBS:PROCS");
+        let mut lc = lublin::LublinConfig::for_machine(p.parse().expect("PROCS"));
+        lc.jobs = n.parse().expect("JOBS");
+        lc.include_types = false;
+        lublin::generate(&lc, &cfg.rules).map_err(|e| e.to_string())
+    } else {
+        swf::load_file(&path, &cfg.rules).map_err(|e| e.to_string())
+    };
+    let mut trace = match loaded {
         Ok(t) => t,
         Err(e) => {
             eprintln!("error: {path}: {e}");
             std::process::exit(2);
         }
     };
+    if concat > 1 {
+        let span = trace.jobs.last().map_or(0, |j| j.submit) + 1;
+        let base = trace.jobs.clone();
+        for k in 1..concat {
+            trace.jobs.extend(base.iter().map(|j| swf::BatchJob {
+                id: j.id + (k * base.len() as u64) as i64,
+                submit: j.submit + k * span,
+                ..*j
+            }));
+        }
+        trace.report.kept *= concat;
+        trace.report.records *= concat;
+    }
     let load = t0.elapsed().as_secs_f64();
     println!(
         "{path}: {} records, {} kept, read in {:.3}s",
