@@ -674,12 +674,15 @@ impl Freezer for Signal {
     fn freeze(&mut self, name: &str) -> Result<()> {
         self.signal_all(name, libc::SIGSTOP)?;
         let start = Instant::now();
+        let mut k = 0u32;
         for &pid in &self.get(name)?.0 {
+            // Sleep between checks: a real-time controller spinning here
+            // would keep the target from running to the point of stopping.
             while let Some(st) = proc_state(pid) {
                 if matches!(st, 'T' | 't' | 'Z' | 'X') || start.elapsed() > FREEZE_TIMEOUT {
                     break;
                 }
-                std::hint::spin_loop();
+                nap(&mut k);
             }
         }
         self.groups.get_mut(name).expect("checked").1 = true;

@@ -1,0 +1,631 @@
+//! Integration tests of the runtime.
+//!
+//! The Mock tests run anywhere. The real-cgroup tests need root and a cgroup
+//! freezer; where either is missing they print `SKIP: …` and pass. They also
+//! need a C compiler for `bench/bsp.c` (skipped likewise without one). They
+//! are serialized (one at a time) because they measure CPU time on a small
+//! machine, and each takes under 5 s.
+
+use parsched_core::policy::gang::{GangId, SlotId};
+use parsched_core::topology::Topology;
+use parsched_runtime::cgroup::{Mock, MockCall};
+use parsched_runtime::procfs;
+use parsched_runtime::safety::recover_stale;
+use parsched_runtime::{BackendKind, Controller, JobSpec, Policy, RunSpec};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn is_root() -> bool {
+    // SAFETY: no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// bench/bsp compiled into a temporary directory, once.
+fn bsp() -> Option<PathBuf> {
+    static BSP: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BSP.get_or_init(|| {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/bsp.c");
+        let dir = std::env::temp_dir().join(format!("parsched-bsp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).ok()?;
+        let out = dir.join("bsp");
+        let ok = Command::new("cc")
+            .args(["-O2", "-std=gnu11", "-o"])
+            .arg(&out)
+            .arg(&src)
+            .arg("-lpthread")
+            .status()
+            .ok()?
+            .success();
+        ok.then_some(out)
+    })
+    .clone()
+}
+
+/// Why real-cgroup tests cannot run here, if they cannot.
+fn real_skip(backend: BackendKind) -> Option<String> {
+    if !is_root() {
+        return Some("not root".into());
+    }
+    if bsp().is_none() {
+        return Some("no C compiler to build bench/bsp.c".into());
+    }
+    match parsched_runtime::cgroup::open_freezer(backend, &format!("{}-probe", std::process::id()))
+    {
+        Ok(f) if backend == BackendKind::Auto && f.kind() == BackendKind::Signal => {
+            Some("no cgroup freezer on this machine".into())
+        }
+        Ok(_) => None,
+        Err(e) => Some(format!("{backend:?} unavailable: {e}")),
+    }
+}
+
+macro_rules! skip_unless_real {
+    ($backend:expr) => {
+        if let Some(why) = real_skip($backend) {
+            println!("SKIP: {} needs root and cgroups: {why}", module_path!());
+            return;
+        }
+    };
+}
+
+/// A job that computes for about `ms` ms of CPU (one thread), writing its pid
+/// to `pidfile` first.
+fn busy_job(ms: u64, pidfile: &Path) -> JobSpec {
+    let b = bsp().expect("bsp built");
+    let mut j = JobSpec::new([
+        "sh".to_string(),
+        "-c".into(),
+        format!(
+            "echo $$ > {}; exec {} --threads 1 --iters {ms} --grain-us 1000 --wait spin --loops-per-us 300",
+            pidfile.display(),
+            b.display()
+        ),
+    ]);
+    j.stdout = Some(pidfile.with_extension("out"));
+    j
+}
+
+fn read_pid(p: &Path, timeout: Duration) -> i32 {
+    let t = Instant::now();
+    loop {
+        if let Some(pid) = std::fs::read_to_string(p)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
+            return pid;
+        }
+        assert!(t.elapsed() < timeout, "no pid in {}", p.display());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Whether `pid`'s freezer cgroup (v2 or v1) reports it frozen; `None` if it
+/// is in no parsched group.
+fn cgroup_frozen(pid: i32) -> Option<bool> {
+    let cg = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
+    for line in cg.lines() {
+        let mut it = line.splitn(3, ':');
+        let (_, ctl, path) = (it.next()?, it.next()?, it.next()?);
+        if !path.contains("parsched.") {
+            continue;
+        }
+        if ctl.is_empty() {
+            for m in parsched_runtime::cgroup::cgroup_mounts()
+                .iter()
+                .filter(|m| m.v2)
+            {
+                let ev = m
+                    .path
+                    .join(path.trim_start_matches('/'))
+                    .join("cgroup.events");
+                if let Ok(s) = std::fs::read_to_string(ev) {
+                    return Some(s.lines().any(|l| l == "frozen 1"));
+                }
+            }
+        } else if ctl.split(',').any(|c| c == "freezer") {
+            let m = parsched_runtime::cgroup::v1_mount("freezer")?;
+            let st =
+                std::fs::read_to_string(m.join(path.trim_start_matches('/')).join("freezer.state"))
+                    .ok()?;
+            return Some(st.trim() != "THAWED");
+        }
+    }
+    None
+}
+
+fn flat2() -> (Topology, Vec<u32>) {
+    (Topology::flat(2).unwrap(), vec![0, 1])
+}
+
+// ---------------------------------------------------------------- mock
+
+#[test]
+fn mock_slot_sequence_follows_next_slot_and_never_overlaps() {
+    let (t, cpus) = flat2();
+    // Widths 2,1,1,2 on 2 processors: slots {0}, {1,2}, {3}.
+    let jobs = [(2u32, "0.35"), (1, "0.5"), (1, "0.2"), (2, "0.3")];
+    let spec = RunSpec {
+        policy: Policy::Gang,
+        slot: Duration::from_millis(40),
+        topology: Some(t),
+        cpus: Some(cpus),
+        realtime: false,
+        supervisor: false,
+        recover: false,
+        spread: false,
+        jobs: jobs
+            .iter()
+            .map(|&(w, s)| JobSpec::new(["sleep", s]).width(w))
+            .collect(),
+        ..Default::default()
+    };
+    let mock = Mock::new();
+    let log = mock.log();
+    let mut c = Controller::with_freezer(spec, Box::new(mock)).unwrap();
+    let reports = c.run().unwrap();
+    assert!(reports.iter().all(|r| r.success), "{reports:?}");
+    let trace = c.trace();
+    assert!(trace.len() > 5, "too few switches: {}", trace.len());
+
+    // Every decision is GangMatrix::next_slot's on the matrix of the moment.
+    let mut slot_of: BTreeMap<GangId, SlotId> = BTreeMap::new();
+    for r in trace {
+        let want = r.matrix.next_slot(r.from, |g| r.live.contains(&g));
+        assert_eq!(r.to, want, "switch at {:?}", r.at);
+        for (g, a) in r.matrix.gangs() {
+            let old = slot_of.insert(g, a.slot);
+            assert!(old.is_none_or(|s| s == a.slot), "{g} moved slots");
+        }
+    }
+    assert_eq!(slot_of[&GangId(0)], SlotId(0));
+    assert_eq!(slot_of[&GangId(1)], SlotId(1));
+    assert_eq!(slot_of[&GangId(2)], SlotId(1));
+    assert_eq!(slot_of[&GangId(3)], SlotId(2));
+    // The first rotation visits 0, 1, 2 in order.
+    let firsts: Vec<Option<SlotId>> = trace.iter().take(3).map(|r| r.to).collect();
+    assert_eq!(
+        firsts,
+        vec![Some(SlotId(0)), Some(SlotId(1)), Some(SlotId(2))]
+    );
+
+    // Replay the freezer calls: thawed groups always belong to one slot.
+    let mut thawed: BTreeSet<String> = BTreeSet::new();
+    let slot = |name: &str| slot_of[&GangId(name.trim_start_matches("job").parse().unwrap())];
+    let mut thaws = 0;
+    for call in log.lock().unwrap().iter() {
+        match call {
+            MockCall::Create(n) | MockCall::Thaw(n) => {
+                thawed.insert(n.clone());
+                if matches!(call, MockCall::Thaw(_)) {
+                    thaws += 1;
+                }
+            }
+            MockCall::Freeze(n) | MockCall::Remove(n) => {
+                thawed.remove(n);
+            }
+            _ => {}
+        }
+        let slots: BTreeSet<SlotId> = thawed.iter().map(|n| slot(n)).collect();
+        assert!(
+            slots.len() <= 1,
+            "two slots thawed together: {thawed:?} after {call:?}"
+        );
+    }
+    assert!(thaws >= 3);
+    // Suspension was accounted.
+    assert!(reports[1].suspended_s > 0.0);
+}
+
+#[test]
+fn mock_bounded_slots_admit_waiting_jobs_at_a_switch() {
+    let (t, cpus) = flat2();
+    let spec = RunSpec {
+        slot: Duration::from_millis(30),
+        topology: Some(t),
+        cpus: Some(cpus),
+        max_slots: Some(1),
+        realtime: false,
+        supervisor: false,
+        recover: false,
+        jobs: vec![
+            JobSpec::new(["sleep", "0.15"]).width(2),
+            JobSpec::new(["sleep", "0.05"]).width(2),
+        ],
+        ..Default::default()
+    };
+    let mut c = Controller::with_freezer(spec, Box::new(Mock::new())).unwrap();
+    let r = c.run().unwrap();
+    assert!(r.iter().all(|r| r.success));
+    // The second job could only start after the first ended.
+    assert!(r[0].wall_s >= 0.14 && r[1].wall_s < 0.14, "{r:?}");
+    assert!(c.trace().iter().all(|s| s.matrix.num_slots() <= 1));
+}
+
+#[test]
+fn missing_program_is_a_clear_error_not_a_panic() {
+    let spec = RunSpec {
+        realtime: false,
+        supervisor: false,
+        recover: false,
+        jobs: vec![JobSpec::new(["/nonexistent/program"])],
+        ..Default::default()
+    };
+    let mut c = Controller::with_freezer(spec, Box::new(Mock::new())).unwrap();
+    let e = c.run().unwrap_err().to_string();
+    assert!(e.contains("not found"), "{e}");
+}
+
+#[test]
+fn default_policy_reports_exit_status_and_cpu_time() {
+    let spec = RunSpec {
+        policy: Policy::Default,
+        realtime: false,
+        supervisor: false,
+        recover: false,
+        jobs: vec![
+            JobSpec::new(["sh", "-c", "exit 3"]),
+            JobSpec::new([
+                "sh",
+                "-c",
+                "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done",
+            ]),
+        ],
+        ..Default::default()
+    };
+    let r = parsched_runtime::run_jobs(spec).unwrap();
+    assert_eq!(r[0].status.code, Some(3));
+    assert!(!r[0].success);
+    assert!(r[1].success);
+    assert!(r[1].user_s + r[1].sys_s > 0.0);
+    assert!(r[1].wall_s > 0.0);
+}
+
+// ---------------------------------------------------------------- real cgroups
+
+/// Two single-threaded busy jobs of width 2 alternate; whenever the test sees
+/// a job frozen at both ends of a 10 ms sampling interval, the job's exact CPU
+/// time (schedstat) must not have grown.
+fn frozen_job_uses_no_cpu(backend: BackendKind) {
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let (pa, pb) = (dir.path().join("a.pid"), dir.path().join("b.pid"));
+    let spec = RunSpec {
+        slot: Duration::from_millis(150),
+        backend,
+        jobs: vec![busy_job(700, &pa).width(2), busy_job(700, &pb).width(2)],
+        ..Default::default()
+    };
+    let mut c = Controller::new(spec).unwrap();
+    let h = std::thread::spawn(move || {
+        let r = c.run();
+        (r, c.stats().clone())
+    });
+    let pids = [
+        read_pid(&pa, Duration::from_secs(3)),
+        read_pid(&pb, Duration::from_secs(3)),
+    ];
+    let mut prev: [Option<(bool, f64)>; 2] = [None, None];
+    let (mut frozen_time, mut leaked) = (0.0f64, 0.0f64);
+    let mut worst = 0.0f64;
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_secs(4) && !h.is_finished() {
+        for k in 0..2 {
+            let (Some(f), Some(cpu)) = (cgroup_frozen(pids[k]), procfs::cpu_seconds_exact(pids[k]))
+            else {
+                prev[k] = None;
+                continue;
+            };
+            if let Some((pf, pc)) = prev[k] {
+                if pf && f {
+                    frozen_time += 0.010;
+                    leaked += cpu - pc;
+                    worst = worst.max(cpu - pc);
+                }
+            }
+            prev[k] = Some((f, cpu));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let (r, stats) = h.join().unwrap();
+    let r = r.unwrap();
+    println!(
+        "{backend:?}: frozen samples {frozen_time:.2}s, CPU while frozen {:.3} ms (worst interval {:.3} ms); \
+         switches {} avg {:.0} us; reports {:?}",
+        leaked * 1e3,
+        worst * 1e3,
+        stats.switches,
+        stats.switch_s / stats.switches.max(1) as f64 * 1e6,
+        r.iter().map(|j| (j.wall_s, j.suspended_s, j.user_s)).collect::<Vec<_>>()
+    );
+    assert!(r.iter().all(|j| j.success));
+    assert!(frozen_time > 0.2, "the jobs were hardly ever seen frozen");
+    assert!(
+        leaked < 0.002,
+        "a frozen job used {:.3} ms of CPU",
+        leaked * 1e3
+    );
+    // And from the reports: CPU time never exceeds time not suspended (1 thread).
+    for j in &r {
+        assert!(
+            j.user_s + j.sys_s <= j.wall_s - j.suspended_s + 0.05,
+            "{j:?}"
+        );
+        assert!(j.suspended_s > 0.1);
+    }
+}
+
+#[test]
+fn real_frozen_job_uses_no_cpu_cgroup2() {
+    skip_unless_real!(BackendKind::Cgroup2);
+    frozen_job_uses_no_cpu(BackendKind::Cgroup2);
+}
+
+#[test]
+fn real_frozen_job_uses_no_cpu_cgroup1() {
+    skip_unless_real!(BackendKind::Cgroup1);
+    frozen_job_uses_no_cpu(BackendKind::Cgroup1);
+}
+
+#[test]
+fn real_job_exiting_mid_slot_frees_its_slot() {
+    skip_unless_real!(BackendKind::Auto);
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let spec = RunSpec {
+        slot: Duration::from_secs(2),
+        jobs: vec![
+            JobSpec::new(["sleep", "0.2"]).width(2),
+            busy_job(200, &dir.path().join("b.pid")).width(2),
+        ],
+        ..Default::default()
+    };
+    let t = Instant::now();
+    let mut c = Controller::new(spec).unwrap();
+    let r = c.run().unwrap();
+    let wall = t.elapsed();
+    assert!(r.iter().all(|j| j.success), "{r:?}");
+    // Job 0 held slot 0 and exited after 0.2 s of a 2 s slot: job 1 ran at once.
+    let early: Vec<_> = c.trace().iter().filter(|s| s.early).collect();
+    assert!(!early.is_empty(), "no early switch");
+    assert!(
+        early[0].at < Duration::from_millis(800),
+        "{:?}",
+        early[0].at
+    );
+    assert_eq!(early[0].to, Some(SlotId(1)));
+    assert!(
+        r[1].suspended_s < 0.8,
+        "job 1 waited {:.2}s",
+        r[1].suspended_s
+    );
+    assert!(wall < Duration::from_millis(1900), "run took {wall:?}");
+    // Its cells were freed: the matrix after the switch holds only job 1.
+    assert_eq!(early[0].matrix.num_gangs(), 1);
+}
+
+/// Path of an example binary built by `cargo test`.
+fn example(name: &str) -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let p = exe.parent()?.parent()?.join("examples").join(name);
+    p.exists().then_some(p)
+}
+
+fn kill_controller_and_check(supervisor: bool) {
+    let _g = serial();
+    let Some(runner) = example("parsched_run") else {
+        println!("SKIP: examples/parsched_run not built (run `cargo test` without --test)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (pa, pb) = (dir.path().join("a.pid"), dir.path().join("b.pid"));
+    let b = bsp().unwrap();
+    let job = |pf: &Path| {
+        format!(
+            "echo $$ > {}; exec {} --threads 1 --iters 100000 --grain-us 1000 --wait spin --loops-per-us 300",
+            pf.display(),
+            b.display()
+        )
+    };
+    let mut args = vec![
+        "--slot".to_string(),
+        "100ms".into(),
+        "--width".into(),
+        "2".into(),
+    ];
+    if !supervisor {
+        args.push("--no-supervisor".into());
+    }
+    args.extend(["--", "sh", "-c"].map(String::from));
+    args.push(job(&pa));
+    args.extend([":", "sh", "-c"].map(String::from));
+    args.push(job(&pb));
+    let mut ctl = Command::new(runner)
+        .args(&args)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pids = [
+        read_pid(&pa, Duration::from_secs(3)),
+        read_pid(&pb, Duration::from_secs(3)),
+    ];
+    // Wait until one of them is frozen, then SIGKILL the controller.
+    let t = Instant::now();
+    while !pids.iter().any(|&p| cgroup_frozen(p) == Some(true)) {
+        assert!(
+            t.elapsed() < Duration::from_secs(3),
+            "nothing was ever frozen"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    ctl.kill().unwrap();
+    ctl.wait().unwrap();
+    if !supervisor {
+        // Without a supervisor a job stays frozen until recovery.
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(pids.iter().any(|&p| cgroup_frozen(p) == Some(true)));
+        let cleaned = recover_stale();
+        assert!(!cleaned.is_empty(), "recovery found nothing");
+    }
+    // Within 2 s both jobs run again: out of any parsched group, and
+    // accumulating CPU time.
+    let t = Instant::now();
+    while pids.iter().any(|&p| cgroup_frozen(p).is_some()) {
+        assert!(
+            t.elapsed() < Duration::from_secs(2),
+            "still in a parsched group: {:?}",
+            pids.map(cgroup_frozen)
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let before = pids.map(|p| procfs::cpu_seconds_exact(p).unwrap());
+    std::thread::sleep(Duration::from_millis(400));
+    let after = pids.map(|p| procfs::cpu_seconds_exact(p).unwrap());
+    for &p in &pids {
+        // SAFETY: the orphaned jobs are ours to end.
+        unsafe { libc::kill(p, libc::SIGKILL) };
+        assert_ne!(procfs_state(p), Some('T'));
+    }
+    for k in 0..2 {
+        assert!(after[k] > before[k] + 0.01, "job {k} makes no progress");
+    }
+    // No parsched root of the dead controller is left.
+    let tag = format!("parsched.{}", ctl.id());
+    for m in parsched_runtime::cgroup::cgroup_mounts() {
+        assert!(
+            !m.path.join(&tag).exists(),
+            "{} left behind",
+            m.path.join(&tag).display()
+        );
+    }
+}
+
+fn procfs_state(pid: i32) -> Option<char> {
+    parsched_runtime::cgroup::proc_state(pid)
+}
+
+#[test]
+fn real_sigkill_of_controller_leaves_nothing_frozen() {
+    skip_unless_real!(BackendKind::Auto);
+    kill_controller_and_check(true);
+}
+
+#[test]
+fn real_recovery_thaws_groups_of_a_dead_controller() {
+    skip_unless_real!(BackendKind::Auto);
+    kill_controller_and_check(false);
+}
+
+#[test]
+fn real_pooled_threads_stay_in_their_cpuset() {
+    skip_unless_real!(BackendKind::Auto);
+    if parsched_runtime::cgroup::Cpuset::detect(&format!("{}-cpuprobe", std::process::id()))
+        .is_err()
+    {
+        println!("SKIP: no cpuset controller");
+        return;
+    }
+    let _g = serial();
+    let ncpu = parsched_runtime::topology::machine_topology()
+        .unwrap()
+        .cpus
+        .len();
+    if ncpu < 2 {
+        println!("SKIP: needs 2 CPUs");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let b = bsp().unwrap();
+    let job = |pf: &Path| {
+        JobSpec::new([
+            "sh".to_string(),
+            "-c".into(),
+            format!(
+                "echo $$ > {}; exec {} --threads 2 --iters 300 --grain-us 1000 --wait block --loops-per-us 300",
+                pf.display(),
+                b.display()
+            ),
+        ])
+        .width(1)
+    };
+    let quiet = |mut j: JobSpec, pf: &Path| {
+        j.stdout = Some(pf.with_extension("out"));
+        j
+    };
+    let (pa, pb) = (dir.path().join("a.pid"), dir.path().join("b.pid"));
+    let mut spec = RunSpec {
+        policy: Policy::Pools,
+        jobs: vec![quiet(job(&pa), &pa), quiet(job(&pb), &pb)],
+        ..Default::default()
+    };
+    spec.pools.pool_size = Some(1);
+    let h = std::thread::spawn(move || parsched_runtime::run_jobs(spec));
+    let pids = [
+        read_pid(&pa, Duration::from_secs(3)),
+        read_pid(&pb, Duration::from_secs(3)),
+    ];
+    let mut seen: [BTreeSet<u32>; 2] = [BTreeSet::new(), BTreeSet::new()];
+    let mut allowed: [BTreeSet<u32>; 2] = [BTreeSet::new(), BTreeSet::new()];
+    let mut samples = 0;
+    while !h.is_finished() {
+        for k in 0..2 {
+            for tid in procfs::tasks(pids[k]) {
+                if let Some(c) = procfs::last_cpu(pids[k], tid) {
+                    seen[k].insert(c);
+                    samples += 1;
+                }
+                if let Some(a) = procfs::cpus_allowed(pids[k], tid) {
+                    allowed[k].extend(a);
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let r = h.join().unwrap().unwrap();
+    assert!(r.iter().all(|j| j.success), "{r:?}");
+    assert!(samples > 20);
+    for k in 0..2 {
+        let cs: BTreeSet<u32> = r[k].cpus.iter().copied().collect();
+        assert_eq!(cs.len(), 1, "one pool of one CPU: {:?}", r[k].cpus);
+        assert!(
+            seen[k].is_subset(&cs),
+            "job {k} ran on {:?}, allowed {cs:?}",
+            seen[k]
+        );
+        assert!(
+            allowed[k].is_subset(&cs),
+            "job {k} allowed {:?}",
+            allowed[k]
+        );
+    }
+    assert_ne!(
+        r[0].cpus, r[1].cpus,
+        "least-loaded placement uses both pools"
+    );
+}
+
+#[test]
+fn real_signal_backend_runs_gangs() {
+    skip_unless_real!(BackendKind::Signal);
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let spec = RunSpec {
+        slot: Duration::from_millis(50),
+        backend: BackendKind::Signal,
+        jobs: vec![
+            busy_job(150, &dir.path().join("a.pid")).width(2),
+            busy_job(150, &dir.path().join("b.pid")).width(2),
+        ],
+        ..Default::default()
+    };
+    let r = parsched_runtime::run_jobs(spec).unwrap();
+    assert!(r.iter().all(|j| j.success && j.suspended_s > 0.0), "{r:?}");
+}
