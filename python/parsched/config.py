@@ -650,7 +650,8 @@ class BarrierConfig(ConfigBase):
         need(self.tcs < self.tq, "tcs", "tcs < tq",
              f"a context switch of {self.tcs} is not shorter than the quantum {self.tq}")
         need(self.batches >= 1, "batches", "batches >= 1")
-        need(0 <= self.seed < 2**64, "seed", "0 <= seed < 2^64")
+        need(0 <= self.seed < 2**63, "seed",
+             "0 <= seed < 2^63 (the core takes a signed 64-bit integer)")
 
     # -------------------------------------------------------- model values
     @property

@@ -68,7 +68,7 @@ class Length:
 
 
 FULL = Length(rounds=3000, k_min=300, k_max=50000, seeds=16, seeds_eq8=128)
-QUICK = Length(rounds=400, k_min=200, k_max=8000, seeds=6, seeds_eq8=12)
+QUICK = Length(rounds=400, k_min=200, k_max=50000, seeds=6, seeds_eq8=12)
 
 GRID_TP_FULL = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0)
 GRID_TP_QUICK = (0.05, 1.0, 20.0, 200.0)
