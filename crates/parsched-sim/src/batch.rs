@@ -17,7 +17,10 @@
 //!    and starts jobs.
 //!
 //! A job started at `t` with run time 0 finishes at `t`: steps 1 and 3 repeat
-//! at `t` until nothing more happens. So a job submitted at the very time
+//! at `t` until nothing more happens. Scheduling passes run only at these
+//! events; in particular a running job passing its requested end time is
+//! not an event (its expected end, `max(requested end, now + 1)`, is
+//! re-evaluated at the next pass). So a job submitted at the very time
 //! processors are released can use them, and a job that ends exactly at a
 //! reservation's time never delays it. Under gang scheduling the order is:
 //! progress of the running slot up to `t`, completions, submissions,

@@ -723,3 +723,234 @@ mod batch_machine {
         assert!(e.to_string().contains("needs 2 processors"), "{e}");
     }
 }
+
+/// The batch machine against a brute-force reference written independently
+/// from the policy code (brute-force shadow time and a per-second capacity
+/// array instead of profiles; lists scanned instead of heaps), on random
+/// small instances with under- and over-estimated requested times.
+mod batch_reference {
+    use parsched_sim::batch::{simulate, BatchConfig, BatchPolicyKind};
+    use parsched_sim::swf::BatchJob;
+    use proptest::prelude::*;
+
+    #[derive(Clone, Copy)]
+    struct Run {
+        procs: u32,
+        start: u64,
+        requested: u64,
+        end: u64,
+    }
+
+    fn dur(req: u64) -> u64 {
+        req.max(1)
+    }
+
+    /// Starts for FCFS (0), EASY (1) or conservative (2), by brute force.
+    fn reference(procs: u32, jobs: &[BatchJob], policy: u8) -> Vec<u64> {
+        let n = jobs.len();
+        let mut start = vec![u64::MAX; n];
+        let mut running: Vec<(usize, Run)> = Vec::new();
+        let mut queue: Vec<usize> = Vec::new();
+        let mut next = 0;
+        let mut t = jobs.first().map_or(0, |j| j.submit);
+        while next < n || !queue.is_empty() || !running.is_empty() {
+            let mut arrivals_done = false;
+            loop {
+                running.retain(|(_, r)| r.end != t);
+                if !arrivals_done {
+                    while next < n && jobs[next].submit == t {
+                        queue.push(next);
+                        next += 1;
+                    }
+                    arrivals_done = true;
+                }
+                let before = running.len();
+                let free = procs - running.iter().map(|(_, r)| r.procs).sum::<u32>();
+                let chosen = pass(procs, free, t, &running, &queue, jobs, policy);
+                for &k in &chosen {
+                    let j = &jobs[k];
+                    start[k] = t;
+                    running.push((
+                        k,
+                        Run {
+                            procs: j.procs,
+                            start: t,
+                            requested: j.requested,
+                            end: t + j.runtime,
+                        },
+                    ));
+                }
+                queue.retain(|k| !chosen.contains(k));
+                let zero = running[before..].iter().any(|(_, r)| r.end == t);
+                if !zero {
+                    break;
+                }
+            }
+            // Next event: a submission or a completion. (Passes run only at
+            // events: between them the view can change only by a running
+            // job passing its requested end, which is not an event.)
+            let next_sub = jobs.get(next).map_or(u64::MAX, |j| j.submit);
+            let next_end = running.iter().map(|(_, r)| r.end).min().unwrap_or(u64::MAX);
+            t = next_sub.min(next_end);
+        }
+        start
+    }
+
+    fn expected_end(r: &Run, t: u64) -> u64 {
+        (r.start + r.requested).max(t + 1)
+    }
+
+    fn pass(
+        procs: u32,
+        mut free: u32,
+        t: u64,
+        running: &[(usize, Run)],
+        queue: &[usize],
+        jobs: &[BatchJob],
+        policy: u8,
+    ) -> Vec<usize> {
+        let mut out = Vec::new();
+        match policy {
+            0 | 1 => {
+                let mut ends: Vec<(u64, u32)> = running
+                    .iter()
+                    .map(|(_, r)| (expected_end(r, t), r.procs))
+                    .collect();
+                let mut h = 0;
+                while h < queue.len() && jobs[queue[h]].procs <= free {
+                    let j = &jobs[queue[h]];
+                    free -= j.procs;
+                    ends.push((t + dur(j.requested), j.procs));
+                    out.push(queue[h]);
+                    h += 1;
+                }
+                if policy == 0 || h >= queue.len() {
+                    return out;
+                }
+                let need = jobs[queue[h]].procs;
+                let mut shadow = t;
+                let extra;
+                loop {
+                    let avail = free
+                        + ends
+                            .iter()
+                            .filter(|e| e.0 <= shadow)
+                            .map(|e| e.1)
+                            .sum::<u32>();
+                    if avail >= need {
+                        extra = avail - need;
+                        break;
+                    }
+                    shadow += 1;
+                }
+                let mut extra = extra;
+                for &k in &queue[h + 1..] {
+                    let c = &jobs[k];
+                    if c.procs > free {
+                        continue;
+                    }
+                    if t + dur(c.requested) <= shadow {
+                        free -= c.procs;
+                        out.push(k);
+                    } else if c.procs <= extra {
+                        free -= c.procs;
+                        extra -= c.procs;
+                        out.push(k);
+                    }
+                }
+            }
+            _ => {
+                let horizon = (t
+                    + running
+                        .iter()
+                        .map(|(_, r)| expected_end(r, t) - t)
+                        .max()
+                        .unwrap_or(0)
+                    + queue.iter().map(|&k| dur(jobs[k].requested)).sum::<u64>()
+                    + 2) as usize;
+                let mut cap = vec![procs; horizon + 1];
+                for (_, r) in running {
+                    for c in cap
+                        .iter_mut()
+                        .take(expected_end(r, t) as usize)
+                        .skip(t as usize)
+                    {
+                        *c -= r.procs;
+                    }
+                }
+                for &k in queue {
+                    let j = &jobs[k];
+                    let d = dur(j.requested) as usize;
+                    let mut s = t as usize;
+                    while !(s..s + d).all(|u| cap[u] >= j.procs) {
+                        s += 1;
+                    }
+                    for c in &mut cap[s..s + d] {
+                        *c -= j.procs;
+                    }
+                    if s == t as usize {
+                        out.push(k);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn instance() -> impl Strategy<Value = (u32, Vec<BatchJob>)> {
+        (1u32..=8).prop_flat_map(|p| {
+            let job = (0u64..25, 0u64..15, 1u32..=p, 0u64..12, any::<bool>());
+            (
+                Just(p),
+                proptest::collection::vec(job, 1..12).prop_map(|mut v| {
+                    v.sort_by_key(|x| x.0);
+                    v.into_iter()
+                        .enumerate()
+                        .map(|(i, (s, r, w, e, over))| {
+                            // Requested times both above and below the run time.
+                            let q = if over { r + e } else { r.saturating_sub(e % 4) };
+                            BatchJob::new(i as i64 + 1, s, r, w, q)
+                        })
+                        .collect()
+                }),
+            )
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+        #[test]
+        fn machine_matches_brute_force_reference((p, jobs) in instance()) {
+            for (k, kind) in [
+                (0u8, BatchPolicyKind::Fcfs),
+                (1, BatchPolicyKind::Easy),
+                (2, BatchPolicyKind::Conservative),
+            ] {
+                let c = BatchConfig { policy: kind, ..BatchConfig::default() };
+                let r = simulate(jobs.clone(), p, &c).unwrap();
+                let got: Vec<u64> = r.outcomes.iter().map(|o| o.start).collect();
+                prop_assert_eq!(got, reference(p, &jobs, k), "{:?}", kind);
+            }
+        }
+
+        /// With exact requested times (and no zero run times), conservative
+        /// backfilling never starts a job later than FCFS.
+        #[test]
+        fn conservative_never_later_than_fcfs_with_exact_estimates((p, jobs) in instance()) {
+            let jobs: Vec<BatchJob> = jobs
+                .into_iter()
+                .map(|j| BatchJob { runtime: j.runtime.max(1), requested: j.runtime.max(1), ..j })
+                .collect();
+            let run = |kind| {
+                let c = BatchConfig { policy: kind, ..BatchConfig::default() };
+                simulate(jobs.clone(), p, &c).unwrap().outcomes
+            };
+            let f = run(BatchPolicyKind::Fcfs);
+            let c = run(BatchPolicyKind::Conservative);
+            for (a, b) in c.iter().zip(&f) {
+                prop_assert!(a.start <= b.start);
+            }
+        }
+    }
+}
