@@ -276,6 +276,12 @@ impl Profile {
     /// The earliest time at which `procs` processors are free for `dur`
     /// ticks. `None` if never (more processors than the profile's maximum).
     pub fn earliest(&self, procs: u32, dur: u64) -> Option<u64> {
+        self.find(procs, dur).map(|(i, _)| self.steps[i].0)
+    }
+
+    /// `(i, j)`: the fit starts at step `i`; `j` is the first step at or
+    /// after the fit's end.
+    fn find(&self, procs: u32, dur: u64) -> Option<(usize, usize)> {
         let s = &self.steps;
         let mut i = 0;
         'outer: while i < s.len() {
@@ -283,8 +289,7 @@ impl Profile {
                 i += 1;
                 continue;
             }
-            let t = s[i].0;
-            let end = t + dur;
+            let end = s[i].0 + dur;
             let mut j = i + 1;
             while j < s.len() && s[j].0 < end {
                 if s[j].1 < procs {
@@ -293,9 +298,30 @@ impl Profile {
                 }
                 j += 1;
             }
-            return Some(t);
+            return Some((i, j));
         }
         None
+    }
+
+    /// Reserves `procs` processors on `[steps[i].0, end)` where `j` is the
+    /// first step at or after `end`.
+    fn reserve_at(&mut self, i: usize, j: usize, end: u64, procs: u32) {
+        if j >= self.steps.len() || self.steps[j].0 != end {
+            let free = self.steps[j - 1].1;
+            self.steps.insert(j, (end, free));
+        }
+        for s in &mut self.steps[i..j] {
+            s.1 -= procs;
+        }
+    }
+
+    /// Reserves `procs` processors on `[t, t + dur)`.
+    pub fn reserve(&mut self, t: u64, dur: u64, procs: u32) {
+        let a = self.split(t);
+        let b = self.split(t + dur);
+        for s in &mut self.steps[a..b] {
+            s.1 -= procs;
+        }
     }
 
     /// Index of the step starting at `t`, splitting the step containing it.
@@ -311,13 +337,12 @@ impl Profile {
         }
     }
 
-    /// Reserves `procs` processors on `[t, t + dur)`.
-    pub fn reserve(&mut self, t: u64, dur: u64, procs: u32) {
-        let a = self.split(t);
-        let b = self.split(t + dur);
-        for s in &mut self.steps[a..b] {
-            s.1 -= procs;
-        }
+    /// Earliest fit for `procs` × `dur`, reserved at once; returns its time.
+    pub fn place(&mut self, procs: u32, dur: u64) -> Option<u64> {
+        let (i, j) = self.find(procs, dur)?;
+        let t = self.steps[i].0;
+        self.reserve_at(i, j, t + dur, procs);
+        Some(t)
     }
 
     /// Free processors at the profile's first time.
@@ -333,12 +358,13 @@ pub struct Conservative {
     profile: Profile,
     /// Reservations of the last pass (start times), by queue position.
     reservations: Vec<u64>,
+    suffix_min: Vec<u32>,
 }
 
 impl Conservative {
     /// The reservations computed by the last pass, by queue position; jobs
-    /// after the point where the pass stopped (no processor free now) are
-    /// omitted.
+    /// after the point where the pass stopped (no later job narrow enough to
+    /// start now) are omitted.
     pub fn reservations(&self) -> &[u64] {
         &self.reservations
     }
@@ -358,20 +384,29 @@ impl Conservative {
         self.ends.sort_unstable();
         self.profile.rebuild(now, view.free, &self.ends);
         self.reservations.clear();
+        if !all {
+            // suffix_min[i]: the narrowest job at or after position i. Once
+            // fewer processors are free now, no later job can start now and
+            // the pass stops (later reservations cannot affect earlier
+            // ones).
+            self.suffix_min.clear();
+            self.suffix_min.resize(view.queue.len() + 1, u32::MAX);
+            for i in (0..view.queue.len()).rev() {
+                self.suffix_min[i] = self.suffix_min[i + 1].min(view.queue[i].procs);
+            }
+        }
         for (i, q) in view.queue.iter().enumerate() {
-            if !all && self.profile.free_now() == 0 {
+            if !all && self.profile.free_now() < self.suffix_min[i] {
                 break;
             }
             if q.procs > view.total {
                 self.reservations.push(u64::MAX);
                 continue;
             }
-            let d = duration(q);
             let t = self
                 .profile
-                .earliest(q.procs, d)
+                .place(q.procs, duration(q))
                 .expect("a job no wider than the machine fits once all reservations end");
-            self.profile.reserve(t, d, q.procs);
             self.reservations.push(t);
             if t == now {
                 if let Some(s) = start.as_deref_mut() {
@@ -504,6 +539,20 @@ mod tests {
         assert_eq!(p.earliest(1, 1), Some(0));
         assert_eq!(p.earliest(1, 6), Some(10));
         assert_eq!(p.earliest(4, 1), Some(15));
+    }
+
+    #[test]
+    fn place_equals_earliest_then_reserve() {
+        let mut a = Profile::default();
+        a.rebuild(3, 1, &[(7, 2), (9, 1), (20, 4)]);
+        let mut b = a.clone();
+        for (p, d) in [(2, 3), (1, 1), (4, 5), (8, 2), (3, 10), (1, 30), (2, 2)] {
+            let t = a.earliest(p, d).unwrap();
+            a.reserve(t, d, p);
+            assert_eq!(b.place(p, d), Some(t));
+            assert_eq!(a, b);
+        }
+        assert_eq!(b.place(9, 1), None);
     }
 
     #[test]
