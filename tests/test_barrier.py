@@ -325,7 +325,7 @@ def test_reproduce_gang_quick_pipeline(tmp_path):
     head = json.loads(p.stdout)
     names = set(os.listdir(out))
     for f in ("summary.md", "equations.csv", "equations_summary.csv", "exp1.csv", "exp2.csv",
-              "exp3.csv", "exp4.csv", "fig9.csv", "headlines.csv", "all_runs.csv",
+              "exp3.csv", "exp4.csv", "fig9.csv", "headlines.csv", "all_runs.csv", "twophase.csv",
               "equations.png", "experiments.png", "fig9.png"):
         assert f in names, f
     assert not [n for n in names if n.startswith(".parsched-")]

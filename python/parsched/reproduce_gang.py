@@ -154,6 +154,7 @@ class Plan:
     grid: list[dict[str, Any]]
     exp: dict[int, list[dict[str, Any]]]
     phase: list[dict[str, Any]]
+    twophase: list[dict[str, Any]]
 
     def configs(self) -> list[BarrierConfig]:
         out: list[BarrierConfig] = []
@@ -166,6 +167,9 @@ class Plan:
                     out += v
         for row in self.phase:
             out += row["gang_busy"] + row["local_block_same"]
+        for row in self.twophase:
+            for v in row["runs"].values():
+                out += v
         return out
 
 
@@ -246,7 +250,30 @@ def build_plan(quick: bool = False) -> Plan:
                 row["gang_busy"] = [base.with_(sched="gang", wait="busy")]
                 row["local_block_same"] = [base.with_(sched="local", wait="block")]
             phase.append(row)
-    return Plan(quick=quick, length=length, grid=grid, exp=exp, phase=phase)
+    # (d) two-phase waiting (§2 and conclusion 4), spin limit = α·τcs (the cost of a block)
+    twophase = []
+    cases = [("exp. 2, finest grain (t_p + t_w = 0.16 ms)", head["at_grain"], 3, 10),
+             ("exp. 2, GRAIN = VAR = 1000 (t_p + t_w = 2.8 ms)", 1000, 3, 10),
+             ("exp. 4, n = 2, load 4", 100, 4, 2)]
+    for label, g, ld, n in cases:
+        pt = _exp_point(2, g, g, ld, n, ALPHA, kk, length)
+        gang = pt["runs"]["gang_busy"][0]
+        block = pt["runs"]["block"][0]
+        spin = ALPHA * block.tcs
+        busy_local = block.with_(wait="busy")
+        twophase.append({
+            "case": label, "GRAIN": g, "load": ld, "n": n, "spin_limit": spin,
+            "runs": {
+                "gang_busy": [gang],
+                "gang_twophase": [gang.with_(wait="twophase", spin_limit=spin)],
+                "local_busy": _seeds(busy_local, length.seeds),
+                "local_twophase": _seeds(busy_local.with_(wait="twophase", spin_limit=spin),
+                                         length.seeds),
+                "local_block": [block],
+            },
+        })
+    return Plan(quick=quick, length=length, grid=grid, exp=exp, phase=phase,
+                twophase=twophase)
 
 
 def _exp_point(exp: int, grain: float, var: float, load: int, n: int, alpha: float, k: int,
@@ -482,6 +509,18 @@ def fit_exponent(loads: Sequence[float], times: Sequence[float]) -> float:
                             1)[0])
 
 
+def twophase_table(plan: Plan, runs) -> pd.DataFrame:
+    import pandas as pd
+
+    rows = []
+    for p in plan.twophase:
+        r = {"case": p["case"], "n": p["n"], "load": p["load"], "spin_limit": p["spin_limit"]}
+        for key, cfgs in p["runs"].items():
+            r[key] = _mean_time(runs, cfgs)  # harmonic mean over seeds where pooled
+        rows.append(r)
+    return pd.DataFrame(rows)
+
+
 def phase_table(plan: Plan, runs) -> pd.DataFrame:
     import pandas as pd
 
@@ -694,7 +733,7 @@ def markdown_table(df: pd.DataFrame, columns: Sequence[str] | None = None) -> st
     return "\n".join(lines)
 
 
-def headlines(grid_sum, exps, phase) -> tuple[pd.DataFrame, dict[str, Any]]:
+def headlines(grid_sum, exps, phase, twop=None) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The paper's (and the formulas') numbers beside the simulation's."""
     import pandas as pd
 
@@ -734,6 +773,14 @@ def headlines(grid_sum, exps, phase) -> tuple[pd.DataFrame, dict[str, Any]]:
         ("Exp. 4: exponent b, uncoordinated busy", "quadratic (2)", b_unc_model, b_unc),
         ("Fig. 9: reachable grid points classified alike (σ = 1/2)", "", 1.0, agree),
     ]
+    if twop is not None and len(twop):
+        t0 = twop.iloc[0]
+        rows.append(("Two-phase at t_p + t_w = 0.16 ms: gang two-phase / gang busy",
+                     "= (only the spin phase runs)", "", float(t0["gang_twophase"]
+                                                          / t0["gang_busy"])))
+        rows.append(("Two-phase at t_p + t_w = 0.16 ms: local two-phase / blocking",
+                     "≈ 1, larger overhead", "", float(t0["local_twophase"]
+                                                        / t0["local_block"])))
     for _, g in grid_sum.iterrows():
         text = (f"{int(g['within_5pct'])}/{int(g['points_in_regime'])}, median abs. "
                 f"error {g['median_abs_err_in']:.1%}")
@@ -792,7 +839,8 @@ def run(
     gsum = grid_summary(grid)
     exps = experiment_tables(plan, runs)
     phase = phase_table(plan, runs)
-    head_df, head_js = headlines(gsum, exps, phase)
+    twop = twophase_table(plan, runs)
+    head_df, head_js = headlines(gsum, exps, phase, twop)
 
     df.to_csv(os.path.join(out, "all_runs.csv"), index=False)
     grid.to_csv(os.path.join(out, "equations.csv"), index=False)
@@ -800,6 +848,7 @@ def run(
     for e, t in exps.items():
         t.to_csv(os.path.join(out, f"exp{e}.csv"), index=False)
     phase.to_csv(os.path.join(out, "fig9.csv"), index=False)
+    twop.to_csv(os.path.join(out, "twophase.csv"), index=False)
     head_df.to_csv(os.path.join(out, "headlines.csv"), index=False)
     plot_grid(grid, os.path.join(out, "equations.png"))
     plot_experiments(exps, os.path.join(out, "experiments.png"))
@@ -881,6 +930,16 @@ def run(
                        ["tp", "tw", "model_ratio", "sim_ratio", "model_region", "sim_region",
                         "agree"]), "",
     ]
+    md += [
+        "## (d) Two-phase waiting (§2; conclusion 4)", "",
+        "Spin up to α·τcs (the cost of one block), then block; Makbilan parameters as in "
+        "(b), uncoordinated runs pooled over seeds (harmonic mean). The seed omits two-phase "
+        "from its comparison because with gang scheduling at fine grain only the spinning "
+        "phase runs (so it equals busy waiting) and without gang scheduling it is almost "
+        "blocking with a larger overhead; and concludes that it limits the waste of "
+        "uncoordinated busy waiting but brings no real benefit without gang scheduling.", "",
+        markdown_table(twop), "",
+    ]
     with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as fh:
         fh.write("\n".join(md))
     if echo:
@@ -892,8 +951,11 @@ def run(
         echo("(c) Figure 9, reachable points",
              phase[phase["reachable"]][["tp", "tw", "model_ratio", "sim_ratio", "model_region",
                                         "sim_region", "agree"]])
+    if echo:
+        echo("(d) two-phase waiting", twop)
     head_js["runs"] = len(configs)
     head_js["distinct_simulations"] = unique
     head_js["simulation_seconds"] = sim_seconds
     return {"grid": grid, "grid_summary": gsum, "experiments": exps, "phase": phase,
+            "twophase": twop,
             "headlines_table": head_df, "headlines": head_js, "runs": df}
