@@ -56,7 +56,18 @@ pub trait Freezer: Send {
     /// Puts a process (and, for cgroups, its future children) in the group.
     fn add_pid(&mut self, name: &str, pid: i32) -> Result<()>;
     /// Stops every task of the group; returns once the kernel confirms.
-    fn freeze(&mut self, name: &str) -> Result<()>;
+    fn freeze(&mut self, name: &str) -> Result<()> {
+        self.request_freeze(name)?;
+        self.confirm_frozen(name)
+    }
+    /// Asks the kernel to stop the group and returns at once. From then on no
+    /// task of the group runs user code (running tasks are interrupted at
+    /// once; runnable ones trap into the freezer as soon as they are
+    /// scheduled), but the kernel may not yet report the group frozen: on a
+    /// loaded machine that takes until every task has been scheduled once.
+    fn request_freeze(&mut self, name: &str) -> Result<()>;
+    /// Waits until the kernel reports every task of the group stopped.
+    fn confirm_frozen(&mut self, name: &str) -> Result<()>;
     fn thaw(&mut self, name: &str) -> Result<()>;
     fn is_frozen(&self, name: &str) -> Result<bool>;
     /// The processes in the group.
@@ -362,9 +373,11 @@ impl Freezer for Cgroup2 {
             &pid.to_string(),
         )
     }
-    fn freeze(&mut self, name: &str) -> Result<()> {
+    fn request_freeze(&mut self, name: &str) -> Result<()> {
         let g = self.group(name)?;
-        pwrite(&g.freeze, &g.dir, "1")?;
+        pwrite(&g.freeze, &g.dir, "1")
+    }
+    fn confirm_frozen(&mut self, name: &str) -> Result<()> {
         self.wait_frozen(name, true)
     }
     fn thaw(&mut self, name: &str) -> Result<()> {
@@ -531,11 +544,13 @@ impl Freezer for Cgroup1 {
             &pid.to_string(),
         )
     }
-    fn freeze(&mut self, name: &str) -> Result<()> {
+    fn request_freeze(&mut self, name: &str) -> Result<()> {
+        let g = self.group(name)?;
+        pwrite(&g.state, &g.dir, "FROZEN")
+    }
+    fn confirm_frozen(&mut self, name: &str) -> Result<()> {
         let start = Instant::now();
         let mut k = 0u32;
-        let g = self.group(name)?;
-        pwrite(&g.state, &g.dir, "FROZEN")?;
         // Reading freezer.state advances FREEZING to FROZEN once every task stopped.
         loop {
             let s = self.state(name)?;
@@ -671,8 +686,12 @@ impl Freezer for Signal {
         }
         Ok(())
     }
-    fn freeze(&mut self, name: &str) -> Result<()> {
+    fn request_freeze(&mut self, name: &str) -> Result<()> {
         self.signal_all(name, libc::SIGSTOP)?;
+        self.groups.get_mut(name).expect("checked").1 = true;
+        Ok(())
+    }
+    fn confirm_frozen(&mut self, name: &str) -> Result<()> {
         let start = Instant::now();
         let mut k = 0u32;
         for &pid in &self.get(name)?.0 {
@@ -685,7 +704,6 @@ impl Freezer for Signal {
                 nap(&mut k);
             }
         }
-        self.groups.get_mut(name).expect("checked").1 = true;
         Ok(())
     }
     fn thaw(&mut self, name: &str) -> Result<()> {
@@ -797,10 +815,13 @@ impl Freezer for Mock {
         self.rec(MockCall::AddPid(name.into(), pid));
         Ok(())
     }
-    fn freeze(&mut self, name: &str) -> Result<()> {
+    fn request_freeze(&mut self, name: &str) -> Result<()> {
         self.get_mut(name)?.1 = true;
         self.rec(MockCall::Freeze(name.into()));
         Ok(())
+    }
+    fn confirm_frozen(&mut self, name: &str) -> Result<()> {
+        self.get_mut(name).map(|_| ())
     }
     fn thaw(&mut self, name: &str) -> Result<()> {
         self.get_mut(name)?.1 = false;

@@ -647,13 +647,26 @@ impl Controller {
     }
 
     fn freeze_job(&mut self, i: usize) -> Result<()> {
+        self.request_freeze_job(i)?;
+        self.confirm_frozen_job(i)
+    }
+
+    fn request_freeze_job(&mut self, i: usize) -> Result<()> {
         if !self.jobs[i].live() || self.jobs[i].frozen_since.is_some() {
             return Ok(());
         }
         let g = self.jobs[i].group.clone();
-        self.freezer.freeze(&g)?;
+        self.freezer.request_freeze(&g)?;
         self.jobs[i].frozen_since = Some(Instant::now());
         Ok(())
+    }
+
+    fn confirm_frozen_job(&mut self, i: usize) -> Result<()> {
+        if !self.jobs[i].live() || self.jobs[i].frozen_since.is_none() {
+            return Ok(());
+        }
+        let g = self.jobs[i].group.clone();
+        self.freezer.confirm_frozen(&g)
     }
 
     fn thaw_job(&mut self, i: usize) -> Result<()> {
@@ -729,10 +742,21 @@ impl Controller {
     fn switch(&mut self, early: bool) -> Result<()> {
         let t = Instant::now();
         let from = self.cur;
-        // 1. Freeze the current slot's gangs.
-        if let Some(s) = from {
-            for g in self.matrix.gangs_in(s) {
-                self.freeze_job(g.0 as usize)?;
+        // 1. Freeze the current slot's gangs: request all, then (strict
+        //    mode) wait for the kernel to confirm all.
+        let ending: Vec<usize> = from.map_or_else(Vec::new, |s| {
+            self.matrix
+                .gangs_in(s)
+                .iter()
+                .map(|g| g.0 as usize)
+                .collect()
+        });
+        for &i in &ending {
+            self.request_freeze_job(i)?;
+        }
+        if self.spec.confirm_freeze {
+            for &i in &ending {
+                self.confirm_frozen_job(i)?;
             }
         }
         let t_frozen = t.elapsed();
@@ -765,6 +789,13 @@ impl Controller {
             }
         }
         let dt = t_frozen + t1.elapsed();
+        if !self.spec.confirm_freeze {
+            for &i in &ending {
+                if let Err(e) = self.confirm_frozen_job(i) {
+                    self.warn(format!("{}: {e}", self.jobs[i].group));
+                }
+            }
+        }
         self.cur = next;
         self.stats.switches += 1;
         self.stats.switch_s += dt.as_secs_f64();

@@ -150,6 +150,15 @@ fn flat2() -> (Topology, Vec<u32>) {
 
 #[test]
 fn mock_slot_sequence_follows_next_slot_and_never_overlaps() {
+    slot_sequence_case(true);
+}
+
+#[test]
+fn mock_slot_sequence_without_freeze_confirmation() {
+    slot_sequence_case(false);
+}
+
+fn slot_sequence_case(confirm_freeze: bool) {
     let (t, cpus) = flat2();
     // Widths 2,1,1,2 on 2 processors: slots {0}, {1,2}, {3}.
     let jobs = [(2u32, "0.35"), (1, "0.5"), (1, "0.2"), (2, "0.3")];
@@ -162,6 +171,7 @@ fn mock_slot_sequence_follows_next_slot_and_never_overlaps() {
         supervisor: false,
         recover: false,
         spread: false,
+        confirm_freeze,
         jobs: jobs
             .iter()
             .map(|&(w, s)| JobSpec::new(["sleep", s]).width(w))
