@@ -954,3 +954,160 @@ mod batch_reference {
         }
     }
 }
+
+/// Gang scheduling of rigid jobs on the Ousterhout matrix.
+mod batch_gang {
+    use parsched_sim::batch::{simulate, BatchConfig, BatchPolicyKind};
+    use parsched_sim::swf::BatchJob;
+    use proptest::prelude::*;
+
+    fn instance() -> impl Strategy<Value = (u32, Vec<BatchJob>)> {
+        (1u32..=8).prop_flat_map(|p| {
+            let job = (0u64..40, 0u64..30, 1u32..=p);
+            (
+                Just(p),
+                proptest::collection::vec(job, 1..14).prop_map(|mut v| {
+                    v.sort_by_key(|x| x.0);
+                    v.into_iter()
+                        .enumerate()
+                        .map(|(i, (s, r, w))| BatchJob::new(i as i64 + 1, s, r, w, r))
+                        .collect()
+                }),
+            )
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+        /// One slot without backfilling is FCFS exactly.
+        #[test]
+        fn one_slot_without_backfill_is_fcfs((p, jobs) in instance(), q in 1u64..20) {
+            let g = BatchConfig {
+                policy: BatchPolicyKind::Gang,
+                mpl: 1,
+                quantum: q,
+                gang_backfill: false,
+                ..BatchConfig::default()
+            };
+            let f = BatchConfig { policy: BatchPolicyKind::Fcfs, ..BatchConfig::default() };
+            let a = simulate(jobs.clone(), p, &g).unwrap();
+            let b = simulate(jobs.clone(), p, &f).unwrap();
+            prop_assert_eq!(a.outcomes, b.outcomes);
+            prop_assert_eq!(a.summary.slot_switches, 0);
+        }
+
+        /// Every job completes, receives at least its run time between start
+        /// and end, and the whole machine's work fits in the elapsed time of
+        /// the slots; runs are deterministic.
+        #[test]
+        fn gang_invariants((p, jobs) in instance(), mpl in 1u32..4, q in 1u64..20, bf in any::<bool>()) {
+            let c = BatchConfig {
+                policy: BatchPolicyKind::Gang,
+                mpl,
+                quantum: q,
+                gang_backfill: bf,
+                ..BatchConfig::default()
+            };
+            let a = simulate(jobs.clone(), p, &c).unwrap();
+            let b = simulate(jobs.clone(), p, &c).unwrap();
+            prop_assert!(a.same_schedule(&b));
+            let mut work = 0u64;
+            for (j, o) in jobs.iter().zip(&a.outcomes) {
+                prop_assert!(o.start >= j.submit && o.end >= o.start + j.runtime);
+                work += j.runtime * j.procs as u64;
+            }
+            prop_assert!(work <= a.summary.makespan * p as u64);
+            // With one slot there is no time slicing: each job runs straight.
+            if mpl == 1 {
+                for (j, o) in jobs.iter().zip(&a.outcomes) {
+                    prop_assert_eq!(o.end - o.start, j.runtime);
+                }
+            }
+        }
+    }
+}
+
+/// SWF input and output on real traces.
+mod batch_swf {
+    use parsched_sim::swf::{self, SwfError, SwfWriter};
+    use std::path::PathBuf;
+
+    fn trace(name: &str) -> Option<PathBuf> {
+        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/traces")
+            .join(name);
+        p.is_file().then_some(p)
+    }
+
+    /// A real trace cut in the middle of its gzip stream: an error naming
+    /// the line being read, after the complete lines before it.
+    #[test]
+    fn truncated_real_gzip_is_an_error_with_a_line_number() {
+        let Some(p) = trace("HPC2N-subset.swf.gz") else {
+            return;
+        };
+        let bytes = std::fs::read(p).unwrap();
+        let cut = &bytes[..bytes.len() * 2 / 3];
+        let mut n = 0u64;
+        let mut err = None;
+        for r in swf::from_bytes(cut).unwrap() {
+            match r {
+                Ok(_) => n += 1,
+                Err(e) => {
+                    err = Some(e);
+                    break;
+                }
+            }
+        }
+        let e = err.expect("a truncated gzip must not read as a complete trace");
+        let line = match &e {
+            SwfError::Io { line, .. } | SwfError::Malformed { line, .. } => *line,
+            other => panic!("unexpected {other}"),
+        };
+        assert!(
+            n > 1000 && line > n,
+            "{n} records, error at line {line}: {e}"
+        );
+    }
+
+    /// Read, write, read again: the same header fields and records.
+    #[test]
+    fn real_trace_round_trips_through_the_writer() {
+        let Some(p) = trace("SDSC-SP2-5K-sample.swf.gz") else {
+            return;
+        };
+        let mut r = swf::open(p).unwrap();
+        let recs: Vec<_> = r.by_ref().collect::<Result<_, _>>().unwrap();
+        let header = r.header().clone();
+        assert_eq!(header.max_procs, Some(128));
+        assert_eq!(header.unix_start_time, Some(893466664));
+        let mut w = SwfWriter::new(Vec::new(), &header).unwrap();
+        for x in &recs {
+            w.write(x).unwrap();
+        }
+        let out = w.finish().unwrap();
+        let (h2, recs2) = swf::read_all(&out[..]).unwrap();
+        assert_eq!(recs, recs2);
+        assert_eq!(header.fields, h2.fields);
+        assert_eq!(header.max_procs, h2.max_procs);
+    }
+
+    /// What the default rules do to each real trace (counts pinned, so any
+    /// change in the loader shows here).
+    #[test]
+    fn load_reports_of_the_real_traces() {
+        for (name, records, kept) in [
+            ("HPC2N-subset.swf.gz", 3170, 3145),
+            ("SDSC-SP2-5K-sample.swf.gz", 4961, 3525),
+            ("lublin_256.swf.gz", 10000, 10000),
+        ] {
+            let Some(p) = trace(name) else {
+                continue;
+            };
+            let t = swf::load_file(p, &Default::default()).unwrap();
+            assert_eq!((t.report.records, t.report.kept), (records, kept), "{name}");
+            assert_eq!(t.report.kept + t.report.dropped(), t.report.records);
+        }
+    }
+}
