@@ -234,8 +234,9 @@ def cmd_reproduce_gang(args: argparse.Namespace) -> int:
     1-4 and gang sizes 2, 4, 10, each flagged in or out of its regime; (b)
     experiments 1-4 of section 3.3 with the Makbilan parameters (eq. 14, Table 1);
     (c) the phase diagram of Figure 9 (sigma = 1/2) from the formulas and from
-    simulation. Writes CSV tables, PNG plots and summary.md to --out; --quick
-    runs fewer points and shorter runs (well under a minute).
+    simulation; (d) two-phase waiting beside busy waiting and blocking. Writes CSV
+    tables, PNG plots and summary.md to --out; --quick runs fewer points and
+    shorter runs (well under a minute); --json prints the headline numbers.
     """
     from . import reproduce_gang
     from ._io import atomic_dir, check_output_dir

@@ -13,6 +13,8 @@ Three parts, all simulated in one deduplicated :func:`parsched.sweep`:
     paper's stated ones.
 (c) **Figure 9** (σ = 1/2): the phase diagram from eqs. (15)/(16) and from
     simulation (gang busy-waiting vs local blocking at each reachable point).
+(d) **Two-phase waiting** (spin up to α·τcs, then block) beside busy waiting and
+    blocking, under both schedulers (the seed's §2 remark and conclusion 4).
 
 Uncoordinated busy waiting (eq. 8) depends on the scheduling pattern a run
 falls into (rigid round robin keeps it for the whole run), so each of its
@@ -945,7 +947,10 @@ def run(
     if echo:
         echo("Run", header)
         echo("Headlines: paper, formula, simulation", head_df)
-        echo("(a) equations vs simulation (in-regime agreement)", gsum)
+        echo("(a) equations vs simulation (in-regime agreement; all columns in "
+             "equations_summary.csv)",
+             gsum[["equation", "regime", "points_in_regime", "within_5pct",
+                   "median_abs_err_in", "max_abs_err_in", "median_abs_err_out"]])
         for e in (1, 2, 3, 4):
             echo(titles[e], exps[e][shown[e]])
         echo("(c) Figure 9, reachable points",
