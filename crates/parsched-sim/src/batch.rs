@@ -1226,7 +1226,8 @@ pub fn simulate_gang(
         // Slot switch.
         let empty = cur.is_none_or(|s| slot_jobs[s.idx()].is_empty());
         if empty || t >= slot_end {
-            let nxt = m.next_slot(cur, |_| true);
+            let nxt = next_occupied(&slot_jobs, cur);
+            debug_assert_eq!(nxt, m.next_slot(cur, |_| true));
             if nxt != cur && cur.is_some() && nxt.is_some() {
                 switches += 1;
             }
@@ -1274,6 +1275,18 @@ pub fn simulate_gang(
         idx,
         wall,
     ))
+}
+
+/// The matrix's round robin ([`GangMatrix::next_slot`] with every gang
+/// ready), computed from the machine's per-slot job lists: the first
+/// occupied slot after `cur`, wrapping around to `cur` itself last.
+fn next_occupied(slot_jobs: &[Vec<u32>], cur: Option<SlotId>) -> Option<SlotId> {
+    let n = slot_jobs.len();
+    let start = cur.map_or(0, |s| s.idx() + 1);
+    (0..n)
+        .map(|k| (start + k) % n)
+        .find(|&i| !slot_jobs[i].is_empty())
+        .map(|i| SlotId(i as u32))
 }
 
 /// The most free cells any slot offers, counting a new slot (all `procs`)
