@@ -969,16 +969,23 @@ pub fn simulate_with(
                         res_at[i] = (off, arena.len() as u32 - off);
                     }
                 }
-                let mut k = 0;
-                queue.retain(|_| {
-                    k += 1;
-                    !taken[k - 1]
-                });
-                let mut k = 0;
-                queue_idx.retain(|_| {
-                    k += 1;
-                    !taken[k - 1]
-                });
+                let prefix = decisions.len();
+                if taken[..prefix].iter().all(|&x| x) {
+                    // The usual case (FCFS, heads of the queue): a prefix.
+                    queue.drain(..prefix);
+                    queue_idx.drain(..prefix);
+                } else {
+                    let mut k = 0;
+                    queue.retain(|_| {
+                        k += 1;
+                        !taken[k - 1]
+                    });
+                    let mut k = 0;
+                    queue_idx.retain(|_| {
+                        k += 1;
+                        !taken[k - 1]
+                    });
+                }
             }
         }
         series.record(t, queue.len() as u32);
