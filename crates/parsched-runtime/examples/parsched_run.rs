@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! parsched_run [--policy gang|pools|default] [--slot 50ms] [--backend auto|cgroup2|cgroup1|signal]
-//!              [--width W] [--no-rt] [--no-confirm] [--no-supervisor] [--spec FILE.json] -- PROG ARGS [: PROG ARGS]...
+//!              [--width W] [--no-rt] [--confirm] [--no-supervisor] [--spec FILE.json] -- PROG ARGS [: PROG ARGS]...
 //! ```
 //! Prints `{"reports": [...], "stats": {...}}` as JSON on stdout; exit code 1
 //! if a job failed, 2 on a runtime error.
@@ -57,7 +57,7 @@ fn main() {
                 i += 1;
             }
             "--no-rt" => spec.realtime = false,
-            "--no-confirm" => spec.confirm_freeze = false,
+            "--confirm" => spec.confirm_freeze = true,
             "--no-supervisor" => spec.supervisor = false,
             "--spec" => {
                 let text = std::fs::read_to_string(val()).unwrap_or_else(|e| fail(&e.to_string()));

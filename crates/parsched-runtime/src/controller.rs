@@ -583,9 +583,16 @@ impl Controller {
                 j.suspended += now - s;
             }
         }
-        // Stragglers of the tree go with the leader.
+        // Stragglers of the tree go with the leader. Only a cgroup can name
+        // them safely: the leader's pid (and process group id) may already
+        // be reused now that it has been reaped.
         let group = self.jobs[i].group.clone();
-        let _ = self.freezer.kill(&group);
+        if matches!(
+            self.freezer.kind(),
+            BackendKind::Cgroup2 | BackendKind::Cgroup1
+        ) {
+            let _ = self.freezer.kill(&group);
+        }
         if let Err(e) = self.freezer.remove(&group) {
             self.warn(format!("{group}: {e}"));
         }
@@ -742,6 +749,16 @@ impl Controller {
     fn switch(&mut self, early: bool) -> Result<()> {
         let t = Instant::now();
         let from = self.cur;
+        // The same slot again (it is the only one with work) and nobody
+        // waiting: keep it running; only re-spread (new threads).
+        if from.is_some() && self.waiting.is_empty() {
+            let live: Vec<bool> = self.jobs.iter().map(|j| j.live()).collect();
+            if self.matrix.next_slot(from, |g| live[g.0 as usize]) == from {
+                self.record(from, from, early);
+                self.spread_current();
+                return Ok(());
+            }
+        }
         // 1. Freeze the current slot's gangs: request all, then (strict
         //    mode) wait for the kernel to confirm all.
         let ending: Vec<usize> = from.map_or_else(Vec::new, |s| {

@@ -304,13 +304,14 @@ fn default_policy_reports_exit_status_and_cpu_time() {
 /// Two single-threaded busy jobs of width 2 alternate; whenever the test sees
 /// a job frozen at both ends of a 10 ms sampling interval, the job's exact CPU
 /// time (schedstat) must not have grown.
-fn frozen_job_uses_no_cpu(backend: BackendKind) {
+fn frozen_job_uses_no_cpu(backend: BackendKind, confirm_freeze: bool) {
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();
     let (pa, pb) = (dir.path().join("a.pid"), dir.path().join("b.pid"));
     let spec = RunSpec {
         slot: Duration::from_millis(150),
         backend,
+        confirm_freeze,
         jobs: vec![busy_job(700, &pa).width(2), busy_job(700, &pb).width(2)],
         ..Default::default()
     };
@@ -376,13 +377,19 @@ fn frozen_job_uses_no_cpu(backend: BackendKind) {
 #[test]
 fn real_frozen_job_uses_no_cpu_cgroup2() {
     skip_unless_real!(BackendKind::Cgroup2);
-    frozen_job_uses_no_cpu(BackendKind::Cgroup2);
+    frozen_job_uses_no_cpu(BackendKind::Cgroup2, false);
+}
+
+#[test]
+fn real_frozen_job_uses_no_cpu_cgroup2_strict() {
+    skip_unless_real!(BackendKind::Cgroup2);
+    frozen_job_uses_no_cpu(BackendKind::Cgroup2, true);
 }
 
 #[test]
 fn real_frozen_job_uses_no_cpu_cgroup1() {
     skip_unless_real!(BackendKind::Cgroup1);
-    frozen_job_uses_no_cpu(BackendKind::Cgroup1);
+    frozen_job_uses_no_cpu(BackendKind::Cgroup1, false);
 }
 
 #[test]
