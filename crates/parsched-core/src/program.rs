@@ -26,6 +26,8 @@ pub enum Dist {
     Uniform { lo: f64, hi: f64 },
     /// Exponential with the given mean.
     Exponential { mean: f64 },
+    /// `shift` plus an exponential of mean `mean` (mean `shift + mean`).
+    ShiftedExponential { shift: f64, mean: f64 },
     /// A share of `total` split among the `width` siblings of a fork:
     /// uniform on `[m − s, m + s]` with `m = total / width` and
     /// `s = min(spread, m)` (so the share is never negative and its mean is `m`).
@@ -41,6 +43,9 @@ impl Dist {
             Dist::Const { value } => value,
             Dist::Uniform { lo, hi } => lo + (hi - lo) * rng.random::<f64>(),
             Dist::Exponential { mean } => -mean * (1.0 - rng.random::<f64>()).ln(),
+            Dist::ShiftedExponential { shift, mean } => {
+                shift - mean * (1.0 - rng.random::<f64>()).ln()
+            }
             Dist::Share { total, spread } => {
                 let m = total / width.max(1) as f64;
                 let s = spread.min(m);
@@ -55,6 +60,7 @@ impl Dist {
             Dist::Const { value } => value,
             Dist::Uniform { lo, hi } => 0.5 * (lo + hi),
             Dist::Exponential { mean } => mean,
+            Dist::ShiftedExponential { shift, mean } => shift + mean,
             Dist::Share { total, .. } => total / width.max(1) as f64,
         }
     }
@@ -64,6 +70,9 @@ impl Dist {
             Dist::Const { value } => value >= 0.0 && value.is_finite(),
             Dist::Uniform { lo, hi } => lo >= 0.0 && hi >= lo && hi.is_finite(),
             Dist::Exponential { mean } => mean >= 0.0 && mean.is_finite(),
+            Dist::ShiftedExponential { shift, mean } => {
+                shift >= 0.0 && mean >= 0.0 && shift.is_finite() && mean.is_finite()
+            }
             Dist::Share { total, spread } => {
                 total >= 0.0 && spread >= 0.0 && total.is_finite() && spread.is_finite()
             }

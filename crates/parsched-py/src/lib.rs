@@ -43,11 +43,18 @@ fn value_of(key: &str, v: &Bound<'_, PyAny>) -> PyResult<Value> {
     if v.is_instance_of::<PyBool>() {
         Ok(Value::Bool(v.extract()?))
     } else if v.is_instance_of::<PyInt>() {
-        v.extract::<i64>().map(Value::Int).map_err(|_| {
-            ConfigError::new_err(format!(
-                "{key}: integer out of range; allowed: a 64-bit integer"
-            ))
-        })
+        match v.extract::<i64>() {
+            Ok(i) => Ok(Value::Int(i)),
+            // Above i64::MAX (seeds up to 2^64 − 1): passed as text, parsed as u64.
+            Err(_) => v
+                .extract::<u64>()
+                .map(|u| Value::Str(u.to_string()))
+                .map_err(|_| {
+                    ConfigError::new_err(format!(
+                        "{key}: integer out of range; allowed: 0 <= value < 2^64"
+                    ))
+                }),
+        }
     } else if v.is_instance_of::<PyFloat>() {
         Ok(Value::Float(v.extract()?))
     } else if v.is_instance_of::<PyString>() {

@@ -35,7 +35,8 @@ pub enum Value {
 }
 
 impl Value {
-    fn as_f64(&self, key: &str) -> Result<f64, ConfigError> {
+    /// A number.
+    pub fn as_f64(&self, key: &str) -> Result<f64, ConfigError> {
         match self {
             Value::Int(i) => Ok(*i as f64),
             Value::Float(f) => Ok(*f),
@@ -46,7 +47,8 @@ impl Value {
             Value::Bool(_) => Err(type_err(key, self, "a number")),
         }
     }
-    fn as_u64(&self, key: &str) -> Result<u64, ConfigError> {
+    /// A non-negative integer.
+    pub fn as_u64(&self, key: &str) -> Result<u64, ConfigError> {
         match self {
             Value::Int(i) if *i >= 0 => Ok(*i as u64),
             Value::Float(f) if *f >= 0.0 && f.fract() == 0.0 && *f < 1e18 => Ok(*f as u64),
@@ -57,17 +59,20 @@ impl Value {
             _ => Err(type_err(key, self, "a non-negative integer")),
         }
     }
-    fn as_u32(&self, key: &str) -> Result<u32, ConfigError> {
+    /// A non-negative integer below 2^32.
+    pub fn as_u32(&self, key: &str) -> Result<u32, ConfigError> {
         let v = self.as_u64(key)?;
         u32::try_from(v).map_err(|_| type_err(key, self, "an integer below 2^32"))
     }
-    fn as_str(&self, key: &str, allowed: &[&str]) -> Result<String, ConfigError> {
+    /// One of `allowed`.
+    pub fn as_str(&self, key: &str, allowed: &[&str]) -> Result<String, ConfigError> {
         match self {
             Value::Str(s) if allowed.contains(&s.as_str()) => Ok(s.clone()),
             _ => Err(type_err(key, self, &allowed.join("|"))),
         }
     }
-    fn as_bool(&self, key: &str) -> Result<bool, ConfigError> {
+    /// A boolean (or the strings `true` / `false`).
+    pub fn as_bool(&self, key: &str) -> Result<bool, ConfigError> {
         match self {
             Value::Bool(b) => Ok(*b),
             Value::Str(s) if s == "true" || s == "false" => Ok(s == "true"),

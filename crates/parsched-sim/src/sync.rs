@@ -157,6 +157,19 @@ pub enum Competitors {
     Compute,
 }
 
+/// Distribution of the per-iteration compute time of the gangs' threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ComputeDist {
+    /// U(grain, grain + var): GRAIN and VAR of section 3.3.
+    #[default]
+    Uniform,
+    /// grain + Exp(mean var): t_w = var·(H_n − 1) can exceed t_p, which the
+    /// uniform cannot (t_w ≤ (n−1)/(n+1)·t_p), so Figure 9's blocking region
+    /// can be simulated.
+    Exponential,
+}
+
 /// Seed 001's model. Keys follow the paper's symbols; times in ms.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SyncConfig {
@@ -171,8 +184,12 @@ pub struct SyncConfig {
     pub k: u64,
     /// Minimal compute per iteration (ms), GRAIN in time units.
     pub grain: f64,
-    /// Spread of the compute per iteration (ms): U(grain, grain + var).
+    /// Spread of the compute per iteration (ms): U(grain, grain + var) for
+    /// `dist = uniform`, grain + Exp(mean var) for `dist = exponential`.
     pub var: f64,
+    /// Distribution of the per-iteration compute time.
+    #[serde(default)]
+    pub dist: ComputeDist,
     /// Barrier cost added to every compute (ms).
     pub barrier_cost: f64,
     /// Quantum τq (ms).
@@ -210,6 +227,7 @@ impl Default for SyncConfig {
             k: 50_000,
             grain: 1.0,
             var: 1.0,
+            dist: ComputeDist::Uniform,
             barrier_cost: 0.137,
             tq: 50.0,
             tcs: 0.2,
@@ -235,6 +253,7 @@ pub const KEYS: &[&str] = &[
     "k",
     "grain",
     "var",
+    "dist",
     "barrier_cost",
     "tq",
     "tcs",
@@ -250,61 +269,30 @@ pub const KEYS: &[&str] = &[
     "seed",
 ];
 
-fn shown(v: &Value) -> String {
-    match v {
-        Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
-        Value::Float(f) => f.to_string(),
-        Value::Str(s) => format!("{s:?}"),
-    }
-}
-
-fn bad(key: &str, v: &Value, allowed: &str) -> ConfigError {
-    ConfigError::new(key, format!("{} is not accepted", shown(v)), allowed)
-}
-
+// Value parsing is shared with the pools model (`pools::Value`).
 fn num(key: &str, v: &Value) -> Result<f64, ConfigError> {
-    match v {
-        Value::Int(i) => Ok(*i as f64),
-        Value::Float(f) => Ok(*f),
-        Value::Str(s) => s.trim().parse().map_err(|_| bad(key, v, "a number")),
-        Value::Bool(_) => Err(bad(key, v, "a number")),
-    }
+    v.as_f64(key)
 }
 
 fn int(key: &str, v: &Value) -> Result<u64, ConfigError> {
-    match v {
-        Value::Int(i) if *i >= 0 => Ok(*i as u64),
-        Value::Float(f) if *f >= 0.0 && f.fract() == 0.0 && *f < 1e18 => Ok(*f as u64),
-        Value::Str(s) => s
-            .trim()
-            .parse()
-            .map_err(|_| bad(key, v, "a non-negative integer")),
-        _ => Err(bad(key, v, "a non-negative integer")),
-    }
+    v.as_u64(key)
 }
 
 fn int32(key: &str, v: &Value) -> Result<u32, ConfigError> {
-    u32::try_from(int(key, v)?).map_err(|_| bad(key, v, "an integer below 2^32"))
+    v.as_u32(key)
 }
 
 fn boolean(key: &str, v: &Value) -> Result<bool, ConfigError> {
-    match v {
-        Value::Bool(b) => Ok(*b),
-        Value::Str(s) if s == "true" || s == "false" => Ok(s == "true"),
-        _ => Err(bad(key, v, "true|false")),
-    }
+    v.as_bool(key)
 }
 
 fn choice<'a>(key: &str, v: &Value, allowed: &[&'a str]) -> Result<&'a str, ConfigError> {
-    match v {
-        Value::Str(s) => allowed
-            .iter()
-            .find(|a| **a == s.as_str())
-            .copied()
-            .ok_or_else(|| bad(key, v, &allowed.join("|"))),
-        _ => Err(bad(key, v, &allowed.join("|"))),
-    }
+    let s = v.as_str(key, allowed)?;
+    Ok(allowed
+        .iter()
+        .find(|a| **a == s)
+        .copied()
+        .expect("as_str checked membership"))
 }
 
 impl SyncConfig {
@@ -317,6 +305,12 @@ impl SyncConfig {
             "k" => self.k = int(key, v)?,
             "grain" => self.grain = num(key, v)?,
             "var" => self.var = num(key, v)?,
+            "dist" => {
+                self.dist = match choice(key, v, &["uniform", "exponential"])? {
+                    "exponential" => ComputeDist::Exponential,
+                    _ => ComputeDist::Uniform,
+                }
+            }
             "barrier_cost" => self.barrier_cost = num(key, v)?,
             "tq" => self.tq = num(key, v)?,
             "tcs" => self.tcs = num(key, v)?,
@@ -435,14 +429,39 @@ impl SyncConfig {
 
     /// t_p: mean processing time per iteration, barrier cost included (eq. 1).
     pub fn t_p(&self) -> f64 {
-        self.barrier_cost + self.grain + 0.5 * self.var
+        match self.dist {
+            ComputeDist::Uniform => self.barrier_cost + self.grain + 0.5 * self.var,
+            ComputeDist::Exponential => self.barrier_cost + self.grain + self.var,
+        }
     }
 
     /// t_w: mean waiting time per iteration on dedicated processors (eq. 4):
-    /// E[max of n uniforms] − mean = var·(n − 1)/(2(n + 1)).
+    /// E[max of n] − mean; var·(n − 1)/(2(n + 1)) for uniforms, var·(H_n − 1)
+    /// for exponentials (H_n the n-th harmonic number).
     pub fn t_w(&self) -> f64 {
         let n = self.n as f64;
-        self.var * (n - 1.0) / (2.0 * (n + 1.0))
+        match self.dist {
+            ComputeDist::Uniform => self.var * (n - 1.0) / (2.0 * (n + 1.0)),
+            ComputeDist::Exponential => {
+                let h: f64 = (1..=self.n).map(|i| 1.0 / i as f64).sum();
+                self.var * (h - 1.0)
+            }
+        }
+    }
+
+    /// The per-iteration compute demand, barrier cost included.
+    pub fn compute_dist(&self) -> Dist {
+        let bc = self.barrier_cost;
+        match self.dist {
+            ComputeDist::Uniform => Dist::Uniform {
+                lo: self.grain + bc,
+                hi: self.grain + self.var + bc,
+            },
+            ComputeDist::Exponential => Dist::ShiftedExponential {
+                shift: self.grain + bc,
+                mean: self.var,
+            },
+        }
     }
 
     /// Equation (6): busy waiting with gang scheduling.
@@ -717,16 +736,12 @@ impl SyncMachine {
         cfg.validate()?;
         let p = cfg.procs();
         let mut matrix = GangMatrix::new(p, None)?;
-        let bc = cfg.barrier_cost;
         let iterate = |count: u64| {
             Program::new(vec![Step::Repeat {
                 count,
                 body: vec![
                     Step::Compute {
-                        demand: Dist::Uniform {
-                            lo: cfg.grain + bc,
-                            hi: cfg.grain + cfg.var + bc,
-                        },
+                        demand: cfg.compute_dist(),
                     },
                     Step::Barrier,
                 ],
@@ -1776,6 +1791,29 @@ mod tests {
             assert_eq!(r.blocking_events, 0);
             assert!(r.busy_wait_time > 0.0);
         }
+    }
+
+    /// Exponential compute times: t_w = var·(H_n − 1) exceeds t_p, and the
+    /// dedicated-machine time per iteration is still t_p + t_w.
+    #[test]
+    fn exponential_compute_gives_large_waits() {
+        let c = cfg(&[
+            ("l", Value::Int(1)),
+            ("k", Value::Int(40_000)),
+            ("grain", Value::Float(0.0)),
+            ("var", Value::Float(2.0)),
+            ("dist", s("exponential")),
+        ]);
+        assert!(c.t_w() > c.t_p(), "t_w {} <= t_p {}", c.t_w(), c.t_p());
+        let r = run(&c, SyncOptions::default()).unwrap();
+        let want = c.t_p() + c.t_w();
+        assert!(
+            rel(r.time_per_iter, want) < 0.02,
+            "{} vs {want}",
+            r.time_per_iter
+        );
+        let mut bad = SyncConfig::default();
+        assert!(bad.set("dist", &s("normal")).is_err());
     }
 
     #[test]
