@@ -180,11 +180,17 @@ pub const KEYS: &[&str] = &[
 ];
 
 fn shown(v: &Value) -> String {
-    match v {
-        Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
-        Value::Float(f) => f.to_string(),
-        Value::Str(s) => format!("{s:?}"),
+    // Not an exhaustive match, so that a new `Value` variant still compiles.
+    if let Value::Str(s) = v {
+        format!("{s:?}")
+    } else if let Value::Int(i) = v {
+        i.to_string()
+    } else if let Value::Float(f) = v {
+        f.to_string()
+    } else if let Value::Bool(b) = v {
+        b.to_string()
+    } else {
+        format!("{v:?}")
     }
 }
 
@@ -208,7 +214,7 @@ fn float(key: &str, v: &Value) -> Result<f64, ConfigError> {
         Value::Int(i) => Ok(*i as f64),
         Value::Float(f) => Ok(*f),
         Value::Str(s) => s.trim().parse().map_err(|_| bad(key, v, "a number")),
-        Value::Bool(_) => Err(bad(key, v, "a number")),
+        _ => Err(bad(key, v, "a number")),
     }
 }
 
