@@ -91,6 +91,10 @@ struct Job {
     placement: Vec<(PoolId, u32)>,
     report: Option<JobReport>,
     cpuset: bool,
+    /// The CPU each thread was last pinned to by the spreader.
+    pinned: std::collections::BTreeMap<i32, u32>,
+    /// Freeze requested at the last switch, confirmation pending.
+    unconfirmed: bool,
 }
 
 impl Job {
@@ -340,6 +344,8 @@ impl Controller {
                     placement: Vec::new(),
                     report: None,
                     cpuset: false,
+                    pinned: Default::default(),
+                    unconfirmed: false,
                 }
             })
             .collect();
@@ -747,6 +753,7 @@ impl Controller {
 
     /// Ends the current slot and starts the next one.
     fn switch(&mut self, early: bool) -> Result<()> {
+        self.check_unconfirmed();
         let t = Instant::now();
         let from = self.cur;
         // The same slot again (it is the only one with work) and nobody
@@ -807,10 +814,9 @@ impl Controller {
         }
         let dt = t_frozen + t1.elapsed();
         if !self.spec.confirm_freeze {
+            // Confirmed lazily: checked once at the next switch (one read).
             for &i in &ending {
-                if let Err(e) = self.confirm_frozen_job(i) {
-                    self.warn(format!("{}: {e}", self.jobs[i].group));
-                }
+                self.jobs[i].unconfirmed = true;
             }
         }
         self.cur = next;
@@ -819,6 +825,24 @@ impl Controller {
         self.stats.max_switch_s = self.stats.max_switch_s.max(dt.as_secs_f64());
         self.spread_current();
         Ok(())
+    }
+
+    /// Groups whose freeze was requested a slot ago must read frozen now.
+    fn check_unconfirmed(&mut self) {
+        for i in 0..self.jobs.len() {
+            if !std::mem::take(&mut self.jobs[i].unconfirmed) {
+                continue;
+            }
+            if !self.jobs[i].live() || self.jobs[i].frozen_since.is_none() {
+                continue;
+            }
+            let g = self.jobs[i].group.clone();
+            if let Ok(false) = self.freezer.is_frozen(&g) {
+                self.warn(format!(
+                    "{g}: still not reported frozen one slot after the freeze request"
+                ));
+            }
+        }
     }
 
     /// Pins the running gangs' threads one per CPU over their cells.
@@ -837,15 +861,29 @@ impl Controller {
                 continue;
             };
             let cpus: Vec<u32> = a.procs.iter().map(|&p| self.topo.cpu(p)).collect();
+            // The busiest tasks first (cumulative CPU time from schedstat):
+            // the w busiest each get a CPU of their own, sleepers (a shell,
+            // a waiting main thread) fill in after them.
             let pids = self.freezer.pids(&self.jobs[i].group).unwrap_or_default();
-            let mut k = 0usize;
+            let mut tasks: Vec<(u64, i32)> = Vec::new();
             for pid in pids {
                 for tid in procfs::tasks(pid) {
-                    // Threads may exit meanwhile: errors are ignored.
-                    let _ = set_affinity(tid, &[cpus[k % cpus.len()]]);
-                    k += 1;
+                    let cpu = procfs::thread_cpu_ns(pid, tid).unwrap_or(0);
+                    tasks.push((cpu, tid));
                 }
             }
+            tasks.sort_by_key(|&(cpu, tid)| (std::cmp::Reverse(cpu), tid));
+            let mut pinned = std::mem::take(&mut self.jobs[i].pinned);
+            let mut now_pinned = std::collections::BTreeMap::new();
+            for (k, &(_, tid)) in tasks.iter().enumerate() {
+                let c = cpus[k % cpus.len()];
+                // Only changes cost a system call; threads may exit meanwhile.
+                if pinned.remove(&tid) != Some(c) && set_affinity(tid, &[c]).is_err() {
+                    continue;
+                }
+                now_pinned.insert(tid, c);
+            }
+            self.jobs[i].pinned = now_pinned;
             self.jobs[i].cpus = cpus;
         }
         self.stats.spread_s += t.elapsed().as_secs_f64();

@@ -646,3 +646,32 @@ fn real_signal_backend_runs_gangs() {
     let r = parsched_runtime::run_jobs(spec).unwrap();
     assert!(r.iter().all(|j| j.success && j.suspended_s > 0.0), "{r:?}");
 }
+
+#[test]
+fn real_jobs_run_as_the_sudo_user() {
+    if !is_root() {
+        println!("SKIP: real_jobs_run_as_the_sudo_user needs root");
+        return;
+    }
+    let Some(runner) = example("parsched_run") else {
+        println!("SKIP: examples/parsched_run not built");
+        return;
+    };
+    let _g = serial();
+    let out = Command::new(runner)
+        .env("SUDO_UID", "65534")
+        .env("SUDO_GID", "65534")
+        .args([
+            "--width",
+            "1",
+            "--",
+            "sh",
+            "-c",
+            "echo ids=$(id -u):$(id -g):$(id -G)",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("ids=65534:65534:65534\n"), "{text}");
+}
