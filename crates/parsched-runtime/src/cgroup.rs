@@ -627,7 +627,10 @@ impl Drop for Cgroup1 {
 
 /// SIGSTOP/SIGCONT to each job's process group (the job leader calls
 /// `setpgid(0, 0)` before exec, so its pid is the group id). `freeze` waits
-/// until every registered pid shows state `T`.
+/// until every thread of every registered pid shows state `T`. Unlike the
+/// freezers, a SIGSTOP *request* does not stop the other threads at once (the
+/// group stop starts only when one thread handles the signal), so the
+/// controller always confirms with this backend.
 #[derive(Default)]
 pub struct Signal {
     groups: BTreeMap<String, (Vec<i32>, bool)>,
@@ -656,6 +659,13 @@ impl Signal {
         }
         Ok(())
     }
+}
+
+/// The state letter of one thread (`/proc/PID/task/TID/stat`).
+pub fn task_state(pid: i32, tid: i32) -> Option<char> {
+    let s = fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat")).ok()?;
+    let after = &s[s.rfind(')')? + 2..];
+    after.chars().next()
 }
 
 /// The state letter of `/proc/PID/stat` (`R`, `S`, `T`, `Z`, …); `None` if gone.
@@ -695,13 +705,16 @@ impl Freezer for Signal {
         let start = Instant::now();
         let mut k = 0u32;
         for &pid in &self.get(name)?.0 {
-            // Sleep between checks: a real-time controller spinning here
-            // would keep the target from running to the point of stopping.
-            while let Some(st) = proc_state(pid) {
-                if matches!(st, 'T' | 't' | 'Z' | 'X') || start.elapsed() > FREEZE_TIMEOUT {
-                    break;
+            // Every thread must have stopped (group stop reaches the threads
+            // one by one). Sleep between checks: a real-time controller
+            // spinning here would keep them from running to the stop.
+            for tid in crate::procfs::tasks(pid) {
+                while let Some(st) = task_state(pid, tid) {
+                    if matches!(st, 'T' | 't' | 'Z' | 'X') || start.elapsed() > FREEZE_TIMEOUT {
+                        break;
+                    }
+                    nap(&mut k);
                 }
-                nap(&mut k);
             }
         }
         Ok(())

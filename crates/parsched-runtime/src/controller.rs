@@ -778,7 +778,8 @@ impl Controller {
         for &i in &ending {
             self.request_freeze_job(i)?;
         }
-        if self.spec.confirm_freeze {
+        let confirm = self.spec.confirm_freeze || self.freezer.kind() == BackendKind::Signal;
+        if confirm {
             for &i in &ending {
                 self.confirm_frozen_job(i)?;
             }
@@ -813,7 +814,7 @@ impl Controller {
             }
         }
         let dt = t_frozen + t1.elapsed();
-        if !self.spec.confirm_freeze {
+        if !confirm {
             // Confirmed lazily: checked once at the next switch (one read).
             for &i in &ending {
                 self.jobs[i].unconfirmed = true;
