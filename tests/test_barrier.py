@@ -72,8 +72,47 @@ def test_model_values_follow_eqs_1_to_4_and_14():
     assert math.isclose(c.t_p(), tp) and math.isclose(c.t_w(), tw)
     d = BarrierConfig.for_tp_tw(0.5, 0.2, barrier_cost=0.0)
     assert math.isclose(d.t_p(), 0.5) and math.isclose(d.t_w(), 0.2)
-    with pytest.raises(ConfigError, match=r"^var: t_w = 0.9 is not reachable"):
-        BarrierConfig.for_tp_tw(0.5, 0.9, barrier_cost=0.0)
+    assert d.dist == "uniform"
+    with pytest.raises(ConfigError, match=r"^var: t_w = 0.9 is not reachable .*uniform"):
+        BarrierConfig.for_tp_tw(0.5, 0.9, barrier_cost=0.0, dist="uniform")
+    with pytest.raises(ConfigError, match=r"^var: t_w = 1 is not reachable .*exponential"):
+        BarrierConfig.for_tp_tw(0.5, 1.0, barrier_cost=0.0)  # beyond (H_10 − 1)·t_p
+    with pytest.raises(ConfigError, match=r"^dist: "):
+        BarrierConfig.for_tp_tw(0.5, 0.2, dist="normal")
+
+
+def test_exponential_compute_values_and_round_trip(tmp_path):
+    h10 = sum(1.0 / i for i in range(1, 11))
+    c = BarrierConfig(grain=0.2, var=0.5, barrier_cost=0.1, dist="exponential")
+    assert math.isclose(c.t_p(), 0.8) and math.isclose(c.t_w(), 0.5 * (h10 - 1))
+    assert BarrierConfig.from_dict(c.to_dict()) == c
+    assert BarrierConfig().apply_overrides(["dist=exponential", "grain=0.2", "var=0.5",
+                                            "barrier_cost=0.1"]) == c
+    f = tmp_path / "e.toml"
+    f.write_text(c.to_toml())
+    assert 'dist = "exponential"' in f.read_text() and BarrierConfig.from_toml(f) == c
+    assert BarrierConfig().dist == "uniform" and "Figure 9" in BarrierConfig.field_doc("dist")
+    with pytest.raises(ConfigError, match=r"^dist: 'normal' is not a choice"):
+        BarrierConfig().apply_overrides(["dist=normal"])
+    # seeds: the whole u64 range, for both models (the core's range)
+    assert BarrierConfig(seed=2**64 - 1).seed == PoolsConfig(seed=2**64 - 1).seed == 2**64 - 1
+    for cls in (BarrierConfig, PoolsConfig):
+        with pytest.raises(ConfigError, match=r"^seed: .*2\^64"):
+            cls(seed=2**64)
+        with pytest.raises(ConfigError, match=r"^seed: "):
+            cls(seed=-1)
+
+
+@needs_core
+def test_for_tp_tw_beyond_the_uniform_picks_exponential_and_simulates_tp_plus_tw():
+    tp, tw = 1.0, 1.5  # t_w > t_p: no uniform compute reaches it
+    c = BarrierConfig.for_tp_tw(tp, tw, n=10, l=1, barrier_cost=0.0, k=20000,
+                                seed=2**64 - 1)
+    assert c.dist == "exponential"
+    assert math.isclose(c.t_p(), tp) and math.isclose(c.t_w(), tw)
+    r = parsched.simulate_barrier(c.with_(sched="gang", wait="busy"))
+    assert math.isclose(r.summary["t_w"], tw)
+    assert abs(r.time_per_iteration / (tp + tw) - 1) < 0.03, r.time_per_iteration
 
 
 def test_overrides_parse_by_type():
@@ -146,7 +185,8 @@ def barrier_configs(draw) -> BarrierConfig:
         sched=draw(st.sampled_from(["gang", "local"])),
         competitors=draw(st.sampled_from(["same", "compute"])),
         skew=draw(st.booleans()), shuffle=draw(st.booleans()),
-        batches=draw(st.integers(1, 1000)), seed=draw(st.integers(0, 2**63 - 1)),
+        batches=draw(st.integers(1, 1000)), seed=draw(st.integers(0, 2**64 - 1)),
+        dist=draw(st.sampled_from(["uniform", "exponential"])),
     )
 
 
@@ -311,9 +351,21 @@ def test_plan_follows_the_brief():
     e3 = plan.exp[3][0]["runs"]
     assert e3["block_compute"][0].competitors == "compute"
     assert e3["block_compute_priority"][0].wakeup == "priority"
-    # Fig. 9: only points the uniform compute can reach are simulated
+    # Fig. 9: uniform compute where it reaches (t_w <= 9/11·t_p), exponential above it up
+    # to (H_10 − 1)·t_p; the grid reaches beyond the eq. (16) line
+    reach = sum(1.0 / i for i in range(1, 11)) - 1
+    blocking_simulated = 0
     for row in plan.phase:
-        assert bool(row["gang_busy"]) == (row["tw"] <= 9 / 11 * row["tp"] + 1e-12)
+        tp, tw = row["tp"], row["tw"]
+        assert bool(row["gang_busy"]) == (tw <= reach * tp + 1e-9)
+        if row["gang_busy"]:
+            c = row["local_block_same"][0]
+            assert row["dist"] == c.dist == ("uniform" if tw <= 9 / 11 * tp + 1e-12
+                                             else "exponential")
+            assert math.isclose(c.t_p(), tp) and math.isclose(c.t_w(), tw, abs_tol=1e-12)
+            assert (c.l, c.n, c.sched, c.wait) == (3, 10, "local", "block")
+            blocking_simulated += fr.classify(tp, tw) == "blocking"
+    assert blocking_simulated >= 5
 
 
 @needs_core
@@ -326,7 +378,8 @@ def test_reproduce_gang_quick_pipeline(tmp_path):
     names = set(os.listdir(out))
     for f in ("summary.md", "equations.csv", "equations_summary.csv", "exp1.csv", "exp2.csv",
               "exp3.csv", "exp4.csv", "fig9.csv", "headlines.csv", "all_runs.csv", "twophase.csv",
-              "equations.png", "experiments.png", "fig9.png"):
+              "equations.png", "experiments.png", "fig9.png", "fig9_agreement.csv",
+              "fig9_loads.csv"):
         assert f in names, f
     assert not [n for n in names if n.startswith(".parsched-")]
     md = (out / "summary.md").read_text()
@@ -344,3 +397,11 @@ def test_reproduce_gang_quick_pipeline(tmp_path):
     assert 1.7 < r["simulation"] < 2.3
     assert head["exp4_exponents"]["uncoord_busy"] > 1.4  # quadratic-ish (few seeds in --quick)
     assert abs(head["exp4_exponents"]["gang_busy"] - 1) < 0.1
+    by_region = head["fig9_by_region"]
+    assert set(by_region) == {"gang-busy", "neither", "blocking", "all"}
+    assert by_region["blocking"]["simulated"] >= 1  # the blocking region is simulated
+    fig9 = pd.read_csv(out / "fig9.csv")
+    assert set(fig9["dist"].dropna()) == {"uniform", "exponential"}
+    assert "parsched_rel_error" in eqs.columns and "refined" not in eqs.columns
+    eq12 = eqs[eqs["equation"] == "eq12"]
+    assert not eq12[eq12["l"] == 1]["in_regime"].any()  # ℓ = 1: nobody fills the waits

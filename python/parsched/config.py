@@ -43,7 +43,9 @@ __all__ = [
     "PoolsConfig",
     "apply_overrides",
     "from_toml",
+    "harmonic_number",
     "parse_value",
+    "tw_per_var",
 ]
 
 
@@ -568,9 +570,17 @@ class BarrierConfig(ConfigBase):
     Mirrors ``parsched._core.simulate_barrier`` (Rust ``SyncConfig``) with its
     defaults; every field is documented in ``BarrierConfig.field_doc(name)``.
     Symbols in brackets are those of Feitelson & Rudolph 1992 (seed 001). The
-    measured gang's threads compute U(grain + barrier_cost, grain + var +
-    barrier_cost) per iteration, so t_p = barrier_cost + grain + var/2 and
-    t_w = var·(n−1)/(2(n+1)) (eqs. 1-4; :meth:`t_p`, :meth:`t_w`).
+    measured gang's threads compute, per iteration, barrier_cost + grain plus
+    U(0, var) (``dist = "uniform"``, §3.3's GRAIN/VAR program) or plus Exp(mean
+    var) (``dist = "exponential"``), so (eqs. 1-4; :meth:`t_p`, :meth:`t_w`)
+
+    * uniform: t_p = barrier_cost + grain + var/2, t_w = var·(n−1)/(2(n+1));
+    * exponential: t_p = barrier_cost + grain + var, t_w = var·(H_n − 1),
+      H_n the n-th harmonic number.
+
+    The uniform bounds t_w <= (n−1)/(n+1)·(t_p − barrier_cost); the exponential
+    reaches t_w <= (H_n − 1)·(t_p − barrier_cost) (1.93·t_p at n = 10), which
+    covers Figure 9's blocking region (:meth:`for_tp_tw`).
     """
 
     n: int = _doc("[n] gang size: threads of the measured gang, one per processor (default 10)",
@@ -586,6 +596,11 @@ class BarrierConfig(ConfigBase):
     var: float = _doc(
         "[VAR] spread of the compute per iteration, ms: each thread draws U(grain, grain+var) "
         "(eq. 14: 0.00141·VAR; default 1)", 1.0)
+    dist: Literal["uniform", "exponential"] = _doc(
+        "per-iteration compute beyond grain + barrier_cost: uniform U(0, var) (§3.3's GRAIN/"
+        "VAR; t_w <= (n−1)/(n+1)·t_p) or exponential Exp(mean var) (t_w = var·(H_n − 1) can "
+        "exceed t_p, so Figure 9's blocking region can be simulated) (default uniform)",
+        "uniform")
     barrier_cost: float = _doc(
         "barrier cost added to every compute, ms (§2.1 folds it into t_p; §3.3: 0.137 ms on "
         "10 processors; default 0.137)", 0.137)
@@ -650,8 +665,7 @@ class BarrierConfig(ConfigBase):
         need(self.tcs < self.tq, "tcs", "tcs < tq",
              f"a context switch of {self.tcs} is not shorter than the quantum {self.tq}")
         need(self.batches >= 1, "batches", "batches >= 1")
-        need(0 <= self.seed < 2**63, "seed",
-             "0 <= seed < 2^63 (the core takes a signed 64-bit integer)")
+        need(0 <= self.seed < 2**64, "seed", "0 <= seed < 2^64")
 
     # -------------------------------------------------------- model values
     @property
@@ -660,31 +674,67 @@ class BarrierConfig(ConfigBase):
         return self.n if self.P is None else self.P
 
     def t_p(self) -> float:
-        """t_p: mean compute per iteration, barrier cost included (eq. 1)."""
-        return self.barrier_cost + self.grain + 0.5 * self.var
+        """t_p: mean compute per iteration, barrier cost included (eq. 1):
+        barrier_cost + grain + var/2 (uniform) or + var (exponential)."""
+        spread = self.var if self.dist == "exponential" else 0.5 * self.var
+        return self.barrier_cost + self.grain + spread
 
     def t_w(self) -> float:
-        """t_w: mean wait at the barrier on dedicated processors (eq. 4):
-        E[max of n uniforms] − mean = var·(n−1)/(2(n+1))."""
-        return self.var * (self.n - 1) / (2.0 * (self.n + 1))
+        """t_w: mean wait at the barrier on dedicated processors (eq. 4),
+        E[max of n computes] − mean: var·(n−1)/(2(n+1)) for the uniform,
+        var·(H_n − 1) for the exponential (H_n = 1 + 1/2 + ... + 1/n)."""
+        return self.var * tw_per_var(self.n, self.dist)
 
     @classmethod
-    def for_tp_tw(cls, tp: float, tw: float, **kw: Any) -> BarrierConfig:
-        """A config whose t_p, t_w (eqs. 1-4) are ``tp``, ``tw`` (with the given
-        ``barrier_cost``, default 0.137): var = 2(n+1)/(n−1)·tw, grain = tp −
-        barrier_cost − var/2. Raises ConfigError when the uniform cannot reach the
-        point (tw > (n−1)/(n+1)·(tp − barrier_cost))."""
+    def for_tp_tw(cls, tp: float, tw: float, *, dist: str | None = None,
+                  **kw: Any) -> BarrierConfig:
+        """A config whose t_p, t_w (eqs. 1-4) are ``tp``, ``tw``, with the other
+        fields from ``kw`` (``barrier_cost`` defaults to 0.137).
+
+        var = tw / c and grain = tp − barrier_cost − m·var, where c = t_w per
+        unit of var (:func:`tw_per_var`: (n−1)/(2(n+1)) uniform, H_n − 1
+        exponential) and m = 1/2 (uniform) or 1 (exponential).
+
+        ``dist=None`` (default) picks the uniform of §3.3 when it can reach the
+        point, t_w <= (n−1)/(n+1)·(t_p − barrier_cost), and the exponential
+        otherwise (it reaches t_w <= (H_n − 1)·(t_p − barrier_cost), e.g. 1.93·t_p
+        at n = 10); ``dist="uniform"`` or ``"exponential"`` forces one. Raises
+        ConfigError when the chosen distribution cannot reach the point (grain
+        would be negative), or for t_w > 0 with n = 1 (no wait without partners).
+        """
         base = cls(**kw) if kw else cls()
-        n = base.n
-        var = 0.0 if tw == 0 else (2.0 * (n + 1) / (n - 1) * tw if n > 1 else math.inf)
-        grain = tp - base.barrier_cost - var / 2.0
+        n, bc = base.n, base.barrier_cost
+        if dist is None:
+            dist = "uniform" if tw <= tw_per_var(n, "uniform") * 2.0 * (tp - bc) + 1e-12 \
+                else "exponential"
+        if dist not in ("uniform", "exponential"):
+            raise ConfigError("dist", f"{dist!r} is not a choice", "uniform, exponential")
+        per_var = tw_per_var(n, dist)
+        mean_per_var = 1.0 if dist == "exponential" else 0.5
+        var = 0.0 if tw == 0 else (tw / per_var if per_var > 0 else math.inf)
+        grain = tp - bc - mean_per_var * var
         if not math.isfinite(var) or grain < -1e-12:
+            reach = per_var / mean_per_var * (tp - bc)
             raise ConfigError(
-                "var", f"t_w = {tw:g} is not reachable with t_p = {tp:g} (uniform compute)",
-                f"t_w <= (n-1)/(n+1)·(t_p - barrier_cost) = "
-                f"{(n - 1) / (n + 1) * (tp - base.barrier_cost):g}",
+                "var", f"t_w = {tw:g} is not reachable with t_p = {tp:g} ({dist} compute)",
+                f"t_w <= {per_var / mean_per_var:.4g}·(t_p - barrier_cost) = {reach:g}"
+                + ("; the exponential reaches further (dist=None picks it)"
+                   if dist == "uniform" and n > 1 else ""),
             )
-        return base.with_(grain=max(grain, 0.0), var=var)
+        return base.with_(grain=max(grain, 0.0), var=var, dist=dist)
+
+
+def harmonic_number(n: int) -> float:
+    """H_n = 1 + 1/2 + ... + 1/n."""
+    return math.fsum(1.0 / i for i in range(1, n + 1))
+
+
+def tw_per_var(n: int, dist: str = "uniform") -> float:
+    """t_w per unit of ``var`` for a gang of ``n``: E[max of n] − mean of the
+    compute spread, (n−1)/(2(n+1)) for U(0, var) and H_n − 1 for Exp(mean var)."""
+    if dist == "exponential":
+        return harmonic_number(n) - 1.0
+    return (n - 1) / (2.0 * (n + 1))
 
 
 # ---------------------------------------------------------------- helpers

@@ -12,7 +12,9 @@ Three parts, all simulated in one deduplicated :func:`parsched.sweep`:
     beside the model's numbers (:mod:`parsched.models.feitelson_rudolph`) and the
     paper's stated ones.
 (c) **Figure 9** (σ = 1/2): the phase diagram from eqs. (15)/(16) and from
-    simulation (gang busy-waiting vs local blocking at each reachable point).
+    simulation (gang busy-waiting vs local blocking at each reachable point: uniform
+    compute where it reaches, exponential compute above, so that the blocking region
+    is simulated too), with the agreement per formula region.
 (d) **Two-phase waiting** (spin up to α·τcs, then block) beside busy waiting and
     blocking, under both schedulers (the seed's §2 remark and conclusion 4).
 
@@ -29,12 +31,13 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .config import BarrierConfig
+from .config import BarrierConfig, tw_per_var
+from .errors import ConfigError
 from .models import feitelson_rudolph as fr
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,6 +51,13 @@ TQ = fr.TQ_MS
 TCS_GANG = fr.GANG_LIBRARY_SWITCH_MS
 ALPHA = fr.ALPHA_MAKBILAN
 SIGMA = 0.5
+#: Figure 9's simulated grid: t_p up to 1 ms (the paper's axis), t_w up to 2 ms (the
+#: blocking region lies above t_w ≈ 0.54 + 0.99·t_p; simulable where t_w <= 1.93·t_p).
+PHASE_TP_MAX = 1.0
+PHASE_TW_MAX = 2.0
+#: A point of the blocking region simulated at several loads (Figure 9 is drawn for ℓ = 3).
+PHASE_LOAD_POINT = (1.0, 1.8)
+PHASE_LOADS = (3, 6, 10)
 #: The paper's stated numbers (§3.3, experiment 2; Figures 5-6).
 PAPER_CROSSOVER_MS = 0.8
 PAPER_RATIO = 2.0
@@ -107,31 +117,41 @@ EQUATIONS: tuple[tuple[str, str, str, str, str], ...] = (
     ("eq6u", "(6) busy waiting, uncoordinated, coarse grain", "local_busy", "coarse",
      "§2.2: with t_p + t_w >> τq the uncoordinated schedule differs from gang scheduling only "
      "in the final round of each iteration, so eq. (6) approximates it; the gap shrinks as the "
-     "grain grows (2 of 36 coarse points, at t_p + t_w ≈ 2τq, are off by 5-7%)."),
+     "grain grows (the misses, if any, are at t_p + t_w ≈ 2τq)."),
     ("eq10", "(10) blocking, competitors alike, coarse grain", "local_block_same", "coarse",
-     "Eq. (10) charges each processor ℓ·t_p per iteration, i.e. it assumes a processor never "
-     "idles. In the simulation a processor idles whenever all its ℓ threads are blocked at "
-     "once; the measured utilization (0.88 for n = 10, ℓ = 2; 0.95-0.98 for n = 2) accounts "
-     "for the excess, which therefore grows with n (longer waits: t_w/t_p = (n−1)/(3(n+1)) "
-     "here) and shrinks with ℓ: within 5% for n = 2 and for ℓ = 4, 5-13% above for n >= 4 "
-     "at ℓ = 2-3. At ℓ = 1 nothing can use the idle time (blocking gains nothing on a "
-     "dedicated machine, experiment 1), so those points are out of regime."),
+     "Eq. (10) assumes every thread of a processor "
+     "behaves alike and the others fill each one's waits, so a processor does only useful "
+     "work: ℓ·t_p per iteration (plus switches at quantum expiry). At ℓ = 1 with t_w > 0 "
+     "there is no other thread, so the simulation pays t_p + t_w (blocking gains nothing on "
+     "a dedicated machine, experiment 1): out of regime. Where they part in regime: a "
+     "processor idles whenever all its ℓ threads are blocked at once, which the formula "
+     "does not count. The column sim_utilization (useful compute / processor time) "
+     "measures it; the excess of simulation over eq. (10) is close to 1/sim_utilization − "
+     "1. It grows with n (the wait grows: t_w/t_p = (n−1)/(3(n+1)) on this grid, 0.27 at "
+     "n = 10) and shrinks with ℓ (more threads to fill a wait), so n = 2 fits and n >= 4 at "
+     "small ℓ does not (the misses are listed below)."),
     ("eq12", "(12) blocking, competitors alike, fine grain", "local_block_same", "fine",
-     "Fine grain: each blocking costs α·τcs and the round shrinks to ℓ·t_p; it fits within 1% "
-     "at ℓ >= 2 for small t_p. It assumes competitors fill every thread's waiting time "
-     "(the effective quantum becomes t_p); at ℓ = 1 there are none, so the simulation pays "
-     "t_p + t_w + ≈α·τcs and eq. (12), which has no t_w, falls short as t_w grows (up to "
-     "21% at t_p = 5 ms, n = 10); likewise at ℓ = 2 with n = 10 (9% at t_p = 5 ms)."),
+     "Each blocking costs α·τcs and the round shrinks to "
+     "ℓ·t_p: the formula has no t_w at all, because it assumes (like eq. 10) that the other "
+     "ℓ − 1 threads of the processor, behaving alike, fill every wait. At ℓ = 1 with t_w > "
+     "0 nobody fills it: the simulation pays t_p + t_w + ≈α·τcs, out of regime (it parts "
+     "from eq. 12 by t_w/t_p, 27% at n = 10, plus a fixed α·τcs that dominates at the "
+     "finest grains). In regime it fits within 1% at small t_p; it parts as t_w grows past "
+     "α·τcs (t_p >= 1-2 ms here) for small ℓ and large n, for the same reason as eq. (10): "
+     "processors idle when all their threads are blocked (sim_utilization)."),
     ("eq13", "(13) blocking, compute-bound competitors (tail wakeup)", "local_block_compute",
      "fine",
-     "The released thread waits behind the ℓ−1 competitors' full quanta: one iteration per "
-     "round. The formula charges the full (ℓ−1)·τq, but a thread released at a random moment "
-     "waits only for the rest of the running quantum plus ℓ−2 whole ones; the iteration waits "
-     "for the slowest of the n−1 released threads, E[max of n−1 uniforms] = (n−1)/n·τq, so "
-     "the wait is (ℓ−1−1/n)·τq: eq. (13) fits (within 5%) for n = 10 at ℓ >= 3 and is 25-50% "
-     "high for n = 2. Column 'refined' is eq. (13) with that residual (parsched's, not the "
-     "paper's): it matches the simulation within 5% at every in-regime point. At ℓ = 1 there "
-     "are no competitors (out of regime)."),
+     "At ℓ = 1 there are no competitors (out of regime). The paper calls "
+     "eq. (13) approximate; it is judged as printed. The released thread waits behind the "
+     "ℓ−1 competitors' quanta: one iteration per round. The formula charges the full "
+     "(ℓ−1)·τq, but a thread released at a random moment waits only for the rest of the "
+     "running quantum plus ℓ−2 whole ones; the iteration waits for the slowest of the n−1 "
+     "released threads, E[max of n−1 uniforms] = (n−1)/n·τq, so the wait is (ℓ−1−1/n)·τq: "
+     "at fine grain the simulation is below eq. (13) by τq/n per iteration, rel_error ≈ "
+     "−1/(n(ℓ−1)): −50% / −25% / −17% for n = 2 at ℓ = 2 / 3 / 4, −10% / −5% / −3% for "
+     "n = 10, so only n = 10 at ℓ >= 3 comes within 5%. The columns parsched_eq13_residual and "
+     "parsched_rel_error are eq. (13) with that residual quantum — parsched's correction, "
+     "not the paper's formula, and not counted in within_5pct."),
 )
 
 
@@ -157,6 +177,9 @@ class Plan:
     exp: dict[int, list[dict[str, Any]]]
     phase: list[dict[str, Any]]
     twophase: list[dict[str, Any]]
+    #: Figure 9 check: one blocking-region point at several loads ℓ (eq. 16 does not
+    #: depend on ℓ; the simulation's idle processors do)
+    phase_load: list[dict[str, Any]] = field(default_factory=list)
 
     def configs(self) -> list[BarrierConfig]:
         out: list[BarrierConfig] = []
@@ -172,6 +195,8 @@ class Plan:
         for row in self.twophase:
             for v in row["runs"].values():
                 out += v
+        for row in self.phase_load:
+            out += row["gang_busy"] + row["local_block_same"]
         return out
 
 
@@ -236,22 +261,39 @@ def build_plan(quick: bool = False) -> Plan:
     loads4 = (1, 2, 3, 4, 5, 6) if not quick else (1, 2, 4, 6)
     exp[4] = [_exp_point(4, 100, 100, ld, 2, ALPHA, kk, length) for ld in loads4]
 
-    # (c) phase diagram, Fig. 9 parameters, ℓ = 3, barrier cost folded into t_p (0 here)
+    # (c) phase diagram, Fig. 9 parameters, ℓ = 3, barrier cost folded into t_p (0 here).
+    # t_w reaches PHASE_TW_MAX (beyond the eq. 16 line, which leaves the unit square at
+    # t_p ≈ 0.46): the uniform compute of §3.3 where it reaches (t_w <= 9/11·t_p),
+    # exponential compute above it (t_w <= (H_10 − 1)·t_p = 1.93·t_p); the rest is
+    # out of reach of any compute with mean t_p (grain >= 0) and left blank.
     step = 0.25 if quick else 0.1
-    tps_c = [0.05] + [round(x, 3) for x in np.arange(step, 1.0 + 1e-9, step)]
-    tws_c = [round(x, 3) for x in np.arange(0.0, 1.0 + 1e-9, step)]
+    tps_c = [0.05] + [round(x, 3) for x in np.arange(step, PHASE_TP_MAX + 1e-9, step)]
+    tws_c = [round(x, 3) for x in np.arange(0.0, PHASE_TW_MAX + 1e-9, step)]
     phase = []
     n = 10
     for tp in tps_c:
         for tw in tws_c:
-            row: dict[str, Any] = {"tp": tp, "tw": tw, "gang_busy": [], "local_block_same": []}
-            if tw <= (n - 1) / (n + 1) * tp + 1e-12:
+            row: dict[str, Any] = {"tp": tp, "tw": tw, "dist": None, "gang_busy": [],
+                                   "local_block_same": []}
+            try:
                 base = BarrierConfig.for_tp_tw(tp, tw, n=n, l=3, barrier_cost=0.0, tq=TQ,
                                                tcs=TCS_GANG, alpha=ALPHA,
                                                k=3000 if quick else 20000)
+            except ConfigError:
+                base = None
+            if base is not None:
+                row["dist"] = base.dist
                 row["gang_busy"] = [base.with_(sched="gang", wait="busy")]
                 row["local_block_same"] = [base.with_(sched="local", wait="block")]
             phase.append(row)
+    phase_load = []
+    for ld in PHASE_LOADS:
+        base = BarrierConfig.for_tp_tw(*PHASE_LOAD_POINT, n=n, l=ld, barrier_cost=0.0, tq=TQ,
+                                       tcs=TCS_GANG, alpha=ALPHA, k=3000 if quick else 20000)
+        phase_load.append({"tp": PHASE_LOAD_POINT[0], "tw": PHASE_LOAD_POINT[1], "l": ld,
+                           "dist": base.dist,
+                           "gang_busy": [base.with_(sched="gang", wait="busy")],
+                           "local_block_same": [base.with_(sched="local", wait="block")]})
     # (d) two-phase waiting (§2 and conclusion 4), spin limit = α·τcs (the cost of a block)
     twophase = []
     cases = [("exp. 2, finest grain (t_p + t_w = 0.16 ms)", head["at_grain"], 3, 10),
@@ -275,7 +317,7 @@ def build_plan(quick: bool = False) -> Plan:
             },
         })
     return Plan(quick=quick, length=length, grid=grid, exp=exp, phase=phase,
-                twophase=twophase)
+                twophase=twophase, phase_load=phase_load)
 
 
 def _exp_point(exp: int, grain: float, var: float, load: int, n: int, alpha: float, k: int,
@@ -360,6 +402,7 @@ def grid_table(plan: Plan, runs: dict[BarrierConfig, dict[str, Any]]) -> pd.Data
             "local_block_same": runs[pt["local_block_same"][0]]["time_per_iteration"],
             "local_block_compute": runs[pt["local_block_compute"][0]]["time_per_iteration"],
         }
+        utils = {k: float(np.mean([runs[c]["utilization"] for c in pt[k]])) for k in sims}
         spread = [runs[c]["time_per_iteration"] for c in pt["local_busy"]]
         lo, hi = pooled_ci90(spread)
         model = {
@@ -375,8 +418,14 @@ def grid_table(plan: Plan, runs: dict[BarrierConfig, dict[str, Any]]) -> pd.Data
             m = model[key]
             err = (sim - m) / m
             in_reg = where == "both" or where == reg
-            if key in ("eq10", "eq13") and l == 1:
-                in_reg = False  # no competitors at ℓ = 1 (see EQUATIONS)
+            note = ""
+            if key in ("eq10", "eq12", "eq13") and l == 1 and tw > 0:
+                # eqs. (10)/(12): no other thread to fill the waits; (13): no competitors
+                in_reg = False
+                note = "ℓ = 1: no competitors" if key == "eq13" else \
+                    "ℓ = 1, t_w > 0: no other thread fills the waits"
+            elif not in_reg:
+                note = f"{reg} grain; the equation is for {where} grain"
             refined = math.nan
             if key == "eq13":
                 refined = eq13_residual(tp, n, l)
@@ -387,8 +436,10 @@ def grid_table(plan: Plan, runs: dict[BarrierConfig, dict[str, Any]]) -> pd.Data
                 "within_5pct": abs(err) <= 0.05,
                 "capped": bool(key == "eq8" and m < float(
                     (1 + TCS_GANG / TQ) ** n * (tp + tw) * l ** n) - 1e-12),
-                "refined": refined,
-                "rel_error_refined": (sim - refined) / refined if refined == refined
+                "out_of_regime_because": note,
+                "sim_utilization": utils[scheme],
+                "parsched_eq13_residual": refined,
+                "parsched_rel_error": (sim - refined) / refined if refined == refined
                 else math.nan,
                 "overlap_iters": overlap_iterations(tp, tw, n, l) if key == "eq8" else math.nan,
                 "seeds": len(pt["local_busy"]) if scheme == "local_busy" else 1,
@@ -432,9 +483,30 @@ def grid_summary(table: pd.DataFrame) -> pd.DataFrame:
             big = ins[ins["n"] >= 10]
             row["n10_in_regime"] = len(big)
             row["n10_within_5pct"] = int(big["within_5pct"].sum())
-            row["refined_within_5pct"] = int((ins["rel_error_refined"].abs() <= 0.05).sum())
+            row["parsched_residual_within_5pct"] = int(
+                (ins["parsched_rel_error"].abs() <= 0.05).sum())
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def misses_text(table: pd.DataFrame, key: str) -> str:
+    """The in-regime points of ``key`` beyond 5%, grouped by (n, ℓ): t_p range and
+    error range (this run's numbers)."""
+    g = table[(table["equation"] == key) & table["in_regime"] & ~table["within_5pct"]]
+    ins = table[(table["equation"] == key) & table["in_regime"]]
+    if not len(ins):
+        return "No in-regime points in this run."
+    if not len(g):
+        return f"This run: all {len(ins)} in-regime points within 5%."
+    parts = []
+    for (n, l), gg in g.groupby(["n", "l"]):
+        tps = sorted(gg["tp"])
+        tp_txt = f"{tps[0]:g}" if len(tps) == 1 else f"{tps[0]:g}-{tps[-1]:g}"
+        e = gg["rel_error"]
+        err = f"{e.iloc[0]:+.0%}" if len(e) == 1 else f"{e.min():+.0%} to {e.max():+.0%}"
+        parts.append(f"n = {n}, ℓ = {l} at t_p = {tp_txt} ms ({err})")
+    return (f"This run: {len(ins) - len(g)}/{len(ins)} in-regime points within 5%; "
+            "beyond 5%: " + "; ".join(parts) + ".")
 
 
 def _mean_time(runs, cfgs: Sequence[BarrierConfig], pooled: str = "harmonic") -> float:
@@ -533,20 +605,72 @@ def phase_table(plan: Plan, runs) -> pd.DataFrame:
         r = {"tp": tp, "tw": tw, "model_region": model_region,
              "model_ratio": float(fr.t_gang_busy(tp, tw, 10, 3, TQ, TCS_GANG)
                                   / fr.t_block_same(tp, tw, 10, 3, TQ, TCS_GANG, ALPHA)),
-             "reachable": bool(p["gang_busy"])}
+             "reachable": bool(p["gang_busy"]), "dist": p.get("dist") or ""}
         if p["gang_busy"]:
             bw = runs[p["gang_busy"][0]]["time_per_iteration"]
             blk = runs[p["local_block_same"][0]]["time_per_iteration"]
             ratio = bw / blk
             r.update(sim_gang_busy=bw, sim_block=blk, sim_ratio=ratio,
+                     sim_block_utilization=runs[p["local_block_same"][0]]["utilization"],
                      sim_region="gang-busy" if ratio <= SIGMA
                      else "blocking" if ratio >= 1 / SIGMA else "neither")
             r["agree"] = r["sim_region"] == model_region
         else:
             r.update(sim_gang_busy=math.nan, sim_block=math.nan, sim_ratio=math.nan,
-                     sim_region="unreachable", agree=None)
+                     sim_block_utilization=math.nan, sim_region="unreachable", agree=None)
         rows.append(r)
     return pd.DataFrame(rows)
+
+
+def phase_load_table(plan: Plan, runs) -> pd.DataFrame:
+    """The blocking-region check point at several loads: simulated and eq. (6)/(12) ratio."""
+    import pandas as pd
+
+    rows = []
+    for p in plan.phase_load:
+        tp, tw, ld = p["tp"], p["tw"], p["l"]
+        bw = runs[p["gang_busy"][0]]["time_per_iteration"]
+        blk_run = runs[p["local_block_same"][0]]
+        blk = blk_run["time_per_iteration"]
+        eq12 = float(fr.t_block_same(tp, tw, 10, ld, TQ, TCS_GANG, ALPHA))
+        rows.append({"tp": tp, "tw": tw, "l": ld, "dist": p["dist"], "sim_gang_busy": bw,
+                     "eq6": float(fr.t_gang_busy(tp, tw, 10, ld, TQ, TCS_GANG)),
+                     "sim_block": blk, "eq12": eq12,
+                     "sim_block_utilization": blk_run["utilization"],
+                     "sim_ratio": bw / blk,
+                     "model_ratio": float(fr.t_gang_busy(tp, tw, 10, ld, TQ, TCS_GANG)) / eq12})
+    return pd.DataFrame(rows)
+
+
+def phase_agreement(phase: pd.DataFrame) -> pd.DataFrame:
+    """Per formula region (eqs. 15/16) and compute distribution: simulated points and
+    how many the simulation classifies alike; a last row ``all``."""
+    import pandas as pd
+
+    reach = phase[phase["reachable"]]
+    rows = []
+    for region in ("gang-busy", "neither", "blocking"):
+        g = reach[reach["model_region"] == region]
+        row = {"model_region": region, "points": len(phase[phase["model_region"] == region]),
+               "simulated": len(g), "agree": int(g["agree"].astype(bool).sum())}
+        for dist in ("uniform", "exponential"):
+            d = g[g["dist"] == dist]
+            row[f"{dist}_simulated"] = len(d)
+            row[f"{dist}_agree"] = int(d["agree"].astype(bool).sum())
+        row["sim_regions"] = ", ".join(f"{k} {v}" for k, v in
+                                       g["sim_region"].value_counts().sort_index().items())
+        rows.append(row)
+    tot = {"model_region": "all", "points": len(phase), "simulated": len(reach),
+           "agree": int(reach["agree"].astype(bool).sum())}
+    for dist in ("uniform", "exponential"):
+        d = reach[reach["dist"] == dist]
+        tot[f"{dist}_simulated"] = len(d)
+        tot[f"{dist}_agree"] = int(d["agree"].astype(bool).sum())
+    tot["sim_regions"] = ""
+    rows.append(tot)
+    out = pd.DataFrame(rows)
+    out["fraction"] = out["agree"] / out["simulated"].where(out["simulated"] > 0)
+    return out
 
 
 # ------------------------------------------------------------------- output
@@ -676,32 +800,46 @@ def plot_experiments(tables: dict[int, pd.DataFrame], path: str) -> None:
 
 def plot_phase(table: pd.DataFrame, path: str) -> None:
     plt = _plt()
-    fg, axes = plt.subplots(1, 2, figsize=(11, 4.8), sharey=True)
+    fg, axes = plt.subplots(1, 2, figsize=(11, 6.2), sharey=True)
     colors = {"gang-busy": "tab:blue", "blocking": "tab:red", "neither": "lightgrey",
               "unreachable": "white"}
-    grid = fr.phase_diagram(sigma=SIGMA, n=10, alpha=ALPHA, tq=TQ, tcs=TCS_GANG, num=81)
+    tp_max = float(table["tp"].max()) if len(table) else PHASE_TP_MAX
+    tw_max = float(table["tw"].max()) if len(table) else PHASE_TW_MAX
+    grid = fr.phase_diagram(sigma=SIGMA, n=10, alpha=ALPHA, tq=TQ, tcs=TCS_GANG, num=81,
+                            tp_max=tp_max, tw_max=tw_max)
     b = fr.phase_boundaries(SIGMA, 10, ALPHA, TQ, TCS_GANG)
-    xs = np.linspace(0, 1, 50)
+    xs = np.linspace(0, tp_max, 50)
     for ax, title in zip(axes, ("formulas: eqs. (15), (16)", "simulation: gang busy vs "
-                                "local blocking, ℓ = 3"), strict=True):
+                                "local blocking, ℓ = 3 (circled: disagrees)"), strict=True):
         ax.plot(xs, b.gang_busy(xs), "b-", lw=1)
         ax.plot(xs, b.blocking(xs), "r-", lw=1)
-        ax.set_xlim(0, 1)
-        ax.set_ylim(0, 1)
+        ax.plot(xs, tw_per_var(10, "uniform") * 2 * xs, "k--", lw=0.8,
+                label="reach of uniform compute (9/11·t_p)")
+        ax.plot(xs, tw_per_var(10, "exponential") * xs, "k:", lw=0.8,
+                label="reach of exponential compute (1.93·t_p)")
+        ax.set_xlim(0, tp_max)
+        ax.set_ylim(0, tw_max)
         ax.set_xlabel("t_p (ms)")
         ax.set_title(title, fontsize=9)
     ax = axes[0]
     for reg, g in grid.groupby("region"):
-        ax.scatter(g["tp"], g["tw"], s=6, c=colors[reg], label=reg, marker="s")
+        ax.scatter(g["tp"], g["tw"], s=5, c=colors[reg], label=reg, marker="s")
     ax.set_ylabel("t_w (ms)")
     ax.legend(fontsize=7, loc="upper right")
     ax = axes[1]
     for reg, g in table.groupby("sim_region"):
-        ax.scatter(g["tp"], g["tw"], s=90, c=colors[reg], edgecolors="k", linewidths=0.4,
-                   label=reg, marker="s")
-    xs2 = np.linspace(0, 1, 10)
-    ax.plot(xs2, 9 / 11 * xs2, "k--", lw=0.8, label="reach of U(grain, grain+var)")
-    ax.legend(fontsize=7, loc="upper right")
+        for dist, marker in (("uniform", "s"), ("exponential", "D"), ("", "s")):
+            gd = g[g["dist"] == dist]
+            if not len(gd):
+                continue
+            lab = reg if reg == "unreachable" else f"{reg} ({dist})"
+            ax.scatter(gd["tp"], gd["tw"], s=45, c=colors[reg], edgecolors="k",
+                       linewidths=0.3, label=lab, marker=marker)
+    bad = table[table["reachable"] & (table["sim_region"] != table["model_region"])]
+    if len(bad):
+        ax.scatter(bad["tp"], bad["tw"], s=140, facecolors="none", edgecolors="k",
+                   linewidths=1.0, label="disagrees with the formulas")
+    ax.legend(fontsize=6, loc="upper left")
     fg.suptitle("Figure 9 (σ = 1/2; τq = 50, τcs = 0.2, α = 1.5, n = 10): busy waiting with "
                 "gang scheduling at least 2× faster (blue) / blocking at least 2× faster (red)",
                 fontsize=9)
@@ -748,8 +886,16 @@ def headlines(grid_sum, exps, phase, twop=None) -> tuple[pd.DataFrame, dict[str,
     b_blk = fit_exponent(t4["load"], t4["sim_block"])
     b_unc = fit_exponent(t4["load"], t4["sim_uncoord_busy"])
     b_unc_model = fit_exponent(t4["load"], t4["eq8"])
-    reach = phase[phase["reachable"]]
-    agree = float(reach["agree"].astype(bool).mean()) if len(reach) else math.nan
+    pag = phase_agreement(phase)
+    tot = pag[pag["model_region"] == "all"].iloc[0]
+    agree = float(tot["fraction"])
+    by_region = {str(r["model_region"]): (int(r["agree"]), int(r["simulated"]))
+                 for _, r in pag.iterrows()}
+    fig9_text = "; ".join(f"{reg} {a}/{m}" for reg, (a, m) in by_region.items()
+                          if reg != "all")
+    fig9_text = (f"{int(tot['agree'])}/{int(tot['simulated'])} simulated points "
+                 f"({fig9_text}; exponential compute: {int(tot['exponential_agree'])}/"
+                 f"{int(tot['exponential_simulated'])})")
     rows = [
         ("Exp. 1: blocking overhead per iteration at load 1, ms (mean over grains)",
          "constant", float(t1["overhead_model"].mean()), float(ov.mean())),
@@ -773,7 +919,8 @@ def headlines(grid_sum, exps, phase, twop=None) -> tuple[pd.DataFrame, dict[str,
         ("Exp. 4: exponent b, blocking (τcs = 0.07 + 0.14/ℓ falls with ℓ)", "linear (1)",
          fit_exponent(t4["load"], t4["eq12"]), b_blk),
         ("Exp. 4: exponent b, uncoordinated busy", "quadratic (2)", b_unc_model, b_unc),
-        ("Fig. 9: reachable grid points classified alike (σ = 1/2)", "", 1.0, agree),
+        ("Fig. 9 (σ = 1/2): simulated grid points classified as the formulas do, per "
+         "formula region", "", "", fig9_text),
     ]
     if twop is not None and len(twop):
         t0 = twop.iloc[0]
@@ -791,7 +938,7 @@ def headlines(grid_sum, exps, phase, twop=None) -> tuple[pd.DataFrame, dict[str,
                      f"ℓ = 1: {int(g['l1_within_5pct'])}/{int(g['l1_in_regime'])}")
         if g["equation"] == "eq13":
             text += (f"; n = 10: {int(g['n10_within_5pct'])}/{int(g['n10_in_regime'])}; with "
-                     f"the residual quantum: {int(g['refined_within_5pct'])}/"
+                     f"parsched's residual-quantum form: {int(g['parsched_residual_within_5pct'])}/"
                      f"{int(g['points_in_regime'])}")
         rows.append((f"(a) {g['label']}: in-regime points within 5%", "",
                      f"{int(g['points_in_regime'])} points", text))
@@ -807,6 +954,7 @@ def headlines(grid_sum, exps, phase, twop=None) -> tuple[pd.DataFrame, dict[str,
         "exp4_exponents": {"gang_busy": b_gang, "block": b_blk, "uncoord_busy": b_unc,
                            "uncoord_busy_eq8": b_unc_model},
         "fig9_agreement": agree,
+        "fig9_by_region": {k: {"agree": a, "simulated": m} for k, (a, m) in by_region.items()},
         "equations": {str(g["equation"]): {"in_regime": int(g["points_in_regime"]),
                                            "within_5pct": int(g["within_5pct"])}
                       for _, g in grid_sum.iterrows()},
@@ -843,6 +991,8 @@ def run(
     phase = phase_table(plan, runs)
     twop = twophase_table(plan, runs)
     head_df, head_js = headlines(gsum, exps, phase, twop)
+    pag = phase_agreement(phase)
+    ploads = phase_load_table(plan, runs)
 
     df.to_csv(os.path.join(out, "all_runs.csv"), index=False)
     grid.to_csv(os.path.join(out, "equations.csv"), index=False)
@@ -850,6 +1000,8 @@ def run(
     for e, t in exps.items():
         t.to_csv(os.path.join(out, f"exp{e}.csv"), index=False)
     phase.to_csv(os.path.join(out, "fig9.csv"), index=False)
+    pag.to_csv(os.path.join(out, "fig9_agreement.csv"), index=False)
+    ploads.to_csv(os.path.join(out, "fig9_loads.csv"), index=False)
     twop.to_csv(os.path.join(out, "twophase.csv"), index=False)
     head_df.to_csv(os.path.join(out, "headlines.csv"), index=False)
     plot_grid(grid, os.path.join(out, "equations.png"))
@@ -883,10 +1035,12 @@ def run(
         "Where and why they part (the figures quoted are the full run's):", "",
     ]
     for key, label, _s, where, why in EQUATIONS:
-        md.append(f"* **{key}** — {label}; regime: {where}. {why}")
+        reg_txt = f"{where} grain, ℓ >= 2" if key in ("eq10", "eq12", "eq13") else \
+            "every grain" if where == "both" else f"{where} grain"
+        md.append(f"* **{key}** — {label}; regime: {reg_txt}. {why} {misses_text(grid, key)}")
     md += ["", "Every point (`equations.csv` has them all), in-regime rows only:", ""]
     cols = ["equation", "n", "l", "tp", "tw", "grain_regime", "sim", "model", "rel_error",
-            "within_5pct"]
+            "within_5pct", "sim_utilization", "parsched_rel_error"]
     md += [markdown_table(grid[grid["in_regime"]], cols), ""]
     md += [
         "## (b) Experiments 1-4 (§3.3), Makbilan parameters", "",
@@ -922,15 +1076,31 @@ def run(
         "## (c) Figure 9: phase diagram (σ = 1/2)", "",
         "Formulas: eqs. (15) and (16) with τq = 50, τcs = 0.2, α = 1.5, n = 10. Simulation: at "
         "each grid point gang busy-waiting and local blocking (competitors alike, ℓ = 3, the "
-        "same τcs) are simulated and the point is classified by the same rule on the simulated "
-        "ratio t_BW/t_BLK (<= σ: gang-busy, >= 1/σ: blocking). With per-iteration compute "
-        "U(grain, grain + var) the spread is bounded: t_w <= (n−1)/(n+1)·t_p, so the points "
-        "above that line (including the whole blocking triangle, t_w ≳ t_p + 0.54 ms) are out of "
-        "reach of the simulated program and left blank.", "",
+        "same τcs, barrier cost 0) are simulated and the point is classified by the same rule "
+        "on the simulated ratio t_BW/t_BLK (<= σ: gang-busy, >= 1/σ: blocking). "
+        "`BarrierConfig.for_tp_tw` maps each (t_p, t_w) to a program: per-iteration compute "
+        "U(grain, grain + var) (§3.3's program) where it reaches, t_w <= (n−1)/(n+1)·t_p = "
+        "9/11·t_p; above that line grain + Exp(mean var) (`dist = exponential`, t_p = grain + "
+        "var, t_w = var·(H_10 − 1) = 1.93·var), which reaches t_w <= 1.93·t_p. The blocking "
+        "region (above eq. 16's line, t_w >= 0.538 + 0.992·t_p) meets that reach at t_p = "
+        "0.57 ms, t_w = 1.11 ms, so the grid runs to t_w = "
+        f"{PHASE_TW_MAX:g} ms; points above 1.93·t_p (grain would be negative) are out of "
+        "reach of any program with mean compute t_p and are left blank.", "",
         "![Figure 9](fig9.png)", "",
+        "Agreement per formula region (simulated points classified alike; by compute "
+        "distribution):", "",
+        markdown_table(pag), "",
+        "Where they part: eq. (12), the blocking time on which both lines rest, assumes the "
+        "ℓ − 1 other threads of a processor fill every wait; with t_w comparable to t_p a "
+        "processor idles whenever all its ℓ = 3 threads are blocked at once "
+        "(`sim_block_utilization`), so simulated blocking is slower than eq. (12) there "
+        "and points above the eq. (16) line fall into 'neither' (blocking faster, but not "
+        "2×). Eq. (16) does not depend on ℓ; the idle time does (more threads fill more "
+        "waits). The same blocking-region point at larger loads:", "",
+        markdown_table(ploads), "",
         markdown_table(phase[phase["reachable"]],
-                       ["tp", "tw", "model_ratio", "sim_ratio", "model_region", "sim_region",
-                        "agree"]), "",
+                       ["tp", "tw", "dist", "model_ratio", "sim_ratio", "sim_block_utilization",
+                        "model_region", "sim_region", "agree"]), "",
     ]
     md += [
         "## (d) Two-phase waiting (§2; conclusion 4)", "",
@@ -953,14 +1123,14 @@ def run(
                    "median_abs_err_in", "max_abs_err_in", "median_abs_err_out"]])
         for e in (1, 2, 3, 4):
             echo(titles[e], exps[e][shown[e]])
-        echo("(c) Figure 9, reachable points",
-             phase[phase["reachable"]][["tp", "tw", "model_ratio", "sim_ratio", "model_region",
-                                        "sim_region", "agree"]])
+        echo("(c) Figure 9: agreement per formula region", pag)
+        echo("(c) Figure 9: a blocking-region point at several loads", ploads)
     if echo:
         echo("(d) two-phase waiting", twop)
     head_js["runs"] = len(configs)
     head_js["distinct_simulations"] = unique
     head_js["simulation_seconds"] = sim_seconds
     return {"grid": grid, "grid_summary": gsum, "experiments": exps, "phase": phase,
+            "phase_agreement": pag, "phase_loads": ploads,
             "twophase": twop,
             "headlines_table": head_df, "headlines": head_js, "runs": df}
