@@ -881,19 +881,31 @@ impl Freezer for Mock {
 /// `owner` names the root directory `parsched.<owner>`: the controller's pid,
 /// optionally followed by `-<n>` ([`crate::safety::owner_tag`]).
 pub fn open_freezer(kind: BackendKind, owner: &str) -> Result<Box<dyn Freezer>> {
+    open_freezer_explained(kind, owner).map(|(f, _)| f)
+}
+
+/// As [`open_freezer`], also saying why `Auto` passed over the cgroup
+/// backends (empty when it did not).
+pub fn open_freezer_explained(
+    kind: BackendKind,
+    owner: &str,
+) -> Result<(Box<dyn Freezer>, Vec<String>)> {
     Ok(match kind {
-        BackendKind::Cgroup2 => Box::new(Cgroup2::detect(owner)?),
-        BackendKind::Cgroup1 => Box::new(Cgroup1::detect(owner)?),
-        BackendKind::Signal => Box::new(Signal::new()),
-        BackendKind::Mock => Box::new(Mock::new()),
+        BackendKind::Cgroup2 => (Box::new(Cgroup2::detect(owner)?), Vec::new()),
+        BackendKind::Cgroup1 => (Box::new(Cgroup1::detect(owner)?), Vec::new()),
+        BackendKind::Signal => (Box::new(Signal::new()), Vec::new()),
+        BackendKind::Mock => (Box::new(Mock::new()), Vec::new()),
         BackendKind::Auto => {
-            if let Ok(c) = Cgroup2::detect(owner) {
-                Box::new(c)
-            } else if let Ok(c) = Cgroup1::detect(owner) {
-                Box::new(c)
-            } else {
-                Box::new(Signal::new())
+            let mut why = Vec::new();
+            match Cgroup2::detect(owner) {
+                Ok(c) => return Ok((Box::new(c), why)),
+                Err(e) => why.push(format!("cgroup v2: {e}")),
             }
+            match Cgroup1::detect(owner) {
+                Ok(c) => return Ok((Box::new(c), why)),
+                Err(e) => why.push(format!("cgroup v1: {e}")),
+            }
+            (Box::new(Signal::new()), why)
         }
     })
 }

@@ -25,7 +25,9 @@
 //! not inherit it) where permitted; on cgroup v1 with `CONFIG_RT_GROUP_SCHED`
 //! it first gives its cpu cgroup some `cpu.rt_runtime_us` if it has none.
 
-use crate::cgroup::{open_freezer, set_affinity, v1_mount, BackendKind, Cpuset, Freezer};
+use crate::cgroup::{
+    open_freezer, open_freezer_explained, set_affinity, v1_mount, BackendKind, Cpuset, Freezer,
+};
 use crate::error::{Result, RuntimeError};
 use crate::procfs;
 use crate::safety::{owner_tag, recover_stale, SignalGuard, Supervisor};
@@ -249,12 +251,20 @@ impl Controller {
     pub fn new(spec: RunSpec) -> Result<Controller> {
         spec.validate()?;
         let owner = owner_tag();
-        let freezer: Box<dyn Freezer> = match spec.policy {
-            Policy::Gang => open_freezer(spec.backend, &owner)?,
+        let (freezer, why): (Box<dyn Freezer>, Vec<String>) = match spec.policy {
+            Policy::Gang => open_freezer_explained(spec.backend, &owner)?,
             // Default and pools never freeze; signals need no cgroup.
-            _ => Box::new(crate::cgroup::Signal::new()),
+            _ => (Box::new(crate::cgroup::Signal::new()), Vec::new()),
         };
-        Controller::build(spec, freezer, &owner)
+        let mut c = Controller::build(spec, freezer, &owner)?;
+        if c.freezer.kind() == BackendKind::Signal && !why.is_empty() {
+            c.warn(format!(
+                "no usable cgroup freezer ({}); falling back to SIGSTOP/SIGCONT, which a job \
+                 can escape by leaving its process group",
+                why.join("; ")
+            ));
+        }
+        Ok(c)
     }
 
     /// As [`Controller::new`] with a given freezer (for example a
