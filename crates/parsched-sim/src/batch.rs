@@ -772,6 +772,10 @@ impl ProcSet {
     }
 }
 
+/// Times must stay below this (2^40 s), so that no sum of times overflows
+/// and every time is exact as a float.
+pub const MAX_TIME: u64 = 1 << 40;
+
 fn check_jobs(jobs: &[BatchJob], procs: u32) -> Result<(), BatchError> {
     if procs == 0 {
         return Err(ConfigError::new("procs", "0 processors", "an integer >= 1").into());
@@ -784,6 +788,12 @@ fn check_jobs(jobs: &[BatchJob], procs: u32) -> Result<(), BatchError> {
             return Err(BatchError::Input(format!(
                 "job {} needs {} processors; allowed 1..={procs} (set too_wide=drop or clamp when loading)",
                 j.id, j.procs
+            )));
+        }
+        if j.submit >= MAX_TIME || j.runtime >= MAX_TIME || j.requested >= MAX_TIME {
+            return Err(BatchError::Input(format!(
+                "job {}: submit, run or requested time of 2^40 s or more (about 35,000 years)",
+                j.id
             )));
         }
         if i > 0 && jobs[i - 1].submit > j.submit {
@@ -855,6 +865,7 @@ pub fn simulate_with(
     cfg: &BatchConfig,
 ) -> Result<BatchResult, BatchError> {
     let wall = Instant::now();
+    cfg.validate()?;
     check_jobs(&jobs, procs)?;
     let n = jobs.len();
     let kill = cfg.kill_on_overrun;
@@ -1559,5 +1570,14 @@ mod tests {
             assert_eq!(r.summary.jobs, 2000, "{p}");
             assert_eq!(r.procs, 64);
         }
+    }
+
+    #[test]
+    fn absurd_times_are_errors() {
+        let c = BatchConfig::default();
+        let e = simulate(vec![j(1, 0, MAX_TIME, 1, 1)], 4, &c).unwrap_err();
+        assert!(e.to_string().contains("2^40"), "{e}");
+        let e = simulate(vec![j(1, 0, 1, 1, u64::MAX)], 4, &c).unwrap_err();
+        assert!(e.to_string().contains("2^40"), "{e}");
     }
 }

@@ -36,7 +36,8 @@
 //! * A running job is expected to end at `max(requested_end, now + 1)`: a job
 //!   that has reached its requested time without ending (it is allowed to
 //!   overrun) is expected to end one tick from now.
-//! * A job's requested duration counts as at least 1 tick.
+//! * A job's requested duration counts as at least 1 tick. Sums of times
+//!   saturate at `u64::MAX`.
 //! * EASY: a candidate ending exactly at the shadow time does not delay the
 //!   head (the machine handles completions before starts at equal times). All
 //!   running jobs expected to end exactly at the shadow time count toward the
@@ -121,7 +122,7 @@ impl BatchKind {
 
 #[inline]
 fn expected_end(r: &RunningJob, now: u64) -> u64 {
-    r.requested_end.max(now + 1)
+    r.requested_end.max(now.saturating_add(1))
 }
 
 #[inline]
@@ -217,8 +218,11 @@ impl BatchPolicy for Easy {
         self.ends.clear();
         self.ends
             .extend(view.running.iter().map(|r| (expected_end(r, now), r.procs)));
-        self.ends
-            .extend(start.iter().map(|&i| (now + duration(&q[i]), q[i].procs)));
+        self.ends.extend(
+            start
+                .iter()
+                .map(|&i| (now.saturating_add(duration(&q[i])), q[i].procs)),
+        );
         self.ends.sort_unstable();
         let Some(shadow) = Easy::shadow(now, free, &self.ends, q[head].procs) else {
             return;
@@ -228,7 +232,7 @@ impl BatchPolicy for Easy {
             if c.procs > free {
                 continue;
             }
-            if now + duration(c) <= shadow.time {
+            if now.saturating_add(duration(c)) <= shadow.time {
                 free -= c.procs;
                 start.push(i);
             } else if c.procs <= extra {
@@ -289,7 +293,7 @@ impl Profile {
                 i += 1;
                 continue;
             }
-            let end = s[i].0 + dur;
+            let end = s[i].0.saturating_add(dur);
             let mut j = i + 1;
             while j < s.len() && s[j].0 < end {
                 if s[j].1 < procs {
@@ -318,7 +322,7 @@ impl Profile {
     /// Reserves `procs` processors on `[t, t + dur)`.
     pub fn reserve(&mut self, t: u64, dur: u64, procs: u32) {
         let a = self.split(t);
-        let b = self.split(t + dur);
+        let b = self.split(t.saturating_add(dur));
         for s in &mut self.steps[a..b] {
             s.1 -= procs;
         }
@@ -341,7 +345,7 @@ impl Profile {
     pub fn place(&mut self, procs: u32, dur: u64) -> Option<u64> {
         let (i, j) = self.find(procs, dur)?;
         let t = self.steps[i].0;
-        self.reserve_at(i, j, t + dur, procs);
+        self.reserve_at(i, j, t.saturating_add(dur), procs);
         Some(t)
     }
 
