@@ -23,8 +23,10 @@
 //!   reservations of the jobs before it. A job whose reservation is *now*
 //!   starts. A job therefore starts early only if it delays no earlier
 //!   reservation. Recomputing at every pass is the "compression" that moves
-//!   reservations earlier when jobs end before their requested time (the
-//!   rule of batsched's `conservative_bf`).
+//!   reservations earlier when jobs end before their requested time. (This
+//!   is the full-recomputation variant; simulators that instead re-insert
+//!   jobs one at a time into a schedule that still holds the later jobs'
+//!   old reservations can give other schedules after early completions.)
 //!
 //! A policy observes a [`BatchView`] and returns the positions in the queue of
 //! the jobs to start now; it never touches the machine. Times are integer
