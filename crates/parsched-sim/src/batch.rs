@@ -1220,9 +1220,6 @@ pub fn simulate_gang(
                 let (run, killed) = effective_runtime(&jobs[i], kill);
                 remaining[i] = run;
                 outcomes[i].killed = killed;
-                if cur == Some(a.slot) {
-                    outcomes[i].start = t;
-                }
                 if cfg.track_resources {
                     let mut v: Vec<(u32, u32)> = Vec::new();
                     for p in &a.procs {
@@ -1243,6 +1240,7 @@ pub fn simulate_gang(
                 .iter()
                 .any(|&i| remaining[i as usize] == 0)
             {
+                mark_started(&slot_jobs[s.idx()], &mut outcomes, t);
                 series.record(t, queue.len() as u32);
                 continue;
             }
@@ -1256,14 +1254,6 @@ pub fn simulate_gang(
                 switches += 1;
             }
             cur = nxt;
-            if let Some(s) = cur {
-                for &i in &slot_jobs[s.idx()] {
-                    let o = &mut outcomes[i as usize];
-                    if o.start == u64::MAX {
-                        o.start = t;
-                    }
-                }
-            }
             slot_end = if occupied > 1 {
                 t + cfg.quantum
             } else {
@@ -1272,6 +1262,12 @@ pub fn simulate_gang(
         } else if occupied > 1 && slot_end == u64::MAX {
             // A second slot was just opened: the running one gets a quantum.
             slot_end = t + cfg.quantum;
+        }
+        // Jobs of the slot that runs from now on have started (a job
+        // admitted into a slot whose quantum ends now starts only when the
+        // slot comes round again).
+        if let Some(s) = cur {
+            mark_started(&slot_jobs[s.idx()], &mut outcomes, t);
         }
         series.record(t, queue.len() as u32);
     }
@@ -1299,6 +1295,15 @@ pub fn simulate_gang(
         idx,
         wall,
     ))
+}
+
+fn mark_started(jobs: &[u32], outcomes: &mut [Outcome], t: u64) {
+    for &i in jobs {
+        let o = &mut outcomes[i as usize];
+        if o.start == u64::MAX {
+            o.start = t;
+        }
+    }
 }
 
 /// The matrix's round robin ([`GangMatrix::next_slot`] with every gang

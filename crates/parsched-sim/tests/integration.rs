@@ -1111,3 +1111,44 @@ mod batch_swf {
         }
     }
 }
+
+/// Gang scheduling worked by hand: backfilling into free slot space, and a
+/// job admitted into a slot whose quantum ends at that moment.
+mod batch_gang_hand {
+    use parsched_sim::batch::{simulate, BatchConfig, BatchPolicyKind};
+    use parsched_sim::swf::BatchJob;
+
+    fn run(backfill: bool) -> Vec<(u64, u64)> {
+        // 4 processors, mpl 2, quantum 10.
+        // J1 (3 procs, 20 s) → slot 0; J2 (4, 20 s) → slot 1; both at 0.
+        // At 1: J3 (2, 10 s) fits nowhere (slot 0 has 1 free cell, mpl
+        // reached); J4 (1, 5 s) fits slot 0's free cell.
+        let jobs = vec![
+            BatchJob::new(1, 0, 20, 3, 20),
+            BatchJob::new(2, 0, 20, 4, 20),
+            BatchJob::new(3, 1, 10, 2, 10),
+            BatchJob::new(4, 1, 5, 1, 5),
+        ];
+        let c = BatchConfig {
+            policy: BatchPolicyKind::Gang,
+            mpl: 2,
+            quantum: 10,
+            gang_backfill: backfill,
+            ..BatchConfig::default()
+        };
+        let r = simulate(jobs, 4, &c).unwrap();
+        r.outcomes.iter().map(|o| (o.start, o.end)).collect()
+    }
+
+    #[test]
+    fn backfilling_into_free_slot_space() {
+        // With backfilling J4 joins running slot 0 at 1 and ends at 6.
+        // Slots: 0 [0,10) J1; 1 [10,20) J2; 0 [20,30) J1 ends at 30. At 30
+        // J3 takes the emptied slot 0, but slot 0's quantum ends then: slot
+        // 1 runs [30,40) (J2 ends at 40); J3 starts at 40, alone: ends 50.
+        assert_eq!(run(true), vec![(0, 30), (10, 40), (40, 50), (1, 6)]);
+        // Without: J4 waits behind J3; both enter slot 0 at 30 and start
+        // when it runs again at 40.
+        assert_eq!(run(false), vec![(0, 30), (10, 40), (40, 50), (40, 45)]);
+    }
+}
