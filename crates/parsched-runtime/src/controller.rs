@@ -97,6 +97,11 @@ struct Job {
     pinned: std::collections::BTreeMap<i32, u32>,
     /// Freeze requested at the last switch, confirmation pending.
     unconfirmed: bool,
+    /// Flexible: context switches and time when last thawed.
+    thawed_at: Option<(Instant, u64, u64, u32)>,
+    /// Flexible: (voluntary, nonvoluntary, thread-seconds, seconds) observed.
+    observed: (u64, u64, f64, f64),
+    coscheduled: Option<bool>,
 }
 
 impl Job {
@@ -252,7 +257,7 @@ impl Controller {
         spec.validate()?;
         let owner = owner_tag();
         let (freezer, why): (Box<dyn Freezer>, Vec<String>) = match spec.policy {
-            Policy::Gang => open_freezer_explained(spec.backend, &owner)?,
+            Policy::Gang | Policy::Flexible => open_freezer_explained(spec.backend, &owner)?,
             // Default and pools never freeze; signals need no cgroup.
             _ => (Box::new(crate::cgroup::Signal::new()), Vec::new()),
         };
@@ -356,6 +361,9 @@ impl Controller {
                     cpuset: false,
                     pinned: Default::default(),
                     unconfirmed: false,
+                    thawed_at: None,
+                    observed: (0, 0, 0.0, 0.0),
+                    coscheduled: None,
                 }
             })
             .collect();
@@ -448,7 +456,7 @@ impl Controller {
 
     fn run_inner(&mut self) -> Result<()> {
         match self.spec.policy {
-            Policy::Gang => self.start_gang()?,
+            Policy::Gang | Policy::Flexible => self.start_gang()?,
             Policy::Pools => self.start_pools()?,
             Policy::Default => {
                 for i in 0..self.jobs.len() {
@@ -462,7 +470,7 @@ impl Controller {
             if self.jobs.iter().all(|j| j.report.is_some()) {
                 return Ok(());
             }
-            let gang = self.spec.policy == Policy::Gang;
+            let gang = matches!(self.spec.policy, Policy::Gang | Policy::Flexible);
             if gang {
                 if let Some(t) = &self.timerfd {
                     arm(t, deadline);
@@ -642,6 +650,12 @@ impl Controller {
             slots_run: j.slots_run,
             cpus: j.cpus.clone(),
             pool: j.pool,
+            coscheduled: j.coscheduled,
+            observed: (self.spec.policy == Policy::Flexible).then_some((
+                j.observed.0,
+                j.observed.1,
+                j.observed.3,
+            )),
         });
         Ok(())
     }
@@ -702,7 +716,76 @@ impl Controller {
             self.jobs[i].suspended += s.elapsed();
         }
         self.jobs[i].slots_run += 1;
+        self.start_observing(i);
         Ok(())
+    }
+
+    /// The job's (voluntary, nonvoluntary) context switches over all its
+    /// threads, and the number of threads.
+    fn job_ctxt(&self, i: usize) -> (u64, u64, u32) {
+        let (mut v, mut n, mut t) = (0, 0, 0);
+        for pid in self.freezer.pids(&self.jobs[i].group).unwrap_or_default() {
+            for tid in procfs::tasks(pid) {
+                if let Some((a, b)) = procfs::task_ctxt_switches(pid, tid) {
+                    v += a;
+                    n += b;
+                    t += 1;
+                }
+            }
+        }
+        (v, n, t)
+    }
+
+    fn start_observing(&mut self, i: usize) {
+        if self.spec.policy != Policy::Flexible || self.jobs[i].coscheduled.is_some() {
+            return;
+        }
+        let (v, n, t) = self.job_ctxt(i);
+        self.jobs[i].thawed_at = Some((Instant::now(), v, n, t));
+    }
+
+    /// Flexible: accounts the slot the job just held (call before freezing)
+    /// and classifies it once enough was seen. Returns true if the job was
+    /// released from gang scheduling (then it must not be frozen).
+    fn observe_and_classify(&mut self, i: usize) -> bool {
+        if self.spec.policy != Policy::Flexible || !self.jobs[i].live() {
+            return false;
+        }
+        let Some((t0, v0, n0, _)) = self.jobs[i].thawed_at.take() else {
+            return false;
+        };
+        let (v, n, threads) = self.job_ctxt(i);
+        let dt = t0.elapsed().as_secs_f64();
+        let o = &mut self.jobs[i].observed;
+        // Counters of threads that exited meanwhile vanish: saturate.
+        o.0 += v.saturating_sub(v0);
+        o.1 += n.saturating_sub(n0);
+        o.2 += dt * threads.max(1) as f64;
+        o.3 += dt;
+        if o.3 < self.spec.flexible_observe_s {
+            return false;
+        }
+        let rate = o.0 as f64 / o.2.max(1e-9);
+        if rate < self.spec.flexible_blocking_rate {
+            self.jobs[i].coscheduled = Some(true);
+            return false;
+        }
+        // Blocking: release it to fill idle time.
+        self.jobs[i].coscheduled = Some(false);
+        let gang = self.jobs[i].gang;
+        let _ = self.matrix.release(gang);
+        let all = self.topo.cpus.clone();
+        let p = libc::sched_param { sched_priority: 0 };
+        for pid in self.freezer.pids(&self.jobs[i].group).unwrap_or_default() {
+            for tid in procfs::tasks(pid) {
+                let _ = set_affinity(tid, &all);
+                // SAFETY: valid sched_param; threads may be gone meanwhile.
+                unsafe { libc::sched_setscheduler(tid, libc::SCHED_IDLE, &p) };
+            }
+        }
+        self.jobs[i].pinned.clear();
+        self.jobs[i].cpus = all;
+        true
     }
 
     fn start_gang(&mut self) -> Result<()> {
@@ -734,6 +817,7 @@ impl Controller {
             if self.matrix.slot_of(self.jobs[i].gang) == first {
                 self.spawn(i)?;
                 self.jobs[i].slots_run += 1;
+                self.start_observing(i);
             }
         }
         self.cur = first;
@@ -778,13 +862,16 @@ impl Controller {
         }
         // 1. Freeze the current slot's gangs: request all, then (strict
         //    mode) wait for the kernel to confirm all.
-        let ending: Vec<usize> = from.map_or_else(Vec::new, |s| {
+        let mut ending: Vec<usize> = from.map_or_else(Vec::new, |s| {
             self.matrix
                 .gangs_in(s)
                 .iter()
                 .map(|g| g.0 as usize)
                 .collect()
         });
+        // Flexible: jobs classified as blocking leave the matrix now and
+        // stay thawed.
+        ending.retain(|&i| !self.observe_and_classify(i));
         for &i in &ending {
             self.request_freeze_job(i)?;
         }
@@ -998,6 +1085,8 @@ impl Controller {
                 slots_run: 0,
                 cpus: Vec::new(),
                 pool: None,
+                coscheduled: None,
+                observed: None,
             });
             let _ = why;
         }

@@ -94,6 +94,24 @@ pub fn ctxt_switches(pid: i32) -> Option<(u64, u64)> {
     ))
 }
 
+/// (voluntary, nonvoluntary) context switches of one thread.
+pub fn task_ctxt_switches(pid: i32, tid: i32) -> Option<(u64, u64)> {
+    let s = fs::read_to_string(format!("/proc/{pid}/task/{tid}/status")).ok()?;
+    let get = |k: &str| -> Option<u64> {
+        s.lines()
+            .find(|l| l.starts_with(k))?
+            .split(':')
+            .nth(1)?
+            .trim()
+            .parse()
+            .ok()
+    };
+    Some((
+        get("voluntary_ctxt_switches")?,
+        get("nonvoluntary_ctxt_switches")?,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -36,6 +36,12 @@ pub enum Policy {
     Gang,
     /// Space sharing: pools as cpusets, jobs placed by Zhou–Brecht.
     Pools,
+    /// Gang scheduling, but each job is watched while it holds its slot: a
+    /// job whose threads block often (voluntary context switches above
+    /// `flexible_blocking_rate` per thread per second of thawed time) does
+    /// not need coscheduling; it leaves the matrix, is thawed for good and
+    /// runs at SCHED_IDLE on all CPUs, filling idle processor time.
+    Flexible,
 }
 
 /// One job: a process tree started from `argv`.
@@ -122,6 +128,11 @@ pub struct RunSpec {
     /// loaded machine confirmation takes a scheduler slice (≈3.5 ms) per
     /// switch, during which neither slot runs.
     pub confirm_freeze: bool,
+    /// Flexible policy: voluntary context switches per thread per second of
+    /// thawed time above which a job is classified as blocking.
+    pub flexible_blocking_rate: f64,
+    /// Flexible policy: thawed time observed before classifying, seconds.
+    pub flexible_observe_s: f64,
     /// Fork a supervisor that thaws everything if the controller dies.
     pub supervisor: bool,
     /// Thaw stale groups of dead controllers before starting.
@@ -144,6 +155,8 @@ impl Default for RunSpec {
             rt_priority: 10,
             spread: true,
             confirm_freeze: false,
+            flexible_blocking_rate: 25.0,
+            flexible_observe_s: 0.2,
             supervisor: true,
             recover: true,
             jobs: Vec::new(),
@@ -295,6 +308,15 @@ pub struct JobReport {
     pub cpus: Vec<u32>,
     /// Home pool (pools policy).
     pub pool: Option<u32>,
+    /// Flexible policy: whether the job stayed gang scheduled (`true`, it
+    /// spins) or was released to fill idle time (`false`); `None` otherwise
+    /// or if it ended before it was classified.
+    #[serde(default)]
+    pub coscheduled: Option<bool>,
+    /// Flexible policy: voluntary and involuntary context switches observed
+    /// while the job held its slot, and the thawed seconds observed.
+    #[serde(default)]
+    pub observed: Option<(u64, u64, f64)>,
 }
 
 impl JobReport {

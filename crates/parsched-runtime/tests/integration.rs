@@ -682,3 +682,56 @@ fn real_jobs_run_as_the_sudo_user() {
     assert!(out.status.success(), "{text}");
     assert!(text.contains("ids=65534:65534:65534\n"), "{text}");
 }
+
+#[test]
+fn real_flexible_gangs_spinners_and_releases_blockers() {
+    skip_unless_real!(BackendKind::Auto);
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let b = bsp().unwrap();
+    let job = |wait: &str, out: &str| {
+        let mut j = JobSpec::new([
+            b.display().to_string(),
+            "--threads".into(),
+            "2".into(),
+            "--iters".into(),
+            "600".into(),
+            "--grain-us".into(),
+            "1000".into(),
+            "--wait".into(),
+            wait.into(),
+            "--loops-per-us".into(),
+            "300".into(),
+        ])
+        .width(2);
+        j.stdout = Some(dir.path().join(out));
+        j
+    };
+    let spec = RunSpec {
+        policy: Policy::Flexible,
+        slot: Duration::from_millis(50),
+        jobs: vec![job("spin", "a.out"), job("block", "b.out")],
+        ..Default::default()
+    };
+    let mut c = Controller::new(spec).unwrap();
+    let r = c.run().unwrap();
+    println!(
+        "flexible: {:?}",
+        r.iter()
+            .map(|j| (j.coscheduled, j.observed, j.wall_s))
+            .collect::<Vec<_>>()
+    );
+    assert!(r.iter().all(|j| j.success), "{r:?}");
+    assert_eq!(
+        r[0].coscheduled,
+        Some(true),
+        "the spinning job stays ganged"
+    );
+    assert_eq!(
+        r[1].coscheduled,
+        Some(false),
+        "the blocking job is released"
+    );
+    // After the release only one gang is left in the matrix.
+    assert!(c.trace().last().unwrap().matrix.num_gangs() <= 1);
+}
