@@ -19,6 +19,10 @@
 //! (home pool = least loaded; threads over candidate pools) and confined to
 //! its pools' CPUs by a cpuset group (or, without cpusets, by affinity).
 //!
+//! **Flexible** ([`Policy::Flexible`]): gang, plus a classifier of each job's
+//! voluntary context switches while it holds its slot; jobs that block are
+//! released from the matrix to run thawed at SCHED_IDLE (fill idle time).
+//!
 //! **Default**: start everything and let Linux schedule (the baseline).
 //!
 //! The controller runs at SCHED_FIFO (with `SCHED_RESET_ON_FORK`, so jobs do
