@@ -1148,6 +1148,8 @@ pub fn simulate_gang(
     let mut resources: Vec<Vec<(u32, u32)>> =
         vec![Vec::new(); if cfg.track_resources { n } else { 0 }];
     let mut finished: Vec<u32> = Vec::new();
+    // Slots that received a job in this event's admission pass.
+    let mut admitted: Vec<SlotId> = Vec::new();
     loop {
         let t_arr = jobs.get(next).map_or(u64::MAX, |j| j.submit);
         let t_done = match cur {
@@ -1212,6 +1214,7 @@ pub fn simulate_gang(
                     .allocate(GangId(i as u64), w)
                     .map_err(PolicyError::from)?
                     .expect("a slot with enough free cells fits (lowest-free choice)");
+                admitted.push(a.slot);
                 let sv = &mut slot_jobs[a.slot.idx()];
                 if sv.is_empty() {
                     occupied += 1;
@@ -1241,13 +1244,15 @@ pub fn simulate_gang(
                 .any(|&i| remaining[i as usize] == 0)
             {
                 mark_started(&slot_jobs[s.idx()], &mut outcomes, t);
+                admitted.clear();
                 series.record(t, queue.len() as u32);
                 continue;
             }
         }
         // Slot switch.
         let empty = cur.is_none_or(|s| slot_jobs[s.idx()].is_empty());
-        if empty || t >= slot_end {
+        let switching = empty || t >= slot_end;
+        if switching {
             let nxt = next_occupied(&slot_jobs, cur);
             debug_assert_eq!(nxt, m.next_slot(cur, |_| true));
             if nxt != cur && cur.is_some() && nxt.is_some() {
@@ -1267,8 +1272,11 @@ pub fn simulate_gang(
         // admitted into a slot whose quantum ends now starts only when the
         // slot comes round again).
         if let Some(s) = cur {
-            mark_started(&slot_jobs[s.idx()], &mut outcomes, t);
+            if switching || admitted.contains(&s) {
+                mark_started(&slot_jobs[s.idx()], &mut outcomes, t);
+            }
         }
+        admitted.clear();
         series.record(t, queue.len() as u32);
     }
     let (res, idx) = if cfg.track_resources {
