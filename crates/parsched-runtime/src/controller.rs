@@ -106,6 +106,8 @@ struct Job {
     /// Flexible: (voluntary, nonvoluntary, thread-seconds, seconds) observed.
     observed: (u64, u64, f64, f64),
     coscheduled: Option<bool>,
+    /// Times the gang was re-fitted to the job's thread count.
+    refits: u32,
 }
 
 impl Job {
@@ -368,6 +370,7 @@ impl Controller {
                     thawed_at: None,
                     observed: (0, 0, 0.0, 0.0),
                     coscheduled: None,
+                    refits: 0,
                 }
             })
             .collect();
@@ -886,6 +889,10 @@ impl Controller {
             }
         }
         let t_frozen = t.elapsed();
+        // Jobs without a configured width: fit the gang to the threads seen.
+        for &i in &ending {
+            self.refit_width(i)?;
+        }
         // 2. Admit waiting jobs while everything is frozen.
         if !self.waiting.is_empty() {
             let waiting = std::mem::take(&mut self.waiting);
@@ -926,6 +933,55 @@ impl Controller {
         self.stats.switch_s += dt.as_secs_f64();
         self.stats.max_switch_s = self.stats.max_switch_s.max(dt.as_secs_f64());
         self.spread_current();
+        Ok(())
+    }
+
+    /// A job with no configured width starts with all processors; each time
+    /// it leaves its slot (frozen, at most 4 times) its gang is re-fitted to
+    /// its current number of threads (capped at P), which may move it to
+    /// another slot.
+    fn refit_width(&mut self, i: usize) -> Result<()> {
+        let j = &self.jobs[i];
+        if j.spec.width.is_some() || j.refits >= 4 || !j.live() {
+            return Ok(());
+        }
+        let gang = j.gang;
+        if self.matrix.allocation(gang).is_none() {
+            return Ok(());
+        }
+        let threads: usize = self
+            .freezer
+            .pids(&j.group)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|pid| procfs::tasks(pid).len())
+            .sum();
+        let want = (threads as u32).clamp(1, self.matrix.procs());
+        if want == j.width {
+            return Ok(());
+        }
+        let old = self
+            .matrix
+            .release(gang)
+            .map_err(parsched_core::PolicyError::from)?;
+        match self
+            .matrix
+            .allocate(gang, want)
+            .map_err(parsched_core::PolicyError::from)?
+        {
+            Some(_) => {
+                self.jobs[i].width = want;
+            }
+            None => {
+                // No room at the new width (bounded slots): keep the old cells.
+                let back = self
+                    .matrix
+                    .allocate(gang, old.width())
+                    .map_err(parsched_core::PolicyError::from)?;
+                debug_assert!(back.is_some());
+            }
+        }
+        self.jobs[i].refits += 1;
         Ok(())
     }
 

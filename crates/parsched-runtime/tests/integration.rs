@@ -265,6 +265,42 @@ fn mock_bounded_slots_admit_waiting_jobs_at_a_switch() {
 }
 
 #[test]
+fn mock_auto_width_refits_gangs_to_their_threads() {
+    let (t, cpus) = flat2();
+    let spec = RunSpec {
+        slot: Duration::from_millis(30),
+        topology: Some(t),
+        cpus: Some(cpus),
+        realtime: false,
+        supervisor: false,
+        recover: false,
+        // No width: each starts as a full-width gang (three slots).
+        jobs: (0..3).map(|_| JobSpec::new(["sleep", "0.4"])).collect(),
+        ..Default::default()
+    };
+    let mut c = Controller::with_freezer(spec, Box::new(Mock::new())).unwrap();
+    let r = c.run().unwrap();
+    assert!(r.iter().all(|j| j.success && j.width == 1), "{r:?}");
+    let first = &c.trace()[0].matrix;
+    assert_eq!(first.num_slots(), 3);
+    // Once every job has left its slot once, the single-threaded gangs share
+    // slots: two per slot on two processors.
+    let packed = c
+        .trace()
+        .iter()
+        .find(|s| s.matrix.gangs().all(|(_, a)| a.width() == 1))
+        .expect("all refitted");
+    assert_eq!(packed.matrix.occupied_slots().len(), 2);
+    assert_eq!(
+        packed.matrix.slot_of(GangId(0)),
+        packed.matrix.slot_of(GangId(1))
+    );
+    for s in c.trace() {
+        assert_eq!(s.to, s.matrix.next_slot(s.from, |g| s.live.contains(&g)));
+    }
+}
+
+#[test]
 fn missing_program_is_a_clear_error_not_a_panic() {
     let spec = RunSpec {
         realtime: false,
