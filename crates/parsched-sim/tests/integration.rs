@@ -247,7 +247,8 @@ fn policies_see_the_same_jobs() {
 
 mod sync_machine {
     use parsched_sim::sync::{
-        run, Competitors, SyncConfig, SyncOptions, SyncResult, SyncSched, WaitStrategy, Wakeup,
+        run, Competitors, ComputeDist, SyncConfig, SyncOptions, SyncResult, SyncSched,
+        WaitStrategy, Wakeup,
     };
     use proptest::prelude::*;
 
@@ -283,6 +284,12 @@ mod sync_machine {
                     k,
                     grain,
                     var,
+                    // Both compute distributions, chosen by a bit of the seed.
+                    dist: if seed % 2 == 0 {
+                        ComputeDist::Uniform
+                    } else {
+                        ComputeDist::Exponential
+                    },
                     barrier_cost: bc.max(0.001),
                     tq,
                     tcs: tcs.min(tq * 0.5),
