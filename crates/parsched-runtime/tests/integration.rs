@@ -771,3 +771,54 @@ fn real_flexible_gangs_spinners_and_releases_blockers() {
     // After the release only one gang is left in the matrix.
     assert!(c.trace().last().unwrap().matrix.num_gangs() <= 1);
 }
+
+#[test]
+fn real_realtime_gets_rt_runtime_in_a_v1_cpu_cgroup() {
+    if !is_root() {
+        println!("SKIP: real_realtime_gets_rt_runtime_in_a_v1_cpu_cgroup needs root");
+        return;
+    }
+    let Some(cpu) = parsched_runtime::cgroup::v1_mount("cpu") else {
+        println!("SKIP: no v1 cpu hierarchy");
+        return;
+    };
+    let dir = cpu.join(format!("parsched-rttest-{}", std::process::id()));
+    std::fs::create_dir(&dir).unwrap();
+    let rt = dir.join("cpu.rt_runtime_us");
+    if !rt.exists() {
+        let _ = std::fs::remove_dir(&dir);
+        println!("SKIP: no RT group scheduling (cpu.rt_runtime_us)");
+        return;
+    }
+    let d = dir.clone();
+    let home = cpu.clone();
+    // A dedicated thread moves itself into the fresh group (rt_runtime 0).
+    let r = std::thread::spawn(move || {
+        // SAFETY: gettid has no preconditions.
+        let tid = unsafe { libc::gettid() };
+        std::fs::write(d.join("tasks"), tid.to_string()).unwrap();
+        let before: i64 = std::fs::read_to_string(d.join("cpu.rt_runtime_us"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let got = parsched_runtime::controller::enter_realtime(10);
+        // SAFETY: no preconditions.
+        let policy = unsafe { libc::sched_getscheduler(0) } & !libc::SCHED_RESET_ON_FORK;
+        parsched_runtime::controller::leave_realtime();
+        std::fs::write(home.join("tasks"), tid.to_string()).unwrap();
+        (before, got, policy)
+    })
+    .join()
+    .unwrap();
+    let after: i64 = std::fs::read_to_string(&rt)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let _ = std::fs::remove_dir(&dir);
+    assert_eq!(r.0, 0, "a new group starts without RT runtime");
+    assert!(r.1.is_ok(), "{:?}", r.1);
+    assert_eq!(r.2, libc::SCHED_FIFO);
+    assert!(after > 0);
+}
