@@ -3,6 +3,7 @@
 
 use parsched_core::policy::pools::{ForkRequest, Placement, PoolPolicy, PoolState};
 use parsched_core::{JobId, PolicyError as CorePolicyError, PoolId};
+use parsched_sim::batch::{self, BatchConfig, BatchError};
 use parsched_sim::machine::MachineError;
 use parsched_sim::pools::{self, PoolsConfig, RunError, RunOptions, Value};
 use parsched_sim::sync::{self, SyncConfig, SyncOptions};
@@ -13,19 +14,25 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 
 create_exception!(
-    _core,
+    parsched._core,
     ConfigError,
     PyValueError,
     "A configuration value is out of range or unknown."
 );
 create_exception!(
-    _core,
+    parsched._core,
     PolicyError,
     PyRuntimeError,
     "A policy returned a decision the machine cannot apply."
 );
 create_exception!(
-    _core,
+    parsched._core,
+    TraceError,
+    PyValueError,
+    "A workload trace (SWF) could not be read: the message names the line."
+);
+create_exception!(
+    parsched._core,
     SimulationError,
     PyRuntimeError,
     "The simulation failed (a program or invariant error)."
@@ -312,6 +319,124 @@ fn simulate_barrier<'py>(
     Ok(out)
 }
 
+fn batch_err(e: BatchError) -> PyErr {
+    match e {
+        BatchError::Config(c) => ConfigError::new_err(c.to_string()),
+        BatchError::Swf(s) => TraceError::new_err(s.to_string()),
+        BatchError::Policy(p) => PolicyError::new_err(p.0),
+        BatchError::Input(m) => ConfigError::new_err(m),
+    }
+}
+
+/// Runs a batch policy (FCFS, EASY, conservative backfilling, gang) on an SWF
+/// trace. Returns `summary`, `report` (what loading dropped or repaired),
+/// `header`, `jobs` (Batsim-style columns) and `queue` (time, length) steps;
+/// writes the jobs CSV and/or SWF schedule to the given paths if asked.
+#[pyfunction]
+#[pyo3(signature = (trace, config, jobs_csv=None, swf_out=None))]
+fn simulate_batch<'py>(
+    py: Python<'py>,
+    trace: std::path::PathBuf,
+    config: &Bound<'py, PyDict>,
+    jobs_csv: Option<std::path::PathBuf>,
+    swf_out: Option<std::path::PathBuf>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut cfg = BatchConfig::default();
+    for (k, v) in config.iter() {
+        let key: String = k
+            .extract()
+            .map_err(|_| ConfigError::new_err("config keys must be strings"))?;
+        if v.is_none() {
+            continue;
+        }
+        let val = value_of(&key, &v)?;
+        cfg.set(&key, &val)
+            .map_err(|e| ConfigError::new_err(e.to_string()))?;
+    }
+    let r = py
+        .allow_threads(|| batch::run_trace(&trace, &cfg))
+        .map_err(batch_err)?;
+    let write = |path: &std::path::Path,
+                 f: &dyn Fn(std::fs::File) -> std::io::Result<()>|
+     -> PyResult<()> {
+        let file = std::fs::File::create(path).map_err(|e| {
+            pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display()))
+        })?;
+        f(file)
+            .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))
+    };
+    if let Some(p) = &jobs_csv {
+        write(p, &|f| r.write_jobs_csv(std::io::BufWriter::new(f)))?;
+    }
+    if let Some(p) = &swf_out {
+        write(p, &|f| r.write_swf(std::io::BufWriter::new(f)))?;
+    }
+    let pyz = |v: &dyn erased::Ser| v.to_py(py);
+    let out = PyDict::new(py);
+    out.set_item("policy", r.policy)?;
+    out.set_item("summary", pyz(&r.summary)?)?;
+    out.set_item("header", pyz(&r.header)?)?;
+    let report = PyDict::new(py);
+    for (reason, n) in r.report.reasons() {
+        report.set_item(reason, n)?;
+    }
+    out.set_item("report", report)?;
+    let rows: Vec<batch::JobRow> = r.job_rows().collect();
+    let jobs = PyDict::new(py);
+    macro_rules! col {
+        ($name:literal, $f:expr) => {
+            jobs.set_item($name, rows.iter().map($f).collect::<Vec<_>>())?;
+        };
+    }
+    col!("job_id", |j| j.job_id);
+    col!("submission_time", |j| j.submission_time);
+    col!("requested_number_of_resources", |j| j
+        .requested_number_of_resources);
+    col!("requested_time", |j| j.requested_time);
+    col!("success", |j| j.success);
+    col!("final_state", |j| j.final_state);
+    col!("starting_time", |j| j.starting_time);
+    col!("execution_time", |j| j.execution_time);
+    col!("finish_time", |j| j.finish_time);
+    col!("waiting_time", |j| j.waiting_time);
+    col!("turnaround_time", |j| j.turnaround_time);
+    col!("stretch", |j| j.stretch);
+    col!("bounded_slowdown", |j| j.bounded_slowdown);
+    col!("allocated_resources", |j| j.allocated_resources.clone());
+    out.set_item("jobs", jobs)?;
+    let queue = PyDict::new(py);
+    queue.set_item(
+        "time",
+        r.queue_length.iter().map(|q| q.0).collect::<Vec<_>>(),
+    )?;
+    queue.set_item(
+        "length",
+        r.queue_length.iter().map(|q| q.1).collect::<Vec<_>>(),
+    )?;
+    out.set_item("queue", queue)?;
+    Ok(out)
+}
+
+mod erased {
+    use pyo3::prelude::*;
+    /// A serialisable value converted to Python through pythonize.
+    pub trait Ser {
+        fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>>;
+    }
+    impl<T: serde::Serialize> Ser for T {
+        fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+            pythonize::pythonize(py, self)
+                .map_err(|e| super::SimulationError::new_err(e.to_string()))
+        }
+    }
+}
+
+/// The keys `simulate_batch` accepts.
+#[pyfunction]
+fn batch_keys() -> Vec<&'static str> {
+    batch::KEYS.to_vec()
+}
+
 /// The keys `simulate_barrier` accepts.
 #[pyfunction]
 fn barrier_keys() -> Vec<&'static str> {
@@ -338,9 +463,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_barrier, m)?)?;
     m.add_function(wrap_pyfunction!(barrier_keys, m)?)?;
     m.add_function(wrap_pyfunction!(barrier_defaults, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(batch_keys, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("PolicyError", m.py().get_type::<PolicyError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add("TraceError", m.py().get_type::<TraceError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
