@@ -74,6 +74,11 @@ pub trait Freezer: Send {
     fn pids(&self, name: &str) -> Result<Vec<i32>>;
     /// SIGKILLs every process of the group (frozen or not).
     fn kill(&mut self, name: &str) -> Result<()>;
+    /// (user, system) CPU seconds of everything that ever ran in the group,
+    /// where the backend can tell (cgroup v2 `cpu.stat`).
+    fn cpu_usage(&self, _name: &str) -> Option<(f64, f64)> {
+        None
+    }
     /// Removes the group; remaining processes are thawed and released (moved
     /// out), never left frozen.
     fn remove(&mut self, name: &str) -> Result<()>;
@@ -397,6 +402,16 @@ impl Freezer for Cgroup2 {
     }
     fn pids(&self, name: &str) -> Result<Vec<i32>> {
         read_pids(&self.group(name)?.dir.join("cgroup.procs"))
+    }
+    fn cpu_usage(&self, name: &str) -> Option<(f64, f64)> {
+        let s = fs::read_to_string(self.group(name).ok()?.dir.join("cpu.stat")).ok()?;
+        let get = |k: &str| -> Option<f64> {
+            let v: f64 = s
+                .lines()
+                .find_map(|l| l.strip_prefix(k)?.trim().parse().ok())?;
+            Some(v / 1e6)
+        };
+        Some((get("user_usec")?, get("system_usec")?))
     }
     fn kill(&mut self, name: &str) -> Result<()> {
         let dir = self.group(name)?.dir.clone();

@@ -614,6 +614,9 @@ impl Controller {
                 j.suspended += now - s;
             }
         }
+        // The group's own CPU accounting also covers descendants the leader
+        // never reaped; prefer it when it saw more.
+        let group_cpu = self.freezer.cpu_usage(&self.jobs[i].group);
         // Stragglers of the tree go with the leader. Only a cgroup can name
         // them safely: the leader's pid (and process group id) may already
         // be reused now that it has been reaped.
@@ -650,8 +653,14 @@ impl Controller {
             status,
             success: status.success(),
             wall_s: j.started.map_or(0.0, |s| (now - s).as_secs_f64()),
-            user_s: tv(ru.ru_utime),
-            sys_s: tv(ru.ru_stime),
+            user_s: match group_cpu {
+                Some((u, s)) if u + s > tv(ru.ru_utime) + tv(ru.ru_stime) => u,
+                _ => tv(ru.ru_utime),
+            },
+            sys_s: match group_cpu {
+                Some((u, s)) if u + s > tv(ru.ru_utime) + tv(ru.ru_stime) => s,
+                _ => tv(ru.ru_stime),
+            },
             suspended_s: j.suspended.as_secs_f64(),
             width: j.width,
             slots_run: j.slots_run,

@@ -294,8 +294,10 @@ pub struct JobReport {
     pub success: bool,
     /// From start to exit, seconds.
     pub wall_s: f64,
-    /// User and system CPU time of the job's process tree (`wait4` rusage of
-    /// the leader, which includes its reaped descendants), seconds.
+    /// User and system CPU time of the job's process tree, seconds: the
+    /// `wait4` rusage of the leader (which includes its reaped descendants),
+    /// or the cgroup v2 group's `cpu.stat` when that saw more (descendants
+    /// never reaped by the leader).
     pub user_s: f64,
     pub sys_s: f64,
     /// Time spent frozen, seconds.

@@ -822,3 +822,23 @@ fn real_realtime_gets_rt_runtime_in_a_v1_cpu_cgroup() {
     assert_eq!(r.2, libc::SCHED_FIFO);
     assert!(after > 0);
 }
+
+#[test]
+fn real_cgroup2_cpu_time_covers_unreaped_descendants() {
+    skip_unless_real!(BackendKind::Cgroup2);
+    let _g = serial();
+    let spec = RunSpec {
+        backend: BackendKind::Cgroup2,
+        jobs: vec![JobSpec::new([
+            "sh",
+            "-c",
+            "sh -c 'while :; do :; done' & sleep 0.3; exit 0",
+        ])
+        .width(1)],
+        ..Default::default()
+    };
+    let r = parsched_runtime::run_jobs(spec).unwrap();
+    // The leader's rusage would show ~0: the busy child was never reaped by
+    // it (the controller killed it as a straggler).
+    assert!(r[0].user_s + r[0].sys_s > 0.05, "{r:?}");
+}
