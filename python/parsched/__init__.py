@@ -17,6 +17,12 @@ Fine-grain synchronization and gang scheduling (Feitelson & Rudolph 1992, seed 0
     df = parsched.sweep(b.with_(sched=s, wait=w) for s in ("gang", "local")
                         for w in ("busy", "block"))
 
+Batch scheduling of rigid jobs on SWF workload traces (issue 4)::
+
+    r = parsched.simulate_batch("KTH-SP2.swf.gz", parsched.BatchConfig(policy="easy"))
+    r.summary["avg_bounded_slowdown"], r.report, r.jobs.head()   # Batsim columns
+    r.plot_gantt("gantt.png"); r.plot_utilization("util.png")
+
 Heavy modules (pandas, the compiled core) are imported on first use.
 """
 
@@ -25,24 +31,35 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from .config import Arrivals, BarrierConfig, PoolsConfig, apply_overrides, from_toml
-from .errors import ConfigError, PolicyError, SimulationError
+from .config import (
+    Arrivals,
+    BarrierConfig,
+    BatchConfig,
+    PoolsConfig,
+    apply_overrides,
+    from_toml,
+)
+from .errors import ConfigError, PolicyError, SimulationError, TraceError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .api import BarrierResult, Result, simulate, simulate_barrier, sweep
     from .arrivals import load_arrivals
+    from .batch import BatchResult, simulate_batch
     from .policies import LeastLoadedSpread, ZhouBrechtPolicy
 
 __all__ = [
     "Arrivals",
     "BarrierConfig",
     "BarrierResult",
+    "BatchConfig",
+    "BatchResult",
     "ConfigError",
     "LeastLoadedSpread",
     "PolicyError",
     "PoolsConfig",
     "Result",
     "SimulationError",
+    "TraceError",
     "ZhouBrechtPolicy",
     "__version__",
     "apply_overrides",
@@ -50,6 +67,7 @@ __all__ = [
     "load_arrivals",
     "simulate",
     "simulate_barrier",
+    "simulate_batch",
     "sweep",
 ]
 
@@ -59,6 +77,8 @@ _LAZY = {
     "simulate_barrier": "api",
     "simulate": "api",
     "sweep": "api",
+    "BatchResult": "batch",
+    "simulate_batch": "batch",
     "load_arrivals": "arrivals",
     "ZhouBrechtPolicy": "policies",
     "LeastLoadedSpread": "policies",

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .config import BarrierConfig, PoolsConfig
+from .config import BarrierConfig, BatchConfig, PoolsConfig
 from .errors import ConfigError, PolicyError, SimulationError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -68,7 +68,7 @@ JOB_COLUMNS = (
 )
 
 #: Either kind of config.
-AnyConfig = PoolsConfig | BarrierConfig
+AnyConfig = PoolsConfig | BarrierConfig | BatchConfig
 
 #: Summary keys that share a name with a config field get this prefix in sweep rows.
 _CLASH_PREFIX = "measured_"
@@ -160,7 +160,8 @@ def simulate(
 def _row(config: AnyConfig, summary: dict[str, Any], *, model: bool = False) -> dict[str, Any]:
     row: dict[str, Any] = {}
     if model:
-        row["model"] = "barrier" if isinstance(config, BarrierConfig) else "pools"
+        row["model"] = ("barrier" if isinstance(config, BarrierConfig)
+                        else "batch" if isinstance(config, BatchConfig) else "pools")
     row.update(config.scalars())
     if isinstance(config, PoolsConfig):
         row["arrivals"] = None if config.arrivals is None else len(config.arrivals)
@@ -262,11 +263,13 @@ def sweep(
 ) -> pd.DataFrame:
     """Simulates many configs; returns one row per input config, in input order.
 
-    Configs may be :class:`PoolsConfig` (seed 000) or :class:`BarrierConfig`
-    (seed 001) objects, mixed or not. Each row holds the config's scalar fields
-    (``arrivals``, the number of listed jobs or None, for pools configs) and the
+    Configs may be :class:`PoolsConfig` (seed 000), :class:`BarrierConfig`
+    (seed 001) or :class:`BatchConfig` (issue 4; ``trace`` set; the row adds
+    ``dropped``, the records loading dropped) objects, mixed or not. Each row
+    holds the config's scalar fields (``arrivals``, the number of listed jobs
+    or None, for pools configs) and the
     summary measures (``Result.summary`` or ``BarrierResult.summary``; when both
-    kinds are mixed, a first column ``model`` says "pools" or "barrier");
+    kinds are mixed, a first column ``model`` says "pools", "barrier" or "batch");
     summary keys that clash with a config field (``jobs``: the measured job
     count) get the prefix ``measured_``. Identical configs are simulated once and
     share their row values. Each config carries its own seed, so the results do
@@ -280,23 +283,21 @@ def sweep(
 
     configs = list(configs)
     for c in configs:
-        if not isinstance(c, (PoolsConfig, BarrierConfig)):
+        if not isinstance(c, (PoolsConfig, BarrierConfig, BatchConfig)):
             raise TypeError(
-                f"sweep takes PoolsConfig or BarrierConfig objects, not {type(c).__name__}"
+                "sweep takes PoolsConfig, BarrierConfig or BatchConfig objects, not "
+                f"{type(c).__name__}"
             )
+        if isinstance(c, BatchConfig) and c.trace is None:
+            raise ConfigError("trace", "a BatchConfig in a sweep needs its trace",
+                              "BatchConfig(trace=PATH)")
     unique = list(dict.fromkeys(configs))
     results: dict[AnyConfig, dict[str, Any]] = {}
     if unique:
         own = executor is None
         ex = default_executor(len(unique)) if own else executor
         try:
-            futures = {
-                ex.submit(
-                    _run_barrier_summary if isinstance(c, BarrierConfig) else _run_summary,
-                    c.to_dict(),
-                ): c
-                for c in unique
-            }
+            futures = {ex.submit(_runner(c), c.to_dict()): c for c in unique}
             with _progress(progress, len(unique)) as advance:
                 try:
                     for fut in cf.as_completed(futures):
@@ -312,6 +313,16 @@ def sweep(
     mixed = len({type(c) for c in configs}) > 1
     rows = [_row(c, results[c], model=mixed) for c in configs]
     return pd.DataFrame(rows)
+
+
+def _runner(c: AnyConfig):
+    if isinstance(c, BarrierConfig):
+        return _run_barrier_summary
+    if isinstance(c, BatchConfig):
+        from .batch import _run_batch_summary
+
+        return _run_batch_summary
+    return _run_summary
 
 
 class _progress:

@@ -6,8 +6,11 @@
 * :class:`BarrierConfig` — the fine-grain synchronization machine (seed 001,
   Feitelson & Rudolph 1992); it mirrors the keys of
   ``parsched._core.simulate_barrier`` with the Rust defaults (times in ms).
+* :class:`BatchConfig` — batch space-sharing and gang scheduling of rigid jobs
+  on an SWF workload trace (issue 4); it mirrors ``parsched._core.batch_keys()``
+  with the Rust defaults, plus the ``trace`` path.
 
-Both are frozen dataclasses built on :class:`ConfigBase`, which supplies the
+All are frozen dataclasses built on :class:`ConfigBase`, which supplies the
 shared machinery: typed coercion of every field, ``with_``, ``to_dict``,
 ``from_dict``, ``KEY=VALUE`` overrides (``apply_overrides``, ``parse_value``),
 TOML in and out, and per-field docs. The Rust core is the authority on what is
@@ -39,6 +42,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 __all__ = [
     "Arrivals",
     "BarrierConfig",
+    "BatchConfig",
     "ConfigBase",
     "PoolsConfig",
     "apply_overrides",
@@ -126,6 +130,10 @@ class _OptionalInt:
     """Field kind of ``int | None`` (e.g. BarrierConfig.P: None means "= n")."""
 
 
+class _OptionalStr:
+    """Field kind of ``str | None`` (e.g. BatchConfig.trace: a file path or unset)."""
+
+
 _KINDS_CACHE: dict[type, dict[str, Any]] = {}
 
 
@@ -139,6 +147,8 @@ def _kind(tp: Any) -> Any:
         args = [a for a in typing.get_args(tp) if a is not type(None)]
         if args == [int]:
             return _OptionalInt
+        if args == [str]:
+            return _OptionalStr
     return object
 
 
@@ -191,6 +201,13 @@ class ConfigBase:
             elif kind is _OptionalInt:
                 if v is not None:
                     object.__setattr__(self, name, _as_int(name, v))
+            elif kind is _OptionalStr:
+                if v is not None:
+                    if isinstance(v, os.PathLike):
+                        v = os.fspath(v)
+                    if not isinstance(v, str):
+                        raise ConfigError(name, f"{v!r} is not a string", "a string (path)")
+                    object.__setattr__(self, name, v)
             elif kind is float:
                 object.__setattr__(self, name, _as_float(name, v))
             elif not isinstance(v, str) or v not in kind:
@@ -724,6 +741,127 @@ class BarrierConfig(ConfigBase):
         return base.with_(grain=max(grain, 0.0), var=var, dist=dist)
 
 
+# ---------------------------------------------------------------- batch
+
+_BATCH_ALIASES = {"too_wide": {"reject": "error"}, "procs": {"auto": None, "header": None}}
+
+
+@dataclass(frozen=True, slots=True)
+class BatchConfig(ConfigBase):
+    """One batch-scheduling run of a workload trace (issue 4; times in seconds).
+
+    Mirrors the keys of ``parsched._core.simulate_batch`` (Rust
+    ``parsched_sim::batch::BatchConfig``, ``batch_keys()``) with the Rust
+    defaults, plus ``trace``, the SWF file to run (``.swf`` or ``.swf.gz``),
+    so that a config alone describes a run (and :func:`parsched.sweep` can take
+    it). The loading rules (``procs_rule`` … ``unsorted``) are applied in the
+    order cancelled → submit unknown → run time unknown → run time 0 →
+    processor count → requested time; a dropped record is counted once, under
+    its first reason (see docs/formats/swf.md). ``too_wide`` also accepts
+    ``reject`` (= ``error``) and ``procs`` accepts ``auto`` (= None).
+    """
+
+    trace: str | None = _doc(
+        "SWF trace to run, .swf or .swf.gz (gzip detected by content); relative paths in a "
+        "TOML file are relative to that file", None)
+    policy: Literal["fcfs", "easy", "conservative", "gang"] = _doc(
+        "scheduler: fcfs, easy (EASY backfilling: a reservation for the first queued job), "
+        "conservative (a reservation for every queued job) or gang (time slicing on an "
+        "Ousterhout matrix with mpl slots, with backfilling) (default easy)", "easy")
+    procs: int | None = _doc(
+        "processors of the machine; None (or auto): the trace header's MaxProcs, else MaxNodes",
+        None)
+    kill_on_overrun: bool = _doc(
+        "end a job at its requested time if it runs longer (final_state "
+        "COMPLETED_WALLTIME_REACHED) (default false)", False)
+    bsld_tau: float = _doc(
+        "[τ] bounded slowdown threshold, seconds: max(1, response / max(run, τ)) (default 10)",
+        10.0)
+    procs_rule: Literal["allocated", "requested"] = _doc(
+        "job width: allocated (SWF field 5, else field 8) or requested (field 8, else 5); a "
+        "fallback is counted as repaired (default allocated)", "allocated")
+    missing_requested_time: Literal["runtime", "factor", "drop"] = _doc(
+        "requested time (field 9) unknown: runtime (use the run time: exact estimates), factor "
+        "(ceil(run time × requested_time_factor)) or drop the job (default runtime)", "runtime")
+    requested_time_factor: float = _doc(
+        "factor of missing_requested_time=factor, > 0 (default 1)", 1.0)
+    missing_runtime: Literal["drop", "requested"] = _doc(
+        "run time (field 4) unknown: drop the job, or use the requested time (dropped if that "
+        "is unknown too) (default drop)", "drop")
+    zero_runtime: Literal["keep", "drop"] = _doc(
+        "jobs with run time 0: keep (they start and end at once) or drop (default keep)", "keep")
+    cancelled: Literal["keep", "drop"] = _doc(
+        "jobs with status 5 (cancelled): drop, or keep if their run time is known "
+        "(default drop)", "drop")
+    unsorted: Literal["sort", "reject"] = _doc(
+        "submit times out of order: sort (stable, trace order among equal times; counted) or "
+        "reject (error naming the first line out of order) (default sort)", "sort")
+    too_wide: Literal["drop", "clamp", "error"] = _doc(
+        "jobs wider than the machine: drop (counted), clamp to the machine width (counted as "
+        "repaired) or error (refuse the trace; also spelled reject) (default drop)", "drop")
+    mpl: int = _doc("gang: multiprogramming level, slots of the matrix, >= 1 (default 4)", 4)
+    quantum: int = _doc("gang: slot quantum, whole seconds >= 1 (default 60)", 60)
+    gang_backfill: bool = _doc(
+        "gang: later jobs may take free slot space when an earlier one does not fit "
+        "(default true; mpl=1 without it is FCFS)", True)
+    slot_allocation: Literal["first_fit", "best_fit"] = _doc(
+        "gang: the matrix's slot allocation rule (default first_fit)", "first_fit")
+    load_factor: float = _doc(
+        "multiplies the offered load by dividing interarrival times by it, > 0 (default 1: "
+        "the trace as is)", 1.0)
+    track_resources: bool = _doc(
+        "record which processors each job gets (lowest free first) for "
+        "allocated_resources and the Gantt chart (default true)", True)
+
+    TOML_TABLE: ClassVar[str] = "batch"
+
+    def __post_init__(self) -> None:
+        for name, aliases in _BATCH_ALIASES.items():
+            v = getattr(self, name)
+            if isinstance(v, str) and v in aliases:
+                object.__setattr__(self, name, aliases[v])
+        self._coerce_fields()
+        self._check_ranges()
+
+    def _check_ranges(self) -> None:
+        def need(ok: bool, name: str, allowed: str, problem: str | None = None) -> None:
+            if not ok:
+                raise ConfigError(name, problem or f"{getattr(self, name)} is out of range",
+                                  allowed)
+
+        need(self.procs is None or 1 <= self.procs < 2**32, "procs",
+             "an integer >= 1 (below 2^32), or auto")
+        need(self.bsld_tau > 0, "bsld_tau", "a finite number > 0 (seconds)")
+        need(self.requested_time_factor > 0, "requested_time_factor", "a finite number > 0")
+        need(1 <= self.mpl < 2**32, "mpl", "an integer >= 1")
+        need(1 <= self.quantum < 2**63, "quantum", "an integer >= 1 (seconds)")
+        need(self.load_factor > 0, "load_factor", "a finite number > 0")
+
+    @classmethod
+    def parse_value(cls, key: str, raw: str) -> Any:
+        text = raw.strip().strip("'\"")
+        if key in _BATCH_ALIASES and text in _BATCH_ALIASES[key]:
+            return _BATCH_ALIASES[key][text]
+        return ConfigBase.parse_value.__func__(cls, key, raw)  # slots: no super()
+
+    @classmethod
+    def from_toml(cls, path: str | os.PathLike[str]) -> BatchConfig:
+        cfg = ConfigBase.from_toml.__func__(cls, path)  # slots: no zero-argument super()
+        if cfg.trace is not None and not os.path.isabs(cfg.trace):
+            base = os.path.dirname(os.path.abspath(os.fspath(path)))
+            cfg = cfg.with_(trace=os.path.join(base, cfg.trace))
+        return cfg
+
+    def core_dict(self) -> dict[str, Any]:
+        """The keys ``parsched._core.simulate_batch`` takes (everything but ``trace``;
+        ``procs`` left out when None)."""
+        out = self.to_dict()
+        out.pop("trace")
+        if out["procs"] is None:
+            out.pop("procs")
+        return out
+
+
 def harmonic_number(n: int) -> float:
     """H_n = 1 + 1/2 + ... + 1/n."""
     return math.fsum(1.0 / i for i in range(1, n + 1))
@@ -783,6 +921,8 @@ def _parse_kind(key: str, kind: Any, raw: str) -> Any:
         if raw.strip().lower() in ("", "none", "null"):
             return None
         kind = int
+    if kind is _OptionalStr:
+        return raw.strip().strip("'\"") or None
     if kind is int:
         try:
             return int(raw)
@@ -845,3 +985,4 @@ def _class_doc(cls: type) -> str:
 
 PoolsConfig.__doc__ = _class_doc(PoolsConfig)
 BarrierConfig.__doc__ = _class_doc(BarrierConfig)
+BatchConfig.__doc__ = _class_doc(BatchConfig)

@@ -8,7 +8,7 @@ Both mirror the exceptions of the Rust extension (``parsched._core``): a
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "PolicyError", "SimulationError"]
+__all__ = ["ConfigError", "PolicyError", "SimulationError", "TraceError"]
 
 
 class ConfigError(ValueError):
@@ -47,3 +47,25 @@ class PolicyError(RuntimeError):
 
 class SimulationError(RuntimeError):
     """The simulation itself failed (an internal invariant or program error)."""
+
+
+class TraceError(ValueError):
+    """A workload trace cannot be read or run: a missing file, a truncated or
+    corrupt gzip stream, a malformed SWF line (``line N: ...``), a negative run
+    time, a job wider than the machine under ``too_wide=error``.
+
+    ``path`` is the trace file, ``line`` the SWF line number when known (None
+    otherwise); ``str(e)`` is one line: ``trace PATH: line N: problem``.
+    """
+
+    def __init__(self, path: str, message: str) -> None:
+        import re
+
+        self.path = str(path)
+        self.message = " ".join(str(message).split())
+        m = re.match(r"line (\d+):", self.message)
+        self.line = int(m.group(1)) if m else None
+        super().__init__(f"trace {self.path}: {self.message}")
+
+    def __reduce__(self):
+        return (type(self), (self.path, self.message))

@@ -1,0 +1,394 @@
+"""Batch space-sharing and gang scheduling of rigid jobs on workload traces (issue 4).
+
+:func:`simulate_batch` runs one SWF trace (``.swf`` or ``.swf.gz``) under FCFS,
+EASY or conservative backfilling, or gang scheduling (:class:`BatchConfig`) in
+the Rust core and returns a :class:`BatchResult`: the summary, the per-job
+schedule as a DataFrame whose columns follow Batsim's ``_jobs.csv`` (so evalys
+users can plot it), the queue length over time, what loading dropped or
+repaired (``report``) and the trace header; it draws a Gantt chart and a
+utilization plot as PNG.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .config import BatchConfig
+from .errors import ConfigError, PolicyError, SimulationError, TraceError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = [
+    "BATCH_SUMMARY_KEYS",
+    "JOBS_CSV_COLUMNS",
+    "BatchResult",
+    "parse_intervals",
+    "simulate_batch",
+]
+
+#: Batsim's ``_jobs.csv`` columns, in its order (the CSV written by ``jobs_csv``
+#: / ``--jobs-out`` has exactly these; :attr:`BatchResult.jobs` has them too,
+#: followed by ``bounded_slowdown``).
+JOBS_CSV_COLUMNS = (
+    "job_id", "workload_name", "profile", "submission_time", "requested_number_of_resources",
+    "requested_time", "success", "final_state", "starting_time", "execution_time",
+    "finish_time", "waiting_time", "turnaround_time", "stretch", "allocated_resources",
+    "consumed_energy", "metadata",
+)
+
+#: Keys of :attr:`BatchResult.summary` (times in seconds).
+BATCH_SUMMARY_KEYS = (
+    "jobs", "procs", "avg_wait", "max_wait", "avg_response", "avg_slowdown",
+    "avg_bounded_slowdown", "utilization", "makespan", "first_submit", "last_end", "killed",
+    "max_queue", "avg_queue", "slot_switches", "wall_seconds",
+)
+
+
+def _core():
+    from .api import core
+
+    return core()
+
+
+def check_trace(path: str | os.PathLike[str] | None) -> str:
+    """The trace path as a string; a :class:`TraceError` if it cannot be opened."""
+    if path is None:
+        raise ConfigError("trace", "no trace given", "--trace FILE.swf[.gz] or BatchConfig.trace")
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        raise TraceError(path, "is a directory")
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as e:
+        raise TraceError(path, f"cannot open: {e.strerror or e}") from None
+    return path
+
+
+def _call(path: str, cfg: BatchConfig, jobs_csv: str | None = None,
+          swf_out: str | None = None) -> dict:
+    c = _core()
+    try:
+        return c.simulate_batch(path, cfg.core_dict(), jobs_csv, swf_out)
+    except c.TraceError as e:
+        raise TraceError(path, str(e)) from None
+    except c.ConfigError as e:
+        err = ConfigError.from_message(str(e))
+        if err.field not in BatchConfig.field_names():
+            # the machine refused the job list (e.g. a job wider than the
+            # machine under too_wide=error): a property of the trace
+            raise TraceError(path, str(e)) from None
+        raise err from None
+    except c.PolicyError as e:
+        raise PolicyError(str(e)) from None
+    except getattr(c, "SimulationError", ()) as e:
+        raise SimulationError(str(e)) from None
+
+
+def simulate_batch(
+    trace: str | os.PathLike[str] | BatchConfig | None = None,
+    config: BatchConfig | None = None,
+    *,
+    jobs_csv: str | os.PathLike[str] | None = None,
+    swf_out: str | os.PathLike[str] | None = None,
+) -> BatchResult:
+    """Runs an SWF trace under ``config`` (default: EASY, machine size from the
+    header) and returns a :class:`BatchResult`.
+
+    ``trace`` is the file (``.swf`` or ``.swf.gz``); it may be left out when
+    ``config.trace`` is set, and a :class:`BatchConfig` may be given as the
+    first argument. ``jobs_csv`` / ``swf_out`` also write the schedule as
+    Batsim's jobs CSV / an SWF trace; they are written to temporary files and
+    renamed only if the run succeeds. Raises :class:`TraceError` for a bad
+    trace (the message names the line), :class:`ConfigError` for a bad key.
+    Deterministic: the same trace and config give the same schedule.
+    """
+    from ._io import atomic_file
+
+    if isinstance(trace, BatchConfig) and config is None:
+        trace, config = None, trace
+    config = BatchConfig() if config is None else config
+    if not isinstance(config, BatchConfig):
+        raise TypeError(f"config must be a BatchConfig, not {type(config).__name__}")
+    path = check_trace(trace if trace is not None else config.trace)
+    if config.trace != path:
+        config = config.with_(trace=path)
+    outs = [os.fspath(p) if p is not None else None for p in (jobs_csv, swf_out)]
+    import contextlib
+
+    with contextlib.ExitStack() as stack:
+        tmps = [stack.enter_context(atomic_file(p)) if p else None for p in outs]
+        out = _call(path, config, tmps[0], tmps[1])
+    return _result(config, out)
+
+
+def _result(config: BatchConfig, out: dict) -> BatchResult:
+    import pandas as pd
+
+    cols = dict(out["jobs"])
+    n = len(cols.get("job_id", ()))
+    killed = [not s for s in cols.get("success", [True] * n)]
+    data: dict[str, Any] = {}
+    for c in JOBS_CSV_COLUMNS:
+        if c == "workload_name":
+            data[c] = ["w0"] * n
+        elif c == "profile":
+            data[c] = ["delay_killed" if k else "delay" for k in killed]
+        elif c == "success":
+            data[c] = [0 if k else 1 for k in killed]
+        elif c == "consumed_energy":
+            data[c] = [-1.0] * n
+        elif c == "metadata":
+            data[c] = [""] * n
+        else:
+            data[c] = cols.get(c, [])
+    data["bounded_slowdown"] = cols.get("bounded_slowdown", [])
+    jobs = pd.DataFrame(data)
+    q = out.get("queue") or {"time": [], "length": []}
+    queue = pd.DataFrame({"time": q["time"], "length": q["length"]})
+    return BatchResult(
+        config=config, policy=str(out["policy"]), summary=dict(out["summary"]),
+        report=dict(out.get("report") or {}), header=dict(out.get("header") or {}),
+        jobs=jobs, queue=queue,
+    )
+
+
+def _run_batch_summary(cfg: dict[str, Any]) -> dict[str, Any]:
+    """Worker entry point of :func:`parsched.sweep` for a :class:`BatchConfig`."""
+    config = BatchConfig.from_dict(cfg)
+    out = _call(check_trace(config.trace), config)
+    summary = dict(out["summary"])
+    summary["dropped"] = sum(n for k, n in out.get("report", {}).items()
+                             if k.startswith("dropped"))
+    return summary
+
+
+_INTERVAL = re.compile(r"^(\d+)(?:-(\d+))?$")
+
+
+def parse_intervals(text: str) -> list[tuple[int, int]]:
+    """Batsim interval set (``"0-3 8 10-11"``) as inclusive ``(first, last)`` pairs."""
+    out = []
+    for part in str(text or "").split():
+        m = _INTERVAL.match(part)
+        if not m:
+            raise ValueError(f"bad interval {part!r} in {text!r}")
+        a = int(m.group(1))
+        out.append((a, int(m.group(2)) if m.group(2) else a))
+    return out
+
+
+def _time_unit(span: float) -> tuple[float, str]:
+    if span > 3 * 86400:
+        return 86400.0, "days"
+    if span > 3 * 3600:
+        return 3600.0, "hours"
+    return 1.0, "seconds"
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """The outcome of one :func:`simulate_batch` call (times in seconds).
+
+    * ``summary``: :data:`BATCH_SUMMARY_KEYS` — ``jobs`` run, ``procs``,
+      ``avg_wait``, ``max_wait``, ``avg_response``, ``avg_slowdown``,
+      ``avg_bounded_slowdown`` (τ = ``bsld_tau``), ``utilization`` (Σ procs·run /
+      (P·makespan)), ``makespan`` (last end − first submit), ``killed``,
+      ``max_queue``, ``avg_queue`` (time-weighted), ``slot_switches`` (gang),
+      ``wall_seconds`` (the simulation alone);
+    * ``jobs``: one row per job run, Batsim's ``_jobs.csv`` columns
+      (:data:`JOBS_CSV_COLUMNS`) plus ``bounded_slowdown``;
+    * ``queue``: ``time``, ``length`` at every change of the queue length;
+    * ``report``: what loading dropped or repaired, ``{reason: count}`` (only
+      non-zero counts; empty when the trace was used as is);
+    * ``header``: the parsed SWF header (``max_procs``, ``max_nodes``,
+      ``unix_start_time``, ..., ``fields``: every ``Key: value``, ``notes``).
+    """
+
+    config: BatchConfig
+    policy: str
+    summary: dict[str, Any]
+    report: dict[str, int]
+    header: dict[str, Any] = field(repr=False)
+    jobs: pd.DataFrame = field(repr=False)
+    queue: pd.DataFrame = field(repr=False)
+
+    @property
+    def dropped(self) -> int:
+        """Records dropped while loading (every reason)."""
+        return sum(n for k, n in self.report.items() if k.startswith("dropped"))
+
+    @property
+    def records(self) -> int:
+        """Job records read from the trace (kept + dropped)."""
+        return int(self.summary["jobs"]) + self.dropped
+
+    def to_frame(self) -> pd.DataFrame:
+        """One-row DataFrame: the config fields followed by the summary."""
+        import pandas as pd
+
+        row = dict(self.config.to_dict())
+        for k, v in self.summary.items():
+            row[k if k not in row else f"measured_{k}"] = v
+        row["dropped"] = self.dropped
+        return pd.DataFrame([row])
+
+    # ------------------------------------------------------------ plots
+    def busy(self) -> pd.DataFrame:
+        """Processors in use over time, from the jobs: ``time``, ``busy`` (the value
+        from that time on). Under gang scheduling this is the processors held by the
+        jobs resident in the matrix (up to mpl × procs)."""
+        import numpy as np
+        import pandas as pd
+
+        j = self.jobs
+        w = j["requested_number_of_resources"].to_numpy(dtype=np.int64)
+        t = np.concatenate([j["starting_time"].to_numpy(), j["finish_time"].to_numpy()])
+        d = np.concatenate([w, -w])
+        if len(t) == 0:
+            return pd.DataFrame({"time": [], "busy": []})
+        order = np.lexsort((d, t))  # at one time, releases before starts
+        t, d = t[order], d[order]
+        level = np.cumsum(d)
+        last = np.r_[t[1:] != t[:-1], True]
+        return pd.DataFrame({"time": t[last], "busy": level[last]})
+
+    def plot_utilization(self, path: str | os.PathLike[str], *, title: str | None = None) -> str:
+        """Writes a PNG with two panels: processors in use over time (from the jobs'
+        start and finish times; a dashed line at the machine size) and the queue
+        length over time. Returns the path. Written atomically."""
+        from ._io import atomic_file
+
+        path = os.fspath(path)
+        plt = _pyplot()
+        busy = self.busy()
+        procs = int(self.summary["procs"])
+        t0 = float(self.summary.get("first_submit", 0))
+        span = float(self.summary.get("makespan", 0)) or 1.0
+        unit, uname = _time_unit(span)
+        fig, (a1, a2) = plt.subplots(2, 1, figsize=(10, 6), sharex=True,
+                                     gridspec_kw={"height_ratios": [3, 2]})
+        try:
+            if len(busy):
+                a1.step((busy["time"] - t0) / unit, busy["busy"], where="post", lw=0.6,
+                        color="tab:blue")
+            a1.axhline(procs, color="black", ls="--", lw=0.8, label=f"P = {procs}")
+            a1.set_ylabel("processors in use")
+            a1.legend(loc="upper right")
+            u = self.summary.get("utilization", 0.0)
+            a1.set_title(title or f"{self._label()}: utilization {u:.3f}")
+            if len(self.queue):
+                a2.step((self.queue["time"] - t0) / unit, self.queue["length"], where="post",
+                        lw=0.6, color="tab:red")
+            a2.set_ylabel("queued jobs")
+            a2.set_xlabel(f"time since first submit ({uname})")
+            fig.tight_layout()
+            with atomic_file(path) as tmp:
+                fig.savefig(tmp, format="png", dpi=110)
+        finally:
+            plt.close(fig)
+        return path
+
+    def plot_gantt(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        window: tuple[float, float] | None = None,
+        max_jobs: int = 2000,
+        title: str | None = None,
+    ) -> str:
+        """Writes a Gantt chart PNG: one rectangle per job and allocated processor
+        interval over [starting_time, finish_time] (x: time, y: processor).
+
+        Large traces are shown through a time window: ``window=(t0, t1)`` (seconds,
+        trace time) shows the jobs running in it, clipped to it; by default all jobs
+        are drawn when there are at most ``max_jobs``, and otherwise the window runs
+        from the first start to the start of the ``max_jobs``-th job (by start time),
+        so about ``max_jobs`` jobs are drawn; the window is in the title. Without
+        processor intervals (``track_resources=false``) each job is drawn as a bar
+        of its width stacked in start order. Under gang scheduling the intervals are
+        the job's columns in its slot of the matrix, so jobs of different slots
+        overlap (drawn translucent). Returns the path; written atomically.
+        """
+        import numpy as np
+        from matplotlib.collections import PolyCollection
+
+        from ._io import atomic_file
+
+        path = os.fspath(path)
+        if max_jobs < 1:
+            raise ConfigError("max_jobs", f"{max_jobs} is out of range", "integer >= 1")
+        j = self.jobs
+        start = j["starting_time"].to_numpy(dtype=float)
+        end = j["finish_time"].to_numpy(dtype=float)
+        if window is None:
+            if len(j) <= max_jobs:
+                lo, hi = (start.min(), end.max()) if len(j) else (0.0, 1.0)
+            else:
+                s = np.sort(start)
+                lo, hi = s[0], s[max_jobs - 1]
+                if hi <= lo:
+                    hi = lo + 1
+        else:
+            lo, hi = float(window[0]), float(window[1])
+            if not hi > lo:
+                raise ConfigError("window", f"({lo}, {hi}) is empty", "(t0, t1) with t1 > t0")
+        sel = np.flatnonzero((end >= lo) & (start <= hi))
+        clipped = window is not None or len(j) > max_jobs
+        unit, uname = _time_unit(hi - lo)
+        procs = int(self.summary["procs"])
+        verts, colors = [], []
+        cmap = _pyplot().get_cmap("tab20")
+        res = j["allocated_resources"].to_numpy()
+        width = j["requested_number_of_resources"].to_numpy()
+        stack = 0
+        for i in sel:
+            a, b = max(start[i], lo), min(end[i], hi)
+            if b <= a:
+                b = a + (hi - lo) * 1e-4  # zero-length jobs as a hairline
+            x0, x1 = (a - lo) / unit, (b - lo) / unit
+            ivs = parse_intervals(res[i]) if res[i] else []
+            if not ivs:  # no processor ids: stack by start order
+                ivs = [(stack % procs, stack % procs + int(width[i]) - 1)]
+                stack += int(width[i])
+            color = cmap(int(j["job_id"].iat[i]) % 20)
+            for p, q in ivs:
+                verts.append([(x0, p), (x1, p), (x1, q + 1), (x0, q + 1)])
+                colors.append(color)
+        plt = _pyplot()
+        fig, ax = plt.subplots(figsize=(12, 6))
+        try:
+            alpha = 0.5 if self.policy == "gang" else 0.9
+            ax.add_collection(PolyCollection(verts, facecolors=colors, edgecolors="black",
+                                             linewidths=0.2, alpha=alpha))
+            ax.set_xlim(0, (hi - lo) / unit)
+            ax.set_ylim(0, procs)
+            ax.set_xlabel(f"time since {lo:.0f} s ({uname})")
+            ax.set_ylabel("processor")
+            what = f"{len(sel)} of {len(j)} jobs"
+            if clipped:
+                what += f", window [{lo:.0f}, {hi:.0f}] s"
+            ax.set_title(title or f"{self._label()}: {what}")
+            fig.tight_layout()
+            with atomic_file(path) as tmp:
+                fig.savefig(tmp, format="png", dpi=110)
+        finally:
+            plt.close(fig)
+        return path
+
+    def _label(self) -> str:
+        name = os.path.basename(self.config.trace or "trace")
+        return f"{name}, {self.policy}, P = {self.summary['procs']}"
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
