@@ -13,7 +13,7 @@ R=target/release/examples/parsched_run
 J="bench/bsp $ARGS"
 walls() { python3 -c 'import json,sys
 d=json.loads(sys.stdin.read().strip().splitlines()[-1])
-print(" ".join("%.2f" % r["wall_s"] for r in d["reports"]), "| controller CPU %.3f s, %d switches" % (d["stats"]["cpu_s"], d["stats"]["switches"]))'; }
+print(" ".join("%.2f" % r["wall_s"] for r in d["reports"]), "| controller CPU %.3f s, %d switches, %d wakeups" % (d["stats"]["cpu_s"], d["stats"]["switches"], d["stats"]["wakeups"]))'; }
 echo "bsp $ARGS, $REPS repetitions; seconds per job"
 for rep in $(seq "$REPS"); do
   echo "rep $rep (load $(cut -d' ' -f1 /proc/loadavg))"

@@ -66,6 +66,8 @@ pub struct SwitchRecord {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ControllerStats {
     pub switches: u64,
+    /// Times the controller woke up (timer, job exit, signal).
+    pub wakeups: u64,
     /// Total time inside freeze + thaw calls, seconds.
     pub switch_s: f64,
     /// Longest single switch (freeze of one slot + thaw of the next), seconds.
@@ -484,6 +486,7 @@ impl Controller {
                 }
             }
             let fired = self.wait_events(gang.then_some(deadline))?;
+            self.stats.wakeups += 1;
             if let Some(sig) = fired.signal {
                 self.shutdown(sig)?;
                 return Ok(());
