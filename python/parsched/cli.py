@@ -16,8 +16,8 @@ import time
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from .config import BarrierConfig, PoolsConfig
-from .errors import ConfigError, PolicyError, SimulationError
+from .config import BarrierConfig, BatchConfig, PoolsConfig
+from .errors import ConfigError, PolicyError, SimulationError, TraceError
 
 __all__ = ["main"]
 
@@ -211,6 +211,93 @@ def cmd_simulate_barrier(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_simulate_batch(args: argparse.Namespace) -> int:
+    """Run a workload trace (SWF, .swf or .swf.gz) under a batch scheduler once (issue 4).
+
+    Policies: fcfs, easy (EASY backfilling), conservative (conservative
+    backfilling), gang (time slicing on an Ousterhout matrix, mpl slots, with
+    backfilling). Starts from the defaults (or --config FILE.toml with a [batch]
+    table or flat keys) and applies --set KEY=VALUE overrides; keys: policy procs
+    (default: the header's MaxProcs) kill_on_overrun bsld_tau procs_rule
+    missing_requested_time requested_time_factor missing_runtime zero_runtime
+    cancelled unsorted too_wide (drop|clamp|error, alias reject) mpl quantum
+    gang_backfill slot_allocation load_factor track_resources. Prints the metrics
+    and what loading dropped or repaired and why; --jobs-out writes Batsim's jobs
+    CSV, --swf-out the schedule as SWF, --gantt and --utilization PNG plots.
+    """
+    import contextlib
+
+    from ._io import atomic_file, check_output_file
+    from .batch import check_trace, simulate_batch
+
+    cfg = BatchConfig.from_toml(args.config) if args.config else BatchConfig()
+    cfg = cfg.apply_overrides(args.set or [])
+    if args.trace:
+        cfg = cfg.with_(trace=args.trace)
+    path = check_trace(cfg.trace)
+    outs = {"jobs_out": (args.jobs_out, "--jobs-out", (".csv",)),
+            "swf_out": (args.swf_out, "--swf-out", (".swf",)),
+            "gantt": (args.gantt, "--gantt", (".png",)),
+            "utilization": (args.utilization, "--utilization", (".png",))}
+    for target, flag, suffixes in outs.values():
+        if target:
+            check_output_file(target, flag, suffixes)
+    with contextlib.ExitStack() as stack:
+        tmp = {k: stack.enter_context(atomic_file(v[0])) if v[0] else None
+               for k, v in outs.items()}
+        res = simulate_batch(path, cfg, jobs_csv=tmp["jobs_out"], swf_out=tmp["swf_out"])
+        if tmp["gantt"]:
+            res.plot_gantt(tmp["gantt"])
+        if tmp["utilization"]:
+            res.plot_utilization(tmp["utilization"])
+    s = res.summary
+    written = {k: v[0] for k, v in outs.items() if v[0]}
+    if args.json:
+        obj: dict[str, Any] = {"trace": path, "policy": res.policy}
+        obj.update(s)
+        obj["records"] = res.records
+        obj["dropped"] = res.dropped
+        obj["report"] = dict(res.report)
+        h = res.header
+        obj["header"] = {k: h.get(k) for k in ("max_procs", "max_nodes", "unix_start_time",
+                                              "computer", "installation", "version")}
+        obj["config"] = cfg.to_dict()
+        obj["outputs"] = written
+        print(json.dumps(_jsonable(obj), sort_keys=False))
+        return 0
+    import pandas as pd
+
+    rows = [
+        ("jobs run", s["jobs"]),
+        ("processors", s["procs"]),
+        ("average wait (s)", s["avg_wait"]),
+        ("maximum wait (s)", s["max_wait"]),
+        ("average response (s)", s["avg_response"]),
+        ("average slowdown", s["avg_slowdown"]),
+        (f"average bounded slowdown (tau = {cfg.bsld_tau:g} s)", s["avg_bounded_slowdown"]),
+        ("utilization", s["utilization"]),
+        ("makespan (s)", s["makespan"]),
+        ("killed at requested time", s["killed"]),
+        ("queue length: max, time average", f"{s['max_queue']}, {s['avg_queue']:.2f}"),
+        ("slot switches (gang)", s["slot_switches"]),
+        ("simulation time (ms)", s["wall_seconds"] * 1e3),
+    ]
+    con = _console()
+    con.print(f"batch: {os.path.basename(path)}, policy {res.policy}, P = {s['procs']} "
+              f"({cfg.with_(trace=None).summary_label()})", highlight=False)
+    _print_table(con, "", pd.DataFrame(rows, columns=["measure", "value"]))
+    con.print(f"loading: {res.records} records, {s['jobs']} run, {res.dropped} dropped",
+              highlight=False)
+    if res.report:
+        rep = pd.DataFrame(list(res.report.items()), columns=["what and why", "records"])
+        _print_table(con, "", rep)
+    else:
+        con.print("  nothing dropped or repaired", highlight=False)
+    for flag, target in written.items():
+        con.print(f"wrote {flag.replace('_', '-')}: {target}", highlight=False)
+    return 0
+
+
 def _make_executor(workers: int | None):
     import concurrent.futures as cf
 
@@ -266,6 +353,39 @@ def cmd_reproduce_gang(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reproduce_batch(args: argparse.Namespace) -> int:
+    """Run every shared workload trace under FCFS, EASY, conservative and gang.
+
+    Every .swf / .swf.gz file in --traces (default: <repo>/../shared/traces) runs
+    under the four policies with the default configuration (machine size from the
+    header, default loading rules; gang: mpl 4, quantum 60 s). Writes batch.csv and
+    batch.md (jobs, procs, average wait, average bounded slowdown, utilization,
+    makespan, wall time, and what loading dropped or repaired) to --out, and checks
+    determinism by running the smallest trace twice under EASY.
+    """
+    from . import reproduce_batch
+    from ._io import atomic_dir, check_output_dir
+
+    traces = args.traces or reproduce_batch.default_traces_dir()
+    reproduce_batch.find_traces(traces)  # fail early, before any output
+    check_output_dir(args.out, "--out")
+    con = _console()
+    start = time.perf_counter()
+    quiet = args.json
+    with atomic_dir(args.out) as tmp:
+        res = reproduce_batch.run(
+            tmp, traces,
+            echo=None if quiet else (lambda title, obj: _print_table(con, title, obj)),
+        )
+    elapsed = time.perf_counter() - start
+    if args.json:
+        print(json.dumps(_jsonable({"out": args.out, "seconds": elapsed, **res})))
+    else:
+        con.print(f"wrote {args.out}/ (batch.csv, batch.md) in {elapsed:.1f} s",
+                  highlight=False)
+    return 0 if res["deterministic"] else 1
+
+
 def cmd_reproduce_pools(args: argparse.Namespace) -> int:
     """Regenerate seed 000's Figures 1, 3-8 as CSV tables, PNG plots and summary.md.
 
@@ -294,7 +414,7 @@ def cmd_reproduce_pools(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    """Time a simulator: pools (default) or barrier.
+    """Time a simulator: pools (default), barrier or batch.
 
     pools: D=20, pool_size=30, --jobs jobs, no warm-up, one replication, no job
     records, one worker thread; reports simulated events per second.
@@ -302,9 +422,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
     and local scheduling (--wait busy by default); reports measured-gang
     iterations per second (k / wall) and all gangs' iterations per second
     (gang_iterations / wall).
+    batch: --trace (default the shared KTH-SP2 trace, 28,475 jobs) under fcfs,
+    easy and conservative, best of --repeat runs; reports jobs per second of the
+    simulation alone and of the whole call (reading, simulating, building the
+    DataFrames). `cargo run --release -p parsched-sim --example batch` times the
+    Rust side alone (and larger traces with concat=N).
     """
     if args.model == "barrier":
         return _bench_barrier(args)
+    if args.model == "batch":
+        return _bench_batch(args)
     from .api import simulate
 
     if args.jobs < 1:
@@ -368,6 +495,44 @@ def _bench_barrier(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_batch(args: argparse.Namespace) -> int:
+    from . import reproduce_batch
+    from .batch import check_trace, simulate_batch
+
+    if args.repeat < 1:
+        raise ConfigError("--repeat", f"{args.repeat} is out of range", "integer >= 1")
+    path = args.trace or os.path.join(reproduce_batch.default_traces_dir(),
+                                      "KTH-SP2-1996-2.1-cln.swf.gz")
+    path = check_trace(path)
+    rows = []
+    for policy in ("fcfs", "easy", "conservative"):
+        cfg = BatchConfig(policy=policy)
+        best_sim = best_total = math.inf
+        jobs = 0
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            res = simulate_batch(path, cfg)
+            best_total = min(best_total, time.perf_counter() - t0)
+            best_sim = min(best_sim, float(res.summary["wall_seconds"]))
+            jobs = int(res.summary["jobs"])
+        rows.append({
+            "policy": policy, "jobs": jobs, "sim_seconds": best_sim,
+            "jobs_per_second": jobs / best_sim if best_sim > 0 else None,
+            "total_seconds": best_total,
+            "total_jobs_per_second": jobs / best_total if best_total > 0 else None,
+        })
+    if args.json:
+        print(json.dumps(_jsonable({"model": "batch", "trace": path, "repeat": args.repeat,
+                                    "runs": rows})))
+    else:
+        for r in rows:
+            print(f"bench batch {r['policy']:12s} {r['jobs']} jobs: simulation "
+                  f"{r['sim_seconds'] * 1e3:.1f} ms = {r['jobs_per_second']:,.0f} jobs/s; "
+                  f"whole call {r['total_seconds'] * 1e3:.0f} ms = "
+                  f"{r['total_jobs_per_second']:,.0f} jobs/s (best of {args.repeat})")
+    return 0
+
+
 # ------------------------------------------------------------------ parser
 
 
@@ -400,6 +565,20 @@ def build_parser() -> argparse.ArgumentParser:
                     help="override a config key (repeatable)")
     sb.add_argument("--json", action="store_true", help="print one JSON object")
     sb.set_defaults(func=cmd_simulate_barrier)
+    sc = sim_sub.add_parser("batch", help=_doc(cmd_simulate_batch).splitlines()[0],
+                            description=_doc(cmd_simulate_batch), formatter_class=fmt)
+    sc.add_argument("--trace", metavar="FILE", help="SWF trace (.swf or .swf.gz)")
+    sc.add_argument("--config", metavar="FILE.toml",
+                    help="TOML file with a [batch] table (or flat keys)")
+    sc.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
+                    help="override a config key (repeatable)")
+    sc.add_argument("--jobs-out", metavar="FILE.csv", help="write Batsim's jobs CSV")
+    sc.add_argument("--swf-out", metavar="FILE.swf", help="write the schedule as SWF")
+    sc.add_argument("--gantt", metavar="FILE.png", help="write a Gantt chart")
+    sc.add_argument("--utilization", metavar="FILE.png",
+                    help="write processors in use and queue length over time")
+    sc.add_argument("--json", action="store_true", help="print one JSON object")
+    sc.set_defaults(func=cmd_simulate_batch)
 
     rep = sub.add_parser("reproduce", help="regenerate a seed paper's figures",
                          description="Regenerate a seed paper's figures.")
@@ -422,19 +601,31 @@ def build_parser() -> argparse.ArgumentParser:
     rg.add_argument("--json", action="store_true",
                     help="print the headline numbers as one JSON object (no tables)")
     rg.set_defaults(func=cmd_reproduce_gang)
+    rb = rep_sub.add_parser("batch", help=_doc(cmd_reproduce_batch).splitlines()[0],
+                            description=_doc(cmd_reproduce_batch), formatter_class=fmt)
+    rb.add_argument("--out", default=os.path.join("results", "batch"), metavar="DIR",
+                    help="output directory (default: results/batch)")
+    rb.add_argument("--traces", metavar="DIR", default=None,
+                    help="directory of .swf/.swf.gz traces (default: <repo>/../shared/traces)")
+    rb.add_argument("--json", action="store_true", help="print the rows as one JSON object")
+    rb.set_defaults(func=cmd_reproduce_batch)
 
     bp = sub.add_parser("bench", help=_doc(cmd_bench).splitlines()[0],
                         description=_doc(cmd_bench), formatter_class=fmt)
-    bp.add_argument("model", nargs="?", choices=("pools", "barrier"), default="pools",
-                    help="which simulator to time (default pools)")
-    bp.add_argument("--model", dest="model_opt", choices=("pools", "barrier"), default=None,
-                    help="same as the positional MODEL")
+    bp.add_argument("model", nargs="?", choices=("pools", "barrier", "batch"),
+                    default="pools", help="which simulator to time (default pools)")
+    bp.add_argument("--model", dest="model_opt", choices=("pools", "barrier", "batch"),
+                    default=None, help="same as the positional MODEL")
     bp.add_argument("--jobs", type=int, default=100000, metavar="N",
                     help="pools: jobs to simulate (default 100000)")
     bp.add_argument("--iterations", "-k", type=int, default=50000, metavar="K",
                     help="barrier: iterations of the measured gang (default 50000)")
     bp.add_argument("--wait", choices=("busy", "block", "twophase"), default="busy",
                     help="barrier: waiting strategy (default busy)")
+    bp.add_argument("--trace", metavar="FILE", default=None,
+                    help="batch: SWF trace (default: the shared KTH-SP2 trace)")
+    bp.add_argument("--repeat", type=int, default=5, metavar="N",
+                    help="batch: runs per policy, best reported (default 5)")
     bp.add_argument("--json", action="store_true", help="print one JSON object")
     bp.set_defaults(func=cmd_bench)
     return p
@@ -462,7 +653,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except UsageError as e:
         return _fail(str(e))
-    except ConfigError as e:
+    except (ConfigError, TraceError) as e:
         return _fail(str(e))
     except PolicyError as e:
         return _fail(f"policy: {e}")
