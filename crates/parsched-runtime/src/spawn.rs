@@ -65,6 +65,7 @@ pub struct Prepared {
     envp: Vec<CString>,
     join: Vec<CString>,
     cwd: Option<CString>,
+    stdin: OwnedFd,
     stdout: Option<OwnedFd>,
     stderr: Option<OwnedFd>,
     identity: Option<(u32, u32)>,
@@ -135,6 +136,11 @@ impl Prepared {
                 .as_ref()
                 .map(|c| cstr(c.as_os_str().as_bytes(), "cwd"))
                 .transpose()?,
+            // Jobs run in their own process groups, which a terminal treats
+            // as background: reading it would stop them (SIGTTIN).
+            stdin: OwnedFd::from(
+                File::open("/dev/null").map_err(|e| RuntimeError::io("open /dev/null", e))?,
+            ),
             stdout: open_out(&job.stdout)?,
             stderr: open_out(&job.stderr)?,
             identity,
@@ -155,6 +161,7 @@ impl Prepared {
         }
         // SAFETY: both ends are ours now.
         let (rd, wr) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        let inp = self.stdin.as_raw_fd();
         let out = self.stdout.as_ref().map_or(-1, |f| f.as_raw_fd());
         let err = self.stderr.as_ref().map_or(-1, |f| f.as_raw_fd());
         let cwd = self.cwd.as_ref().map_or(std::ptr::null(), |c| c.as_ptr());
@@ -170,8 +177,7 @@ impl Prepared {
             unsafe {
                 child(
                     &join,
-                    out,
-                    err,
+                    [inp, out, err],
                     cwd,
                     ident,
                     &self.program,
@@ -234,8 +240,7 @@ impl Prepared {
 #[allow(clippy::too_many_arguments)]
 unsafe fn child(
     join: &[*const libc::c_char],
-    out: i32,
-    err: i32,
+    [inp, out, err]: [i32; 3],
     cwd: *const libc::c_char,
     ident: Option<(u32, u32)>,
     program: &CString,
@@ -260,6 +265,9 @@ unsafe fn child(
     }
     if libc::setpgid(0, 0) != 0 {
         fail(1);
+    }
+    if libc::dup2(inp, 0) < 0 {
+        fail(2);
     }
     if out >= 0 && libc::dup2(out, 1) < 0 {
         fail(2);

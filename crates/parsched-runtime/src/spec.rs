@@ -61,6 +61,8 @@ pub struct JobSpec {
     #[serde(default)]
     pub cwd: Option<PathBuf>,
     /// Redirect standard output / error to these files (created, truncated).
+    /// Standard input is always `/dev/null` (jobs run in their own process
+    /// groups, where reading a terminal would stop them).
     #[serde(default)]
     pub stdout: Option<PathBuf>,
     #[serde(default)]
