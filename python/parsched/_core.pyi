@@ -1,6 +1,7 @@
 """Type stubs for the compiled extension ``parsched._core`` (crates/parsched-py)."""
 
 from collections.abc import Sequence
+from os import PathLike
 from typing import Any, Literal, Protocol, TypedDict
 
 class ConfigError(ValueError):
@@ -11,6 +12,11 @@ class PolicyError(RuntimeError):
 
 class SimulationError(RuntimeError):
     """The simulation failed (a program or invariant error)."""
+
+class TraceError(ValueError):
+    """A workload trace cannot be read: missing file, truncated or corrupt gzip,
+    a malformed SWF line, a rule set to reject (``unsorted=reject``). The
+    message starts ``line N:`` (line 0 when the file cannot be opened)."""
 
 __version__: str
 
@@ -107,3 +113,87 @@ def simulate_pools(
 
 def pools_keys() -> list[str]:
     """The keys ``simulate_pools`` accepts, in documentation order."""
+
+class _BatchConfig(TypedDict, total=False):
+    policy: Literal["fcfs", "easy", "conservative", "gang"]
+    procs: int | Literal["auto", "header"]
+    kill_on_overrun: bool
+    bsld_tau: float
+    procs_rule: Literal["allocated", "requested"]
+    missing_requested_time: Literal["runtime", "factor", "drop"]
+    requested_time_factor: float
+    missing_runtime: Literal["drop", "requested"]
+    zero_runtime: Literal["keep", "drop"]
+    cancelled: Literal["keep", "drop"]
+    unsorted: Literal["sort", "reject"]
+    too_wide: Literal["drop", "clamp", "error"]
+    mpl: int
+    quantum: int
+    gang_backfill: bool
+    slot_allocation: Literal["first_fit", "best_fit"]
+    load_factor: float
+    track_resources: bool
+
+class _BatchSummary(TypedDict):
+    jobs: int
+    procs: int
+    avg_wait: float
+    max_wait: int
+    avg_response: float
+    avg_slowdown: float
+    avg_bounded_slowdown: float
+    utilization: float
+    makespan: int
+    first_submit: int
+    last_end: int
+    killed: int
+    max_queue: int
+    avg_queue: float
+    slot_switches: int
+    wall_seconds: float
+
+class _BatchJobs(TypedDict):
+    job_id: list[int]
+    submission_time: list[int]
+    requested_number_of_resources: list[int]
+    requested_time: list[int]
+    success: list[bool]
+    final_state: list[str]
+    starting_time: list[int]
+    execution_time: list[int]
+    finish_time: list[int]
+    waiting_time: list[int]
+    turnaround_time: list[int]
+    stretch: list[float]
+    bounded_slowdown: list[float]
+    allocated_resources: list[str]
+
+class _BatchQueue(TypedDict):
+    time: list[int]
+    length: list[int]
+
+class _BatchOutput(TypedDict):
+    policy: str
+    summary: _BatchSummary
+    header: dict[str, Any]
+    report: dict[str, int]
+    jobs: _BatchJobs
+    queue: _BatchQueue
+
+def simulate_batch(
+    trace: str | PathLike[str],
+    config: _BatchConfig | dict[str, Any],
+    jobs_csv: str | PathLike[str] | None = None,
+    swf_out: str | PathLike[str] | None = None,
+) -> _BatchOutput:
+    """Runs an SWF trace (.swf or .swf.gz) under a batch policy; unknown or bad
+    keys raise ConfigError, trace problems TraceError (``line N: ...``), a job
+    the machine cannot run under ``too_wide=error`` ConfigError (``job N needs
+    ...``). ``header``: the parsed SWF header (max_procs, max_nodes,
+    unix_start_time, ..., fields, notes); ``report``: non-zero counts of what
+    loading dropped or repaired, by reason; ``queue``: queue length steps.
+    ``jobs_csv`` / ``swf_out`` are written directly (Batsim jobs CSV / SWF).
+    """
+
+def batch_keys() -> list[str]:
+    """The keys ``simulate_batch`` accepts, in documentation order."""
