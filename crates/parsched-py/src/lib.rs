@@ -33,6 +33,18 @@ create_exception!(
 );
 create_exception!(
     parsched._core,
+    RuntimeUnavailable,
+    PyRuntimeError,
+    "The Linux runtime cannot work here (no cgroup freezer/cpuset, or no permission)."
+);
+create_exception!(
+    parsched._core,
+    RuntimeFailure,
+    PyRuntimeError,
+    "The Linux runtime failed while running jobs (spawn, I/O, timeout)."
+);
+create_exception!(
+    parsched._core,
     SimulationError,
     PyRuntimeError,
     "The simulation failed (a program or invariant error)."
@@ -431,6 +443,39 @@ mod erased {
     }
 }
 
+/// Runs real jobs under a policy on this Linux machine (`parsched run`). The
+/// `spec` dict maps onto the runtime's `RunSpec` (see docs/runtime.md); returns
+/// `{"jobs": [JobReport...], "controller": ControllerStats}`. Blocks until all
+/// jobs end, with the GIL released; the controller handles SIGINT/SIGTERM
+/// itself (it thaws and stops the jobs).
+#[pyfunction]
+fn run_jobs<'py>(py: Python<'py>, spec: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+    use parsched_runtime::{Controller, RuntimeError};
+    let spec: parsched_runtime::RunSpec =
+        pythonize::depythonize(spec).map_err(|e| ConfigError::new_err(format!("run spec: {e}")))?;
+    let rt_err = |e: RuntimeError| -> PyErr {
+        match e {
+            RuntimeError::Config(c) => ConfigError::new_err(c.to_string()),
+            RuntimeError::Policy(p) => PolicyError::new_err(p.0),
+            e @ (RuntimeError::Unsupported(_) | RuntimeError::Permission { .. }) => {
+                RuntimeUnavailable::new_err(e.to_string())
+            }
+            e => RuntimeFailure::new_err(e.to_string()),
+        }
+    };
+    let (reports, stats) = py
+        .allow_threads(|| -> Result<_, RuntimeError> {
+            let mut c = Controller::new(spec)?;
+            let r = c.run()?;
+            Ok((r, c.stats().clone()))
+        })
+        .map_err(rt_err)?;
+    let out = PyDict::new(py);
+    out.set_item("jobs", erased::Ser::to_py(&reports, py)?)?;
+    out.set_item("controller", erased::Ser::to_py(&stats, py)?)?;
+    Ok(out)
+}
+
 /// The keys `simulate_batch` accepts.
 #[pyfunction]
 fn batch_keys() -> Vec<&'static str> {
@@ -465,10 +510,16 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(barrier_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(run_jobs, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("PolicyError", m.py().get_type::<PolicyError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("TraceError", m.py().get_type::<TraceError>())?;
+    m.add(
+        "RuntimeUnavailable",
+        m.py().get_type::<RuntimeUnavailable>(),
+    )?;
+    m.add("RuntimeFailure", m.py().get_type::<RuntimeFailure>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
