@@ -861,7 +861,8 @@ def plot_phase(table: pd.DataFrame, path: str) -> None:
             if not len(gd):
                 continue
             lab = reg if reg == "unreachable" else f"{reg} ({dist})"
-            ax.scatter(gd["tp"], gd["tw"], s=45, c=colors[reg], edgecolors="k",
+            ax.scatter(gd["tp"], gd["tw"], s=10 if reg == "unreachable" else 45,
+                       c=colors[reg], edgecolors="lightgrey" if reg == "unreachable" else "k",
                        linewidths=0.3, label=lab, marker=marker)
     bad = table[table["reachable"] & (table["sim_region"] != table["model_region"])]
     if len(bad):
