@@ -1,6 +1,8 @@
 # parsched: build, demo and test on a fresh machine (python3 >= 3.10, cargo, pip).
 #   make demo   - build everything, then `parsched reproduce pools --quick` (writes results/pools)
 #   make test   - cargo fmt/clippy/test, ruff, pytest
+#   make bench-bin - build the real benchmark program bench/bsp (needs a C compiler);
+#                  `parsched reproduce desktop` also builds it on demand
 #   make develop, make clean
 # Idempotent: the venv, the Python dependencies and the extension build are
 # redone only when their inputs change (stamp files under .venv/).
@@ -16,7 +18,7 @@ BUILD_STAMP := $(VENV)/.parsched-build
 RUST_SRC    := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 PY_DEPS     := "maturin>=1.5,<2" numpy pandas matplotlib rich pyarrow pytest hypothesis scipy ruff
 
-.PHONY: all demo test develop venv lint rust-test py-test clean
+.PHONY: all demo test develop venv lint rust-test py-test clean bench-bin
 
 all: develop
 
@@ -38,6 +40,8 @@ develop: $(BUILD_STAMP)
 
 demo: develop
 	$(BIN)/parsched reproduce pools --quick
+
+bench-bin: ; $(MAKE) -C bench
 
 rust-test:
 	cargo fmt --all --check

@@ -23,6 +23,12 @@ Batch scheduling of rigid jobs on SWF workload traces (issue 4)::
     r.summary["avg_bounded_slowdown"], r.report, r.jobs.head()   # Batsim columns
     r.plot_gantt("gantt.png"); r.plot_utilization("util.png")
 
+Real programs on this Linux machine, gang scheduled by freezing cgroups (issue 5)::
+
+    out = parsched.run_jobs({"policy": "gang", "slot": "50ms",
+                             "jobs": [{"argv": ["./a.out"], "width": 2}, ["./b.out", "x"]]})
+    out["jobs"][0]["wall_s"], out["controller"]["switches"]
+
 Heavy modules (pandas, the compiled core) are imported on first use.
 """
 
@@ -39,13 +45,21 @@ from .config import (
     apply_overrides,
     from_toml,
 )
-from .errors import ConfigError, PolicyError, SimulationError, TraceError
+from .errors import (
+    ConfigError,
+    PolicyError,
+    RuntimeFailure,
+    RuntimeUnavailable,
+    SimulationError,
+    TraceError,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .api import BarrierResult, Result, simulate, simulate_barrier, sweep
     from .arrivals import load_arrivals
     from .batch import BatchResult, simulate_batch
     from .policies import LeastLoadedSpread, ZhouBrechtPolicy
+    from .runtime import run_jobs
 
 __all__ = [
     "Arrivals",
@@ -58,6 +72,8 @@ __all__ = [
     "PolicyError",
     "PoolsConfig",
     "Result",
+    "RuntimeFailure",
+    "RuntimeUnavailable",
     "SimulationError",
     "TraceError",
     "ZhouBrechtPolicy",
@@ -65,6 +81,7 @@ __all__ = [
     "apply_overrides",
     "from_toml",
     "load_arrivals",
+    "run_jobs",
     "simulate",
     "simulate_barrier",
     "simulate_batch",
@@ -80,6 +97,7 @@ _LAZY = {
     "BatchResult": "batch",
     "simulate_batch": "batch",
     "load_arrivals": "arrivals",
+    "run_jobs": "runtime",
     "ZhouBrechtPolicy": "policies",
     "LeastLoadedSpread": "policies",
 }

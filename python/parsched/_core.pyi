@@ -197,3 +197,52 @@ def simulate_batch(
 
 def batch_keys() -> list[str]:
     """The keys ``simulate_batch`` accepts, in documentation order."""
+
+class RuntimeUnavailable(RuntimeError):
+    """No cgroup freezer/cpuset, or no permission to use them."""
+
+class RuntimeFailure(RuntimeError):
+    """The runtime failed while running jobs (spawn, cgroup I/O, timeout)."""
+
+class _ExitStatus(TypedDict):
+    code: int | None
+    signal: int | None
+
+class _JobReport(TypedDict):
+    name: str
+    argv: list[str]
+    pid: int
+    status: _ExitStatus
+    success: bool
+    wall_s: float
+    user_s: float
+    sys_s: float
+    suspended_s: float
+    width: int | None
+    slots_run: int
+    cpus: list[int]
+    pool: Any
+    coscheduled: bool | None
+    observed: Any
+
+class _ControllerStats(TypedDict):
+    switches: int
+    wakeups: int
+    switch_s: float
+    max_switch_s: float
+    spread_s: float
+    cpu_s: float
+    wall_s: float
+    realtime: bool
+    backend: str
+
+class _RunOutput(TypedDict):
+    jobs: list[_JobReport]
+    controller: _ControllerStats
+
+def run_jobs(spec: dict[str, Any]) -> _RunOutput:
+    """Runs real jobs under a policy on this Linux machine; ``spec`` maps onto the
+    runtime's RunSpec (policy, slot, backend, max_slots, cpus, pools, realtime,
+    spread, jobs: [{name, argv, width, env, cwd, stdout, stderr}], ...). Unknown
+    keys raise ConfigError; no cgroups/permission RuntimeUnavailable; other run
+    failures RuntimeFailure. Blocks with the GIL released."""

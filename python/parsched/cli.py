@@ -17,7 +17,14 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from .config import BarrierConfig, BatchConfig, PoolsConfig
-from .errors import ConfigError, PolicyError, SimulationError, TraceError
+from .errors import (
+    ConfigError,
+    PolicyError,
+    RuntimeFailure,
+    RuntimeUnavailable,
+    SimulationError,
+    TraceError,
+)
 
 __all__ = ["main"]
 
@@ -31,6 +38,16 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (v > 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"{v} is out of range; allowed: a number > 0")
+    return v
 
 
 def _doc(fn: Any) -> str:
@@ -295,6 +312,133 @@ def cmd_simulate_batch(args: argparse.Namespace) -> int:
         con.print("  nothing dropped or repaired", highlight=False)
     for flag, target in written.items():
         con.print(f"wrote {flag.replace('_', '-')}: {target}", highlight=False)
+    return 0
+
+
+def _fmt_status(st: dict[str, Any]) -> str:
+    if st.get("signal") is not None:
+        import signal as _signal
+
+        try:
+            name = _signal.Signals(st["signal"]).name
+        except ValueError:
+            name = str(st["signal"])
+        return f"killed by {name}"
+    return f"exit {st.get('code')}"
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run real programs on this Linux machine under a scheduling policy (issue 5).
+
+    Jobs come from --jobs FILE.toml (RunSpec keys plus [[jobs]] tables with argv,
+    name, width, env, cwd, stdout, stderr) and/or the command line after `--`,
+    separated by a lone `:` like mpirun's MPMD syntax:
+
+      parsched run --policy gang --slot 50ms -- ./a.out ARGS : ./b.out ARGS
+
+    Policies: gang (Ousterhout matrix, slots switched by freezing each job's
+    cgroup), pools (cpusets from the topology), flexible (gang only the jobs that
+    spin), default (start all, let Linux schedule). Prints each job's exit status,
+    wall time, CPU time, time suspended and slots, and the controller's stats.
+    Exit status 0 if every job succeeded, 1 if any failed, 2 on bad input. Needs
+    cgroups (root or a delegated cgroup) except with --backend signal.
+    """
+    from .runtime import load_job_file, make_spec, run_jobs, split_commands
+
+    base = load_job_file(args.jobs) if args.jobs else {}
+    cmds = split_commands(args.command or [])
+    jobs = list(base.get("jobs", []) or [])
+    for argv in cmds:
+        job: dict[str, Any] = {"argv": argv}
+        if args.width is not None:
+            job["width"] = args.width
+        jobs.append(job)
+    if not jobs:
+        raise ConfigError("command", "no command given",
+                          "parsched run [OPTIONS] -- PROGRAM ARGS [: PROGRAM ARGS ...] "
+                          "or --jobs FILE.toml")
+    base["jobs"] = jobs
+    spec = make_spec(base, policy=args.policy, slot=args.slot, backend=args.backend,
+                     max_slots=args.max_slots)
+    if args.json:
+        sys.stdout.flush()
+    out = run_jobs(spec)
+    reports, stats = out["jobs"], out["controller"]
+    ok = all(r["success"] for r in reports)
+    if args.json:
+        print(json.dumps(_jsonable({"policy": spec.get("policy", "gang"),
+                                    "slot": spec.get("slot", "50ms"),
+                                    "success": ok, **out})))
+        return 0 if ok else 1
+    import pandas as pd
+
+    rows = [{
+        "job": r["name"],
+        "command": " ".join(r["argv"])[:40],
+        "status": _fmt_status(r["status"]),
+        "ok": bool(r["success"]),
+        "wall s": float(r["wall_s"]),
+        "CPU s": float(r["user_s"]) + float(r["sys_s"]),
+        "suspended s": float(r["suspended_s"]),
+        "slots": int(r["slots_run"]),
+        "width": r["width"] if r["width"] is not None else "",
+        "cpus": ",".join(str(c) for c in r["cpus"]),
+    } for r in reports]
+    con = _console()
+    con.print(f"parsched run: policy {spec.get('policy', 'gang')}, slot "
+              f"{spec.get('slot', '50ms')}, backend {stats['backend']}"
+              f"{' (controller at SCHED_FIFO)' if stats['realtime'] else ''}", highlight=False)
+    _print_table(con, "", pd.DataFrame(rows))
+    crow = [
+        ("slot switches", stats["switches"]),
+        ("controller wake-ups", stats["wakeups"]),
+        ("time in switches (ms)", float(stats["switch_s"]) * 1e3),
+        ("longest switch (ms)", float(stats["max_switch_s"]) * 1e3),
+        ("time spreading threads (ms)", float(stats["spread_s"]) * 1e3),
+        ("controller CPU (s)", float(stats["cpu_s"])),
+        ("wall (s)", float(stats["wall_s"])),
+    ]
+    _print_table(con, "controller", pd.DataFrame(crow, columns=["measure", "value"]))
+    failed = [r["name"] for r in reports if not r["success"]]
+    if failed:
+        con.print(f"failed: {', '.join(failed)}", highlight=False)
+    return 0 if ok else 1
+
+
+def cmd_reproduce_desktop(args: argparse.Namespace) -> int:
+    """Seed 002's coscheduling experiment (section 4.1, Figures 1-2) on this machine.
+
+    k parallel programs (bench/bsp: 2 threads, spin barrier every 1 ms) plus s
+    sequential stressors (busy loops, s = 0..3), under default Linux and under
+    parsched's gang scheduling (50 ms slots); then a granularity sweep in the
+    manner of seed 001 (two 2-thread spin-barrier jobs, barrier every 0.1, 1, 10
+    ms). The ideal time-sharing reference is the sum of the solo runtimes. Prints
+    tables, writes desktop.csv, granularity.csv, PNG plots and summary.md to
+    --out (with the load average at each run); --json prints the data. Builds
+    bench/bsp (make -C bench) if it is missing. Needs root and cgroups. A full run
+    takes a few minutes, --quick under one.
+    """
+    from . import reproduce_desktop
+    from ._io import atomic_dir, check_output_dir
+
+    check_output_dir(args.out, "--out")
+    bsp = reproduce_desktop.ensure_bsp(args.bsp)
+    reproduce_desktop.check_runtime()
+    con = _console()
+    start = time.perf_counter()
+    quiet = args.json
+    with atomic_dir(args.out) as tmp:
+        res = reproduce_desktop.run(
+            tmp, bsp, quick=args.quick, solo_s=args.solo_seconds, reps=args.reps,
+            echo=None if quiet else (lambda title, obj: _print_table(con, title, obj)),
+            progress=None if quiet else (lambda msg: con.print(msg, highlight=False)),
+        )
+    elapsed = time.perf_counter() - start
+    if args.json:
+        print(json.dumps(_jsonable({"out": args.out, "seconds": elapsed, **res})))
+    else:
+        con.print(f"wrote {args.out}/ (desktop.csv, granularity.csv, *.png, summary.md) in "
+                  f"{elapsed:.1f} s", highlight=False)
     return 0
 
 
@@ -610,6 +754,41 @@ def build_parser() -> argparse.ArgumentParser:
     rb.add_argument("--json", action="store_true", help="print the rows as one JSON object")
     rb.set_defaults(func=cmd_reproduce_batch)
 
+    rd = rep_sub.add_parser("desktop", help=_doc(cmd_reproduce_desktop).splitlines()[0],
+                            description=_doc(cmd_reproduce_desktop), formatter_class=fmt)
+    rd.add_argument("--quick", action="store_true",
+                    help="shorter runs, one repetition, fewer points (< 1 min)")
+    rd.add_argument("--out", default=os.path.join("results", "desktop"), metavar="DIR",
+                    help="output directory (default: results/desktop)")
+    rd.add_argument("--json", action="store_true", help="print the data as one JSON object")
+    rd.add_argument("--bsp", metavar="PATH", default=None,
+                    help="the benchmark binary (default: <repo>/bench/bsp, built on demand)")
+    rd.add_argument("--solo-seconds", type=_positive_float, default=None, metavar="S",
+                    help="target solo runtime of one job (default 1.0, --quick 0.4)")
+    rd.add_argument("--reps", type=_workers, default=None, metavar="N",
+                    help="repetitions per point, median reported (default 3, --quick 1)")
+    rd.set_defaults(func=cmd_reproduce_desktop)
+
+    ru = sub.add_parser("run", help=_doc(cmd_run).splitlines()[0],
+                        description=_doc(cmd_run), formatter_class=fmt)
+    ru.add_argument("--policy", choices=("gang", "pools", "flexible", "default"), default=None,
+                    help="scheduling policy (default: the job file's, else gang)")
+    ru.add_argument("--slot", default=None, metavar="LEN",
+                    help="slot length, e.g. 50ms, 0.05s, 500us (default 50ms)")
+    ru.add_argument("--backend", choices=("auto", "cgroup2", "cgroup1", "signal"), default=None,
+                    help="how slots are switched (default auto)")
+    ru.add_argument("--jobs", metavar="FILE.toml", default=None,
+                    help="TOML job file: RunSpec keys and [[jobs]] tables")
+    ru.add_argument("--width", type=_workers, default=None, metavar="N",
+                    help="gang width of the command-line jobs (default: all CPUs)")
+    ru.add_argument("--max-slots", type=_workers, default=None, metavar="N",
+                    help="multiprogramming level (jobs beyond it wait)")
+    ru.add_argument("--json", action="store_true",
+                    help="print the reports as one JSON object (the last line of stdout)")
+    ru.add_argument("command", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS [: ...]",
+                    help="jobs separated by a lone ':'")
+    ru.set_defaults(func=cmd_run)
+
     bp = sub.add_parser("bench", help=_doc(cmd_bench).splitlines()[0],
                         description=_doc(cmd_bench), formatter_class=fmt)
     bp.add_argument("model", nargs="?", choices=("pools", "barrier", "batch"),
@@ -659,6 +838,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(f"policy: {e}")
     except SimulationError as e:
         return _fail(f"simulation: {e}", code=1)
+    except RuntimeUnavailable as e:
+        return _fail(f"runtime unavailable: {e}")
+    except RuntimeFailure as e:
+        return _fail(f"runtime: {e}", code=1)
     except OSError as e:
         name = getattr(e, "filename", None)
         where = f" {name!r}" if name else ""

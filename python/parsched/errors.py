@@ -8,7 +8,8 @@ Both mirror the exceptions of the Rust extension (``parsched._core``): a
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "PolicyError", "SimulationError", "TraceError"]
+__all__ = ["ConfigError", "PolicyError", "RuntimeFailure", "RuntimeUnavailable",
+           "SimulationError", "TraceError"]
 
 
 class ConfigError(ValueError):
@@ -43,6 +44,16 @@ class ConfigError(ValueError):
 
 class PolicyError(RuntimeError):
     """A Python placement policy raised, or returned a decision the machine cannot apply."""
+
+
+class RuntimeUnavailable(RuntimeError):
+    """The Linux runtime cannot run here: no cgroup freezer or cpuset, or no
+    permission to use them (run as root or from a delegated cgroup)."""
+
+
+class RuntimeFailure(RuntimeError):
+    """The Linux runtime failed while running jobs (a job could not be started,
+    a cgroup operation failed, a timeout)."""
 
 
 class SimulationError(RuntimeError):

@@ -1,0 +1,207 @@
+"""`parsched run`, `parsched.run_jobs` and `parsched reproduce desktop` (issue 5).
+
+Tests that start real jobs need the compiled runtime, root and a cgroup freezer;
+elsewhere they are skipped with a message saying which.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+import parsched
+from conftest import run_cli
+from parsched.runtime import make_spec, split_commands
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+BSP = os.path.join(ROOT, "bench", "bsp")
+
+
+def _runtime_missing() -> str | None:
+    try:
+        from parsched import _core
+    except ImportError:
+        return "parsched._core is not built"
+    if not hasattr(_core, "run_jobs"):
+        return "this build of parsched._core has no run_jobs"
+    if not os.path.isdir("/sys/fs/cgroup"):
+        return "no cgroup filesystem at /sys/fs/cgroup (the runtime needs cgroups)"
+    if os.geteuid() != 0:
+        return "the runtime tests need root (cgroup freezer, real-time controller)"
+    return None
+
+
+needs_runtime = pytest.mark.skipif(_runtime_missing() is not None,
+                                   reason=f"SKIP: {_runtime_missing()}")
+
+
+def one_error_line(err: str) -> str:
+    lines = err.strip("\n").split("\n")
+    assert len(lines) == 1, err
+    assert lines[0].startswith("parsched: error: "), err
+    assert "Traceback" not in err
+    return lines[0][len("parsched: error: "):]
+
+
+def last_json(out: str) -> dict:
+    return json.loads(out.strip().splitlines()[-1])
+
+
+# ------------------------------------------------------------ no jobs started
+
+
+def test_split_commands():
+    assert split_commands(["--", "a", "1", ":", "b", "x", "y"]) == [["a", "1"], ["b", "x", "y"]]
+    assert split_commands(["a"]) == [["a"]]
+    assert split_commands([]) == []
+    with pytest.raises(parsched.ConfigError):
+        split_commands(["a", ":", ":", "b"])
+    with pytest.raises(parsched.ConfigError):
+        split_commands(["a", ":"])
+
+
+def test_job_file_maps_onto_runspec(tmp_path):
+    f = tmp_path / "jobs.toml"
+    f.write_text('policy = "gang"\nslot = "20ms"\nmax_slots = 2\n\n'
+                 '[[jobs]]\nname = "a"\nargv = ["true"]\nwidth = 2\n\n'
+                 '[[jobs]]\nargv = ["sh", "-c", "exit 0"]\nenv = { X = "1" }\n')
+    spec = make_spec(str(f), policy="default")
+    assert spec["policy"] == "default"  # keyword on top of the file
+    assert spec["slot"] == "20ms" and spec["max_slots"] == 2
+    assert spec["jobs"] == [{"name": "a", "argv": ["true"], "width": 2},
+                            {"argv": ["sh", "-c", "exit 0"], "env": {"X": "1"}}]
+    assert make_spec(jobs=[["true"], {"argv": ["true"]}])["jobs"] == [{"argv": ["true"]}] * 2
+
+
+@pytest.mark.parametrize("spec, field", [
+    ({"jobs": []}, "jobs"),
+    ({"jobs": [{"argv": []}]}, "argv"),
+    ({"jobs": [["/no/such/program"]]}, "argv"),
+    ({"jobs": [["no-such-program-parsched"]]}, "argv"),
+    ({"policy": "fifo", "jobs": [["true"]]}, "policy"),
+    ({"backend": "cgroup3", "jobs": [["true"]]}, "backend"),
+])
+def test_make_spec_rejects(spec, field):
+    with pytest.raises(parsched.ConfigError) as e:
+        make_spec(spec)
+    assert e.value.field == field
+
+
+BAD_RUN = [
+    (["--policy", "fifo", "--", "true"], "--policy"),
+    (["--backend", "cgroup3", "--", "true"], "--backend"),
+    (["--slot", "abc", "--", "true"], "slot"),
+    (["--slot", "0ms", "--", "true"], "slot"),
+    ([], "no command"),
+    (["--"], "no command"),
+    (["--", "true", ":", ":", "true"], "empty"),
+    (["--", "/no/such/program"], "not found"),
+    (["--jobs", "{d}/missing.toml"], "does not exist"),
+    (["--jobs", "{d}/bad.toml"], "jobs file"),
+    (["--jobs", "{d}/unknown.toml"], "bogus"),
+    (["--width", "0", "--", "true"], "--width"),
+]
+
+
+@pytest.mark.parametrize("args, needle", BAD_RUN)
+def test_run_bad_input_one_line_exit_2(tmp_path, args, needle):
+    (tmp_path / "bad.toml").write_text("policy = = 1\n")
+    (tmp_path / "unknown.toml").write_text('bogus = 1\n[[jobs]]\nargv = ["true"]\n')
+    args = [a.replace("{d}", str(tmp_path)) for a in args]
+    r = run_cli("run", *args, timeout=60)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert needle in one_error_line(r.stderr)
+
+
+def test_reproduce_desktop_bad_bsp(tmp_path):
+    r = run_cli("reproduce", "desktop", "--bsp", str(tmp_path / "nope"), "--out",
+                str(tmp_path / "o"))
+    assert r.returncode == 2
+    assert "--bsp" in one_error_line(r.stderr)
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.skipif(_runtime_missing() is None, reason="runs only where the runtime is unavailable")
+def test_run_without_runtime_is_one_line_exit_2():
+    r = run_cli("run", "--", "true", timeout=60)
+    assert r.returncode == 2
+    one_error_line(r.stderr)
+
+
+# ---------------------------------------------------------------- real jobs
+
+
+@needs_runtime
+def test_run_two_short_jobs_gang_json():
+    r = run_cli("run", "--policy", "gang", "--slot", "20ms", "--json", "--",
+                "sh", "-c", "i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done", ":",
+                "sh", "-c", "sleep 0.1", timeout=60)
+    assert r.returncode == 0, r.stderr
+    d = last_json(r.stdout)
+    assert d["success"] is True and d["policy"] == "gang"
+    assert [j["name"] for j in d["jobs"]] == ["job0", "job1"]
+    for j in d["jobs"]:
+        assert j["success"] and j["status"] == {"code": 0, "signal": None}
+        for key in ("wall_s", "user_s", "sys_s", "suspended_s"):
+            assert j[key] >= 0
+        assert j["slots_run"] >= 1 and j["pid"] > 0
+    c = d["controller"]
+    assert set(c) >= {"switches", "wakeups", "switch_s", "max_switch_s", "spread_s", "cpu_s",
+                      "wall_s", "realtime", "backend"}
+    assert c["backend"] in ("cgroup2", "cgroup1", "signal")
+
+
+@needs_runtime
+def test_run_table_and_failing_job_exit_1(tmp_path):
+    f = tmp_path / "jobs.toml"
+    f.write_text('policy = "gang"\nslot = "20ms"\n[[jobs]]\nname = "ok"\nargv = ["true"]\n'
+                 '[[jobs]]\nname = "bad"\nargv = ["sh", "-c", "exit 3"]\nwidth = 1\n')
+    r = run_cli("run", "--jobs", str(f), timeout=60)
+    assert r.returncode == 1, r.stderr
+    assert "exit 3" in r.stdout and "exit 0" in r.stdout
+    assert "slot switches" in r.stdout and "failed: bad" in r.stdout
+    r = run_cli("run", "--policy", "default", "--", "sh", "-c", "kill -TERM $$", timeout=60)
+    assert r.returncode == 1 and "SIGTERM" in r.stdout
+
+
+@needs_runtime
+def test_run_jobs_api():
+    out = parsched.run_jobs({"policy": "default", "jobs": [["true"], ["sh", "-c", "exit 2"]]})
+    assert [j["success"] for j in out["jobs"]] == [True, False]
+    assert out["jobs"][1]["status"]["code"] == 2
+    with pytest.raises(parsched.ConfigError):
+        parsched.run_jobs({"jobs": [["true"]], "slot_length": "1ms"})
+
+
+def _bsp_or_skip() -> str:
+    if os.path.isfile(BSP) and os.access(BSP, os.X_OK):
+        return BSP
+    if shutil.which("make") and (shutil.which("cc") or shutil.which("gcc")):
+        subprocess.run(["make", "-s", "-C", os.path.join(ROOT, "bench")], check=True)
+        return BSP
+    pytest.skip("bench/bsp is not built and there is no C compiler")
+
+
+@needs_runtime
+def test_reproduce_desktop_tiny_writes_files(tmp_path):
+    _bsp_or_skip()
+    out = tmp_path / "desk"
+    r = run_cli("reproduce", "desktop", "--quick", "--solo-seconds", "0.02", "--reps", "1",
+                "--out", str(out), "--json", timeout=120)
+    assert r.returncode == 0, r.stderr
+    d = last_json(r.stdout)
+    assert {"headline", "desktop", "granularity"} <= set(d)
+    assert {"speedup_1ms", "gang_vs_ideal_1ms", "load_start"} <= set(d["headline"])
+    assert all("load" in row for row in d["desktop"])
+    for name in ("desktop.csv", "granularity.csv", "desktop.png", "granularity.png",
+                 "summary.md"):
+        assert (out / name).stat().st_size > 0, name
+    import pandas as pd
+
+    desk = pd.read_csv(out / "desktop.csv")
+    assert set(desk.scheduler) == {"default", "gang"} and set(desk.k) == {1, 2}
+    assert list(pd.read_csv(out / "granularity.csv").grain_ms) == [0.1, 1.0, 10.0]
