@@ -86,6 +86,33 @@ fn value_of(key: &str, v: &Bound<'_, PyAny>) -> PyResult<Value> {
     }
 }
 
+/// Calls `f(key, value)` for every entry of a config dict whose value is not
+/// `None` (a `None` keeps the default).
+fn apply_config<'py>(
+    config: &Bound<'py, PyDict>,
+    mut f: impl FnMut(&str, &Bound<'py, PyAny>) -> PyResult<()>,
+) -> PyResult<()> {
+    for (k, v) in config.iter() {
+        let key: String = k
+            .extract()
+            .map_err(|_| ConfigError::new_err("config keys must be strings"))?;
+        if !v.is_none() {
+            f(&key, &v)?;
+        }
+    }
+    Ok(())
+}
+
+/// Converts a Python value and hands it to a typed config's `set`.
+fn set_value(
+    key: &str,
+    v: &Bound<'_, PyAny>,
+    set: impl FnOnce(&str, &Value) -> Result<(), parsched_core::ConfigError>,
+) -> PyResult<()> {
+    let val = value_of(key, v)?;
+    set(key, &val).map_err(|e| ConfigError::new_err(e.to_string()))
+}
+
 fn arrivals_of(v: &Bound<'_, PyAny>) -> PyResult<Vec<Arrival>> {
     let d: &Bound<'_, PyDict> = v
         .downcast()
@@ -202,21 +229,15 @@ fn simulate_pools<'py>(
     policy: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut cfg = PoolsConfig::default();
-    for (k, v) in config.iter() {
-        let key: String = k
-            .extract()
-            .map_err(|_| ConfigError::new_err("config keys must be strings"))?;
-        if v.is_none() {
-            continue;
-        }
+    let mut arrivals = None;
+    apply_config(config, |key, v| {
         if key == "arrivals" {
-            cfg.arrivals = Some(arrivals_of(&v)?);
-            continue;
+            arrivals = Some(arrivals_of(v)?);
+            return Ok(());
         }
-        let val = value_of(&key, &v)?;
-        cfg.set(&key, &val)
-            .map_err(|e| ConfigError::new_err(e.to_string()))?;
-    }
+        set_value(key, v, |k, val| cfg.set(k, val))
+    })?;
+    cfg.arrivals = arrivals;
     let opts = RunOptions {
         workers,
         audit,
@@ -306,17 +327,7 @@ fn simulate_barrier<'py>(
     audit: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let mut cfg = SyncConfig::default();
-    for (k, v) in config.iter() {
-        let key: String = k
-            .extract()
-            .map_err(|_| ConfigError::new_err("config keys must be strings"))?;
-        if v.is_none() {
-            continue;
-        }
-        let val = value_of(&key, &v)?;
-        cfg.set(&key, &val)
-            .map_err(|e| ConfigError::new_err(e.to_string()))?;
-    }
+    apply_config(config, |key, v| set_value(key, v, |k, val| cfg.set(k, val)))?;
     let opts = SyncOptions {
         audit,
         ..Default::default()
@@ -354,17 +365,7 @@ fn simulate_batch<'py>(
     swf_out: Option<std::path::PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut cfg = BatchConfig::default();
-    for (k, v) in config.iter() {
-        let key: String = k
-            .extract()
-            .map_err(|_| ConfigError::new_err("config keys must be strings"))?;
-        if v.is_none() {
-            continue;
-        }
-        let val = value_of(&key, &v)?;
-        cfg.set(&key, &val)
-            .map_err(|e| ConfigError::new_err(e.to_string()))?;
-    }
+    apply_config(config, |key, v| set_value(key, v, |k, val| cfg.set(k, val)))?;
     let r = py
         .allow_threads(|| batch::run_trace(&trace, &cfg))
         .map_err(batch_err)?;
