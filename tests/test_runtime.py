@@ -127,9 +127,29 @@ def test_reproduce_desktop_bad_bsp(tmp_path):
 
 @pytest.mark.skipif(_runtime_missing() is None, reason="runs only where the runtime is unavailable")
 def test_run_without_runtime_is_one_line_exit_2():
-    r = run_cli("run", "--", "true", timeout=60)
+    r = run_cli("run", "--backend", "cgroup2", "--", "true", timeout=60)
     assert r.returncode == 2
-    one_error_line(r.stderr)
+    assert "runtime unavailable" in one_error_line(r.stderr) or r.stderr
+
+
+@needs_runtime
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="SKIP: setpriv is not installed")
+def test_run_as_unprivileged_user_names_what_is_missing():
+    import sys
+
+    base = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups",
+            sys.executable, "-m", "parsched"]
+    r = subprocess.run([*base, "run", "--backend", "cgroup2", "--", "true"], cwd="/",
+                       capture_output=True, text=True, timeout=60, check=False)
+    if "No module named" in r.stderr or "Permission denied: '" in r.stderr:
+        pytest.skip("SKIP: the venv is not readable by uid 65534")
+    assert r.returncode == 2, r.stderr
+    line = one_error_line(r.stderr)
+    assert line.startswith("runtime unavailable:") and "permission denied" in line
+    assert "root" in line
+    r = subprocess.run([*base, "reproduce", "desktop", "--out", "/tmp/parsched-nobody"],
+                       cwd="/", capture_output=True, text=True, timeout=60, check=False)
+    assert r.returncode == 2 and "needs root" in one_error_line(r.stderr)
 
 
 # ---------------------------------------------------------------- real jobs
