@@ -422,8 +422,8 @@ def cmd_reproduce_desktop(args: argparse.Namespace) -> int:
     from ._io import atomic_dir, check_output_dir
 
     check_output_dir(args.out, "--out")
-    bsp = reproduce_desktop.ensure_bsp(args.bsp)
     reproduce_desktop.check_runtime()
+    bsp = reproduce_desktop.ensure_bsp(args.bsp)
     con = _console()
     start = time.perf_counter()
     quiet = args.json
