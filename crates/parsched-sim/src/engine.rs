@@ -70,6 +70,12 @@ impl<E> Engine<E> {
         self.queue.len()
     }
 
+    /// The time of the earliest pending event, if any.
+    #[inline]
+    pub fn next_time(&self) -> Option<Time> {
+        self.queue.peek().map(|e| Time(e.key.0))
+    }
+
     /// Schedules `event` at absolute time `at` (not before now).
     #[inline]
     pub fn schedule_at(&mut self, at: Time, event: E) {
