@@ -227,6 +227,20 @@ impl Cursor {
         steps
     }
 
+    /// Skips `n` whole passes of the innermost `Repeat` body, as if [`Cursor::next`]
+    /// had been called through them (the caller makes their draws itself, in the
+    /// same order): the cursor keeps its place in the body and `n` fewer passes
+    /// remain. For simulators that run many iterations of a simple loop in one
+    /// step. Panics unless the cursor is inside a `Repeat` with more than `n`
+    /// passes left (counting the current one).
+    pub fn skip_passes(&mut self, n: u64) {
+        let d = self.depth as usize;
+        assert!(d > 0, "skip_passes outside a Repeat");
+        let f = &mut self.frames[d];
+        assert!(f.left > n, "skip_passes past the end of the Repeat");
+        f.left -= n;
+    }
+
     /// Advances to and returns the next operation, drawing compute demands from `rng`.
     pub fn next<'p, R: Rng + ?Sized>(&mut self, prog: &'p Program, rng: &mut R) -> Op<'p> {
         loop {
@@ -293,6 +307,46 @@ mod tests {
         Step::Compute {
             demand: Dist::Const { value: v },
         }
+    }
+
+    #[test]
+    fn skip_passes_is_next_through_the_passes() {
+        let p = Program::new(vec![Step::Repeat {
+            count: 5,
+            body: vec![
+                Step::Compute {
+                    demand: Dist::Uniform { lo: 0.0, hi: 1.0 },
+                },
+                Step::Barrier,
+            ],
+        }]);
+        let (mut r1, mut r2) = (
+            Xoshiro256PlusPlus::seed_from_u64(3),
+            Xoshiro256PlusPlus::seed_from_u64(3),
+        );
+        let (mut a, mut b) = (Cursor::new(2), Cursor::new(2));
+        assert!(matches!(a.next(&p, &mut r1), Op::Compute { .. }));
+        assert!(matches!(b.next(&p, &mut r2), Op::Compute { .. }));
+        // a walks two passes; b skips them, drawing the same numbers itself.
+        for _ in 0..2 {
+            assert_eq!(a.next(&p, &mut r1), Op::Barrier);
+            assert!(matches!(a.next(&p, &mut r1), Op::Compute { .. }));
+            let _ = Dist::Uniform { lo: 0.0, hi: 1.0 }.sample(2, &mut r2);
+        }
+        b.skip_passes(2);
+        let rest = |c: &mut Cursor, r: &mut Xoshiro256PlusPlus| {
+            let mut out = vec![];
+            loop {
+                match c.next(&p, r) {
+                    Op::Exit => break out,
+                    Op::Compute { units } => out.push(format!("c{units}")),
+                    op => out.push(format!("{op:?}")),
+                }
+            }
+        };
+        let ra = rest(&mut a, &mut r1);
+        assert_eq!(ra, rest(&mut b, &mut r2));
+        assert_eq!(ra.len(), 5, "{ra:?}"); // 2 passes left after the current: B C B C B
     }
 
     fn run_all(p: &Program) -> Vec<String> {

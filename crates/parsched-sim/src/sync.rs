@@ -1349,23 +1349,42 @@ impl SyncMachine {
         for t in first..last {
             mx = mx.max(self.threads[t as usize].remaining);
         }
+        let demand = match &g.program.steps[..] {
+            [Step::Repeat { body, .. }] => match &body[..] {
+                [Step::Compute { demand }, Step::Barrier] => demand.clone(),
+                _ => unreachable!("batchable gangs compute then meet"),
+            },
+            _ => unreachable!("batchable gangs iterate"),
+        };
+        // Passes the cursors have not walked (their draws made here directly).
+        let mut skipped = 0u64;
         let mut t_end = start;
         while left > 0 && b.iterations < MAX_BATCH && t_end + mx < limit {
             // Every thread computes, arrives at the barrier and (as the slow
             // path does at the release) draws its next compute, in thread
             // order.
             let mut next_mx = 0;
-            for t in first..last {
-                let op = self.advance(t);
-                debug_assert_eq!(op, Next::Barrier);
-                let th = &mut self.threads[t as usize];
-                b.useful += th.remaining;
-                b.spin += mx - th.remaining;
-                th.remaining = 0;
-                if left > 1 {
-                    self.prepare(t);
-                    next_mx = next_mx.max(self.threads[t as usize].remaining);
+            if left > 1 {
+                let g = &mut self.gangs[gi];
+                for th in &mut self.threads[first as usize..last as usize] {
+                    b.useful += th.remaining;
+                    b.spin += mx - th.remaining;
+                    th.remaining = ticks(demand.sample(g.width, &mut g.rng));
+                    next_mx = next_mx.max(th.remaining);
                 }
+                skipped += 1;
+            } else {
+                // The gang's last iteration: no next compute.
+                for t in first..last {
+                    self.threads[t as usize].cursor.skip_passes(skipped);
+                    let op = self.advance(t);
+                    debug_assert_eq!(op, Next::Barrier);
+                    let th = &mut self.threads[t as usize];
+                    b.useful += th.remaining;
+                    b.spin += mx - th.remaining;
+                    th.remaining = 0;
+                }
+                skipped = 0;
             }
             t_end += mx;
             mx = next_mx;
@@ -1373,6 +1392,11 @@ impl SyncMachine {
             left -= 1;
             if record {
                 b.times.push(t_end);
+            }
+        }
+        if skipped > 0 {
+            for th in &mut self.threads[first as usize..last as usize] {
+                th.cursor.skip_passes(skipped);
             }
         }
         (t_end, left)
@@ -2348,15 +2372,17 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
-        /// The periodic solver (local round robin, busy waiting) gives exactly
-        /// the event-by-event results: draws, times, batch means and totals.
+        /// The fast paths for busy waiting — the periodic solver (local round
+        /// robin) and batches of co-scheduled iterations (gang scheduling) —
+        /// give exactly the event-by-event results: draws, times, batch means
+        /// and totals.
         #[test]
         fn periodic_solver_matches_the_event_path(
             n in 1i64..6, extra in 0i64..3, l in 1i64..5, k in 1i64..400,
             compute in proptest::bool::ANY, skew in proptest::bool::ANY,
             shuffle in proptest::bool::ANY, expo in proptest::bool::ANY,
             tq in 1u32..40, tcs10 in 0u32..5, grain10 in 0u32..60, var10 in 0u32..60,
-            seed in 0i64..1000, batches in 1i64..12,
+            seed in 0i64..1000, batches in 1i64..12, gang in proptest::bool::ANY,
         ) {
             let tcs = f64::from(tcs10) / 10.0;
             let tq = f64::from(tq).max(tcs + 0.5);
@@ -2375,18 +2401,51 @@ mod tests {
                 ("shuffle", Value::Bool(shuffle)),
                 ("seed", Value::Int(seed)),
                 ("batches", Value::Int(batches)),
-                ("sched", s("local")),
+                ("sched", s(if gang { "gang" } else { "local" })),
                 ("wait", s("busy")),
             ]);
             let fast = run(&c, SyncOptions::default()).unwrap();
             let slow = run(&c, SyncOptions { audit: false, fast: false }).unwrap();
             // Debug strings: exact floats, and NaN (one batch) equals NaN.
-            if k >= 300 && !skew && l >= 2 {
+            if k >= 300 && !skew && l >= 2 && !gang {
                 // Periodic from the first quantum: a handful of events.
                 proptest::prop_assert!(fast.events < 4 * (n + extra) as u64 * l as u64 + 8,
                     "{} events", fast.events);
             }
             proptest::prop_assert_eq!(format!("{:?}", strip(fast)), format!("{:?}", strip(slow)));
+        }
+    }
+
+    #[test]
+    fn busy_waiting_competitors_do_not_matter_to_the_measured_gang() {
+        // Seed 001 §2.1: with busy waiting the other threads' character does
+        // not matter (every thread uses whole quanta), so alike and
+        // compute-bound competitors give the measured gang the same times
+        // (with P = n, so that both kinds fill the same processors).
+        for (seed, n, p, l, grain) in [(1, 4, 4, 3, 0.03), (2, 2, 2, 2, 1.0), (3, 3, 3, 4, 7.0)] {
+            let run_with = |comp: &str| {
+                run(
+                    &cfg(&[
+                        ("n", Value::Int(n)),
+                        ("P", Value::Int(p)),
+                        ("l", Value::Int(l)),
+                        ("k", Value::Int(2_000)),
+                        ("grain", Value::Float(grain)),
+                        ("var", Value::Float(grain)),
+                        ("tq", Value::Float(10.0)),
+                        ("sched", s("local")),
+                        ("competitors", s(comp)),
+                        ("seed", Value::Int(seed)),
+                    ]),
+                    SyncOptions::default(),
+                )
+                .unwrap()
+            };
+            let (a, b) = (run_with("same"), run_with("compute"));
+            assert_eq!(a.time_per_iter, b.time_per_iter, "seed {seed}");
+            assert_eq!(a.batch_means, b.batch_means, "seed {seed}");
+            assert_eq!(a.measured_busy_wait_time, b.measured_busy_wait_time);
+            assert_ne!(a.busy_wait_time, b.busy_wait_time, "competitors differ");
         }
     }
 
