@@ -41,7 +41,7 @@ def test_defaults_and_docs():
     for sym, text in (("n", "[n]"), ("l", "[ℓ]"), ("tq", "[τq]"), ("tcs", "[τcs]"),
                       ("alpha", "[α]"), ("k", "[k]")):
         assert text in BarrierConfig.field_doc(sym)
-    assert BarrierConfig.choices("wait") == ("busy", "block", "twophase")
+    assert BarrierConfig.choices("wait") == ("busy", "block", "twophase", "yield")
     assert "Attributes:" in (BarrierConfig.__doc__ or "")
     with pytest.raises(dataclasses.FrozenInstanceError):
         c.n = 4  # type: ignore[misc]
@@ -179,7 +179,7 @@ def barrier_configs(draw) -> BarrierConfig:
         grain=draw(st.floats(1e-3, 1e3)), var=draw(st.floats(0.0, 1e3)),
         barrier_cost=draw(st.floats(0.0, 1.0)), tq=tq,
         tcs=draw(st.floats(0.0, tq, exclude_max=True)), alpha=draw(st.floats(0.0, 10.0)),
-        wait=draw(st.sampled_from(["busy", "block", "twophase"])),
+        wait=draw(st.sampled_from(["busy", "block", "twophase", "yield"])),
         spin_limit=draw(st.floats(0.0, 10.0)),
         wakeup=draw(st.sampled_from(["tail", "priority"])),
         sched=draw(st.sampled_from(["gang", "local"])),
@@ -232,6 +232,16 @@ def test_simulate_barrier_result():
     assert r.to_frame().shape[0] == 1
     with pytest.raises(TypeError):
         parsched.simulate_barrier(PoolsConfig())  # type: ignore[arg-type]
+
+
+@needs_core
+def test_yield_blocking_reports_measured_alpha():
+    # §3.3: blocking by yielding; α = yields per wait, about 4 at load 1.
+    base = BarrierConfig(l=1, k=1500, grain=1.41, var=1.41, tcs=0.21, sched="local")
+    r = parsched.simulate_barrier(base.with_(wait="yield"))
+    assert 3.0 < r.summary["alpha_measured"] < 5.0
+    assert r.summary["yields"] > 1500 and r.summary["busy_wait_time"] == 0.0
+    assert parsched.simulate_barrier(base.with_(k=100)).summary["alpha_measured"] is None
 
 
 @needs_core

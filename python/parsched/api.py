@@ -55,9 +55,9 @@ SUMMARY_KEYS = (
 BARRIER_SUMMARY_KEYS = (
     "time_per_iteration", "time_per_iter", "ci90_half_width", "start", "end", "iterations",
     "utilization", "useful_time", "busy_wait_time", "measured_busy_wait_time",
-    "overhead_time", "context_switches", "blocking_events", "preemptions", "slot_switches",
-    "fragmentation", "gang_iterations", "events", "max_pending", "t_p", "t_w", "eq6", "eq8",
-    "eq12", "eq13", "wall_seconds",
+    "overhead_time", "context_switches", "blocking_events", "yields", "alpha_measured",
+    "preemptions", "slot_switches", "fragmentation", "gang_iterations", "events",
+    "max_pending", "t_p", "t_w", "eq6", "eq8", "eq12", "eq13", "wall_seconds",
 )
 
 #: Columns of ``Result.jobs``: one row per simulated job (warm-up jobs included;
@@ -211,7 +211,9 @@ class BarrierResult:
     ``summary`` holds :data:`BARRIER_SUMMARY_KEYS`: ``time_per_iteration``
     (mean time per iteration of the measured gang), ``ci90_half_width`` (batch
     means), ``utilization``, ``busy_wait_time``, ``overhead_time``,
-    ``context_switches``, ``blocking_events``, ``preemptions``, ``slot_switches``,
+    ``context_switches``, ``blocking_events``, ``yields`` and ``alpha_measured``
+    (``wait = "yield"``: mean yields per wait, the seed's measured α; None
+    otherwise), ``preemptions``, ``slot_switches``,
     ``fragmentation`` (time-weighted idle cells of the scheduled slots),
     ``gang_iterations`` (barriers passed by all gangs), ``events``, the model's
     ``t_p``, ``t_w``, ``eq6``, ``eq8``, ``eq12``, ``eq13`` for this config, and

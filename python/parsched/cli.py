@@ -186,7 +186,7 @@ def cmd_simulate_barrier(args: argparse.Namespace) -> int:
     processor (the gang and l-1 competitors). Starts from the defaults (or
     --config FILE.toml with a [barrier] table or flat keys) and applies --set
     KEY=VALUE overrides; keys: n l P k grain var barrier_cost tq tcs alpha wait
-    (busy|block|twophase) spin_limit wakeup (tail|priority) sched (gang|local)
+    (busy|block|twophase|yield) spin_limit wakeup (tail|priority) sched (gang|local)
     competitors (same|compute) skew shuffle batches seed; times in ms.
     """
     from .api import simulate_barrier
@@ -799,7 +799,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="pools: jobs to simulate (default 100000)")
     bp.add_argument("--iterations", "-k", type=int, default=50000, metavar="K",
                     help="barrier: iterations of the measured gang (default 50000)")
-    bp.add_argument("--wait", choices=("busy", "block", "twophase"), default="busy",
+    bp.add_argument("--wait", choices=("busy", "block", "twophase", "yield"), default="busy",
                     help="barrier: waiting strategy (default busy)")
     bp.add_argument("--trace", metavar="FILE", default=None,
                     help="batch: SWF trace (default: the shared KTH-SP2 trace)")

@@ -626,9 +626,11 @@ class BarrierConfig(ConfigBase):
         "[τcs] context-switch cost, ms; must be < τq (Table 1: gang library 0.2, default "
         "library 0.07 + 0.14/ℓ; default 0.2)", 0.2)
     alpha: float = _doc("[α] blocking costs α·τcs of processor time (§4: 1.5)", 1.5)
-    wait: Literal["busy", "block", "twophase"] = _doc(
-        "waiting at the barrier: busy (spin), block (give up the processor, α·τcs) or "
-        "twophase (spin up to spin_limit, then block) (default busy)", "busy")
+    wait: Literal["busy", "block", "twophase", "yield"] = _doc(
+        "waiting at the barrier: busy (spin), block (give up the processor, α·τcs), "
+        "twophase (spin up to spin_limit, then block) or yield (Makbilan's blocking, §3.3: "
+        "yield to the tail of the run queue, τcs per yield, again each time it runs while "
+        "the barrier is closed; alpha_measured = yields per wait) (default busy)", "busy")
     spin_limit: float = _doc(
         "two-phase: ms of processor time spent spinning before blocking (default 0.1)", 0.1)
     wakeup: Literal["tail", "priority"] = _doc(

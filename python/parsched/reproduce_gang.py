@@ -355,13 +355,18 @@ def _exp_point(exp: int, grain: float, var: float, load: int, n: int, alpha: flo
     tcs_default = float(fr.default_library_switch_ms(load))
     gang = BarrierConfig(**common, tcs=TCS_GANG, sched="gang", wait="busy")
     block = BarrierConfig(**common, tcs=tcs_default, sched="local", wait="block")
-    runs: dict[str, list[BarrierConfig]] = {"gang_busy": [gang], "block": [block]}
+    # Blocking as Makbilan ran it (yield to the run queue; α measured, §3.3)
+    yld = block.with_(wait="yield")
+    runs: dict[str, list[BarrierConfig]] = {"gang_busy": [gang], "block": [block],
+                                            "yield": [yld]}
     if exp == 3:
         seeds = max(2, length.seeds // 2)
         runs["block"] = _seeds(block, seeds)
         runs["block_compute"] = _seeds(block.with_(competitors="compute"), seeds)
         runs["block_compute_priority"] = _seeds(
             block.with_(competitors="compute", wakeup="priority"), seeds)
+        runs["yield"] = _seeds(yld, seeds)
+        runs["yield_compute"] = _seeds(yld.with_(competitors="compute"), seeds)
     if exp == 4:
         runs["local_busy"] = _seeds(
             BarrierConfig(**common, tcs=tcs_default, sched="local", wait="busy"), length.seeds)
@@ -382,6 +387,10 @@ def pooled_ci90(times: Sequence[float]) -> tuple[float, float]:
     m, se = float(r.mean()), float(r.std(ddof=1) / math.sqrt(len(r)))
     lo_rate, hi_rate = m - 1.645 * se, m + 1.645 * se
     return 1.0 / hi_rate, (1.0 / lo_rate if lo_rate > 0 else math.inf)
+
+
+def _float_or_nan(x: Any) -> float:
+    return math.nan if x is None else float(x)
 
 
 def idle_fraction(row: Any) -> float:
@@ -601,9 +610,17 @@ def experiment_tables(plan: Plan, runs) -> dict[int, pd.DataFrame]:
             r["eq6"] = float(fr.t_gang_busy(tp, tw, n, l, TQ, p["tcs_gang"]))
             r["sim_block"] = _mean_time(runs, p["runs"]["block"], "mean")
             r["eq12"] = float(fr.t_block_same(tp, tw, n, l, TQ, p["tcs_default"], a))
+            # Yield-blocking: α is measured (yields per wait), and the seed fed the
+            # measured α into eq. (12)/(13), as eq12_alpha_measured does.
+            r["sim_yield"] = _mean_time(runs, p["runs"]["yield"], "mean")
+            am = float(np.mean([runs[c]["alpha_measured"] for c in p["runs"]["yield"]]))
+            r["alpha_measured"] = am
+            r["eq12_alpha_measured"] = float(fr.t_block_same(tp, tw, n, l, TQ,
+                                                             p["tcs_default"], am))
             if e in (1, 2, 4):
                 r["ratio_sim"] = r["sim_block"] / r["sim_gang_busy"]
                 r["ratio_model"] = r["eq12"] / r["eq6"]
+                r["ratio_yield"] = r["sim_yield"] / r["sim_gang_busy"]
             if e == 1:
                 r["overhead_sim"] = r["sim_block"] - r["sim_gang_busy"]
                 r["overhead_model"] = r["eq12"] - r["eq6"]
@@ -616,6 +633,12 @@ def experiment_tables(plan: Plan, runs) -> dict[int, pd.DataFrame]:
                 r["sim_block_compute_priority"] = _mean_time(
                     runs, p["runs"]["block_compute_priority"], "mean")
                 r["load_x_tq"] = l * TQ
+                yc = p["runs"]["yield_compute"]
+                r["sim_yield_compute"] = _mean_time(runs, yc, "mean")
+                amc = float(np.mean([runs[c]["alpha_measured"] for c in yc]))
+                r["alpha_measured_compute"] = amc
+                r["eq13_alpha_measured"] = float(fr.t_block_compute(
+                    tp, tw, n, l, TQ, p["tcs_default"], amc))
                 r["utilization_block_same"] = float(np.mean(
                     [runs[c]["utilization"] for c in p["runs"]["block"]]))
             if e == 4:
@@ -812,6 +835,8 @@ def plot_experiments(tables: dict[int, pd.DataFrame], path: str) -> None:
     ax.plot(t2["tp_plus_tw"], t2["eq6"], "--", label="eq. 6")
     ax.plot(t2["tp_plus_tw"], t2["sim_block"], "s-", ms=3, label="sim: blocking")
     ax.plot(t2["tp_plus_tw"], t2["eq12"], ":", label="eq. 12")
+    ax.plot(t2["tp_plus_tw"], t2["sim_yield"], "d-", ms=3,
+            label="sim: yield-blocking (α measured)")
     ax.set(title="Exp. 2 (Fig. 5): LOAD 3, VAR = GRAIN", xlabel="t_p + t_w (ms)",
            ylabel="time per iteration (ms)", xlim=(0, 1.6), ylim=(0, None))
     ax.axvline(PAPER_CROSSOVER_MS, color="k", lw=0.8, ls="--")
@@ -819,6 +844,7 @@ def plot_experiments(tables: dict[int, pd.DataFrame], path: str) -> None:
     ax = axes[0][2]
     ax.plot(t2["tp_plus_tw"], t2["ratio_sim"], "o-", ms=3, label="sim")
     ax.plot(t2["tp_plus_tw"], t2["ratio_model"], "--", label="eqs. 12 / 6")
+    ax.plot(t2["tp_plus_tw"], t2["ratio_yield"], "d-", ms=3, label="sim, yield-blocking")
     ax.plot([PAPER_RATIO_AT_MS], [PAPER_RATIO], "kx", ms=9, label="paper: 2× at 0.16 ms")
     ax.plot([PAPER_CROSSOVER_MS], [1.0], "k+", ms=11, label="paper: crossover 0.8 ms")
     ax.axhline(1.0, color="grey", lw=0.8)
@@ -956,6 +982,10 @@ def headlines(grid_sum, exps, phase, twop=None) -> tuple[pd.DataFrame, dict[str,
     b_blk = fit_exponent(t4["load"], t4["sim_block"])
     b_unc = fit_exponent(t4["load"], t4["sim_uncoord_busy"])
     b_unc_model = fit_exponent(t4["load"], t4["eq8"])
+    x_yield = crossover(t2["tp_plus_tw"], t2["ratio_yield"])
+    r_yield = interp(PAPER_RATIO_AT_MS, t2["tp_plus_tw"], t2["ratio_yield"])
+    in_range = t2[t2["GRAIN"] <= 1000]
+    a2 = (float(in_range["alpha_measured"].min()), float(in_range["alpha_measured"].max()))
     pag = phase_agreement(phase)
     tot = pag[pag["model_region"] == "all"].iloc[0]
     agree = float(tot["fraction"])
@@ -975,6 +1005,17 @@ def headlines(grid_sum, exps, phase, twop=None) -> tuple[pd.DataFrame, dict[str,
          head["crossover_ms"], x_sim),
         ("Exp. 2: blocking / gang busy at t_p + t_w = 0.16 ms", PAPER_RATIO, head["ratio_at"],
          r_sim),
+        ("Exp. 2 with yield-blocking (α measured): crossover t_p + t_w (ms)",
+         PAPER_CROSSOVER_MS, "", x_yield),
+        ("Exp. 2 with yield-blocking: blocking / gang busy at t_p + t_w = 0.16 ms",
+         PAPER_RATIO, "", r_yield),
+        ("Exp. 2: α measured (yields per wait), GRAIN 0-1000", "1.1-2.1", "",
+         f"{a2[0]:.2f}-{a2[1]:.2f}"),
+        ("Exp. 3: α measured at load 1 / load 4, compute competitors", "≈ 4 / ≈ 1.2", "",
+         f"{t3['alpha_measured_compute'].iloc[0]:.2f} / "
+         f"{t3['alpha_measured_compute'].iloc[-1]:.2f}"),
+        ("Exp. 3: α measured at load 1 / load 4, competitors alike", "", "",
+         f"{t3['alpha_measured'].iloc[0]:.2f} / {t3['alpha_measured'].iloc[-1]:.2f}"),
         ("Exp. 3: blocking, compute competitors, load 4 (ms)",
          "≈ competing gangs × τq",
          float(t3["eq13"].iloc[-1]), float(t3["sim_block_compute"].iloc[-1])),
@@ -1023,6 +1064,13 @@ def headlines(grid_sum, exps, phase, twop=None) -> tuple[pd.DataFrame, dict[str,
                               "simulation": x_sim},
         "exp2_ratio_at_0.16ms": {"paper": PAPER_RATIO, "formula": head["ratio_at"],
                                  "simulation": r_sim},
+        "exp2_yield": {"crossover_ms": x_yield, "ratio_at_0.16ms": r_yield,
+                       "alpha_measured_range": list(a2)},
+        "exp3_alpha_measured": {
+            "compute": dict(zip(map(str, t3["load"]), map(float, t3["alpha_measured_compute"]),
+                                strict=True)),
+            "alike": dict(zip(map(str, t3["load"]), map(float, t3["alpha_measured"]),
+                              strict=True))},
         "exp3_block_compute_ms": dict(zip(map(str, t3["load"]),
                                           map(float, t3["sim_block_compute"]), strict=True)),
         "exp4_exponents": {"gang_busy": b_gang, "block": b_blk, "uncoord_busy": b_unc,
@@ -1055,7 +1103,8 @@ def run(
         runs[cfg] = {"time_per_iteration": float(row["time_per_iteration"]),
                      "utilization": float(row["utilization"]),
                      "ci90_half_width": float(row["ci90_half_width"]),
-                     "idle_fraction": idle_fraction(row)}
+                     "idle_fraction": idle_fraction(row),
+                     "alpha_measured": _float_or_nan(row.get("alpha_measured"))}
     unique = len(set(configs))
     sim_seconds = float(df.drop_duplicates(subset=list(BarrierConfig.field_names()))
                         ["wall_seconds"].sum())

@@ -36,9 +36,10 @@ fn main() {
                 r.time_per_iter, r.ci90_half_width, r.t_p, r.t_w, r.eq6, r.eq8, r.eq12, r.eq13
             );
             println!(
-                "U {:.4}  spin {:.1} ms (measured {:.1})  overhead {:.1} ms  cs {}  blocks {}  preempt {}  slots {}  frag {:.4}",
+                "U {:.4}  spin {:.1} ms (measured {:.1})  overhead {:.1} ms  cs {}  blocks {}  yields {} (alpha {:.2})  preempt {}  slots {}  frag {:.4}",
                 r.utilization, r.busy_wait_time, r.measured_busy_wait_time, r.overhead_time,
-                r.context_switches, r.blocking_events, r.preemptions, r.slot_switches, r.fragmentation
+                r.context_switches, r.blocking_events, r.yields, r.alpha_measured.unwrap_or(f64::NAN), r.preemptions,
+                r.slot_switches, r.fragmentation
             );
             println!(
                 "events {}  max pending {}  wall {:.3}s  measured iter/s {:.2}M  gang iter/s {:.2}M  events/s {:.1}M",

@@ -132,6 +132,13 @@ pub enum WaitStrategy {
     Block,
     #[serde(rename = "twophase")]
     TwoPhase,
+    /// Makbilan's blocking (seed 001 §3.3): the waiting thread yields the
+    /// processor and goes to the tail of the run queue, which serves as the
+    /// blocked queue; each yield costs a switch τcs (also when no other
+    /// thread is ready and the yielder runs again), and it yields again each
+    /// time it runs before the barrier opens. The mean number of yields per
+    /// wait is the α the seed measured (`alpha_measured`).
+    Yield,
 }
 
 /// Where a released blocked thread goes in its processor's queue.
@@ -327,9 +334,10 @@ impl SyncConfig {
             "alpha" => self.alpha = num(key, v)?,
             "spin_limit" => self.spin_limit = num(key, v)?,
             "wait" => {
-                self.wait = match choice(key, v, &["busy", "block", "twophase"])? {
+                self.wait = match choice(key, v, &["busy", "block", "twophase", "yield"])? {
                     "block" => WaitStrategy::Block,
                     "twophase" => WaitStrategy::TwoPhase,
+                    "yield" => WaitStrategy::Yield,
                     _ => WaitStrategy::Busy,
                 }
             }
@@ -527,6 +535,11 @@ pub struct SyncResult {
     /// Dispatches of a thread other than the processor's previous one.
     pub context_switches: u64,
     pub blocking_events: u64,
+    /// Yields of waiting threads (`wait = yield`).
+    pub yields: u64,
+    /// Mean yields per wait at a barrier (`wait = yield`; None when no thread
+    /// waited by yielding): the seed's measured α.
+    pub alpha_measured: Option<f64>,
     /// Quantum expiries that moved a thread to the tail (local scheduling).
     pub preemptions: u64,
     /// Gang switches (gang scheduling).
@@ -787,6 +800,8 @@ pub struct SyncMachine {
     overhead: u64,
     context_switches: u64,
     blocking_events: u64,
+    yields: u64,
+    yield_waits: u64,
     preemptions: u64,
     slot_switches: u64,
     frag_idle: u128,
@@ -911,6 +926,8 @@ impl SyncMachine {
             overhead: 0,
             context_switches: 0,
             blocking_events: 0,
+            yields: 0,
+            yield_waits: 0,
             preemptions: 0,
             slot_switches: 0,
             frag_idle: 0,
@@ -1118,6 +1135,11 @@ impl SyncMachine {
                     }
                     return;
                 }
+                WaitStrategy::Yield => {
+                    // It yields again as soon as it runs.
+                    eng.schedule_at(start, SyncEv::Seg { p, gen: proc.gen });
+                    return;
+                }
                 WaitStrategy::Block => unreachable!("blocked threads are not dispatched"),
             }
         } else {
@@ -1161,10 +1183,15 @@ impl SyncMachine {
         let th = proc.thread;
         let elapsed = now.saturating_sub(proc.seg_start);
         self.account(th, elapsed);
-        debug_assert!(
-            !self.threads[th as usize].waiting,
-            "spins end by Spin events"
-        );
+        if self.threads[th as usize].waiting {
+            debug_assert_eq!(
+                self.gangs[self.threads[th as usize].gang as usize].wait,
+                WaitStrategy::Yield,
+                "spins end by Spin events"
+            );
+            self.yield_now(th, p, eng);
+            return;
+        }
         let next = match self.threads[th as usize].deferred.take() {
             Some(n) => n,
             None => self.advance(th),
@@ -1203,6 +1230,10 @@ impl SyncMachine {
                 }
             }
             WaitStrategy::Block => self.block(th, p, eng),
+            WaitStrategy::Yield => {
+                self.yield_waits += 1;
+                self.yield_now(th, p, eng);
+            }
         }
     }
 
@@ -1528,6 +1559,29 @@ impl SyncMachine {
             }
             St::Done => unreachable!("a finished thread does not wait"),
         }
+    }
+
+    /// Waiting thread `th` (`wait = yield`) yields `p`: it goes to the tail
+    /// of the run queue and the next ready thread runs after a switch; with
+    /// nothing else ready (or under gang scheduling, where no other thread
+    /// holds a cell of the slot on `p`) it runs again after a switch's cost.
+    fn yield_now(&mut self, th: u32, p: u32, eng: &mut Engine<SyncEv>) {
+        let now = eng.now();
+        self.yields += 1;
+        let proc = &mut self.procs[p as usize];
+        if self.sched == SyncSched::Local && !proc.queue.is_empty() {
+            proc.thread = NONE;
+            proc.gen = proc.gen.wrapping_add(1);
+            proc.queue.push_back(th);
+            self.threads[th as usize].state = St::Ready;
+            // run_on charges the switch to the next thread.
+            self.dispatch_local(p, eng);
+            return;
+        }
+        let start = proc.busy_until.max(now) + self.tcs;
+        self.overhead += self.tcs;
+        proc.busy_until = start;
+        self.start_activity(th, p, start, eng);
     }
 
     fn block(&mut self, th: u32, p: u32, eng: &mut Engine<SyncEv>) {
@@ -2120,6 +2174,8 @@ pub fn run(cfg: &SyncConfig, opts: SyncOptions) -> Result<SyncResult, crate::poo
         overhead_time: ticks_to_units(m.overhead),
         context_switches: m.context_switches,
         blocking_events: m.blocking_events,
+        yields: m.yields,
+        alpha_measured: (m.yield_waits > 0).then(|| m.yields as f64 / m.yield_waits as f64),
         preemptions: m.preemptions,
         slot_switches: m.slot_switches,
         fragmentation: if m.frag_total == 0 {
@@ -2297,7 +2353,7 @@ mod tests {
     #[test]
     fn audit_every_combination() {
         for sched in ["gang", "local"] {
-            for wait in ["busy", "block", "twophase"] {
+            for wait in ["busy", "block", "twophase", "yield"] {
                 for comp in ["same", "compute"] {
                     for wakeup in ["tail", "priority"] {
                         let c = cfg(&[
@@ -2414,6 +2470,44 @@ mod tests {
             }
             proptest::prop_assert_eq!(format!("{:?}", strip(fast)), format!("{:?}", strip(slow)));
         }
+    }
+
+    #[test]
+    fn yield_blocking_measures_alpha() {
+        // Seed 001 §3.3, experiment 3 (GRAIN = VAR = 1000, Table 1's τcs): the
+        // yields per wait are "about 4 for a load of one down to about 1.2
+        // for a load of four" — here with compute-bound competitors.
+        let alpha = |l: i64, comp: &str| {
+            let r = run(
+                &cfg(&[
+                    ("l", Value::Int(l)),
+                    ("k", Value::Int(1_500)),
+                    ("grain", Value::Float(1.41)),
+                    ("var", Value::Float(1.41)),
+                    ("tcs", Value::Float(0.07 + 0.14 / l as f64)),
+                    ("sched", s("local")),
+                    ("wait", s("yield")),
+                    ("competitors", s(comp)),
+                ]),
+                AUDIT,
+            )
+            .unwrap();
+            assert_eq!(r.busy_wait_time, 0.0, "yielders do not spin");
+            assert_eq!(r.blocking_events, 0);
+            assert!(r.yields > 0);
+            r.alpha_measured.expect("threads waited")
+        };
+        let (a1, a4) = (alpha(1, "compute"), alpha(4, "compute"));
+        assert!((3.0..5.0).contains(&a1), "load 1: {a1}");
+        assert!((1.0..1.5).contains(&a4), "load 4: {a4}");
+        let a4_alike = alpha(4, "same");
+        assert!(
+            a4_alike > a4,
+            "alike competitors yield back sooner: {a4_alike}"
+        );
+        // Not measured without yields.
+        let r = run(&cfg(&[("k", Value::Int(100))]), AUDIT).unwrap();
+        assert!(r.alpha_measured.is_none() && r.yields == 0);
     }
 
     #[test]
