@@ -1139,8 +1139,9 @@ def run(
     header = (
         f"mode {mode}: {len(configs)} runs, {unique} distinct simulations "
         f"({sim_seconds:.1f} s of simulation); runs aim at {L.rounds} scheduling rounds "
-        f"(k between {L.k_min} and {L.k_max}); uncoordinated busy waiting pools {L.seeds} seeds "
-        "(harmonic mean of the time per iteration = mean iteration rate)."
+        f"(k between {L.k_min} and {L.k_max}); uncoordinated busy waiting pools {L.seeds} seeds, "
+        f"{L.seeds_eq8} seeds of {EQ8_ROUNDS_PER_SEED} rounds at eq. (8)'s in-regime points "
+        "with ℓ >= 2 (harmonic mean of the time per iteration = mean iteration rate)."
     )
     md = [
         "# Seed 001 (Feitelson & Rudolph 1992): gang scheduling and fine-grain "
