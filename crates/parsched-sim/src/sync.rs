@@ -398,6 +398,14 @@ impl SyncConfig {
         if self.k == 0 {
             return Err(ConfigError::new("k", "0 iterations", "k >= 1"));
         }
+        if self.wait == WaitStrategy::Yield && ticks(self.tcs.max(0.0)) == 0 {
+            // Yields that cost nothing would repeat for ever at one instant.
+            return Err(ConfigError::new(
+                "tcs",
+                format!("{} with wait = yield: each yield costs τcs", self.tcs),
+                "tcs > 0 with wait = yield",
+            ));
+        }
         for (f, v) in [
             ("grain", self.grain),
             ("var", self.var),
@@ -2470,6 +2478,15 @@ mod tests {
             }
             proptest::prop_assert_eq!(format!("{:?}", strip(fast)), format!("{:?}", strip(slow)));
         }
+    }
+
+    #[test]
+    fn yield_needs_a_switch_cost() {
+        let mut c = cfg(&[("wait", s("yield")), ("tcs", Value::Float(0.0))]);
+        let e = c.validate().unwrap_err();
+        assert_eq!(e.field, "tcs");
+        c.set("tcs", &Value::Float(0.01)).unwrap();
+        c.validate().unwrap();
     }
 
     #[test]

@@ -264,7 +264,7 @@ mod sync_machine {
             ),
             (
                 0.0f64..3.0,
-                0usize..3,
+                0usize..4,
                 0.0f64..1.0,
                 any::<bool>(),
                 any::<bool>(),
@@ -292,12 +292,14 @@ mod sync_machine {
                     },
                     barrier_cost: bc.max(0.001),
                     tq,
-                    tcs: tcs.min(tq * 0.5),
+                    // (yield-waiting needs τcs > 0)
+                    tcs: tcs.min(tq * 0.5).max(if wait == 3 { 0.001 } else { 0.0 }),
                     alpha,
                     wait: [
                         WaitStrategy::Busy,
                         WaitStrategy::Block,
                         WaitStrategy::TwoPhase,
+                        WaitStrategy::Yield,
                     ][wait],
                     spin_limit,
                     wakeup: if priority {
