@@ -62,6 +62,8 @@ def test_shared_base_keeps_the_two_configs_apart():
         BarrierConfig().with_(L=0.5)
     with pytest.raises(ConfigError, match=r"^n: unknown key; allowed: P, L, D"):
         PoolsConfig().apply_overrides(["n=3"])
+    with pytest.raises(ConfigError, match=r"^tcs: 0.0 with wait = yield"):
+        BarrierConfig(wait="yield", tcs=0.0)
     assert PoolsConfig().summary_label() == "defaults"
     assert BarrierConfig(n=4).summary_label() == "n=4"
 
@@ -172,14 +174,15 @@ def test_toml(tmp_path):
 def barrier_configs(draw) -> BarrierConfig:
     n = draw(st.integers(1, 64))
     tq = draw(st.floats(1e-3, 1e3, allow_nan=False))
+    wait = draw(st.sampled_from(["busy", "block", "twophase", "yield"]))
     return BarrierConfig(
         n=n, l=draw(st.integers(1, 16)),
         P=draw(st.one_of(st.none(), st.integers(n, 128))),
         k=draw(st.integers(1, 10**9)),
         grain=draw(st.floats(1e-3, 1e3)), var=draw(st.floats(0.0, 1e3)),
         barrier_cost=draw(st.floats(0.0, 1.0)), tq=tq,
-        tcs=draw(st.floats(0.0, tq, exclude_max=True)), alpha=draw(st.floats(0.0, 10.0)),
-        wait=draw(st.sampled_from(["busy", "block", "twophase", "yield"])),
+        tcs=draw(st.floats(1e-6 if wait == "yield" else 0.0, tq, exclude_max=True)),
+        alpha=draw(st.floats(0.0, 10.0)), wait=wait,
         spin_limit=draw(st.floats(0.0, 10.0)),
         wakeup=draw(st.sampled_from(["tail", "priority"])),
         sched=draw(st.sampled_from(["gang", "local"])),

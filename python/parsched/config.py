@@ -683,6 +683,8 @@ class BarrierConfig(ConfigBase):
         need(self.tq > 0, "tq", "a finite number > 0")
         need(self.tcs < self.tq, "tcs", "tcs < tq",
              f"a context switch of {self.tcs} is not shorter than the quantum {self.tq}")
+        need(self.wait != "yield" or self.tcs >= 1e-6, "tcs", "tcs >= 1e-6 with wait = yield",
+             f"{self.tcs} with wait = yield: each yield costs τcs")
         need(self.batches >= 1, "batches", "batches >= 1")
         need(0 <= self.seed < 2**64, "seed", "0 <= seed < 2^64")
 
