@@ -238,6 +238,21 @@ def test_simulate_barrier_result():
 
 
 @needs_core
+def test_iteration_time_distribution():
+    cfg = BarrierConfig(n=2, l=3, grain=0.05, var=0.05, sched="local", k=20000, seed=3)
+    r = parsched.simulate_barrier(cfg)
+    s = r.summary
+    h = r.iteration_histogram
+    assert list(h.columns) == ["lo_ms", "hi_ms", "iterations"]
+    assert int(h["iterations"].sum()) == cfg.k
+    assert (h["lo_ms"] < h["hi_ms"]).all() and h["lo_ms"].is_monotonic_increasing
+    assert s["iteration_min"] <= s["iteration_p50"] <= s["iteration_p90"] <= s["iteration_max"]
+    # uncoordinated busy waiting: a fast median, a tail of whole rounds
+    assert s["iteration_max"] > 100 * s["iteration_p50"]
+    assert h["lo_ms"].iloc[0] <= s["iteration_min"] and s["iteration_max"] <= h["hi_ms"].iloc[-1]
+
+
+@needs_core
 def test_yield_blocking_reports_measured_alpha():
     # §3.3: blocking by yielding; α = yields per wait, about 4 at load 1.
     base = BarrierConfig(l=1, k=1500, grain=1.41, var=1.41, tcs=0.21, sched="local")

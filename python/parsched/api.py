@@ -58,6 +58,8 @@ BARRIER_SUMMARY_KEYS = (
     "overhead_time", "context_switches", "blocking_events", "yields", "alpha_measured",
     "preemptions", "slot_switches", "fragmentation", "gang_iterations", "events",
     "max_pending", "t_p", "t_w", "eq6", "eq8", "eq12", "eq13", "wall_seconds",
+    "iteration_min", "iteration_p10", "iteration_p50", "iteration_p90", "iteration_p99",
+    "iteration_max",
 )
 
 #: Columns of ``Result.jobs``: one row per simulated job (warm-up jobs included;
@@ -195,13 +197,17 @@ def _call_barrier(cfg: dict[str, Any], *, audit: bool) -> dict:
         raise SimulationError(str(e)) from None
 
 
-def _barrier_summary(out: dict) -> tuple[dict[str, Any], tuple[float, ...]]:
+def _barrier_summary(
+    out: dict,
+) -> tuple[dict[str, Any], tuple[float, ...], tuple[tuple[float, float, int], ...]]:
     out = dict(out)
     means = tuple(float(x) for x in out.pop("batch_means", ()))
+    hist = tuple((float(lo), float(hi), int(c)) for lo, hi, c in
+                 out.pop("iteration_histogram", ()))
     out.pop("config", None)
     summary = {"time_per_iteration": out.get("time_per_iter")}
     summary.update(out)
-    return summary, means
+    return summary, means, hist
 
 
 @dataclass(frozen=True)
@@ -215,6 +221,9 @@ class BarrierResult:
     (``wait = "yield"``: mean yields per wait, the seed's measured α; None
     otherwise), ``preemptions``, ``slot_switches``,
     ``fragmentation`` (time-weighted idle cells of the scheduled slots),
+    ``iteration_min``, ``iteration_p10``, ``iteration_p50``, ``iteration_p90``,
+    ``iteration_p99``, ``iteration_max`` (the distribution of the measured
+    gang's iteration times: exact extremes, quantiles to about 1%),
     ``gang_iterations`` (barriers passed by all gangs), ``events``, the model's
     ``t_p``, ``t_w``, ``eq6``, ``eq8``, ``eq12``, ``eq13`` for this config, and
     ``wall_seconds``. ``batch_means`` are the means of the ``batches``
@@ -224,10 +233,20 @@ class BarrierResult:
     config: BarrierConfig
     summary: dict[str, Any]
     batch_means: tuple[float, ...] = field(repr=False)
+    #: (low ms, high ms, iterations) per non-empty log bin (10 per decade)
+    histogram: tuple[tuple[float, float, int], ...] = field(default=(), repr=False)
 
     @property
     def time_per_iteration(self) -> float:
         return float(self.summary["time_per_iteration"])
+
+    @property
+    def iteration_histogram(self) -> pd.DataFrame:
+        """The measured gang's iteration times: columns ``lo_ms``, ``hi_ms``,
+        ``iterations`` (non-empty bins, ten log-spaced bins per decade of ms)."""
+        import pandas as pd
+
+        return pd.DataFrame(list(self.histogram), columns=["lo_ms", "hi_ms", "iterations"])
 
     def to_frame(self) -> pd.DataFrame:
         """One-row DataFrame: the config fields followed by the summary (as in :func:`sweep`)."""
@@ -245,8 +264,9 @@ def simulate_barrier(config: BarrierConfig | None = None, *, audit: bool = False
     config = BarrierConfig() if config is None else config
     if not isinstance(config, BarrierConfig):
         raise TypeError(f"config must be a BarrierConfig, not {type(config).__name__}")
-    summary, means = _barrier_summary(_call_barrier(config.to_dict(), audit=audit))
-    return BarrierResult(config=config, summary=summary, batch_means=means)
+    summary, means, hist = _barrier_summary(_call_barrier(config.to_dict(), audit=audit))
+    return BarrierResult(config=config, summary=summary, batch_means=means,
+                         histogram=hist)
 
 
 def default_executor(n_tasks: int | None = None) -> cf.Executor:

@@ -198,6 +198,7 @@ def cmd_simulate_barrier(args: argparse.Namespace) -> int:
     if args.json:
         obj = dict(s)
         obj["batch_means"] = list(res.batch_means)
+        obj["iteration_histogram"] = [list(b) for b in res.histogram]
         obj["config"] = cfg.scalars()
         print(json.dumps(_jsonable(obj), sort_keys=False))
         return 0
@@ -206,12 +207,17 @@ def cmd_simulate_barrier(args: argparse.Namespace) -> int:
     rows = [
         ("time per iteration (ms)", s["time_per_iteration"]),
         ("90% CI half-width (ms)", s["ci90_half_width"]),
+        ("iteration time min / p50 / p90 / p99 / max (ms)",
+         " / ".join(f"{s[k]:.4g}" for k in ("iteration_min", "iteration_p50", "iteration_p90",
+                                           "iteration_p99", "iteration_max"))),
         ("utilization", s["utilization"]),
         ("fragmentation", s["fragmentation"]),
         ("busy-wait time (ms, all gangs)", s["busy_wait_time"]),
         ("switch/blocking overhead (ms)", s["overhead_time"]),
         ("context switches", s["context_switches"]),
         ("blocking events", s["blocking_events"]),
+        ("yields (α measured)", f"{s['yields']} ({s['alpha_measured']:.3g})"
+         if s.get("alpha_measured") is not None else s["yields"]),
         ("preemptions", s["preemptions"]),
         ("slot switches", s["slot_switches"]),
         ("t_p, t_w (ms)", f"{s['t_p']:.4g}, {s['t_w']:.4g}"),

@@ -108,6 +108,7 @@ use crate::machine::MachineError;
 use crate::pools::Value;
 use crate::rng::{stream, Stream, StreamRng};
 use crate::stats::mean_ci90;
+use hdrhistogram::Histogram;
 use parsched_core::policy::gang::{GangId, GangMatrix, SlotId};
 use parsched_core::program::{Cursor, Dist, Op, Program, Step};
 use parsched_core::time::{ticks_to_units, units_to_ticks, TICKS_PER_UNIT};
@@ -118,6 +119,32 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 const NONE: u32 = u32::MAX;
+
+/// The iteration-time histogram's range: 1 tick to 10^13 ticks (10^7 ms);
+/// longer iterations count in its top bucket (the exact maximum is kept).
+const ITER_HIST_MAX_TICKS: u64 = 10_000_000_000_000;
+
+/// Ten log-spaced bins per decade of milliseconds, non-empty ones only.
+fn log_bins(h: &Histogram<u64>) -> Vec<(f64, f64, u64)> {
+    let mut bins: Vec<(i64, u64)> = Vec::new();
+    for v in h.iter_recorded() {
+        let ms = ticks_to_units(h.median_equivalent(v.value_iterated_to())).max(1e-9);
+        let j = (10.0 * ms.log10()).floor() as i64;
+        match bins.last_mut() {
+            Some((b, c)) if *b == j => *c += v.count_at_value(),
+            _ => bins.push((j, v.count_at_value())),
+        }
+    }
+    bins.into_iter()
+        .map(|(j, c)| {
+            (
+                10f64.powf(j as f64 / 10.0),
+                10f64.powf((j + 1) as f64 / 10.0),
+                c,
+            )
+        })
+        .collect()
+}
 
 /// Most iterations in one fast-path batch (bounds the memory of a batch
 /// whatever the grain; any cut gives the same results).
@@ -527,6 +554,17 @@ pub struct SyncResult {
     /// 90% confidence half-width (batch means over iterations).
     pub ci90_half_width: f64,
     pub batch_means: Vec<f64>,
+    /// The distribution of the measured gang's iteration times (ms): exact
+    /// extremes, quantiles to about 1% (a fixed-memory HDR histogram).
+    pub iteration_min: f64,
+    pub iteration_p10: f64,
+    pub iteration_p50: f64,
+    pub iteration_p90: f64,
+    pub iteration_p99: f64,
+    pub iteration_max: f64,
+    /// The same as a histogram, ten log-spaced bins per decade (edges
+    /// 10^(j/10) ms), non-empty bins only: (low ms, high ms, iterations).
+    pub iteration_histogram: Vec<(f64, f64, u64)>,
     /// When the measured gang first ran, and when it passed its k-th barrier.
     pub start: f64,
     pub end: f64,
@@ -823,6 +861,9 @@ pub struct SyncMachine {
     batch_sum: f64,
     batches_max: usize,
     batch_means: Vec<f64>,
+    iter_hist: Histogram<u64>,
+    iter_min: u64,
+    iter_max: u64,
     done: Option<Time>,
     max_pending: usize,
 }
@@ -948,6 +989,10 @@ impl SyncMachine {
             batch_sum: 0.0,
             batches_max: cfg.batches as usize,
             batch_means: Vec::with_capacity(cfg.batches as usize),
+            iter_hist: Histogram::new_with_bounds(1, ITER_HIST_MAX_TICKS, 2)
+                .expect("valid histogram bounds"),
+            iter_min: u64::MAX,
+            iter_max: 0,
             done: None,
             max_pending: 0,
         };
@@ -1246,7 +1291,11 @@ impl SyncMachine {
     }
 
     fn record_iteration(&mut self, now: Time) {
-        let it = ticks_to_units(now - self.last_iter);
+        let d = now - self.last_iter;
+        self.iter_hist.saturating_record(d);
+        self.iter_min = self.iter_min.min(d);
+        self.iter_max = self.iter_max.max(d);
+        let it = ticks_to_units(d);
         self.last_iter = now;
         if self.batch_means.len() < self.batches_max {
             self.batch_sum += it;
@@ -2172,6 +2221,29 @@ pub fn run(cfg: &SyncConfig, opts: SyncOptions) -> Result<SyncResult, crate::poo
         time_per_iter: total / iterations as f64,
         ci90_half_width: half,
         batch_means: m.batch_means.clone(),
+        iteration_min: ticks_to_units(m.iter_min),
+        iteration_p10: ticks_to_units(
+            m.iter_hist
+                .value_at_quantile(0.10)
+                .clamp(m.iter_min.min(m.iter_max), m.iter_max),
+        ),
+        iteration_p50: ticks_to_units(
+            m.iter_hist
+                .value_at_quantile(0.50)
+                .clamp(m.iter_min.min(m.iter_max), m.iter_max),
+        ),
+        iteration_p90: ticks_to_units(
+            m.iter_hist
+                .value_at_quantile(0.90)
+                .clamp(m.iter_min.min(m.iter_max), m.iter_max),
+        ),
+        iteration_p99: ticks_to_units(
+            m.iter_hist
+                .value_at_quantile(0.99)
+                .clamp(m.iter_min.min(m.iter_max), m.iter_max),
+        ),
+        iteration_max: ticks_to_units(m.iter_max),
+        iteration_histogram: log_bins(&m.iter_hist),
         start: start.as_units(),
         end: end_u,
         iterations,
@@ -2478,6 +2550,60 @@ mod tests {
             }
             proptest::prop_assert_eq!(format!("{:?}", strip(fast)), format!("{:?}", strip(slow)));
         }
+    }
+
+    #[test]
+    fn iteration_time_distribution() {
+        // Dedicated processors, constant compute: every iteration is alike.
+        let r = run(
+            &cfg(&[
+                ("l", Value::Int(1)),
+                ("k", Value::Int(3_000)),
+                ("var", Value::Float(0.0)),
+            ]),
+            AUDIT,
+        )
+        .unwrap();
+        assert_eq!(r.iteration_min, r.iteration_max);
+        assert!(rel(r.iteration_p50, r.iteration_min) < 0.01);
+        let total: u64 = r.iteration_histogram.iter().map(|b| b.2).sum();
+        assert_eq!(total, 3_000);
+        assert_eq!(r.iteration_histogram.len(), 1);
+        // Uncoordinated busy waiting: most iterations are fast (inside the
+        // overlap), a few span a whole round — a long tail.
+        let r = run(
+            &cfg(&[
+                ("n", Value::Int(2)),
+                ("l", Value::Int(3)),
+                ("k", Value::Int(20_000)),
+                ("grain", Value::Float(0.05)),
+                ("var", Value::Float(0.05)),
+                ("sched", s("local")),
+                ("seed", Value::Int(3)),
+            ]),
+            SyncOptions::default(),
+        )
+        .unwrap();
+        assert!(r.iteration_min <= r.iteration_p10 && r.iteration_p10 <= r.iteration_p50);
+        assert!(r.iteration_p50 <= r.iteration_p90 && r.iteration_p99 <= r.iteration_max);
+        assert!(r.iteration_max > 20.0 * r.iteration_p50, "{r:?}");
+        let total: u64 = r.iteration_histogram.iter().map(|b| b.2).sum();
+        assert_eq!(total, 20_000);
+        for w in r.iteration_histogram.windows(2) {
+            assert!(w[0].1 <= w[1].0 + 1e-12, "bins ordered and disjoint");
+        }
+        // The mean of the distribution is the time per iteration.
+        let mean: f64 = r
+            .iteration_histogram
+            .iter()
+            .map(|&(lo, hi, c)| (lo * hi).sqrt() * c as f64)
+            .sum::<f64>()
+            / 20_000.0;
+        assert!(
+            rel(mean, r.time_per_iter) < 0.15,
+            "{mean} vs {}",
+            r.time_per_iter
+        );
     }
 
     #[test]
