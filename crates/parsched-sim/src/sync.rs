@@ -2153,6 +2153,18 @@ impl SyncMachine {
         if let Some(t) = seen.iter().position(|&c| c > 1) {
             return Err(err(format!("thread {t} is in two places at once")));
         }
+        if let (SyncSched::Gang, Some(s)) = (self.sched, self.slot) {
+            // Coscheduling: every thread of the current slot's gangs that can
+            // run holds its processor (all of a gang's threads run together).
+            for (th, t) in self.threads.iter().enumerate() {
+                if t.state == St::Ready && self.matrix.slot_of(GangId(t.gang as u64)) == Some(s) {
+                    return Err(err(format!(
+                        "thread {th} of gang {} is ready but not running in its gang's slot",
+                        t.gang
+                    )));
+                }
+            }
+        }
         for (gi, g) in self.gangs.iter().enumerate() {
             let mut runnable = 0;
             let mut waiting = 0;
