@@ -2229,31 +2229,23 @@ pub fn run(cfg: &SyncConfig, opts: SyncOptions) -> Result<SyncResult, crate::poo
     let (_, half) = mean_ci90(&m.batch_means);
     let p = m.procs.len() as f64;
     let end_u = end.as_units();
+    // Histogram quantiles, kept within the exact extremes.
+    let quantile = |q: f64| {
+        ticks_to_units(
+            m.iter_hist
+                .value_at_quantile(q)
+                .clamp(m.iter_min.min(m.iter_max), m.iter_max),
+        )
+    };
     Ok(SyncResult {
         time_per_iter: total / iterations as f64,
         ci90_half_width: half,
         batch_means: m.batch_means.clone(),
         iteration_min: ticks_to_units(m.iter_min),
-        iteration_p10: ticks_to_units(
-            m.iter_hist
-                .value_at_quantile(0.10)
-                .clamp(m.iter_min.min(m.iter_max), m.iter_max),
-        ),
-        iteration_p50: ticks_to_units(
-            m.iter_hist
-                .value_at_quantile(0.50)
-                .clamp(m.iter_min.min(m.iter_max), m.iter_max),
-        ),
-        iteration_p90: ticks_to_units(
-            m.iter_hist
-                .value_at_quantile(0.90)
-                .clamp(m.iter_min.min(m.iter_max), m.iter_max),
-        ),
-        iteration_p99: ticks_to_units(
-            m.iter_hist
-                .value_at_quantile(0.99)
-                .clamp(m.iter_min.min(m.iter_max), m.iter_max),
-        ),
+        iteration_p10: quantile(0.10),
+        iteration_p50: quantile(0.50),
+        iteration_p90: quantile(0.90),
+        iteration_p99: quantile(0.99),
         iteration_max: ticks_to_units(m.iter_max),
         iteration_histogram: log_bins(&m.iter_hist),
         start: start.as_units(),
