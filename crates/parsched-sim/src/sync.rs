@@ -691,6 +691,20 @@ struct Win {
     period: u64,
 }
 
+impl Win {
+    /// The thread's place in its quanta at time `t`.
+    fn at(self, t: u64, tq: u64) -> Pos {
+        let mut p = Pos {
+            ws: self.phi,
+            m: 0,
+            r: 0,
+            period: self.period,
+        };
+        p.advance_to(t, tq);
+        p
+    }
+}
+
 /// A thread's place in its periodic quanta: it has run `m·τq + r` ticks
 /// (from the solver's start), `r < τq`, and its quantum `m` starts at `ws`.
 #[derive(Debug, Clone, Copy)]
@@ -1885,17 +1899,6 @@ impl SyncMachine {
         true
     }
 
-    #[inline]
-    fn win_pos(&self, w: Win, t: u64) -> u64 {
-        if t <= w.phi {
-            return 0;
-        }
-        let d = t - w.phi;
-        let m = d / w.period;
-        let r = d - m * w.period;
-        m * self.tq + r.min(self.tq)
-    }
-
     /// Solves the rest of a run whose schedule became periodic at `t0` (see
     /// [`SyncMachine::periodic_ready`]): busy-waiting threads never leave a
     /// processor before their quantum ends, so each processor repeats its
@@ -1963,7 +1966,8 @@ impl SyncMachine {
                 Kind::Compute => {
                     for i in 0..self.gangs[gi].threads.len() {
                         let w = wins[self.gangs[gi].threads[i] as usize];
-                        self.useful += self.win_pos(w, end) - self.win_pos(w, t0.0);
+                        self.useful +=
+                            w.at(end, self.tq).cpu(self.tq) - w.at(t0.0, self.tq).cpu(self.tq);
                     }
                 }
                 Kind::Measured | Kind::Skew => {}
@@ -2023,15 +2027,7 @@ impl SyncMachine {
         let mut rem: Vec<u64> = Vec::with_capacity(width);
         let mut arrived: Vec<bool> = Vec::with_capacity(width);
         for th in &self.threads[first..first + width] {
-            let w = wins[first + at.len()];
-            let mut p = Pos {
-                ws: w.phi,
-                m: 0,
-                r: 0,
-                period: w.period,
-            };
-            p.advance_to(t0, tq);
-            at.push(p);
+            at.push(wins[first + at.len()].at(t0, tq));
             rem.push(th.remaining);
             arrived.push(th.waiting);
         }
