@@ -2514,7 +2514,7 @@ mod tests {
         /// and totals.
         #[test]
         fn periodic_solver_matches_the_event_path(
-            n in 1i64..6, extra in 0i64..3, l in 1i64..5, k in 1i64..400,
+            n in 1i64..6, extra in 0i64..3, l in 1i64..5, k in 1i64..2500,
             compute in proptest::bool::ANY, skew in proptest::bool::ANY,
             shuffle in proptest::bool::ANY, expo in proptest::bool::ANY,
             tq in 1u32..40, tcs10 in 0u32..5, grain10 in 0u32..60, var10 in 0u32..60,
