@@ -326,6 +326,9 @@ def test_cli_simulate_barrier_json(tmp_path):
         (["--set", "grain=-0.5"], "parsched: error: grain: "),
         (["--set", "foo=1"], "parsched: error: foo: unknown key"),
         (["--config", "/nonexistent.toml"], "parsched: error: config: cannot read"),
+        (["--set", "dist=empirical"], "parsched: error: samples: no samples"),
+        (["--set", "dist=empirical", "samples=1,x"], "parsched: error: samples: 'x' is not"),
+        (["--set", "samples=@/nonexistent"], "parsched: error: samples: cannot read"),
     ],
 )
 def test_cli_bad_input_one_line_exit_2(args, start):
@@ -333,6 +336,37 @@ def test_cli_bad_input_one_line_exit_2(args, start):
     assert p.returncode == 2
     assert p.stdout == ""
     assert p.stderr.startswith(start) and p.stderr.count("\n") == 1
+
+
+@needs_core
+def test_empirical_compute_times(tmp_path):
+    """Any distribution as a sample: numpy draws from a lognormal, here."""
+    import numpy as np
+
+    draws = np.random.default_rng(5).lognormal(mean=-1.0, sigma=0.8, size=500)
+    cfg = BarrierConfig(n=4, l=1, k=20000, dist="empirical", samples=draws, barrier_cost=0.0)
+    assert cfg.samples == tuple(float(x) for x in draws)
+    # t_w from the sample: E[max of 4 draws] − mean, checked by brute force
+    idx = np.random.default_rng(1).integers(0, len(draws), size=(200_000, 4))
+    mc = draws[idx].max(axis=1).mean() - draws.mean()
+    assert abs(cfg.t_w() - mc) < 0.01 * cfg.t_w() + 1e-3
+    r = parsched.simulate_barrier(cfg)
+    # dedicated processors: an iteration takes the slowest thread, t_p + t_w
+    assert r.time_per_iteration == pytest.approx(cfg.t_p() + cfg.t_w(), rel=0.02)
+    assert r.summary["iteration_max"] <= 4 * max(draws)
+    # round trips: dict, TOML, KEY=VALUE and @FILE
+    assert BarrierConfig.from_dict(cfg.to_dict()) == cfg
+    f = tmp_path / "b.toml"
+    f.write_text(cfg.to_toml())
+    assert BarrierConfig.from_toml(f) == cfg
+    s = tmp_path / "samples.txt"
+    s.write_text("\n".join(repr(float(x)) for x in draws) + "\n")
+    assert BarrierConfig(n=4).apply_overrides(["dist=empirical", f"samples=@{s}"]).samples \
+        == cfg.samples
+    p = run_cli("simulate", "barrier", "--set", "n=4", "l=1", "k=2000", "dist=empirical",
+                f"samples=@{s}", "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["t_p"] == pytest.approx(float(draws.mean()) + 0.137)
 
 
 @needs_core

@@ -167,6 +167,8 @@ def _row(config: AnyConfig, summary: dict[str, Any], *, model: bool = False) -> 
     row.update(config.scalars())
     if isinstance(config, PoolsConfig):
         row["arrivals"] = None if config.arrivals is None else len(config.arrivals)
+    if isinstance(config, BarrierConfig):
+        row["samples"] = len(config.samples)  # how many (the values stay in the config)
     for k, v in summary.items():
         if k in row:
             if row[k] == v:

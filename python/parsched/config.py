@@ -225,6 +225,11 @@ class ConfigBase:
         return ConfigError(key, "cannot be set with KEY=VALUE", "a scalar key")
 
     @classmethod
+    def _special_parse(cls, key: str, raw: str) -> Any:
+        """The value of a special field from ``KEY=VALUE`` text (most cannot)."""
+        raise cls._special_override_error(key)
+
+    @classmethod
     def _special_from_toml(cls, name: str, value: Any, path: str) -> Any:  # pragma: no cover
         return value
 
@@ -310,7 +315,8 @@ class ConfigBase:
             if key not in kinds:
                 raise cls._unknown_key(key)
             if kinds[key] is object:
-                raise cls._special_override_error(key)
+                changes[key] = cls._special_parse(key, raw)
+                continue
             changes[key] = cls.parse_value(key, raw)
         return self.with_(**changes) if changes else self
 
@@ -613,11 +619,19 @@ class BarrierConfig(ConfigBase):
     var: float = _doc(
         "[VAR] spread of the compute per iteration, ms: each thread draws U(grain, grain+var) "
         "(eq. 14: 0.00141·VAR; default 1)", 1.0)
-    dist: Literal["uniform", "exponential"] = _doc(
+    dist: Literal["uniform", "exponential", "empirical"] = _doc(
         "per-iteration compute beyond grain + barrier_cost: uniform U(0, var) (§3.3's GRAIN/"
         "VAR; t_w <= (n−1)/(n+1)·t_p) or exponential Exp(mean var) (t_w = var·(H_n − 1) can "
-        "exceed t_p, so Figure 9's blocking region can be simulated) (default uniform)",
+        "exceed t_p, so Figure 9's blocking region can be simulated); or empirical: "
+        "barrier_cost + one of `samples`, each equally likely (grain and var unused) "
+        "(default uniform)",
         "uniform")
+    samples: tuple[float, ...] = _doc(
+        "dist = empirical: compute times, ms, drawn with equal probability — any "
+        "distribution as a sample (measured times, or numpy draws from any law); a "
+        "sequence or array in Python, a list in TOML, `--set samples=0.1,0.3,2` or "
+        "`--set samples=@FILE` (numbers separated by commas, spaces or newlines) on "
+        "the command line (default empty)", ())
     barrier_cost: float = _doc(
         "barrier cost added to every compute, ms (§2.1 folds it into t_p; §3.3: 0.137 ms on "
         "10 processors; default 0.137)", 0.137)
@@ -678,8 +692,17 @@ class BarrierConfig(ConfigBase):
         for name in ("grain", "var", "barrier_cost", "tcs", "alpha", "spin_limit"):
             need(getattr(self, name) >= 0, name, "a finite number >= 0",
                  f"{getattr(self, name)} is negative")
-        need(self.grain + self.barrier_cost >= 1e-6, "grain", "grain + barrier_cost >= 1e-6",
-             "grain + barrier_cost is below one tick (1e-6 ms)")
+        if self.dist == "empirical":
+            need(len(self.samples) > 0, "samples", "at least one compute time (ms)",
+                 "no samples for dist = empirical")
+            need(self.t_p() >= 1e-6, "samples", "mean + barrier_cost >= 1e-6",
+                 "mean sample + barrier_cost is below one tick (1e-6 ms)")
+        else:
+            need(not self.samples, "samples", "samples only with dist = empirical",
+                 "given but dist is not empirical")
+            need(self.grain + self.barrier_cost >= 1e-6, "grain",
+                 "grain + barrier_cost >= 1e-6",
+                 "grain + barrier_cost is below one tick (1e-6 ms)")
         need(self.tq > 0, "tq", "a finite number > 0")
         need(self.tcs < self.tq, "tcs", "tcs < tq",
              f"a context switch of {self.tcs} is not shorter than the quantum {self.tq}")
@@ -687,6 +710,53 @@ class BarrierConfig(ConfigBase):
              f"{self.tcs} with wait = yield: each yield costs τcs")
         need(self.batches >= 1, "batches", "batches >= 1")
         need(0 <= self.seed < 2**64, "seed", "0 <= seed < 2^64")
+
+    # ------------------------------------------------ samples (special)
+    def _special_coerce(self, name: str, v: Any) -> Any:  # samples
+        if isinstance(v, str | bytes) or not hasattr(v, "__iter__"):
+            raise ConfigError("samples", f"{type(v).__name__} given",
+                              "a sequence of numbers (ms)")
+        out = tuple(_as_float("samples", x) for x in v)
+        for x in out:
+            if not (x >= 0 and math.isfinite(x)):
+                raise ConfigError("samples", f"{x} is negative or not finite",
+                                  "finite numbers >= 0")
+        return out
+
+    def _special_to_dict(self, name: str, v: Any) -> Any:
+        return list(v)
+
+    @classmethod
+    def _special_parse(cls, key: str, raw: str) -> Any:
+        text = raw
+        if raw.startswith("@"):
+            try:
+                with open(raw[1:]) as fh:
+                    text = fh.read()
+            except OSError as e:
+                raise ConfigError("samples", f"cannot read {raw[1:]!r}: {e.strerror or e}",
+                                  "@FILE of numbers") from None
+        text = text.strip()
+        if text.startswith("[") and text.endswith("]"):  # a list literal, as printed
+            text = text[1:-1]
+        items = [t for t in text.replace(",", " ").split() if t]
+        try:
+            return tuple(float(t) for t in items)
+        except ValueError:
+            bad = next(t for t in items if not _is_float(t))
+            raise ConfigError("samples", f"{bad!r} is not a number",
+                              "numbers separated by commas, spaces or newlines") from None
+
+    @classmethod
+    def _special_from_toml(cls, name: str, value: Any, path: str) -> Any:
+        if not isinstance(value, list):
+            raise ConfigError("samples", f"{path}: not a list", "a list of numbers (ms)")
+        return tuple(value)
+
+    def _special_toml_lines(self, table: bool) -> list[str]:
+        if not self.samples:
+            return []
+        return ["samples = [" + ", ".join(repr(float(x)) for x in self.samples) + "]"]
 
     # -------------------------------------------------------- model values
     @property
@@ -696,14 +766,28 @@ class BarrierConfig(ConfigBase):
 
     def t_p(self) -> float:
         """t_p: mean compute per iteration, barrier cost included (eq. 1):
-        barrier_cost + grain + var/2 (uniform) or + var (exponential)."""
+        barrier_cost + grain + var/2 (uniform), + var (exponential), or + the
+        sample mean (empirical)."""
+        if self.dist == "empirical":
+            return self.barrier_cost + (sum(self.samples) / len(self.samples)
+                                        if self.samples else 0.0)
         spread = self.var if self.dist == "exponential" else 0.5 * self.var
         return self.barrier_cost + self.grain + spread
 
     def t_w(self) -> float:
         """t_w: mean wait at the barrier on dedicated processors (eq. 4),
         E[max of n computes] − mean: var·(n−1)/(2(n+1)) for the uniform,
-        var·(H_n − 1) for the exponential (H_n = 1 + 1/2 + ... + 1/n)."""
+        var·(H_n − 1) for the exponential (H_n = 1 + 1/2 + ... + 1/n); for the
+        empirical sample v_(1) <= ... <= v_(m), sum v_(i)·((i/m)^n − ((i−1)/m)^n)
+        minus the mean."""
+        if self.dist == "empirical":
+            v = sorted(self.samples)
+            m = len(v)
+            if m == 0:
+                return 0.0
+            emax = sum(x * (((i + 1) / m) ** self.n - (i / m) ** self.n)
+                       for i, x in enumerate(v))
+            return emax - sum(v) / m
         return self.var * tw_per_var(self.n, self.dist)
 
     @classmethod
@@ -899,6 +983,14 @@ def _as_int(name: str, v: Any) -> int:
             pass
         raise ConfigError(name, f"{v!r} is not an integer", "an integer")
     return int(v)
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _as_float(name: str, v: Any) -> float:

@@ -1113,7 +1113,7 @@ def run(
                      "idle_fraction": idle_fraction(row),
                      "alpha_measured": _float_or_nan(row.get("alpha_measured"))}
     unique = len(set(configs))
-    sim_seconds = float(df.drop_duplicates(subset=list(BarrierConfig.field_names()))
+    sim_seconds = float(df.drop_duplicates(subset=list(BarrierConfig.defaults()))
                         ["wall_seconds"].sum())
 
     grid = grid_table(plan, runs)

@@ -33,6 +33,9 @@ pub enum Dist {
     /// `s = min(spread, m)` (so the share is never negative and its mean is `m`).
     /// Seed 000's PARA threads: `total = 100·d`, `spread = 10`.
     Share { total: f64, spread: f64 },
+    /// One of `values`, each equally likely: any distribution a user brings
+    /// as a sample (measured compute times, or draws from any law).
+    Empirical { values: Arc<[f64]> },
 }
 
 impl Dist {
@@ -51,6 +54,7 @@ impl Dist {
                 let s = spread.min(m);
                 m - s + 2.0 * s * rng.random::<f64>()
             }
+            Dist::Empirical { ref values } => values[rng.random_range(0..values.len())],
         }
     }
 
@@ -62,11 +66,15 @@ impl Dist {
             Dist::Exponential { mean } => mean,
             Dist::ShiftedExponential { shift, mean } => shift + mean,
             Dist::Share { total, .. } => total / width.max(1) as f64,
+            Dist::Empirical { ref values } => values.iter().sum::<f64>() / values.len() as f64,
         }
     }
 
     fn validate(&self) -> Result<(), String> {
         let ok = match *self {
+            Dist::Empirical { ref values } => {
+                !values.is_empty() && values.iter().all(|v| *v >= 0.0 && v.is_finite())
+            }
             Dist::Const { value } => value >= 0.0 && value.is_finite(),
             Dist::Uniform { lo, hi } => lo >= 0.0 && hi >= lo && hi.is_finite(),
             Dist::Exponential { mean } => mean >= 0.0 && mean.is_finite(),
@@ -80,9 +88,16 @@ impl Dist {
         if ok {
             Ok(())
         } else {
-            Err(format!(
-                "invalid distribution {self:?}: values must be finite and non-negative"
-            ))
+            Err(match self {
+                Dist::Empirical { .. } => {
+                    "invalid empirical distribution: it needs at least one value, all finite and \
+                     non-negative"
+                        .to_string()
+                }
+                _ => {
+                    format!("invalid distribution {self:?}: values must be finite and non-negative")
+                }
+            })
         }
     }
 }
@@ -307,6 +322,33 @@ mod tests {
         Step::Compute {
             demand: Dist::Const { value: v },
         }
+    }
+
+    #[test]
+    fn empirical_draws_only_its_values_evenly() {
+        let d = Dist::Empirical {
+            values: vec![1.0, 2.0, 4.0].into(),
+        };
+        assert_eq!(d.mean(1), 7.0 / 3.0);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+        let mut counts = [0u32; 3];
+        for _ in 0..30_000 {
+            let x = d.sample(1, &mut rng);
+            counts[[1.0, 2.0, 4.0].iter().position(|v| *v == x).unwrap()] += 1;
+        }
+        assert!(
+            counts.iter().all(|c| (9_400..10_600).contains(c)),
+            "{counts:?}"
+        );
+        let p = |values: Vec<f64>| {
+            Program::new(vec![Step::Compute {
+                demand: Dist::Empirical {
+                    values: values.into(),
+                },
+            }])
+            .validate()
+        };
+        assert!(p(vec![]).is_err() && p(vec![f64::NAN]).is_err() && p(vec![0.5]).is_ok());
     }
 
     #[test]

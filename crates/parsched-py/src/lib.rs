@@ -11,7 +11,7 @@ use parsched_sim::workload::Arrival;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 create_exception!(
     parsched._core,
@@ -78,9 +78,17 @@ fn value_of(key: &str, v: &Bound<'_, PyAny>) -> PyResult<Value> {
         Ok(Value::Float(v.extract()?))
     } else if v.is_instance_of::<PyString>() {
         Ok(Value::Str(v.extract()?))
+    } else if v.is_instance_of::<PyList>()
+        || v.is_instance_of::<PyTuple>()
+        || v.hasattr("__array__")?
+    {
+        v.extract::<Vec<f64>>().map(Value::List).map_err(|_| {
+            ConfigError::new_err(format!("{key}: not a list of numbers; allowed: numbers"))
+        })
     } else {
         Err(ConfigError::new_err(format!(
-            "{key}: value of type {} is not accepted; allowed: a bool, int, float or str",
+            "{key}: value of type {} is not accepted; allowed: a bool, int, float, str or a \
+             list of numbers",
             v.get_type().name()?
         )))
     }

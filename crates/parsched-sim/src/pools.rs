@@ -32,6 +32,8 @@ pub enum Value {
     Int(i64),
     Float(f64),
     Str(String),
+    /// A list of numbers (e.g. `samples`).
+    List(Vec<f64>),
 }
 
 impl Value {
@@ -44,7 +46,30 @@ impl Value {
                 .trim()
                 .parse()
                 .map_err(|_| type_err(key, self, "a number")),
-            Value::Bool(_) => Err(type_err(key, self, "a number")),
+            Value::Bool(_) | Value::List(_) => Err(type_err(key, self, "a number")),
+        }
+    }
+
+    /// A list of numbers: a list, one number, or text of numbers separated by
+    /// commas or white space.
+    pub fn as_f64_list(&self, key: &str) -> Result<Vec<f64>, ConfigError> {
+        match self {
+            Value::List(v) => Ok(v.clone()),
+            Value::Int(_) | Value::Float(_) => Ok(vec![self.as_f64(key)?]),
+            Value::Str(s) => s
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|t| !t.is_empty())
+                .map(|t| {
+                    t.parse::<f64>().map_err(|_| {
+                        ConfigError::new(
+                            key,
+                            format!("{t:?} is not a number"),
+                            "numbers separated by commas",
+                        )
+                    })
+                })
+                .collect(),
+            Value::Bool(_) => Err(type_err(key, self, "a list of numbers")),
         }
     }
     /// A non-negative integer.
@@ -87,6 +112,7 @@ fn type_err(key: &str, v: &Value, allowed: &str) -> ConfigError {
         Value::Int(i) => i.to_string(),
         Value::Float(f) => f.to_string(),
         Value::Str(s) => format!("{s:?}"),
+        Value::List(v) => format!("a list of {} numbers", v.len()),
     };
     ConfigError::new(key, format!("{shown} is not accepted"), allowed)
 }

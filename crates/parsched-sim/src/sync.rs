@@ -212,6 +212,10 @@ pub enum ComputeDist {
     /// uniform cannot (t_w ≤ (n−1)/(n+1)·t_p), so Figure 9's blocking region
     /// can be simulated.
     Exponential,
+    /// One of `samples` (ms), each equally likely: any distribution a user
+    /// brings (measured compute times, or draws from any law); grain and var
+    /// are not used.
+    Empirical,
 }
 
 /// Seed 001's model. Keys follow the paper's symbols; times in ms.
@@ -234,6 +238,10 @@ pub struct SyncConfig {
     /// Distribution of the per-iteration compute time.
     #[serde(default)]
     pub dist: ComputeDist,
+    /// `dist = empirical`: the compute times (ms) drawn from, each equally
+    /// likely (empty otherwise).
+    #[serde(default)]
+    pub samples: Vec<f64>,
     /// Barrier cost added to every compute (ms).
     pub barrier_cost: f64,
     /// Quantum τq (ms).
@@ -272,6 +280,7 @@ impl Default for SyncConfig {
             grain: 1.0,
             var: 1.0,
             dist: ComputeDist::Uniform,
+            samples: Vec::new(),
             barrier_cost: 0.137,
             tq: 50.0,
             tcs: 0.2,
@@ -298,6 +307,7 @@ pub const KEYS: &[&str] = &[
     "grain",
     "var",
     "dist",
+    "samples",
     "barrier_cost",
     "tq",
     "tcs",
@@ -350,11 +360,13 @@ impl SyncConfig {
             "grain" => self.grain = num(key, v)?,
             "var" => self.var = num(key, v)?,
             "dist" => {
-                self.dist = match choice(key, v, &["uniform", "exponential"])? {
+                self.dist = match choice(key, v, &["uniform", "exponential", "empirical"])? {
                     "exponential" => ComputeDist::Exponential,
+                    "empirical" => ComputeDist::Empirical,
                     _ => ComputeDist::Uniform,
                 }
             }
+            "samples" => self.samples = v.as_f64_list(key)?,
             "barrier_cost" => self.barrier_cost = num(key, v)?,
             "tq" => self.tq = num(key, v)?,
             "tcs" => self.tcs = num(key, v)?,
@@ -449,7 +461,35 @@ impl SyncConfig {
                 ));
             }
         }
-        if self.grain + self.barrier_cost < 1e-6 {
+        if self.dist == ComputeDist::Empirical {
+            if self.samples.is_empty() {
+                return Err(ConfigError::new(
+                    "samples",
+                    "no samples for dist = empirical",
+                    "at least one compute time (ms)",
+                ));
+            }
+            if let Some(x) = self.samples.iter().find(|x| !(**x >= 0.0 && x.is_finite())) {
+                return Err(ConfigError::new(
+                    "samples",
+                    format!("{x} is negative or not finite"),
+                    "finite numbers >= 0",
+                ));
+            }
+            if self.t_p() < 1e-6 {
+                return Err(ConfigError::new(
+                    "samples",
+                    "mean sample + barrier_cost is below one tick (1e-6 ms)",
+                    "mean + barrier_cost >= 1e-6",
+                ));
+            }
+        } else if !self.samples.is_empty() {
+            return Err(ConfigError::new(
+                "samples",
+                "given but dist is not empirical",
+                "samples only with dist = empirical",
+            ));
+        } else if self.grain + self.barrier_cost < 1e-6 {
             // Iterations of zero duration would never let time advance.
             return Err(ConfigError::new(
                 "grain",
@@ -485,6 +525,9 @@ impl SyncConfig {
         match self.dist {
             ComputeDist::Uniform => self.barrier_cost + self.grain + 0.5 * self.var,
             ComputeDist::Exponential => self.barrier_cost + self.grain + self.var,
+            ComputeDist::Empirical => {
+                self.barrier_cost + self.samples.iter().sum::<f64>() / self.samples.len() as f64
+            }
         }
     }
 
@@ -498,6 +541,19 @@ impl SyncConfig {
             ComputeDist::Exponential => {
                 let h: f64 = (1..=self.n).map(|i| 1.0 / i as f64).sum();
                 self.var * (h - 1.0)
+            }
+            ComputeDist::Empirical => {
+                // E[max of n draws] from the sorted sample v_(1) <= ... <= v_(m):
+                // sum of v_(i)·((i/m)^n − ((i−1)/m)^n).
+                let mut v = self.samples.clone();
+                v.sort_by(f64::total_cmp);
+                let m = v.len() as f64;
+                let emax: f64 = v
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| x * (((i + 1) as f64 / m).powf(n) - (i as f64 / m).powf(n)))
+                    .sum();
+                emax - v.iter().sum::<f64>() / m
             }
         }
     }
@@ -513,6 +569,9 @@ impl SyncConfig {
             ComputeDist::Exponential => Dist::ShiftedExponential {
                 shift: self.grain + bc,
                 mean: self.var,
+            },
+            ComputeDist::Empirical => Dist::Empirical {
+                values: self.samples.iter().map(|x| x + bc).collect(),
             },
         }
     }
@@ -2604,6 +2663,47 @@ mod tests {
             "{mean} vs {}",
             r.time_per_iter
         );
+    }
+
+    #[test]
+    fn empirical_compute_times() {
+        // Any distribution a user brings, as a sample. n = 2 threads drawing
+        // from {1, 3}: E[max] = 1·1/4 + 3·3/4 = 2.5, mean 2, so t_w = 0.5.
+        let c = cfg(&[
+            ("n", Value::Int(2)),
+            ("l", Value::Int(1)),
+            ("k", Value::Int(20_000)),
+            ("dist", s("empirical")),
+            ("samples", Value::Str("1, 3".into())),
+            ("barrier_cost", Value::Float(0.0)),
+        ]);
+        assert!(rel(c.t_p(), 2.0) < 1e-12 && rel(c.t_w(), 0.5) < 1e-12);
+        let r = run(&c, AUDIT).unwrap();
+        // Dedicated processors: an iteration takes the slower thread's time.
+        assert!(rel(r.time_per_iter, 2.5) < 0.01, "{}", r.time_per_iter);
+        assert_eq!(r.iteration_min, 1.0);
+        assert_eq!(r.iteration_max, 3.0);
+        // The same as a list value; errors name the field.
+        let mut c2 = c.clone();
+        c2.set("samples", &Value::List(vec![1.0, 3.0])).unwrap();
+        assert_eq!(c2.samples, c.samples);
+        for (key, v) in [
+            ("samples", Value::List(vec![])),
+            ("samples", Value::List(vec![1.0, -2.0])),
+        ] {
+            let mut bad = c.clone();
+            bad.set(key, &v).unwrap();
+            assert_eq!(bad.validate().unwrap_err().field, "samples");
+        }
+        let mut bad = c.clone();
+        assert_eq!(
+            bad.set("samples", &Value::Str("1, x".into()))
+                .unwrap_err()
+                .field,
+            "samples"
+        );
+        bad.set("dist", &s("uniform")).unwrap();
+        assert_eq!(bad.validate().unwrap_err().field, "samples");
     }
 
     #[test]

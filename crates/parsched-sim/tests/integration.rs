@@ -285,6 +285,7 @@ mod sync_machine {
                     grain,
                     var,
                     // Both compute distributions, chosen by a bit of the seed.
+                    samples: Vec::new(),
                     dist: if seed % 2 == 0 {
                         ComputeDist::Uniform
                     } else {
