@@ -240,3 +240,19 @@ def test_bad_policies_raise_policy_error(small, policy):
 def test_workers_must_be_positive(small):
     with pytest.raises(ConfigError, match=r"^workers: "):
         parsched.simulate(small, workers=0)
+
+
+def test_core_stub_declares_every_public_name():
+    """python/parsched/_core.pyi covers the compiled module (no drift)."""
+    import ast
+    import pathlib
+
+    from parsched import _core
+
+    stub = pathlib.Path(parsched.__file__).with_name("_core.pyi")
+    tree = ast.parse(stub.read_text())
+    declared = {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+    declared |= {t.id for n in tree.body if isinstance(n, ast.AnnAssign)
+                 for t in [n.target] if isinstance(t, ast.Name)}
+    public = {name for name in dir(_core) if not name.startswith("_")}
+    assert public - declared == set()

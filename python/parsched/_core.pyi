@@ -114,6 +114,79 @@ def simulate_pools(
 def pools_keys() -> list[str]:
     """The keys ``simulate_pools`` accepts, in documentation order."""
 
+class _BarrierConfig(TypedDict, total=False):
+    n: int
+    l: int
+    P: int | None
+    k: int
+    grain: float
+    var: float
+    dist: Literal["uniform", "exponential", "empirical"]
+    samples: Sequence[float]
+    barrier_cost: float
+    tq: float
+    tcs: float
+    alpha: float
+    wait: Literal["busy", "block", "twophase", "yield"]
+    spin_limit: float
+    wakeup: Literal["tail", "priority"]
+    sched: Literal["gang", "local"]
+    competitors: Literal["same", "compute"]
+    skew: bool
+    shuffle: bool
+    batches: int
+    seed: int
+
+class _BarrierOutput(TypedDict):
+    time_per_iter: float
+    ci90_half_width: float
+    batch_means: list[float]
+    iteration_min: float
+    iteration_p10: float
+    iteration_p50: float
+    iteration_p90: float
+    iteration_p99: float
+    iteration_max: float
+    iteration_histogram: list[Sequence[float]]  # (low ms, high ms, count)
+    start: float
+    end: float
+    iterations: int
+    utilization: float
+    useful_time: float
+    busy_wait_time: float
+    measured_busy_wait_time: float
+    overhead_time: float
+    context_switches: int
+    blocking_events: int
+    yields: int
+    alpha_measured: float | None
+    preemptions: int
+    slot_switches: int
+    fragmentation: float
+    gang_iterations: int
+    events: int
+    max_pending: int
+    t_p: float
+    t_w: float
+    eq6: float
+    eq8: float
+    eq12: float
+    eq13: float
+    wall_seconds: float
+    config: dict[str, Any]
+
+def simulate_barrier(
+    config: _BarrierConfig | dict[str, Any], audit: bool = False
+) -> _BarrierOutput:
+    """Seed 001's machine (Rust ``SyncConfig``): unknown keys and bad values raise
+    :class:`ConfigError`; times in ms."""
+
+def barrier_keys() -> list[str]:
+    """Every key :func:`simulate_barrier` accepts."""
+
+def barrier_defaults() -> dict[str, Any]:
+    """The Rust defaults, as :meth:`parsched.BarrierConfig.to_dict` gives them."""
+
 class _BatchConfig(TypedDict, total=False):
     policy: Literal["fcfs", "easy", "conservative", "gang"]
     procs: int | Literal["auto", "header"]
