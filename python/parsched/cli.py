@@ -185,7 +185,8 @@ def cmd_simulate_barrier(args: argparse.Namespace) -> int:
     U(grain, grain+var) + barrier_cost ms, then a barrier; l threads share each
     processor (the gang and l-1 competitors). Starts from the defaults (or
     --config FILE.toml with a [barrier] table or flat keys) and applies --set
-    KEY=VALUE overrides; keys: n l P k grain var barrier_cost tq tcs alpha wait
+    KEY=VALUE overrides; keys: n l P k grain var dist (uniform|exponential|empirical)
+    samples (empirical: a,b,c or @FILE) barrier_cost tq tcs alpha wait
     (busy|block|twophase|yield) spin_limit wakeup (tail|priority) sched (gang|local)
     competitors (same|compute) skew shuffle batches seed; times in ms.
     """
