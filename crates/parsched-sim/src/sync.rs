@@ -1906,6 +1906,10 @@ impl SyncMachine {
         self.slot_switches += 1;
         self.slot_free = self.matrix.free_cells(s);
         self.slot_end = now + self.tcs + self.tq;
+        // Scheduled before the slot's compute ends, so that a compute ending
+        // as the slot does is preempted first (as a quantum's end is).
+        self.sgen = self.sgen.wrapping_add(1);
+        eng.schedule_at(self.slot_end, SyncEv::Slot { gen: self.sgen });
         for p in 0..self.procs.len() as u32 {
             let proc = &mut self.procs[p as usize];
             proc.busy_until = proc.busy_until.max(now) + self.tcs;
@@ -1918,8 +1922,6 @@ impl SyncMachine {
                 }
             }
         }
-        self.sgen = self.sgen.wrapping_add(1);
-        eng.schedule_at(self.slot_end, SyncEv::Slot { gen: self.sgen });
     }
 
     /// Whether the state at this instant (every event of it handled) is
