@@ -85,15 +85,17 @@
 //! and totals are exactly those of the event-by-event path
 //! ([`SyncOptions::fast`] = false), which tests check.
 //!
-//! Local round robin with busy waiting goes further: nothing ever leaves a
-//! processor before its quantum ends, so once the skewing threads are gone
-//! every processor repeats the same round for ever and a thread's progress is
-//! a function of time (its own quanta). From then on (`run_periodic`) each
-//! gang is solved on its own, an iteration per step, with no events: the
-//! release is the latest arrival, each found by placing the thread's compute
-//! in its quanta; quantum expiries, switches and the measured gang's exits
-//! are counted in closed form. A property test checks it against the
-//! event-by-event path (bit-identical results) over random configurations.
+//! Busy waiting goes further: nothing ever leaves a processor before its
+//! quantum or slot ends, so once the skewing threads are gone every processor
+//! (local round robin) or the slot rotation (gang scheduling) repeats for ever
+//! and a thread's progress is a function of time (its own quanta). From then
+//! on (`run_periodic`) each gang is solved on its own, an iteration per step,
+//! with no events: the release is the latest arrival, each found by placing
+//! the thread's compute in its quanta (under gang scheduling, where a gang's
+//! threads share their quanta, simply the longest compute); quantum expiries,
+//! slot switches, fragmentation and the measured gang's exits are counted
+//! apart. A property test checks it against the event-by-event path
+//! (bit-identical results) over random configurations.
 //!
 //! # Local round robin and equation (8)
 //!
@@ -123,6 +125,23 @@ const NONE: u32 = u32::MAX;
 /// The iteration-time histogram's range: 1 tick to 10^13 ticks (10^7 ms);
 /// longer iterations count in its top bucket (the exact maximum is kept).
 const ITER_HIST_MAX_TICKS: u64 = 10_000_000_000_000;
+
+/// Draws the next compute (ticks) of each thread of a gang, in thread order:
+/// the calls `Cursor::next` makes, with the uniform of §3.3 inlined (the
+/// same arithmetic, so the same values).
+#[inline]
+fn draw_all(rem: &mut [u64], demand: &Dist, width: u32, rng: &mut StreamRng) {
+    if let Dist::Uniform { lo, hi } = *demand {
+        let w = hi - lo;
+        for r in rem.iter_mut() {
+            *r = ticks(lo + w * rng.random::<f64>());
+        }
+    } else {
+        for r in rem.iter_mut() {
+            *r = ticks(demand.sample(width, rng));
+        }
+    }
+}
 
 /// Ten log-spaced bins per decade of milliseconds, non-empty ones only.
 fn log_bins(h: &Histogram<u64>) -> Vec<(f64, f64, u64)> {
@@ -744,7 +763,7 @@ struct Gang {
 
 /// A thread's quanta on a periodic schedule: `[phi + m·period, phi +
 /// m·period + τq)` for m = 0, 1, … (period τq: it runs without a break).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Win {
     phi: u64,
     period: u64,
@@ -897,9 +916,9 @@ pub struct SyncMachine {
     k: u64,
     audit: bool,
     fast: bool,
-    /// Local round robin where nothing ever blocks (busy waiting): once the
-    /// skewing threads are gone every processor's schedule is periodic and
-    /// the rest of the run is solved without events (see `run_periodic`).
+    /// Busy waiting (nothing ever blocks): once the skewing threads are gone
+    /// the schedule is periodic and the rest of the run is solved without
+    /// events (see `run_periodic`).
     periodic: bool,
     procs: Vec<Proc>,
     threads: Vec<Thread>,
@@ -1013,10 +1032,7 @@ impl SyncMachine {
             k: cfg.k,
             audit: opts.audit,
             fast: opts.fast,
-            periodic: opts.fast
-                && !opts.audit
-                && cfg.sched == SyncSched::Local
-                && cfg.wait == WaitStrategy::Busy,
+            periodic: opts.fast && !opts.audit && cfg.wait == WaitStrategy::Busy,
             procs: (0..p)
                 .map(|_| Proc {
                     thread: NONE,
@@ -1192,7 +1208,7 @@ impl SyncMachine {
                 self.check(eng.now())?;
             }
             if self.periodic
-                && matches!(ev, SyncEv::Quantum { .. })
+                && matches!(ev, SyncEv::Quantum { .. } | SyncEv::Slot { .. })
                 && eng.next_time().is_none_or(|t| t > eng.now())
                 && self.periodic_ready()
             {
@@ -1932,6 +1948,9 @@ impl SyncMachine {
         if self.done.is_some() {
             return false;
         }
+        if self.sched == SyncSched::Gang && self.slot.is_none() {
+            return false;
+        }
         for g in &self.gangs {
             match g.kind {
                 Kind::Skew if g.alive > 0 => return false,
@@ -1981,9 +2000,6 @@ impl SyncMachine {
                 self.procs[p].seg_start = t0;
             }
         }
-        // Each thread's quanta: the running one's began at slice_end − τq,
-        // the queued ones follow in queue order.
-        let step = self.tq + self.tcs;
         let mut wins = vec![
             Win {
                 phi: 0,
@@ -1991,21 +2007,13 @@ impl SyncMachine {
             };
             self.threads.len()
         ];
-        for proc in &self.procs {
-            if proc.thread == NONE {
-                continue;
+        let rotation = match self.sched {
+            SyncSched::Local => {
+                self.local_windows(&mut wins);
+                Vec::new()
             }
-            let l = 1 + proc.queue.len() as u64;
-            let period = if l == 1 { self.tq } else { l * step };
-            let w0 = proc.slice_end.0 - self.tq;
-            wins[proc.thread as usize] = Win { phi: w0, period };
-            for (j, &th) in proc.queue.iter().enumerate() {
-                wins[th as usize] = Win {
-                    phi: w0 + (j as u64 + 1) * step,
-                    period,
-                };
-            }
-        }
+            SyncSched::Gang => self.gang_windows(&mut wins),
+        };
         let mg = self.measured as usize;
         if self.start.is_none() {
             // The measured gang's first dispatch is still ahead.
@@ -2034,6 +2042,40 @@ impl SyncMachine {
                 Kind::Measured | Kind::Skew => {}
             }
         }
+        match self.sched {
+            SyncSched::Local => self.local_switches(&wins, end),
+            SyncSched::Gang => self.gang_switches(&rotation, end),
+        }
+        self.done = Some(Time(end));
+        Time(end)
+    }
+
+    /// Local round robin: each thread's quanta. The running one's began at
+    /// slice_end − τq, the queued ones follow in queue order.
+    fn local_windows(&self, wins: &mut [Win]) {
+        let step = self.tq + self.tcs;
+        for proc in &self.procs {
+            if proc.thread == NONE {
+                continue;
+            }
+            let l = 1 + proc.queue.len() as u64;
+            let period = if l == 1 { self.tq } else { l * step };
+            let w0 = proc.slice_end.0 - self.tq;
+            wins[proc.thread as usize] = Win { phi: w0, period };
+            for (j, &th) in proc.queue.iter().enumerate() {
+                wins[th as usize] = Win {
+                    phi: w0 + (j as u64 + 1) * step,
+                    period,
+                };
+            }
+        }
+    }
+
+    /// Local round robin, (t0, end]: quantum expiries and the measured
+    /// gang's exits at the end.
+    fn local_switches(&mut self, wins: &[Win], end: u64) {
+        let step = self.tq + self.tcs;
+        let mg = self.measured as usize;
         // Quantum expiries in (t0, end]: each preempts and switches.
         for proc in &self.procs {
             if proc.thread == NONE || proc.queue.is_empty() {
@@ -2060,8 +2102,87 @@ impl SyncMachine {
                 self.overhead += self.tcs;
             }
         }
-        self.done = Some(Time(end));
-        Time(end)
+    }
+
+    /// Gang scheduling: the slots in the order they run from the current one,
+    /// and each thread's quanta (its gang's slot: τcs after the switch, τq
+    /// long, every rotation; a lone slot runs on without switches).
+    fn gang_windows(&self, wins: &mut [Win]) -> Vec<SlotId> {
+        let cur = self.slot.expect("a slot runs");
+        let gangs = &self.gangs;
+        let mut rot = vec![cur];
+        loop {
+            let next = self
+                .matrix
+                .next_slot(rot.last().copied(), |g| gangs[g.0 as usize].runnable > 0)
+                .expect("the current slot has work");
+            if next == cur {
+                break;
+            }
+            rot.push(next);
+        }
+        let step = self.tq + self.tcs;
+        let s = rot.len() as u64;
+        let period = if s == 1 { self.tq } else { s * step };
+        for (j, &slot) in rot.iter().enumerate() {
+            let phi = if j == 0 {
+                self.slot_end.0 - self.tq
+            } else {
+                self.slot_end.0 + (j as u64 - 1) * step + self.tcs
+            };
+            for g in self.matrix.gangs_in(slot) {
+                for &th in &self.gangs[g.0 as usize].threads {
+                    wins[th as usize] = Win { phi, period };
+                }
+            }
+        }
+        rot
+    }
+
+    /// Gang scheduling, up to `end`: the slot switches (fragmentation,
+    /// switch costs, context switches) and, when the measured gang had its
+    /// slot to itself, the early switch its exit at the end triggers.
+    fn gang_switches(&mut self, rot: &[SlotId], end: u64) {
+        let p = self.procs.len() as u64;
+        let s = rot.len();
+        let inc = if s == 1 { self.tq } else { self.tq + self.tcs };
+        let mut last: Vec<u32> = self.procs.iter().map(|q| q.last).collect();
+        let (mut k, mut slot_start, mut e) = (0usize, self.slot_start.0, self.slot_end.0);
+        let switch_to = |m: &mut SyncMachine, k: usize, last: &mut [u32]| {
+            m.slot_switches += 1;
+            m.overhead += p * m.tcs;
+            let ns = rot[k];
+            for (q, l) in last.iter_mut().enumerate() {
+                if let Some(g) = m.matrix.cell(ns, ProcId(q as u32)) {
+                    let th = m.gangs[g.0 as usize].on_proc[q];
+                    if *l != th {
+                        m.context_switches += 1;
+                    }
+                    *l = th;
+                }
+            }
+        };
+        while e <= end {
+            let d = (e - slot_start) as u128;
+            self.frag_idle += self.matrix.free_cells(rot[k]) as u128 * d;
+            self.frag_total += p as u128 * d;
+            slot_start = e;
+            if s >= 2 {
+                k = (k + 1) % s;
+                switch_to(self, k, &mut last);
+            }
+            e += inc;
+        }
+        let mslot = self.matrix.slot_of(GangId(self.measured as u64));
+        if mslot == Some(rot[k]) && self.matrix.gangs_in(rot[k]) == [GangId(self.measured as u64)] {
+            // Its threads exit at the end and leave every processor idle.
+            let d = (end - slot_start) as u128;
+            self.frag_idle += self.matrix.free_cells(rot[k]) as u128 * d;
+            self.frag_total += p as u128 * d;
+            if s >= 2 {
+                switch_to(self, (k + 1) % s, &mut last);
+            }
+        }
     }
 
     /// Runs gang `gi` on the periodic schedule `wins` from `t0`: the measured
@@ -2094,8 +2215,46 @@ impl SyncMachine {
         }
         let (mut useful, mut spin) = (0u64, 0u64);
         let mut iterations = 0u64;
+        // Threads sharing their quanta (gang scheduling) are all at the same
+        // place after a release, and an iteration is then the longest
+        // compute placed in those quanta (each thread spins the difference).
+        let shared = (1..width).all(|i| wins[first + i] == wins[first]);
+        let mut aligned = false;
         let end;
-        loop {
+        'outer: loop {
+            if aligned {
+                let mut p = at[0];
+                loop {
+                    let (mut mx, mut sum) = (0u64, 0u64);
+                    for &r in &rem {
+                        mx = mx.max(r);
+                        sum += r;
+                    }
+                    let mut q = p;
+                    q.add(mx, tq);
+                    let release = q.time();
+                    if matches!(limit, Some(lim) if release > lim) {
+                        // The general step below charges the partial iteration.
+                        at.iter_mut().for_each(|a| *a = p);
+                        aligned = false;
+                        continue 'outer;
+                    }
+                    useful += sum;
+                    spin += width as u64 * mx - sum;
+                    p = q;
+                    iterations += 1;
+                    if measured {
+                        self.gangs[gi].iterations += 1;
+                        self.record_iteration(Time(release));
+                        if self.done.is_some() {
+                            end = release;
+                            break 'outer;
+                        }
+                    }
+                    let g = &mut self.gangs[gi];
+                    draw_all(&mut rem, &demand, g.width, &mut g.rng);
+                }
+            }
             // This iteration's arrivals (positions after the compute) and its
             // release.
             let mut release = 0;
@@ -2146,9 +2305,8 @@ impl SyncMachine {
                 }
             }
             let g = &mut self.gangs[gi];
-            for r in rem.iter_mut() {
-                *r = ticks(demand.sample(g.width, &mut g.rng));
-            }
+            draw_all(&mut rem, &demand, g.width, &mut g.rng);
+            aligned = shared;
         }
         let g = &mut self.gangs[gi];
         if !measured {
@@ -2604,8 +2762,8 @@ mod tests {
             let fast = run(&c, SyncOptions::default()).unwrap();
             let slow = run(&c, SyncOptions { audit: false, fast: false }).unwrap();
             // Debug strings: exact floats, and NaN (one batch) equals NaN.
-            if k >= 300 && !skew && l >= 2 && !gang {
-                // Periodic from the first quantum: a handful of events.
+            if k >= 300 && !skew && l >= 2 {
+                // Periodic from the first quantum or slot: a handful of events.
                 proptest::prop_assert!(fast.events < 4 * (n + extra) as u64 * l as u64 + 8,
                     "{} events", fast.events);
             }
