@@ -739,13 +739,14 @@ class BarrierConfig(ConfigBase):
         text = text.strip()
         if text.startswith("[") and text.endswith("]"):  # a list literal, as printed
             text = text[1:-1]
-        items = [t for t in text.replace(",", " ").split() if t]
-        try:
-            return tuple(float(t) for t in items)
-        except ValueError:
-            bad = next(t for t in items if not _is_float(t))
-            raise ConfigError("samples", f"{bad!r} is not a number",
-                              "numbers separated by commas, spaces or newlines") from None
+        out = []
+        for t in text.replace(",", " ").split():
+            try:
+                out.append(float(t))
+            except ValueError:
+                raise ConfigError("samples", f"{t!r} is not a number",
+                                  "numbers separated by commas, spaces or newlines") from None
+        return tuple(out)
 
     @classmethod
     def _special_from_toml(cls, name: str, value: Any, path: str) -> Any:
@@ -983,14 +984,6 @@ def _as_int(name: str, v: Any) -> int:
             pass
         raise ConfigError(name, f"{v!r} is not an integer", "an integer")
     return int(v)
-
-
-def _is_float(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _as_float(name: str, v: Any) -> float:

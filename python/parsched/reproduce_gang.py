@@ -242,6 +242,7 @@ def build_plan(quick: bool = False) -> Plan:
                 e8 = float(fr.t_uncoord_busy(tp_, tw_, n, l, TQ, TCS_GANG, grain="auto"))
                 e12 = float(fr.t_block_same(tp_, tw_, n, l, TQ, TCS_GANG, ALPHA))
                 e13 = float(fr.t_block_compute(tp_, tw_, n, l, TQ, TCS_GANG, ALPHA))
+                pooled = eq8_pooled(tp_, tw_, n, l)
                 grid.append({
                     "n": n, "l": l, "tp": tp_, "tw": tw_,
                     "gang_busy": [base.with_(sched="gang", wait="busy", k=_k(e6, l, length))],
@@ -249,14 +250,12 @@ def build_plan(quick: bool = False) -> Plan:
                     # measured gang exactly the times alike gangs do (a Rust test
                     # checks it) at a fraction of the cost, which pays for the
                     # many seeds (patterns) eq. (8)'s expectation needs.
-                    "local_busy": (
-                        _seeds(base.with_(sched="local", wait="busy", competitors="compute",
-                                          k=_k(e8, l, length, rounds=EQ8_ROUNDS_PER_SEED)),
-                               length.seeds_eq8)
-                        if eq8_pooled(tp_, tw_, n, l) else
-                        _seeds(base.with_(sched="local", wait="busy", competitors="compute",
-                                          k=_k(e8, l, length, rounds=length.rounds // 30)),
-                               length.seeds)),
+                    "local_busy": _seeds(
+                        base.with_(sched="local", wait="busy", competitors="compute",
+                                   k=_k(e8, l, length,
+                                        rounds=EQ8_ROUNDS_PER_SEED if pooled
+                                        else length.rounds // 30)),
+                        length.seeds_eq8 if pooled else length.seeds),
                     "local_block_same": [base.with_(sched="local", wait="block",
                                                     k=_k(min(e12, e6), l, length))],
                     "local_block_compute": [base.with_(sched="local", wait="block",
@@ -392,6 +391,11 @@ def pooled_ci90(times: Sequence[float]) -> tuple[float, float]:
 
 def _float_or_nan(x: Any) -> float:
     return math.nan if x is None else float(x)
+
+
+def _mean_alpha(runs, cfgs: Sequence[BarrierConfig]) -> float:
+    """Mean of the yield runs' measured α (yields per wait)."""
+    return float(np.mean([runs[c]["alpha_measured"] for c in cfgs]))
 
 
 def idle_fraction(row: Any) -> float:
@@ -614,7 +618,7 @@ def experiment_tables(plan: Plan, runs) -> dict[int, pd.DataFrame]:
             # Yield-blocking: α is measured (yields per wait), and the seed fed the
             # measured α into eq. (12)/(13), as eq12_alpha_measured does.
             r["sim_yield"] = _mean_time(runs, p["runs"]["yield"], "mean")
-            am = float(np.mean([runs[c]["alpha_measured"] for c in p["runs"]["yield"]]))
+            am = _mean_alpha(runs, p["runs"]["yield"])
             r["alpha_measured"] = am
             r["eq12_alpha_measured"] = float(fr.t_block_same(tp, tw, n, l, TQ,
                                                              p["tcs_default"], am))
@@ -636,7 +640,7 @@ def experiment_tables(plan: Plan, runs) -> dict[int, pd.DataFrame]:
                 r["load_x_tq"] = l * TQ
                 yc = p["runs"]["yield_compute"]
                 r["sim_yield_compute"] = _mean_time(runs, yc, "mean")
-                amc = float(np.mean([runs[c]["alpha_measured"] for c in yc]))
+                amc = _mean_alpha(runs, yc)
                 r["alpha_measured_compute"] = amc
                 r["eq13_alpha_measured"] = float(fr.t_block_compute(
                     tp, tw, n, l, TQ, p["tcs_default"], amc))

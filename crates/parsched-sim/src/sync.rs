@@ -126,20 +126,14 @@ const NONE: u32 = u32::MAX;
 /// longer iterations count in its top bucket (the exact maximum is kept).
 const ITER_HIST_MAX_TICKS: u64 = 10_000_000_000_000;
 
-/// Draws the next compute (ticks) of each thread of a gang, in thread order:
-/// the calls `Cursor::next` makes, with the uniform of §3.3 inlined (the
-/// same arithmetic, so the same values).
-#[inline]
-fn draw_all(rem: &mut [u64], demand: &Dist, width: u32, rng: &mut StreamRng) {
-    if let Dist::Uniform { lo, hi } = *demand {
-        let w = hi - lo;
-        for r in rem.iter_mut() {
-            *r = ticks(lo + w * rng.random::<f64>());
-        }
-    } else {
-        for r in rem.iter_mut() {
-            *r = ticks(demand.sample(width, rng));
-        }
+/// Draws one compute (ticks) as `Cursor::next` does, with the uniform of
+/// §3.3 inlined (the same arithmetic, so the same values): the fast paths'
+/// draws, made in thread order.
+#[inline(always)]
+fn draw(demand: &Dist, width: u32, rng: &mut StreamRng) -> u64 {
+    match *demand {
+        Dist::Uniform { lo, hi } => ticks(lo + (hi - lo) * rng.random::<f64>()),
+        _ => ticks(demand.sample(width, rng)),
     }
 }
 
@@ -1508,6 +1502,26 @@ impl SyncMachine {
         ok
     }
 
+    /// The compute demand of a batchable gang, whose program is
+    /// `Repeat { count, [Compute, Barrier] }` (every measured or alike gang).
+    fn loop_demand(&self, gi: usize) -> Dist {
+        match &self.gangs[gi].program.steps[..] {
+            [Step::Repeat { body, .. }] => match &body[..] {
+                [Step::Compute { demand }, Step::Barrier] => demand.clone(),
+                _ => unreachable!("batchable gangs compute then meet"),
+            },
+            _ => unreachable!("batchable gangs iterate"),
+        }
+    }
+
+    /// The measured gang passed a barrier at `release`: counted and recorded;
+    /// true once it has passed its k-th.
+    fn measured_release(&mut self, release: u64) -> bool {
+        self.gangs[self.measured as usize].iterations += 1;
+        self.record_iteration(Time(release));
+        self.done.is_some()
+    }
+
     /// The fast path's loop: whole iterations of gang `gi` from `start` while
     /// they end before `limit`, at most `left`, accumulated in `b`. Returns
     /// the end of the last one and the iterations still allowed.
@@ -1526,13 +1540,7 @@ impl SyncMachine {
         for t in first..last {
             mx = mx.max(self.threads[t as usize].remaining);
         }
-        let demand = match &g.program.steps[..] {
-            [Step::Repeat { body, .. }] => match &body[..] {
-                [Step::Compute { demand }, Step::Barrier] => demand.clone(),
-                _ => unreachable!("batchable gangs compute then meet"),
-            },
-            _ => unreachable!("batchable gangs iterate"),
-        };
+        let demand = self.loop_demand(gi);
         // Passes the cursors have not walked (their draws made here directly).
         let mut skipped = 0u64;
         let mut t_end = start;
@@ -1546,7 +1554,7 @@ impl SyncMachine {
                 for th in &mut self.threads[first as usize..last as usize] {
                     b.useful += th.remaining;
                     b.spin += mx - th.remaining;
-                    th.remaining = ticks(demand.sample(g.width, &mut g.rng));
+                    th.remaining = draw(&demand, g.width, &mut g.rng);
                     next_mx = next_mx.max(th.remaining);
                 }
                 skipped += 1;
@@ -2195,13 +2203,7 @@ impl SyncMachine {
         let measured = gi == self.measured as usize;
         let tq = self.tq;
         let (first, width) = (self.gangs[gi].first as usize, self.gangs[gi].width as usize);
-        let Step::Repeat { body, .. } = &self.gangs[gi].program.steps[0] else {
-            unreachable!("sync gangs iterate")
-        };
-        let demand = match &body[0] {
-            Step::Compute { demand } => demand.clone(),
-            _ => unreachable!("sync gangs compute then meet"),
-        };
+        let demand = self.loop_demand(gi);
         // Per thread: where it is in its own quanta (at the start of its
         // current compute or, once arrived, at its arrival), and what it has
         // still to compute.
@@ -2243,16 +2245,13 @@ impl SyncMachine {
                     spin += width as u64 * mx - sum;
                     p = q;
                     iterations += 1;
-                    if measured {
-                        self.gangs[gi].iterations += 1;
-                        self.record_iteration(Time(release));
-                        if self.done.is_some() {
-                            end = release;
-                            break 'outer;
-                        }
+                    if measured && self.measured_release(release) {
+                        end = release;
+                        break 'outer;
                     }
                     let g = &mut self.gangs[gi];
-                    draw_all(&mut rem, &demand, g.width, &mut g.rng);
+                    rem.iter_mut()
+                        .for_each(|r| *r = draw(&demand, g.width, &mut g.rng));
                 }
             }
             // This iteration's arrivals (positions after the compute) and its
@@ -2296,16 +2295,13 @@ impl SyncMachine {
                 arrived[i] = false;
             }
             iterations += 1;
-            if measured {
-                self.gangs[gi].iterations += 1;
-                self.record_iteration(Time(release));
-                if self.done.is_some() {
-                    end = release;
-                    break;
-                }
+            if measured && self.measured_release(release) {
+                end = release;
+                break;
             }
             let g = &mut self.gangs[gi];
-            draw_all(&mut rem, &demand, g.width, &mut g.rng);
+            rem.iter_mut()
+                .for_each(|r| *r = draw(&demand, g.width, &mut g.rng));
             aligned = shared;
         }
         let g = &mut self.gangs[gi];
