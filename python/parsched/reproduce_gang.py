@@ -147,7 +147,9 @@ EQUATIONS: tuple[tuple[str, str, str, str, str], ...] = (
      "paper's formula, and is not counted in within_5pct. The idle share grows with n "
      "(the wait grows: t_w/t_p = (n−1)/(3(n+1)) on this grid, 0.27 at n = 10) and "
      "shrinks with ℓ (more threads to fill a wait), so n = 2 fits and n >= 4 at small ℓ "
-     "does not (the misses are listed below)."),
+     "does not (the misses are listed below). {REF} Even without quanta or "
+     "switches (processor sharing, `reference_rr.ps_alike_coarse`) the idle share is the "
+     "same: the formula is the limit of many threads per processor."),
     ("eq12", "(12) blocking, competitors alike, fine grain", "local_block_same", "fine",
      "Each blocking costs α·τcs and the round shrinks to "
      "ℓ·t_p: the formula has no t_w at all, because it assumes (like eq. 10) that the other "
@@ -158,7 +160,7 @@ EQUATIONS: tuple[tuple[str, str, str, str, str], ...] = (
      "α·τcs (t_p >= 1-2 ms here) for small ℓ and large n, for the same reason as eq. (10): "
      "processors idle when all their threads are blocked; sim/eq. (12) = 1/(1 − "
      "sim_idle) to within a percent (column parsched_idle_corrected, parsched's check, "
-     "not counted in within_5pct)."),
+     "not counted in within_5pct). {REF}"),
     ("eq13", "(13) blocking, compute-bound competitors (tail wakeup)", "local_block_compute",
      "fine",
      "At ℓ = 1 there are no competitors (out of regime). The paper calls "
@@ -171,7 +173,10 @@ EQUATIONS: tuple[tuple[str, str, str, str, str], ...] = (
      "−1/(n(ℓ−1)): −50% / −25% / −17% for n = 2 at ℓ = 2 / 3 / 4, −10% / −5% / −3% for "
      "n = 10, so only n = 10 at ℓ >= 3 comes within 5%. The columns parsched_eq13_residual and "
      "parsched_rel_error are eq. (13) with that residual quantum — parsched's correction, "
-     "not the paper's formula, and not counted in within_5pct."),
+     "not the paper's formula, and not counted in within_5pct. At n = 2, ℓ = 2 the "
+     "pattern is exact: the two released threads alternate, one waiting the rest r of "
+     "a competitor's quantum and the next τq − r, so an iteration takes t_p + τq/2 "
+     "(+ switches) whatever r is — half of eq. (13). {REF}"),
 )
 
 
@@ -455,7 +460,73 @@ def overlap_iterations(tp: float, tw: float, n: int, l: int, tq: float = TQ,
     return tq ** n / (l * (tq + tcs)) ** (n - 1) / (tp + tw)
 
 
-def grid_table(plan: Plan, runs: dict[BarrierConfig, dict[str, Any]]) -> pd.DataFrame:
+#: Seeds of the independent reference model per point (full, quick).
+REFERENCE_SEEDS = (3, 1)
+#: The equations whose departures the reference model attributes, with its
+#: competitors for each.
+REFERENCE_COMPETITORS = {"eq10": "same", "eq12": "same", "eq13": "compute"}
+
+
+def reference_point(key: str, n: int, l: int, tp: float, quick: bool = False) -> float:
+    """The measured gang's time per iteration in the independent reference model
+    (:mod:`parsched.models.reference_rr`: the seed's blocking mechanism, written
+    apart from the simulator), mean over ``REFERENCE_SEEDS`` seeds, at a grid
+    point of eq. (10), (12) or (13) (VAR = GRAIN, barrier cost 0)."""
+    from .models.reference_rr import reference_block
+
+    grain = tp / 1.5
+    coarse = key == "eq10"
+    k = (150 if quick else 400) if coarse else (500 if quick else 2000)
+    seeds = REFERENCE_SEEDS[1] if quick else REFERENCE_SEEDS[0]
+    return float(np.mean([
+        reference_block(n, l, grain, grain, k=k, warmup=20 if coarse else 100, tq=TQ,
+                        tcs=TCS_GANG, alpha=ALPHA, competitors=REFERENCE_COMPETITORS[key],
+                        seed=s + 1).time_per_iteration
+        for s in range(seeds)]))
+
+
+def reference_points(plan: Plan) -> list[tuple[str, int, int, float]]:
+    """The grid points (equation, n, ℓ, t_p) at which the reference model runs:
+    those in the regime of eqs. (10), (12), (13)."""
+    where = {key: w for key, _l, _s, w, _y in EQUATIONS}
+    out = []
+    for pt in plan.grid:
+        n, l, tp, tw = pt["n"], pt["l"], pt["tp"], pt["tw"]
+        for key in REFERENCE_COMPETITORS:
+            if l >= 2 and regime(tp, tw) == where[key]:
+                out.append((key, n, l, tp))
+    return out
+
+
+def _reference_job(args: tuple[str, int, int, float, bool]) -> float:
+    return reference_point(*args)
+
+
+def reference_table(plan: Plan, quick: bool = False, executor: cf.Executor | None = None
+                    ) -> dict[tuple[str, int, int, float], float]:
+    """``reference_point`` at every ``reference_points(plan)``, on ``executor``
+    (default: one process per CPU)."""
+    from .api import default_executor
+
+    pts = reference_points(plan)
+    if not pts:
+        return {}
+    own = executor is None
+    ex = default_executor(len(pts)) if own else executor
+    try:
+        vals = list(ex.map(_reference_job, [(*p, quick) for p in pts]))
+    finally:
+        if own:
+            ex.shutdown(wait=True)
+    return dict(zip(pts, vals, strict=True))
+
+
+def grid_table(plan: Plan, runs: dict[BarrierConfig, dict[str, Any]],
+               quick: bool = False,
+               references: dict[tuple[str, int, int, float], float] | None = None
+               ) -> pd.DataFrame:
+    """One row per (grid point, equation). ``references`` holds the reference
+    model's times (``reference_table``); missing ones are computed here."""
     import pandas as pd
 
     rows = []
@@ -502,6 +573,11 @@ def grid_table(plan: Plan, runs: dict[BarrierConfig, dict[str, Any]]) -> pd.Data
             refined = math.nan
             if key == "eq13":
                 refined = eq13_residual(tp, n, l)
+            ref = math.nan
+            if key in REFERENCE_COMPETITORS and in_reg:
+                ref = (references or {}).get((key, n, l, tp))
+                if ref is None:
+                    ref = reference_point(key, n, l, tp, quick)
             rows.append({
                 "equation": key, "scheme": scheme, "n": n, "l": l, "tp": tp, "tw": tw,
                 "tp_plus_tw": tp + tw, "grain_regime": reg, "eq_regime": where,
@@ -517,6 +593,9 @@ def grid_table(plan: Plan, runs: dict[BarrierConfig, dict[str, Any]]) -> pd.Data
                 "parsched_eq13_residual": refined,
                 "parsched_rel_error": (sim - refined) / refined if refined == refined
                 else math.nan,
+                "reference": ref,
+                "reference_vs_sim": (ref - sim) / sim,
+                "reference_vs_model": (ref - m) / m,
                 "overlap_iters": overlap_iterations(tp, tw, n, l) if key == "eq8" else math.nan,
                 "seeds": len(pt["local_busy"]) if scheme == "local_busy" else 1,
                 "ci90_lo": lo if scheme == "local_busy" else math.nan,
@@ -560,6 +639,12 @@ def grid_summary(table: pd.DataFrame) -> pd.DataFrame:
             row["parsched_idle_corrected_within_5pct"] = int((corr.abs() <= 0.05).sum())
             row["parsched_idle_corrected_max_abs_err"] = float(corr.abs().max()) if len(ins) \
                 else math.nan
+        if key in REFERENCE_COMPETITORS:
+            rs = ins["reference_vs_sim"].abs()
+            row["reference_points"] = int(rs.notna().sum())
+            row["reference_vs_sim_max_abs"] = float(rs.max()) if rs.notna().any() else math.nan
+            row["reference_within_5pct_of_model"] = int(
+                (ins["reference_vs_model"].abs() <= 0.05).sum())
         if key == "eq13":
             big = ins[ins["n"] >= 10]
             row["n10_in_regime"] = len(big)
@@ -568,6 +653,20 @@ def grid_summary(table: pd.DataFrame) -> pd.DataFrame:
                 (ins["parsched_rel_error"].abs() <= 0.05).sum())
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def reference_text(table: pd.DataFrame, key: str) -> str:
+    """What the independent reference model says at ``key``'s in-regime points."""
+    g = table[(table["equation"] == key) & table["in_regime"] & table["reference"].notna()]
+    if not len(g):
+        return ""
+    vs_sim = g["reference_vs_sim"].abs().max()
+    vs_eq = int((g["reference_vs_model"].abs() <= 0.05).sum())
+    return (f"Independent check (column reference: `parsched.models.reference_rr`, the "
+            "seed's blocking mechanism re-implemented in plain Python, apart from the "
+            f"simulator): it agrees with the simulation within {100 * vs_sim:.1f}% at all "
+            f"{len(g)} in-regime points and is itself within 5% of the equation at {vs_eq}/"
+            f"{len(g)} — where the two part from the equation, the equation is what parts.")
 
 
 def misses_text(table: pd.DataFrame, key: str) -> str:
@@ -1120,7 +1219,8 @@ def run(
     sim_seconds = float(df.drop_duplicates(subset=list(BarrierConfig.defaults()))
                         ["wall_seconds"].sum())
 
-    grid = grid_table(plan, runs)
+    refs = reference_table(plan, quick, executor)
+    grid = grid_table(plan, runs, quick, refs)
     gsum = grid_summary(grid)
     exps = experiment_tables(plan, runs)
     phase = phase_table(plan, runs)
@@ -1178,10 +1278,11 @@ def run(
     for key, label, _s, where, why in EQUATIONS:
         reg_txt = f"{where} grain, ℓ >= 2" if key in ("eq10", "eq12", "eq13") else \
             "every grain" if where == "both" else f"{where} grain"
+        why = why.replace("{REF}", reference_text(grid, key))
         md.append(f"* **{key}** — {label}; regime: {reg_txt}. {why} {misses_text(grid, key)}")
     md += ["", "Every point (`equations.csv` has them all), in-regime rows only:", ""]
     cols = ["equation", "n", "l", "tp", "tw", "grain_regime", "sim", "model", "rel_error",
-            "within_5pct", "sim_idle", "parsched_rel_error"]
+            "within_5pct", "sim_idle", "reference", "parsched_rel_error"]
     md += [markdown_table(grid[grid["in_regime"]], cols), ""]
     md += [
         "## (b) Experiments 1-4 (§3.3), Makbilan parameters", "",
