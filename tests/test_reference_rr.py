@@ -10,20 +10,21 @@ import pytest
 import parsched
 from parsched.config import BarrierConfig
 from parsched.models import feitelson_rudolph as fr
-from parsched.models.reference_rr import ps_alike_coarse, reference_block
+from parsched.models.reference_rr import ps_alike_coarse, reference_run
 
 SEEDS = (1, 2, 3, 4)
 
 
 def _sim(seed: int, **kw) -> float:
-    cfg = BarrierConfig(wait="block", sched="local", barrier_cost=0.0, seed=seed, **kw)
+    kw.setdefault("wait", "block")
+    cfg = BarrierConfig(sched="local", barrier_cost=0.0, seed=seed, **kw)
     return parsched.simulate_barrier(cfg).time_per_iteration
 
 
 def _ref(seed: int, **kw) -> float:
     kw = dict(kw)
     n, l, grain, var = kw.pop("n"), kw.pop("l"), kw.pop("grain"), kw.pop("var")
-    return reference_block(n, l, grain, var, warmup=0, seed=seed, **kw).time_per_iteration
+    return reference_run(n, l, grain, var, warmup=0, seed=seed, **kw).time_per_iteration
 
 
 # Both competitor kinds, both wakeups, fine and coarse grain, ℓ = 1..4; the
@@ -39,11 +40,17 @@ CASES = [
          tq=10.0, alpha=3.0),
     dict(n=4, l=2, grain=66.7, var=66.7, competitors="same", wakeup="tail", k=300),
     dict(n=3, l=1, grain=0.5, var=0.5, competitors="same", wakeup="tail", k=1500),
+    # busy waiting at coarse grain (eq. 6 for uncoordinated schedules); at fine
+    # grain a run's pattern decides (eq. 8), so single runs are not compared there
+    dict(n=10, l=3, grain=66.7, var=66.7, competitors="compute", wakeup="tail", k=300,
+         wait="busy"),
+    dict(n=4, l=2, grain=133.0, var=133.0, competitors="same", wakeup="tail", k=200,
+         wait="busy"),
 ]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"n{c['n']}l{c['l']}{c['competitors']}"
-                         f"{c['wakeup']}g{c['grain']}")
+                         f"{c['wakeup']}{c.get('wait', 'block')}g{c['grain']}")
 def test_reference_agrees_with_the_simulator(case):
     ref = statistics.mean(_ref(s, **case) for s in SEEDS)
     sim = statistics.mean(_sim(s, **case) for s in SEEDS)
@@ -85,10 +92,12 @@ def test_processor_sharing_limits():
 
 
 def test_reference_is_deterministic_and_checks_input():
-    a = reference_block(3, 2, 1.0, 1.0, k=200, seed=7)
-    assert a == reference_block(3, 2, 1.0, 1.0, k=200, seed=7)
-    assert a != reference_block(3, 2, 1.0, 1.0, k=200, seed=8)
+    a = reference_run(3, 2, 1.0, 1.0, k=200, seed=7)
+    assert a == reference_run(3, 2, 1.0, 1.0, k=200, seed=7)
+    assert a != reference_run(3, 2, 1.0, 1.0, k=200, seed=8)
     with pytest.raises(ValueError):
-        reference_block(0, 2, 1.0, 1.0)
+        reference_run(0, 2, 1.0, 1.0)
     with pytest.raises(ValueError):
-        reference_block(2, 2, 1.0, 1.0, competitors="alike")
+        reference_run(2, 2, 1.0, 1.0, competitors="alike")
+    with pytest.raises(ValueError):
+        reference_run(2, 2, 1.0, 1.0, wait="spin")

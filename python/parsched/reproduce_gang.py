@@ -133,7 +133,9 @@ EQUATIONS: tuple[tuple[str, str, str, str, str], ...] = (
     ("eq6u", "(6) busy waiting, uncoordinated, coarse grain", "local_busy", "coarse",
      "§2.2: with t_p + t_w >> τq the uncoordinated schedule differs from gang scheduling only "
      "in the final round of each iteration, so eq. (6) approximates it; the gap shrinks as the "
-     "grain grows (the misses, if any, are at t_p + t_w ≈ 2τq)."),
+     "grain grows (the misses, if any, are at t_p + t_w ≈ 2τq, with many threads per "
+     "processor and large gangs: the final round's wait for the slowest of n threads is "
+     "a larger share of fewer rounds). {REF}"),
     ("eq10", "(10) blocking, competitors alike, coarse grain", "local_block_same", "coarse",
      "Eq. (10) assumes every thread of a processor "
      "behaves alike and the others fill each one's waits, so a processor does only useful "
@@ -463,37 +465,39 @@ def overlap_iterations(tp: float, tw: float, n: int, l: int, tq: float = TQ,
 #: Seeds of the independent reference model per point (full, quick).
 REFERENCE_SEEDS = (3, 1)
 #: The equations whose departures the reference model attributes, with its
-#: competitors for each.
-REFERENCE_COMPETITORS = {"eq10": "same", "eq12": "same", "eq13": "compute"}
+#: (competitors, wait) for each — those of the simulated scheme.
+REFERENCE_SCHEMES = {"eq6u": ("compute", "busy"), "eq10": ("same", "block"),
+                     "eq12": ("same", "block"), "eq13": ("compute", "block")}
 
 
 def reference_point(key: str, n: int, l: int, tp: float, quick: bool = False) -> float:
     """The measured gang's time per iteration in the independent reference model
     (:mod:`parsched.models.reference_rr`: the seed's blocking mechanism, written
     apart from the simulator), mean over ``REFERENCE_SEEDS`` seeds, at a grid
-    point of eq. (10), (12) or (13) (VAR = GRAIN, barrier cost 0)."""
-    from .models.reference_rr import reference_block
+    point of a ``REFERENCE_SCHEMES`` equation (VAR = GRAIN, barrier cost 0)."""
+    from .models.reference_rr import reference_run
 
     grain = tp / 1.5
-    coarse = key == "eq10"
+    coarse = key in ("eq10", "eq6u")
+    competitors, wait = REFERENCE_SCHEMES[key]
     k = (150 if quick else 400) if coarse else (500 if quick else 2000)
     seeds = REFERENCE_SEEDS[1] if quick else REFERENCE_SEEDS[0]
     return float(np.mean([
-        reference_block(n, l, grain, grain, k=k, warmup=20 if coarse else 100, tq=TQ,
-                        tcs=TCS_GANG, alpha=ALPHA, competitors=REFERENCE_COMPETITORS[key],
-                        seed=s + 1).time_per_iteration
+        reference_run(n, l, grain, grain, k=k, warmup=20 if coarse else 100, tq=TQ,
+                      tcs=TCS_GANG, alpha=ALPHA, competitors=competitors, wait=wait,
+                      seed=s + 1).time_per_iteration
         for s in range(seeds)]))
 
 
 def reference_points(plan: Plan) -> list[tuple[str, int, int, float]]:
     """The grid points (equation, n, ℓ, t_p) at which the reference model runs:
-    those in the regime of eqs. (10), (12), (13)."""
+    those in the regime of the ``REFERENCE_SCHEMES`` equations."""
     where = {key: w for key, _l, _s, w, _y in EQUATIONS}
     out = []
     for pt in plan.grid:
         n, l, tp, tw = pt["n"], pt["l"], pt["tp"], pt["tw"]
-        for key in REFERENCE_COMPETITORS:
-            if l >= 2 and regime(tp, tw) == where[key]:
+        for key in REFERENCE_SCHEMES:
+            if (l >= 2 or key == "eq6u") and regime(tp, tw) == where[key]:
                 out.append((key, n, l, tp))
     return out
 
@@ -574,7 +578,7 @@ def grid_table(plan: Plan, runs: dict[BarrierConfig, dict[str, Any]],
             if key == "eq13":
                 refined = eq13_residual(tp, n, l)
             ref = math.nan
-            if key in REFERENCE_COMPETITORS and in_reg:
+            if key in REFERENCE_SCHEMES and in_reg:
                 ref = (references or {}).get((key, n, l, tp))
                 if ref is None:
                     ref = reference_point(key, n, l, tp, quick)
@@ -639,7 +643,7 @@ def grid_summary(table: pd.DataFrame) -> pd.DataFrame:
             row["parsched_idle_corrected_within_5pct"] = int((corr.abs() <= 0.05).sum())
             row["parsched_idle_corrected_max_abs_err"] = float(corr.abs().max()) if len(ins) \
                 else math.nan
-        if key in REFERENCE_COMPETITORS:
+        if key in REFERENCE_SCHEMES:
             rs = ins["reference_vs_sim"].abs()
             row["reference_points"] = int(rs.notna().sum())
             row["reference_vs_sim_max_abs"] = float(rs.max()) if rs.notna().any() else math.nan

@@ -1,13 +1,14 @@
-"""An independent reference model of seed 001's blocking schemes: per-processor
-round robin with barrier blocking, in plain Python.
+"""An independent reference model of seed 001's uncoordinated schemes:
+per-processor round robin with barrier blocking or busy waiting, in plain Python.
 
-Why a second implementation: three of the seed's equations — (10), (12) and
-(13) — part from parsched's simulator by more than 5% in parts of the regime
-where the seed says they hold. This module re-derives those runs from the
-seed's mechanism alone, written apart from the Rust simulator (no shared code,
-no event engine, no fast paths, no gang matrix), so that the departures can be
-attributed: if this model and the simulator agree with each other and both
-part from an equation, the equation — an approximation — is what parts.
+Why a second implementation: some of the seed's equations — (10), (12), (13)
+and (6) for uncoordinated busy waiting — part from parsched's simulator by
+more than 5% in parts of the regime where the seed says they hold. This module
+re-derives those runs from the seed's mechanism alone, written apart from
+the Rust simulator (no shared code, no event engine, no fast paths, no gang
+matrix), so that the departures can be attributed: if this model and the
+simulator agree with each other and both part from an equation, the
+equation — an approximation — is what parts.
 
 The mechanism (seed 001, §2.2 "Blocking Mechanism", §3.3):
 
@@ -25,14 +26,17 @@ The mechanism (seed 001, §2.2 "Blocking Mechanism", §3.3):
   ``alpha·tcs`` of processor time (covering the switch to whatever runs next);
   a released thread joins its processor's queue at the tail (``wakeup =
   "tail"``, rigid round robin) or the head (``"priority"``), or runs at once on
-  an idle processor;
+  an idle processor; with ``wait = "busy"`` the others spin instead, keeping
+  their processor until their quantum ends, and compute again as soon as they
+  hold it after the release;
 * processors start out of step: each first runs a skewing activity of
   U(0, tq), then its threads in a random order.
 
 It is slow (a few hundred thousand events per second) and meant for a few
 thousand iterations. The result is the measured gang's mean time per
-iteration after ``warmup`` iterations and the share of processor time with
-nothing to run (``idle``).
+iteration after ``warmup`` iterations (with ``warmup = 0``: from the first
+start of a measured thread, the simulator's window) and the share of
+processor time with nothing to run (``idle``).
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ import random
 from collections import deque
 from dataclasses import dataclass
 
-__all__ = ["ReferenceResult", "ps_alike_coarse", "reference_block"]
+__all__ = ["ReferenceResult", "ps_alike_coarse", "reference_run"]
 
 SKEW, RUN, IDLE = range(3)
 
@@ -57,7 +61,7 @@ class ReferenceResult:
     iterations: int
 
 
-def reference_block(
+def reference_run(
     n: int,
     l: int,
     grain: float,
@@ -71,14 +75,17 @@ def reference_block(
     barrier_cost: float = 0.0,
     competitors: str = "same",
     wakeup: str = "tail",
+    wait: str = "block",
     seed: int = 1,
 ) -> ReferenceResult:
     """Run the reference model until the measured gang (gang 0) has completed
     ``warmup + k`` iterations; see the module docstring."""
     if n < 1 or l < 1 or k < 1 or warmup < 0:
         raise ValueError("n, l, k >= 1 and warmup >= 0 required")
-    if competitors not in ("same", "compute") or wakeup not in ("tail", "priority"):
-        raise ValueError("competitors in {same, compute}, wakeup in {tail, priority}")
+    if competitors not in ("same", "compute") or wakeup not in ("tail", "priority") \
+            or wait not in ("block", "busy"):
+        raise ValueError("competitors in {same, compute}, wakeup in {tail, priority}, "
+                         "wait in {block, busy}")
     rng = random.Random(seed)
     gangs = l if competitors == "same" else 1  # iterating gangs
     # threads 0 .. gangs*n-1 iterate (thread g*n + i on processor i); the
@@ -88,7 +95,8 @@ def reference_block(
     proc_of = [t % n for t in range(n_iter + extra)]
     left = [barrier_cost + grain + rng.random() * var for _ in range(n_iter)]
     arrived = [0] * gangs
-    blocked: list[list[int]] = [[] for _ in range(gangs)]
+    blocked: list[list[int]] = [[] for _ in range(gangs)]  # the waiters
+    spinning = [False] * n_iter
     queues: list[deque[int]] = [deque() for _ in range(n)]
     for p in range(n):
         mine = [t for t in range(len(proc_of)) if proc_of[t] == p]
@@ -117,7 +125,7 @@ def reference_block(
         """The running thread's next event: its compute's end or its quantum's."""
         t = running[p]
         end = q_end[p]
-        if t < n_iter:
+        if t < n_iter and not spinning[t]:
             end = min(end, seg_start[p] + left[t])
         push(end, p)
 
@@ -145,6 +153,12 @@ def reference_block(
         nonlocal idle_total
         for t in blocked[g]:
             p = proc_of[t]
+            if spinning[t]:  # computes as soon as it holds its processor
+                spinning[t] = False
+                if mode[p] == RUN and running[p] == t:
+                    seg_start[p] = max(now, seg_start[p])
+                    arm(p)
+                continue
             if wakeup == "tail":
                 queues[p].append(t)
             else:
@@ -173,12 +187,17 @@ def reference_block(
             dispatch(p, now)
             continue
         t = running[p]
-        if t < n_iter:
+        if t < n_iter and not spinning[t]:
             left[t] -= now - seg_start[p]
             seg_start[p] = now
             if left[t] <= 1e-9:  # at the barrier
                 g = t // n
                 arrived[g] += 1
+                if arrived[g] < n and wait == "busy":  # spin until the quantum ends
+                    blocked[g].append(t)
+                    spinning[t] = True
+                    arm(p)
+                    continue
                 if arrived[g] < n:  # block: alpha*tcs, covering the switch
                     blocked[g].append(t)
                     busy_until[p] = now + alpha * tcs
