@@ -40,6 +40,9 @@ CASES = [
          tq=10.0, alpha=3.0),
     dict(n=4, l=2, grain=66.7, var=66.7, competitors="same", wakeup="tail", k=300),
     dict(n=3, l=1, grain=0.5, var=0.5, competitors="same", wakeup="tail", k=1500),
+    # exponential compute (Figure 9's blocking region: t_w > t_p)
+    dict(n=10, l=3, grain=0.3, var=0.7, competitors="same", wakeup="tail", k=1500,
+         dist="exponential"),
     # busy waiting at coarse grain (eq. 6 for uncoordinated schedules); at fine
     # grain a run's pattern decides (eq. 8), so single runs are not compared there
     dict(n=10, l=3, grain=66.7, var=66.7, competitors="compute", wakeup="tail", k=300,

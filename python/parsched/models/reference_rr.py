@@ -20,10 +20,11 @@ The mechanism (seed 001, §2.2 "Blocking Mechanism", §3.3):
   running thread goes to the tail if another thread is ready, else it goes on;
   dispatching a thread other than the processor's previous one costs ``tcs``
   before its quantum starts;
-* a thread computes U(grain, grain + var) per iteration (plus
-  ``barrier_cost``), then arrives at its gang's barrier; the last to arrive
-  releases the others and continues at once; the others block, which costs
-  ``alpha·tcs`` of processor time (covering the switch to whatever runs next);
+* a thread computes U(grain, grain + var) per iteration (``dist =
+  "exponential"``: grain + Exp(mean var)), plus ``barrier_cost``, then
+  arrives at its gang's barrier; the last to arrive releases the others and
+  continues at once; the others block, which costs ``alpha·tcs`` of
+  processor time (covering the switch to whatever runs next);
   a released thread joins its processor's queue at the tail (``wakeup =
   "tail"``, rigid round robin) or the head (``"priority"``), or runs at once on
   an idle processor; with ``wait = "busy"`` the others spin instead, keeping
@@ -76,6 +77,7 @@ def reference_run(
     competitors: str = "same",
     wakeup: str = "tail",
     wait: str = "block",
+    dist: str = "uniform",
     seed: int = 1,
 ) -> ReferenceResult:
     """Run the reference model until the measured gang (gang 0) has completed
@@ -83,17 +85,23 @@ def reference_run(
     if n < 1 or l < 1 or k < 1 or warmup < 0:
         raise ValueError("n, l, k >= 1 and warmup >= 0 required")
     if competitors not in ("same", "compute") or wakeup not in ("tail", "priority") \
-            or wait not in ("block", "busy"):
+            or wait not in ("block", "busy") or dist not in ("uniform", "exponential"):
         raise ValueError("competitors in {same, compute}, wakeup in {tail, priority}, "
-                         "wait in {block, busy}")
+                         "wait in {block, busy}, dist in {uniform, exponential}")
     rng = random.Random(seed)
+
+    def draw() -> float:
+        extra = rng.random() * var if dist == "uniform" else (
+            rng.expovariate(1.0 / var) if var > 0 else 0.0)
+        return barrier_cost + grain + extra
+
     gangs = l if competitors == "same" else 1  # iterating gangs
     # threads 0 .. gangs*n-1 iterate (thread g*n + i on processor i); the
     # compute-bound competitors, if any, come after them
     n_iter = gangs * n
     extra = (l - 1) * n if competitors == "compute" else 0
     proc_of = [t % n for t in range(n_iter + extra)]
-    left = [barrier_cost + grain + rng.random() * var for _ in range(n_iter)]
+    left = [draw() for _ in range(n_iter)]
     arrived = [0] * gangs
     blocked: list[list[int]] = [[] for _ in range(gangs)]  # the waiters
     spinning = [False] * n_iter
@@ -212,7 +220,7 @@ def reference_run(
                     if done == warmup + k:
                         break
                 for u in range(g * n, g * n + n):
-                    left[u] = barrier_cost + grain + rng.random() * var
+                    left[u] = draw()
                 release(g, now)
                 if now < q_end[p]:
                     arm(p)
