@@ -467,3 +467,12 @@ def test_reproduce_gang_quick_pipeline(tmp_path):
     assert "parsched_rel_error" in eqs.columns and "refined" not in eqs.columns
     eq12 = eqs[eqs["equation"] == "eq12"]
     assert not eq12[eq12["l"] == 1]["in_regime"].any()  # ℓ = 1: nobody fills the waits
+    # the independent reference model runs at every in-regime point of eqs. 6u, 10,
+    # 12, 13 (one seed in --quick) and agrees with the simulation there
+    ref = eqs[eqs["equation"].isin(["eq6u", "eq10", "eq12", "eq13"]) & eqs["in_regime"]
+              & (eqs["l"] >= 2)]
+    assert len(ref) and ref["reference"].notna().all()
+    assert (ref["reference_vs_sim"].abs() < 0.03).all(), ref["reference_vs_sim"].abs().max()
+    out8 = eqs[(eqs["equation"] == "eq8") & eqs["reference"].notna()]
+    assert len(out8) and not out8["in_regime"].any() and out8["reference_ks_p"].notna().all()
+    assert "Independent check" in md

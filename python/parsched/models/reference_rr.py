@@ -78,6 +78,7 @@ def reference_run(
     wakeup: str = "tail",
     wait: str = "block",
     dist: str = "uniform",
+    skew: bool = True,
     seed: int = 1,
 ) -> ReferenceResult:
     """Run the reference model until the measured gang (gang 0) has completed
@@ -181,7 +182,7 @@ def reference_run(
                                 if mode[p] == IDLE)
 
     for p in range(n):  # the skewing activity
-        push(rng.random() * tq, p)
+        push(rng.random() * tq if skew else 0.0, p)
 
     done = 0
     t0 = [math.nan]  # start of the measured window
