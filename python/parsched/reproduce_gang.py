@@ -7,7 +7,10 @@ Three parts, all simulated in one deduplicated :func:`parsched.sweep`:
     barrier cost 0, Makbilan's τq = 50, τcs = 0.2, α = 1.5). Each equation is
     compared with the scheme it describes and labelled with the regime in which
     the seed says it holds (``in_regime``); inside it the relative error is
-    flagged against 5%.
+    flagged against 5%. Where equations part from uncoordinated schedules, an
+    independent re-implementation of the seed's mechanism
+    (:mod:`parsched.models.reference_rr`) runs beside the simulator (columns
+    ``reference*``), so that each departure can be attributed.
 (b) **Experiments 1-4** of §3.3 with the Makbilan parameters (eq. 14, Table 1)
     beside the model's numbers (:mod:`parsched.models.feitelson_rudolph`) and the
     paper's stated ones.
