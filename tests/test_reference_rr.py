@@ -104,3 +104,6 @@ def test_reference_is_deterministic_and_checks_input():
         reference_run(2, 2, 1.0, 1.0, competitors="alike")
     with pytest.raises(ValueError):
         reference_run(2, 2, 1.0, 1.0, wait="spin")
+    for bad in ({"grain": -1.0}, {"grain": 0.0, "var": 0.0}, {"tcs": 50.0}, {"alpha": -1.0}):
+        with pytest.raises(ValueError):
+            reference_run(2, 2, **{"grain": 1.0, "var": 1.0, **bad})

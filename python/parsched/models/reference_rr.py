@@ -85,6 +85,10 @@ def reference_run(
     ``warmup + k`` iterations; see the module docstring."""
     if n < 1 or l < 1 or k < 1 or warmup < 0:
         raise ValueError("n, l, k >= 1 and warmup >= 0 required")
+    if not (grain >= 0 and var >= 0 and barrier_cost >= 0 and grain + var + barrier_cost > 0):
+        raise ValueError("grain, var, barrier_cost >= 0, and some compute per iteration")
+    if not (tq > 0 and 0 <= tcs < tq and alpha >= 0):
+        raise ValueError("tq > 0, 0 <= tcs < tq and alpha >= 0 required")
     if competitors not in ("same", "compute") or wakeup not in ("tail", "priority") \
             or wait not in ("block", "busy") or dist not in ("uniform", "exponential"):
         raise ValueError("competitors in {same, compute}, wakeup in {tail, priority}, "
@@ -239,7 +243,7 @@ def reference_run(
     span = now - t0[0]
     return ReferenceResult(
         time_per_iteration=span / k,
-        idle=(idle_now(now) - idle0) / (n * span),
+        idle=(idle_now(now) - idle0) / (n * span) if span > 0 else 0.0,
         iterations=k,
     )
 
@@ -252,6 +256,8 @@ def ps_alike_coarse(n: int, l: int, grain: float, var: float, *, k: int = 400,
     takes no processor until its gang's last thread arrives. Eq. (10) without
     its switching term is ℓ·t_p; this model shows how much more an iteration
     takes when a processor's threads are all blocked at once (``idle``)."""
+    if n < 1 or l < 1 or k < 1 or not (grain >= 0 and var >= 0 and grain + var > 0):
+        raise ValueError("n, l, k >= 1, grain, var >= 0 and grain + var > 0 required")
     rng = random.Random(seed)
     left = [[grain + rng.random() * var for _ in range(n)] for _ in range(l)]
     its = [0] * l
