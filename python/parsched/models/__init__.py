@@ -3,9 +3,12 @@
 * :mod:`parsched.models.feitelson_rudolph` — Feitelson & Rudolph (1992): busy
   waiting with gang scheduling vs. blocking vs. uncoordinated busy waiting for a
   gang of iterating, barrier-synchronising threads (seed 001, eqs. 5-17, Fig. 9).
+* :mod:`parsched.models.reference_rr` — an independent, slow re-implementation of
+  seed 001's uncoordinated round robin (blocking and busy waiting), used as an
+  oracle beside the simulator (``reference_run``, ``ps_alike_coarse``).
 """
 
-from . import feitelson_rudolph
+from . import feitelson_rudolph, reference_rr
 from .feitelson_rudolph import (
     MAKBILAN,
     SystemParams,
@@ -31,6 +34,7 @@ __all__ = [
     "makbilan_mapping",
     "phase_boundaries",
     "phase_diagram",
+    "reference_rr",
     "t_block_compute",
     "t_block_same",
     "t_gang_busy",
