@@ -185,11 +185,6 @@ EQUATIONS: tuple[tuple[str, str, str, str, str], ...] = (
 )
 
 
-def uncoord_rounds(length: Length) -> int:
-    """Rounds per uncoordinated busy-waiting run outside eq. (8)'s pooled points."""
-    return length.rounds // 30
-
-
 def _k(est: float, l: int, length: Length, tq: float = TQ, tcs: float = TCS_GANG,
        rounds: int | None = None) -> int:
     """Iterations so that a run covers about ``rounds`` (default ``length.rounds``)
@@ -269,7 +264,7 @@ def build_plan(quick: bool = False) -> Plan:
                         base.with_(sched="local", wait="busy", competitors="compute",
                                    k=_k(e8, l, length,
                                         rounds=EQ8_ROUNDS_PER_SEED if pooled
-                                        else uncoord_rounds(length))),
+                                        else length.rounds // 30)),
                         length.seeds_eq8 if pooled else length.seeds),
                     "local_block_same": [base.with_(sched="local", wait="block",
                                                     k=_k(min(e12, e6), l, length))],
@@ -475,18 +470,16 @@ REFERENCE_SEEDS = (3, 1)
 #: Seeds at eq. (8)'s out-of-regime points, where each run keeps the pattern it
 #: falls into (full, quick); each as long as the simulated runs there.
 REFERENCE_SEEDS_EQ8 = (48, 8)
-#: The equations whose departures the reference model attributes, with its
-#: (competitors, wait) for each — those of the simulated scheme. Eq. (8) only
-#: outside its regime (inside it, it agrees with the simulation; the reference
-#: model would need thousands of long runs there).
-REFERENCE_SCHEMES = {"eq6u": ("compute", "busy"), "eq8": ("compute", "busy"),
-                     "eq10": ("same", "block"), "eq12": ("same", "block"),
-                     "eq13": ("compute", "block")}
+#: The equations whose departures the reference model attributes; it runs the
+#: configuration of each one's simulated scheme. Eq. (8) only outside its
+#: regime (inside it, it agrees with the simulation; the reference model would
+#: need thousands of long runs there).
+REFERENCE_EQUATIONS = ("eq6u", "eq8", "eq10", "eq12", "eq13")
 
 
 def reference_wanted(key: str, n: int, l: int, tp: float, tw: float) -> bool:
     """Whether the reference model runs at this grid point of ``key``."""
-    if key not in REFERENCE_SCHEMES:
+    if key not in REFERENCE_EQUATIONS:
         return False
     if key == "eq8":
         return l >= 2 and regime(tp, tw) == "fine" and not eq8_in_regime(tp, tw, n, l)
@@ -494,76 +487,64 @@ def reference_wanted(key: str, n: int, l: int, tp: float, tw: float) -> bool:
     return (l >= 2 or key == "eq6u") and regime(tp, tw) == where
 
 
-def reference_samples(key: str, n: int, l: int, tp: float, quick: bool = False
-                      ) -> list[float]:
+def reference_samples(cfg: BarrierConfig, *, k: int, warmup: int, seeds: int) -> list[float]:
     """Per-seed times per iteration of the measured gang in the independent
     reference model (:mod:`parsched.models.reference_rr`: the seed's mechanism,
-    written apart from the simulator) at a grid point of a ``REFERENCE_SCHEMES``
-    equation (VAR = GRAIN, barrier cost 0): ``REFERENCE_SEEDS`` seeds, or for
-    eq. (8) ``REFERENCE_SEEDS_EQ8`` seeds of ``REFERENCE_EQ8_ROUNDS`` rounds."""
-    from .models.reference_rr import reference_run
-
-    grain = tp / 1.5
-    coarse = key in ("eq10", "eq6u")
-    competitors, wait = REFERENCE_SCHEMES[key]
-    if key == "eq8":
-        tw = tp * (n - 1) / (3 * (n + 1))
-        est = float(fr.t_uncoord_busy(tp, tw, n, l, TQ, TCS_GANG, grain="fine"))
-        # the simulated runs' k (so both include the start-up alike)
-        length = QUICK if quick else FULL
-        k, warmup = _k(est, l, length, rounds=uncoord_rounds(length)), 0
-        seeds = REFERENCE_SEEDS_EQ8[1 if quick else 0]
-    else:
-        k = (150 if quick else 400) if coarse else (500 if quick else 2000)
-        warmup = 20 if coarse else 100
-        seeds = REFERENCE_SEEDS[1 if quick else 0]
-    return [reference_run(n, l, grain, grain, k=k, warmup=warmup, tq=TQ, tcs=TCS_GANG,
-                          alpha=ALPHA, competitors=competitors, wait=wait,
-                          seed=s + 1).time_per_iteration
-            for s in range(seeds)]
-
-
-def reference_value(key: str, samples: Sequence[float]) -> float:
-    """One figure from ``reference_samples``: the mean, or for eq. (8) the
-    harmonic mean (the mean iteration rate over patterns, as simulated)."""
-    return harmonic(samples) if key == "eq8" else float(np.mean(samples))
-
-
-def reference_for(cfg: BarrierConfig, quick: bool = False) -> float:
-    """The reference model's time per iteration for a simulated configuration
-    (uncoordinated, uniform or exponential compute), mean over
-    ``REFERENCE_SEEDS`` seeds."""
+    written apart from the simulator) for a simulated configuration (local
+    round robin, block or busy, P = n), seeds 1..``seeds``."""
     from .models.reference_rr import reference_run
 
     if cfg.sched != "local" or cfg.wait not in ("block", "busy") or cfg.P not in (None, cfg.n):
         raise ValueError("the reference model covers local round robin, block or busy, P = n")
-    seeds = REFERENCE_SEEDS[1] if quick else REFERENCE_SEEDS[0]
-    return float(np.mean([
-        reference_run(cfg.n, cfg.l, cfg.grain, cfg.var, k=500 if quick else 2000, warmup=100,
-                      tq=cfg.tq, tcs=cfg.tcs, alpha=cfg.alpha, barrier_cost=cfg.barrier_cost,
-                      competitors=cfg.competitors, wakeup=cfg.wakeup, wait=cfg.wait,
-                      dist=cfg.dist, seed=s + 1).time_per_iteration
-        for s in range(seeds)]))
+    return [reference_run(cfg.n, cfg.l, cfg.grain, cfg.var, k=k, warmup=warmup, tq=cfg.tq,
+                          tcs=cfg.tcs, alpha=cfg.alpha, barrier_cost=cfg.barrier_cost,
+                          competitors=cfg.competitors, wakeup=cfg.wakeup, wait=cfg.wait,
+                          dist=cfg.dist, seed=s + 1).time_per_iteration
+            for s in range(seeds)]
 
 
-def reference_points(plan: Plan) -> list[tuple[str, int, int, float]]:
-    """The grid points (equation, n, ℓ, t_p) at which the reference model runs
-    (``reference_wanted``)."""
-    out = []
-    for pt in plan.grid:
-        n, l, tp, tw = pt["n"], pt["l"], pt["tp"], pt["tw"]
-        out += [(key, n, l, tp) for key in REFERENCE_SCHEMES
-                if reference_wanted(key, n, l, tp, tw)]
-    return out
+def reference_for(cfg: BarrierConfig, quick: bool = False) -> float:
+    """The reference model's mean time per iteration for a simulated
+    configuration, over ``REFERENCE_SEEDS`` seeds."""
+    return float(np.mean(reference_samples(cfg, k=500 if quick else 2000, warmup=100,
+                                           seeds=REFERENCE_SEEDS[1 if quick else 0])))
 
 
-def _reference_job(args: tuple[str, int, int, float, bool]) -> list[float]:
-    return reference_samples(*args)
+def grid_reference(key: str, cfg: BarrierConfig, quick: bool = False) -> list[float]:
+    """``reference_samples`` at a grid point of ``key`` (``cfg``: the simulated
+    scheme's configuration). Eq. (8): ``REFERENCE_SEEDS_EQ8`` seeds of the
+    simulated runs' k, measured from the start as they are (a run keeps its
+    pattern, so the two are compared as distributions)."""
+    if key == "eq8":
+        return reference_samples(cfg, k=cfg.k, warmup=0,
+                                 seeds=REFERENCE_SEEDS_EQ8[1 if quick else 0])
+    coarse = key in ("eq10", "eq6u")
+    return reference_samples(cfg, k=(150 if quick else 400) if coarse else (500 if quick else 2000),
+                             warmup=20 if coarse else 100,
+                             seeds=REFERENCE_SEEDS[1 if quick else 0])
+
+
+def reference_value(key: str, samples: Sequence[float]) -> float:
+    """One figure from ``grid_reference``: the mean, or for eq. (8) the
+    harmonic mean (the mean iteration rate over patterns, as simulated)."""
+    return harmonic(samples) if key == "eq8" else float(np.mean(samples))
+
+
+def reference_points(plan: Plan) -> list[tuple[str, BarrierConfig]]:
+    """(equation, simulated configuration) at every grid point where the
+    reference model runs (``reference_wanted``)."""
+    scheme = {key: sch for key, _l, sch, _w, _y in EQUATIONS}
+    return [(key, pt[scheme[key]][0]) for pt in plan.grid for key in REFERENCE_EQUATIONS
+            if reference_wanted(key, pt["n"], pt["l"], pt["tp"], pt["tw"])]
+
+
+def _reference_job(args: tuple[str, BarrierConfig, bool]) -> list[float]:
+    return grid_reference(*args)
 
 
 def reference_table(plan: Plan, quick: bool = False, executor: cf.Executor | None = None
-                    ) -> dict[tuple[str, int, int, float], list[float]]:
-    """``reference_samples`` at every ``reference_points(plan)``, on ``executor``
+                    ) -> dict[tuple[str, BarrierConfig], list[float]]:
+    """``grid_reference`` at every ``reference_points(plan)``, on ``executor``
     (default: one process per CPU)."""
     from .api import default_executor
 
@@ -582,7 +563,7 @@ def reference_table(plan: Plan, quick: bool = False, executor: cf.Executor | Non
 
 def grid_table(plan: Plan, runs: dict[BarrierConfig, dict[str, Any]],
                quick: bool = False,
-               references: dict[tuple[str, int, int, float], list[float]] | None = None
+               references: dict[tuple[str, BarrierConfig], list[float]] | None = None
                ) -> pd.DataFrame:
     """One row per (grid point, equation). ``references`` holds the reference
     model's times (``reference_table``); missing ones are computed here."""
@@ -634,9 +615,10 @@ def grid_table(plan: Plan, runs: dict[BarrierConfig, dict[str, Any]],
                 refined = eq13_residual(tp, n, l)
             ref = ks_p = math.nan
             if reference_wanted(key, n, l, tp, tw):
-                samples = (references or {}).get((key, n, l, tp))
+                cfg = pt[scheme][0]
+                samples = (references or {}).get((key, cfg))
                 if samples is None:
-                    samples = reference_samples(key, n, l, tp, quick)
+                    samples = grid_reference(key, cfg, quick)
                 ref = reference_value(key, samples)
                 if key == "eq8":  # patterns: compare the per-seed distributions
                     from scipy.stats import ks_2samp
@@ -712,7 +694,7 @@ def grid_summary(table: pd.DataFrame) -> pd.DataFrame:
             row["reference_vs_sim_median_abs"] = float(out8["reference_vs_sim"].abs().median()) \
                 if len(out8) else math.nan
             row["reference_ks_p_ge_001"] = int((out8["reference_ks_p"] >= 0.01).sum())
-        elif key in REFERENCE_SCHEMES:
+        elif key in REFERENCE_EQUATIONS:
             rs = ins["reference_vs_sim"].abs()
             row["reference_points"] = int(rs.notna().sum())
             row["reference_vs_sim_max_abs"] = float(rs.max()) if rs.notna().any() else math.nan

@@ -108,7 +108,7 @@ def reference_run(
     proc_of = [t % n for t in range(n_iter + extra)]
     left = [draw() for _ in range(n_iter)]
     arrived = [0] * gangs
-    blocked: list[list[int]] = [[] for _ in range(gangs)]  # the waiters
+    waiters: list[list[int]] = [[] for _ in range(gangs)]
     spinning = [False] * n_iter
     queues: list[deque[int]] = [deque() for _ in range(n)]
     for p in range(n):
@@ -146,6 +146,7 @@ def reference_run(
         """The head of p's queue runs after the processor's pending overhead
         and the switch (free after a blocking, which paid for it); an empty
         queue leaves p idle once the overhead ends."""
+        nonlocal t0
         start = max(now, busy_until[p])
         if not queues[p]:
             mode[p] = IDLE
@@ -157,14 +158,14 @@ def reference_run(
         mode[p] = RUN
         running[p] = prev[p] = t
         seg_start[p] = start + cost
-        if warmup == 0 and t < n and math.isnan(t0[0]):
-            t0[0] = start + cost
+        if warmup == 0 and t < n and math.isnan(t0):
+            t0 = start + cost
         q_end[p] = start + cost + tq
         arm(p)
 
     def release(g: int, now: float) -> None:
         nonlocal idle_total
-        for t in blocked[g]:
+        for t in waiters[g]:
             p = proc_of[t]
             if spinning[t]:  # computes as soon as it holds its processor
                 spinning[t] = False
@@ -179,7 +180,7 @@ def reference_run(
             if mode[p] == IDLE:
                 idle_total += max(0.0, now - idle_since[p])
                 dispatch(p, now)
-        blocked[g].clear()
+        waiters[g].clear()
 
     def idle_now(now: float) -> float:
         return idle_total + sum(max(0.0, now - idle_since[p]) for p in range(n)
@@ -189,7 +190,7 @@ def reference_run(
         push(rng.random() * tq if skew else 0.0, p)
 
     done = 0
-    t0 = [math.nan]  # start of the measured window
+    t0 = math.nan  # start of the measured window
     idle0 = 0.0
     now = 0.0
     while heap:
@@ -206,22 +207,21 @@ def reference_run(
             if left[t] <= 1e-9:  # at the barrier
                 g = t // n
                 arrived[g] += 1
-                if arrived[g] < n and wait == "busy":  # spin until the quantum ends
-                    blocked[g].append(t)
-                    spinning[t] = True
-                    arm(p)
-                    continue
-                if arrived[g] < n:  # block: alpha*tcs, covering the switch
-                    blocked[g].append(t)
-                    busy_until[p] = now + alpha * tcs
-                    free_next[p] = True
-                    dispatch(p, now)
+                if arrived[g] < n:
+                    waiters[g].append(t)
+                    if wait == "busy":  # spin until the quantum ends
+                        spinning[t] = True
+                        arm(p)
+                    else:  # block: alpha*tcs, covering the switch
+                        busy_until[p] = now + alpha * tcs
+                        free_next[p] = True
+                        dispatch(p, now)
                     continue
                 arrived[g] = 0  # the last: release the others and go on
                 if g == 0:
                     done += 1
                     if done == warmup and warmup > 0:
-                        t0[0], idle0 = now, idle_now(now)
+                        t0, idle0 = now, idle_now(now)
                     if done == warmup + k:
                         break
                 for u in range(g * n, g * n + n):
@@ -240,7 +240,7 @@ def reference_run(
             q_end[p] = now + tq
             arm(p)
 
-    span = now - t0[0]
+    span = now - t0
     return ReferenceResult(
         time_per_iteration=span / k,
         idle=(idle_now(now) - idle0) / (n * span) if span > 0 else 0.0,
