@@ -123,6 +123,31 @@ impl<E> Engine<E> {
         *g = g.wrapping_add(1);
     }
 
+    /// [`Engine::pop`] for a model that ends its run at `limit`: the next
+    /// live event at or before `limit`, or `None` when the queue is empty or
+    /// its head lies beyond `limit` — that head entry (live or cancelled) is
+    /// then removed unhandled, counted as processed, as the entry that showed
+    /// the instant was over.
+    #[inline]
+    pub fn pop_through(&mut self, limit: Time) -> Option<E> {
+        loop {
+            let head = self.queue.peek()?.key.0;
+            if head > limit.0 {
+                let e = self.queue.pop().expect("peeked");
+                self.now = Time(e.key.0);
+                self.processed += 1;
+                return None;
+            }
+            let e = self.queue.pop().expect("peeked");
+            self.now = Time(e.key.0);
+            self.processed += 1;
+            if e.timer == NO_TIMER || self.timers[e.timer as usize] == e.gen {
+                return Some(e.event);
+            }
+            self.cancelled += 1;
+        }
+    }
+
     /// Stale events dropped so far (timers set again or cancelled).
     pub fn cancelled(&self) -> u64 {
         self.cancelled
@@ -280,6 +305,22 @@ mod tests {
         // Re-armed after a cancel, it fires again.
         e.set_timer(b, Time(9), "b2");
         assert_eq!(e.pop(), Some("b2"));
+        // pop_through: live events up to the limit, then the head beyond it
+        // is consumed (cancelled or not) and the run sees the end.
+        e.set_timer(a, Time(10), "stale");
+        e.schedule_at(Time(11), "late");
+        e.set_timer(a, Time(12), "later");
+        e.schedule_at(Time(10), "on time");
+        assert_eq!(e.pop_through(Time(10)), Some("on time"));
+        let before = e.processed();
+        assert_eq!(e.pop_through(Time(10)), None);
+        assert_eq!(
+            e.processed(),
+            before + 1,
+            "the head beyond the limit, unhandled"
+        );
+        assert_eq!(e.now(), Time(11));
+        assert_eq!(e.pop(), Some("later"));
     }
 
     struct Counter {

@@ -74,11 +74,11 @@ impl SyncMachine {
         if ok {
             for &t in &self.gangs[gi].threads {
                 let q = self.threads[t as usize].proc as usize;
-                self.procs[q].gen = self.procs[q].gen.wrapping_add(1);
+                eng.cancel(self.procs[q].seg_timer);
                 self.procs[q].seg_start = t_end;
             }
             b.end = t_end;
-            eng.schedule_at(t_end, SyncEv::Batch { g: gi as u32 });
+            eng.schedule_at(t_end, SyncEv::BatchCommitted { g: gi as u32 });
         }
         self.gangs[gi].batch = b;
         ok

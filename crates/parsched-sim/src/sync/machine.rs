@@ -64,7 +64,7 @@ impl SyncMachine {
                     free_switch: true,
                     seg_start: Time::ZERO,
                     busy_until: Time::ZERO,
-                    gen: 0,
+                    seg_timer: Timer::UNSET,
                     slice_end: Time::ZERO,
                     timer: false,
                     timer_fresh: false,
@@ -77,7 +77,7 @@ impl SyncMachine {
             measured: 0,
             matrix: GangMatrix::new(p, None)?,
             slot: None,
-            sgen: 0,
+            slot_timer: Timer::UNSET,
             slot_start: Time::ZERO,
             slot_free: 0,
             slot_end: Time::ZERO,
@@ -192,17 +192,27 @@ impl SyncMachine {
 
     /// Runs until the measured gang passes its k-th barrier.
     pub fn run(&mut self, eng: &mut Engine<SyncEv>) -> Result<Time, MachineError> {
+        for proc in &mut self.procs {
+            proc.seg_timer = eng.timer();
+        }
+        self.slot_timer = eng.timer();
         match self.sched {
             SyncSched::Local => {
                 for p in 0..self.procs.len() as u32 {
                     self.dispatch_local(p, eng);
                 }
             }
-            SyncSched::Gang => eng.schedule_at(Time::ZERO, SyncEv::Slot { gen: 0 }),
+            SyncSched::Gang => eng.set_timer(self.slot_timer, Time::ZERO, SyncEv::SlotEnded),
         }
-        let mut max_pending = eng.pending();
+        self.max_pending = eng.pending();
         loop {
-            let Some(ev) = eng.pop() else {
+            // After the measured gang's k-th barrier, the other events of
+            // that instant are still handled, then the run stops.
+            let next = match self.done {
+                Some(end) => eng.pop_through(end),
+                None => eng.pop(),
+            };
+            let Some(ev) = next else {
                 if self.done.is_some() {
                     break;
                 }
@@ -211,36 +221,10 @@ impl SyncMachine {
                     msg: "no event left before the measured gang finished (deadlock)".into(),
                 });
             };
-            // After the measured gang's k-th barrier, the other events of
-            // that instant are still handled, then the run stops.
-            if matches!(self.done, Some(end) if eng.now() > end) {
-                break;
-            }
-            match ev {
-                SyncEv::Seg { p, gen } => self.on_seg(p, gen, eng),
-                SyncEv::Quantum { p } => self.on_quantum(p, eng),
-                SyncEv::Batch { g } => self.on_batch(g, eng),
-                SyncEv::Spin { p } => self.on_spin(p, eng),
-                SyncEv::Slot { gen } => {
-                    if gen == self.sgen {
-                        self.switch_slot(eng)
-                    }
-                }
-            }
-            max_pending = max_pending.max(eng.pending());
-            if self.audit {
-                self.check(eng.now())?;
-            }
-            if self.periodic
-                && matches!(ev, SyncEv::Quantum { .. } | SyncEv::Slot { .. })
-                && eng.next_time().is_none_or(|t| t > eng.now())
-                && self.periodic_ready()
-            {
-                self.max_pending = max_pending;
+            if self.handle(ev, eng)? == Flow::Stop {
                 return Ok(self.run_periodic(eng.now()));
             }
         }
-        self.max_pending = max_pending;
         let end = self
             .done
             .expect("the loop ends when the measured gang is done");
@@ -289,7 +273,7 @@ impl SyncMachine {
         let t = &self.threads[th as usize];
         let proc = &mut self.procs[p as usize];
         proc.seg_start = start;
-        proc.gen = proc.gen.wrapping_add(1);
+        eng.cancel(proc.seg_timer);
         if t.gang == self.measured && self.start.is_none() {
             self.start = Some(start);
             self.last_iter = start;
@@ -303,13 +287,13 @@ impl SyncMachine {
                     let deadline = start + t.spin_left;
                     if !matches!(proc.spin_timer, Some(at) if at <= deadline) {
                         proc.spin_timer = Some(deadline);
-                        eng.schedule_at(deadline, SyncEv::Spin { p });
+                        eng.schedule_at(deadline, SyncEv::SpinExpired { p });
                     }
                     return;
                 }
                 WaitStrategy::Yield => {
                     // It yields again as soon as it runs.
-                    eng.schedule_at(start, SyncEv::Seg { p, gen: proc.gen });
+                    eng.set_timer(proc.seg_timer, start, SyncEv::SegmentEnded { p });
                     return;
                 }
                 WaitStrategy::Block => unreachable!("blocked threads are not dispatched"),
@@ -322,7 +306,7 @@ impl SyncMachine {
             SyncSched::Gang => self.slot_end,
         };
         if end <= limit {
-            eng.schedule_at(end, SyncEv::Seg { p, gen: proc.gen });
+            eng.set_timer(proc.seg_timer, end, SyncEv::SegmentEnded { p });
         }
     }
 
@@ -346,9 +330,9 @@ impl SyncMachine {
         }
     }
 
-    pub(super) fn on_seg(&mut self, p: u32, gen: u32, eng: &mut Engine<SyncEv>) {
+    pub(super) fn on_seg(&mut self, p: u32, eng: &mut Engine<SyncEv>) {
         let proc = &self.procs[p as usize];
-        if proc.gen != gen || proc.thread == NONE {
+        if proc.thread == NONE {
             return;
         }
         let now = eng.now();
@@ -498,8 +482,7 @@ impl SyncMachine {
                     SyncSched::Gang => {
                         let here = self.matrix.slot_of(GangId(gi as u64));
                         if self.slot.is_none() {
-                            self.sgen = self.sgen.wrapping_add(1);
-                            eng.schedule_at(now, SyncEv::Slot { gen: self.sgen });
+                            eng.set_timer(self.slot_timer, now, SyncEv::SlotEnded);
                         } else if here == self.slot && self.procs[p as usize].thread == NONE {
                             let proc = &self.procs[p as usize];
                             let cost = if proc.free_switch || proc.last == w {
@@ -526,7 +509,7 @@ impl SyncMachine {
         let proc = &mut self.procs[p as usize];
         if self.sched == SyncSched::Local && !proc.queue.is_empty() {
             proc.thread = NONE;
-            proc.gen = proc.gen.wrapping_add(1);
+            eng.cancel(proc.seg_timer);
             proc.queue.push_back(th);
             self.threads[th as usize].state = St::Ready;
             // run_on charges the switch to the next thread.
@@ -548,7 +531,7 @@ impl SyncMachine {
         self.overhead += self.block_cost;
         let proc = &mut self.procs[p as usize];
         proc.thread = NONE;
-        proc.gen = proc.gen.wrapping_add(1);
+        eng.cancel(proc.seg_timer);
         proc.busy_until = proc.busy_until.max(now) + self.block_cost;
         proc.free_switch = true;
         self.after_leave(p, eng);
@@ -565,7 +548,7 @@ impl SyncMachine {
         }
         let proc = &mut self.procs[p as usize];
         proc.thread = NONE;
-        proc.gen = proc.gen.wrapping_add(1);
+        eng.cancel(proc.seg_timer);
         self.after_leave(p, eng);
     }
 
@@ -576,8 +559,7 @@ impl SyncMachine {
             SyncSched::Gang => {
                 if self.slot.is_some() && self.procs.iter().all(|q| q.thread == NONE) {
                     // Nothing runs in this slot any more: switch early.
-                    self.sgen = self.sgen.wrapping_add(1);
-                    eng.schedule_at(eng.now(), SyncEv::Slot { gen: self.sgen });
+                    eng.set_timer(self.slot_timer, eng.now(), SyncEv::SlotEnded);
                 }
             }
         }
@@ -601,7 +583,7 @@ impl SyncMachine {
             proc.timer_fresh = !proc.timer;
             if !proc.timer {
                 proc.timer = true;
-                eng.schedule_at(proc.slice_end, SyncEv::Quantum { p });
+                eng.schedule_at(proc.slice_end, SyncEv::QuantumExpired { p });
             }
         }
         self.threads[th as usize].state = St::Running;
@@ -641,7 +623,7 @@ impl SyncMachine {
         if deadline > now {
             // The spin restarted after a preemption: wait for its new end.
             proc.spin_timer = Some(deadline);
-            eng.schedule_at(deadline, SyncEv::Spin { p });
+            eng.schedule_at(deadline, SyncEv::SpinExpired { p });
             return;
         }
         let elapsed = now.saturating_sub(proc.seg_start);
@@ -660,7 +642,7 @@ impl SyncMachine {
             // The quantum was restarted since this timer was set.
             proc.timer = true;
             proc.timer_fresh = false;
-            eng.schedule_at(proc.slice_end, SyncEv::Quantum { p });
+            eng.schedule_at(proc.slice_end, SyncEv::QuantumExpired { p });
             return;
         }
         let th = proc.thread;
@@ -673,13 +655,13 @@ impl SyncMachine {
             proc.slice_end = now + self.tq;
             proc.timer = true;
             proc.timer_fresh = true;
-            eng.schedule_at(proc.slice_end, SyncEv::Quantum { p });
+            eng.schedule_at(proc.slice_end, SyncEv::QuantumExpired { p });
             self.start_activity(th, p, start, eng);
             return;
         }
         self.preemptions += 1;
         proc.thread = NONE;
-        proc.gen = proc.gen.wrapping_add(1);
+        eng.cancel(proc.seg_timer);
         proc.queue.push_back(th);
         self.threads[th as usize].state = St::Ready;
         self.dispatch_local(p, eng);
@@ -701,8 +683,7 @@ impl SyncMachine {
         if next.is_some() && next == self.slot {
             // The only slot with work: no switch, a new quantum.
             self.slot_end = now + self.tq;
-            self.sgen = self.sgen.wrapping_add(1);
-            eng.schedule_at(self.slot_end, SyncEv::Slot { gen: self.sgen });
+            eng.set_timer(self.slot_timer, self.slot_end, SyncEv::SlotEnded);
             for p in 0..self.procs.len() as u32 {
                 let th = self.procs[p as usize].thread;
                 if th != NONE {
@@ -721,7 +702,7 @@ impl SyncMachine {
                 self.threads[th as usize].state = St::Ready;
                 let proc = &mut self.procs[p as usize];
                 proc.thread = NONE;
-                proc.gen = proc.gen.wrapping_add(1);
+                eng.cancel(proc.seg_timer);
             }
         }
         self.slot = next;
@@ -733,8 +714,7 @@ impl SyncMachine {
         self.slot_end = now + self.tcs + self.tq;
         // Scheduled before the slot's compute ends, so that a compute ending
         // as the slot does is preempted first (as a quantum's end is).
-        self.sgen = self.sgen.wrapping_add(1);
-        eng.schedule_at(self.slot_end, SyncEv::Slot { gen: self.sgen });
+        eng.set_timer(self.slot_timer, self.slot_end, SyncEv::SlotEnded);
         for p in 0..self.procs.len() as u32 {
             let proc = &mut self.procs[p as usize];
             proc.busy_until = proc.busy_until.max(now) + self.tcs;
@@ -747,5 +727,32 @@ impl SyncMachine {
                 }
             }
         }
+    }
+}
+
+/// One event of the machine. `Flow::Stop` hands the rest of the run to the
+/// periodic solver (the schedule became periodic at this instant).
+impl Model for SyncMachine {
+    type Event = SyncEv;
+    type Error = MachineError;
+
+    #[inline]
+    fn handle(&mut self, ev: SyncEv, eng: &mut Engine<SyncEv>) -> Result<Flow, MachineError> {
+        match ev {
+            SyncEv::SegmentEnded { p } => self.on_seg(p, eng),
+            SyncEv::QuantumExpired { p } => self.on_quantum(p, eng),
+            SyncEv::BatchCommitted { g } => self.on_batch(g, eng),
+            SyncEv::SpinExpired { p } => self.on_spin(p, eng),
+            SyncEv::SlotEnded => self.switch_slot(eng),
+        }
+        self.max_pending = self.max_pending.max(eng.pending());
+        if self.audit {
+            self.check(eng.now())?;
+        }
+        let periodic = self.periodic
+            && matches!(ev, SyncEv::QuantumExpired { .. } | SyncEv::SlotEnded)
+            && eng.next_time().is_none_or(|t| t > eng.now())
+            && self.periodic_ready();
+        Ok(if periodic { Flow::Stop } else { Flow::Continue })
     }
 }

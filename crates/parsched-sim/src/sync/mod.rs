@@ -105,7 +105,7 @@
 //! then persists (seed 001 §3.3 saw the same); estimates of uncoordinated busy
 //! waiting should pool seeds (harmonic mean of time per iteration).
 
-use crate::engine::Engine;
+use crate::engine::{Engine, Flow, Model, Timer};
 use crate::machine::MachineError;
 use crate::pools::Value;
 use crate::rng::{stream, Stream, StreamRng};
@@ -235,7 +235,9 @@ struct Proc {
     seg_start: Time,
     /// The processor is in switch/blocking overhead until then.
     busy_until: Time,
-    gen: u32,
+    /// Fires `SegmentEnded` for the running thread's activity; restarting
+    /// or ending the activity cancels it.
+    seg_timer: Timer,
     /// End of the current quantum (local scheduling).
     slice_end: Time,
     /// A `Quantum` event is pending (at most one per processor; it re-arms
@@ -254,15 +256,15 @@ struct Proc {
 #[derive(Debug, Clone, Copy)]
 pub enum SyncEv {
     /// The running thread's current activity (compute, two-phase spin) ends.
-    Seg { p: u32, gen: u32 },
+    SegmentEnded { p: u32 },
     /// Quantum expiry on one processor (local scheduling).
-    Quantum { p: u32 },
+    QuantumExpired { p: u32 },
     /// Global slot switch (gang scheduling).
-    Slot { gen: u32 },
+    SlotEnded,
     /// The end of a gang's fast-path batch of iterations.
-    Batch { g: u32 },
+    BatchCommitted { g: u32 },
     /// A two-phase spinner on `p` may have used up its spin budget.
-    Spin { p: u32 },
+    SpinExpired { p: u32 },
 }
 
 /// The machine of seed 001.
@@ -286,7 +288,8 @@ pub struct SyncMachine {
     measured: u32,
     matrix: GangMatrix,
     slot: Option<SlotId>,
-    sgen: u32,
+    /// Fires `SlotEnded`; an early switch re-arms it for now.
+    slot_timer: Timer,
     slot_start: Time,
     slot_free: u32,
     slot_end: Time,
