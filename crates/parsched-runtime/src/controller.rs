@@ -38,6 +38,7 @@ use crate::safety::{owner_tag, recover_stale, SignalGuard, Supervisor};
 use crate::spawn::{job_identity, Prepared};
 use crate::spec::{ExitStatus, JobReport, Policy, RunSpec};
 use crate::topology::{machine_topology, read_topology, MachineTopology};
+use parsched_core::policy::classify::{Classifier, CoschedClass, Observation};
 use parsched_core::policy::gang::{GangId, GangMatrix, SlotId};
 use parsched_core::policy::pools::{ForkRequest, PoolPolicy, PoolState, ZhouBrecht};
 use parsched_core::topology::PoolLayout;
@@ -104,12 +105,24 @@ struct Job {
     /// Freeze requested at the last switch, confirmation pending.
     unconfirmed: bool,
     /// Flexible: context switches and time when last thawed.
-    thawed_at: Option<(Instant, u64, u64, u32)>,
-    /// Flexible: (voluntary, nonvoluntary, thread-seconds, seconds) observed.
-    observed: (u64, u64, f64, f64),
-    coscheduled: Option<bool>,
+    thawed_at: Option<CtxtSnapshot>,
+    /// Flexible: what was observed while the job held its slot.
+    observed: Observation,
+    /// Flexible: the class, once decided (final).
+    class: Option<CoschedClass>,
     /// Times the gang was re-fitted to the job's thread count.
     refits: u32,
+}
+
+/// A job's context switch counters at one moment (flexible policy).
+#[derive(Debug, Clone, Copy)]
+struct CtxtSnapshot {
+    at: Instant,
+    /// Voluntary context switches, summed over the job's threads.
+    voluntary: u64,
+    /// Involuntary context switches, summed over the job's threads.
+    involuntary: u64,
+    threads: u32,
 }
 
 impl Job {
@@ -137,6 +150,8 @@ pub struct Controller {
     identity: Option<(u32, u32)>,
     layout: Option<PoolLayout>,
     pool_load: Vec<u32>,
+    /// Flexible: decides which jobs stay gang scheduled.
+    classifier: Classifier,
     t0: Instant,
 }
 
@@ -370,8 +385,8 @@ impl Controller {
                     pinned: Default::default(),
                     unconfirmed: false,
                     thawed_at: None,
-                    observed: (0, 0, 0.0, 0.0),
-                    coscheduled: None,
+                    observed: Observation::default(),
+                    class: None,
                     refits: 0,
                 }
             })
@@ -380,7 +395,9 @@ impl Controller {
             eprintln!("parsched: warning: {w}");
         }
         let backend = format!("{:?}", freezer.kind()).to_lowercase();
+        let classifier = Classifier::new(spec.classifier_config())?;
         Ok(Controller {
+            classifier,
             spec,
             freezer,
             cpuset,
@@ -669,11 +686,11 @@ impl Controller {
             slots_run: j.slots_run,
             cpus: j.cpus.clone(),
             pool: j.pool,
-            coscheduled: j.coscheduled,
+            coscheduled: j.class.map(CoschedClass::is_coscheduled),
             observed: (self.spec.policy == Policy::Flexible).then_some((
-                j.observed.0,
-                j.observed.1,
-                j.observed.3,
+                j.observed.voluntary,
+                j.observed.involuntary,
+                j.observed.wall_s,
             )),
         });
         Ok(())
@@ -739,28 +756,31 @@ impl Controller {
         Ok(())
     }
 
-    /// The job's (voluntary, nonvoluntary) context switches over all its
-    /// threads, and the number of threads.
-    fn job_ctxt(&self, i: usize) -> (u64, u64, u32) {
-        let (mut v, mut n, mut t) = (0, 0, 0);
+    /// The job's context switch counters over all its threads, now.
+    fn job_ctxt(&self, i: usize) -> CtxtSnapshot {
+        let mut c = CtxtSnapshot {
+            at: Instant::now(),
+            voluntary: 0,
+            involuntary: 0,
+            threads: 0,
+        };
         for pid in self.freezer.pids(&self.jobs[i].group).unwrap_or_default() {
             for tid in procfs::tasks(pid) {
-                if let Some((a, b)) = procfs::task_ctxt_switches(pid, tid) {
-                    v += a;
-                    n += b;
-                    t += 1;
+                if let Some((v, n)) = procfs::task_ctxt_switches(pid, tid) {
+                    c.voluntary += v;
+                    c.involuntary += n;
+                    c.threads += 1;
                 }
             }
         }
-        (v, n, t)
+        c
     }
 
     fn start_observing(&mut self, i: usize) {
-        if self.spec.policy != Policy::Flexible || self.jobs[i].coscheduled.is_some() {
+        if self.spec.policy != Policy::Flexible || self.jobs[i].class.is_some() {
             return;
         }
-        let (v, n, t) = self.job_ctxt(i);
-        self.jobs[i].thawed_at = Some((Instant::now(), v, n, t));
+        self.jobs[i].thawed_at = Some(self.job_ctxt(i));
     }
 
     /// Flexible: accounts the slot the job just held (call before freezing)
@@ -770,27 +790,28 @@ impl Controller {
         if self.spec.policy != Policy::Flexible || !self.jobs[i].live() {
             return false;
         }
-        let Some((t0, v0, n0, _)) = self.jobs[i].thawed_at.take() else {
+        let Some(before) = self.jobs[i].thawed_at.take() else {
             return false;
         };
-        let (v, n, threads) = self.job_ctxt(i);
-        let dt = t0.elapsed().as_secs_f64();
-        let o = &mut self.jobs[i].observed;
+        let now = self.job_ctxt(i);
+        let dt = before.at.elapsed().as_secs_f64();
         // Counters of threads that exited meanwhile vanish: saturate.
-        o.0 += v.saturating_sub(v0);
-        o.1 += n.saturating_sub(n0);
-        o.2 += dt * threads.max(1) as f64;
-        o.3 += dt;
-        if o.3 < self.spec.flexible_observe_s {
+        let period = Observation {
+            wall_s: dt,
+            thread_s: dt * now.threads.max(1) as f64,
+            voluntary: now.voluntary.saturating_sub(before.voluntary),
+            involuntary: now.involuntary.saturating_sub(before.involuntary),
+            ..Default::default()
+        };
+        self.jobs[i].observed.add(&period);
+        let Some(class) = self.classifier.classify(&self.jobs[i].observed) else {
+            return false;
+        };
+        self.jobs[i].class = Some(class);
+        if class.is_coscheduled() {
             return false;
         }
-        let rate = o.0 as f64 / o.2.max(1e-9);
-        if rate < self.spec.flexible_blocking_rate {
-            self.jobs[i].coscheduled = Some(true);
-            return false;
-        }
-        // Blocking: release it to fill idle time.
-        self.jobs[i].coscheduled = Some(false);
+        // Does not care: release it to fill idle time.
         let gang = self.jobs[i].gang;
         let _ = self.matrix.release(gang);
         let all = self.topo.cpus.clone();

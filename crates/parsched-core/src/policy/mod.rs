@@ -5,8 +5,10 @@
 //! |---|---|---|
 //! | processor pools (Zhou & Brecht) | seed 000, section 3 | [`pools`] |
 //! | gang scheduling matrix (Ousterhout; Feitelson & Rudolph) | seed 001, section 3.2 | [`gang`] |
+//! | coscheduling classifier of flexible coscheduling (Frachtenberg et al.) | seed 002, section 4.2 | [`classify`] |
 //! | batch FCFS, EASY and conservative backfilling (Lifka; Mu'alem & Feitelson) | issue 4 | [`batch`] |
 
 pub mod batch;
+pub mod classify;
 pub mod gang;
 pub mod pools;
