@@ -45,7 +45,10 @@ bench-bin: ; $(MAKE) -C bench
 
 # The runtime's privileged tests (#[ignore]d: root, cgroups) run only as root
 # with a writable cgroup hierarchy; otherwise one line says they were not run.
+# tools/check_msrv.py: the declared rust-version covers every dependency and is
+# the msrv clippy's incompatible_msrv lint checks std use against.
 rust-test:
+	$(PYTHON) tools/check_msrv.py
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo test --workspace --release
