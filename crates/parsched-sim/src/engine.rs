@@ -1,6 +1,17 @@
 //! The discrete-event engine: a clock and a queue of events ordered by
 //! `(time, sequence)`, so that events at equal times are handled in the order
 //! they were scheduled and every run is deterministic.
+//!
+//! Every simulated machine (pools, barrier, batch, and the later ones) is a
+//! [`Model`] on this one engine. Events are named in the past tense
+//! (`QuantumExpired`, `SlotEnded`, `JobFinished`), as things that happened.
+//!
+//! **Cancellable timers.** A [`Timer`] is a named, re-armable event source
+//! (a processor's "current segment ends", the global "slot ends"): setting it
+//! again or cancelling it makes its pending event stale, and the engine drops
+//! stale events when they reach the head of the queue, so a model never sees
+//! them (they are counted in [`Engine::processed`] and
+//! [`Engine::cancelled`]). This replaces per-model generation counters.
 
 use parsched_core::Time;
 use std::cmp::Ordering;
@@ -8,7 +19,31 @@ use std::collections::BinaryHeap;
 
 struct Entry<E> {
     key: (u64, u64),
+    /// The timer this event belongs to and the timer's generation when it
+    /// was set (`NO_TIMER` for a plain event).
+    timer: u32,
+    gen: u32,
     event: E,
+}
+
+const NO_TIMER: u32 = u32::MAX;
+
+/// A cancellable, re-armable event source (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Timer(u32);
+
+impl Timer {
+    /// A placeholder for a timer not created yet (setting it panics).
+    pub const UNSET: Timer = Timer(u32::MAX - 1);
+}
+
+/// What a model tells the engine after an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Go on with the next event.
+    Continue,
+    /// Stop the run (the model's end condition holds).
+    Stop,
 }
 
 impl<E> PartialEq for Entry<E> {
@@ -35,6 +70,9 @@ pub struct Engine<E> {
     seq: u64,
     queue: BinaryHeap<Entry<E>>,
     processed: u64,
+    cancelled: u64,
+    /// Current generation of each timer: an entry is live iff it carries it.
+    timers: Vec<u32>,
 }
 
 impl<E> Default for Engine<E> {
@@ -50,7 +88,44 @@ impl<E> Engine<E> {
             seq: 0,
             queue: BinaryHeap::with_capacity(256),
             processed: 0,
+            cancelled: 0,
+            timers: Vec::new(),
         }
+    }
+
+    /// A new timer, not armed.
+    pub fn timer(&mut self) -> Timer {
+        self.timers.push(0);
+        Timer(self.timers.len() as u32 - 1)
+    }
+
+    /// Arms `timer` to fire `event` at `at`; its previously pending event, if
+    /// any, is cancelled.
+    #[inline]
+    pub fn set_timer(&mut self, timer: Timer, at: Time, event: E) {
+        debug_assert!(at >= self.now, "timer set in the past");
+        let g = &mut self.timers[timer.0 as usize];
+        *g = g.wrapping_add(1);
+        let gen = *g;
+        self.seq += 1;
+        self.queue.push(Entry {
+            key: (at.0, self.seq),
+            timer: timer.0,
+            gen,
+            event,
+        });
+    }
+
+    /// Cancels `timer`'s pending event, if any.
+    #[inline]
+    pub fn cancel(&mut self, timer: Timer) {
+        let g = &mut self.timers[timer.0 as usize];
+        *g = g.wrapping_add(1);
+    }
+
+    /// Stale events dropped so far (timers set again or cancelled).
+    pub fn cancelled(&self) -> u64 {
+        self.cancelled
     }
 
     /// Current simulated time.
@@ -59,18 +134,20 @@ impl<E> Engine<E> {
         self.now
     }
 
-    /// Events handled so far.
+    /// Events taken from the queue so far: those handled and the cancelled
+    /// ones dropped.
     #[inline]
     pub fn processed(&self) -> u64 {
         self.processed
     }
 
-    /// Events still pending.
+    /// Events still in the queue (cancelled ones not yet dropped included).
     pub fn pending(&self) -> usize {
         self.queue.len()
     }
 
-    /// The time of the earliest pending event, if any.
+    /// The time of the earliest queued event, if any (it may be a cancelled
+    /// one).
     #[inline]
     pub fn next_time(&self) -> Option<Time> {
         self.queue.peek().map(|e| Time(e.key.0))
@@ -83,6 +160,8 @@ impl<E> Engine<E> {
         self.seq += 1;
         self.queue.push(Entry {
             key: (at.0, self.seq),
+            timer: NO_TIMER,
+            gen: 0,
             event,
         });
     }
@@ -94,13 +173,19 @@ impl<E> Engine<E> {
         self.schedule_at(at, event);
     }
 
-    /// Removes the earliest event and advances the clock to it.
+    /// Removes the earliest live event and advances the clock to it
+    /// (dropping the cancelled events before it).
     #[inline]
     pub fn pop(&mut self) -> Option<E> {
-        let e = self.queue.pop()?;
-        self.now = Time(e.key.0);
-        self.processed += 1;
-        Some(e.event)
+        loop {
+            let e = self.queue.pop()?;
+            self.now = Time(e.key.0);
+            self.processed += 1;
+            if e.timer == NO_TIMER || self.timers[e.timer as usize] == e.gen {
+                return Some(e.event);
+            }
+            self.cancelled += 1;
+        }
     }
 }
 
@@ -108,20 +193,57 @@ impl<E> Engine<E> {
 pub trait Model {
     type Event;
     type Error;
-    /// Handles one event; may schedule more through `engine`.
+    /// Handles one event; may schedule more through `engine`. Returning
+    /// [`Flow::Stop`] ends the run.
     fn handle(
         &mut self,
         event: Self::Event,
         engine: &mut Engine<Self::Event>,
-    ) -> Result<(), Self::Error>;
+    ) -> Result<Flow, Self::Error>;
 }
 
-/// Runs `model` until no event is left.
-pub fn run<M: Model>(model: &mut M, engine: &mut Engine<M::Event>) -> Result<(), M::Error> {
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunEnd {
+    /// No event was left.
+    Drained,
+    /// The model returned [`Flow::Stop`].
+    Stopped,
+    /// The next event lies beyond the horizon given to [`run_until`].
+    Horizon,
+}
+
+/// Runs `model` until no event is left or it stops.
+pub fn run<M: Model>(model: &mut M, engine: &mut Engine<M::Event>) -> Result<RunEnd, M::Error> {
     while let Some(ev) = engine.pop() {
-        model.handle(ev, engine)?;
+        if model.handle(ev, engine)? == Flow::Stop {
+            return Ok(RunEnd::Stopped);
+        }
     }
-    Ok(())
+    Ok(RunEnd::Drained)
+}
+
+/// Runs `model` over the events at times up to `horizon` (inclusive); later
+/// events stay queued, so the run can be resumed. The clock is left at the
+/// last event handled.
+pub fn run_until<M: Model>(
+    model: &mut M,
+    engine: &mut Engine<M::Event>,
+    horizon: Time,
+) -> Result<RunEnd, M::Error> {
+    loop {
+        match engine.next_time() {
+            None => return Ok(RunEnd::Drained),
+            Some(t) if t > horizon => return Ok(RunEnd::Horizon),
+            Some(_) => {}
+        }
+        let Some(ev) = engine.pop() else {
+            return Ok(RunEnd::Drained);
+        };
+        if model.handle(ev, engine)? == Flow::Stop {
+            return Ok(RunEnd::Stopped);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -139,5 +261,63 @@ mod tests {
         assert_eq!(order, vec!['a', 'b', 'c', 'd']);
         assert_eq!(e.now(), Time(5));
         assert_eq!(e.processed(), 4);
+    }
+
+    #[test]
+    fn timers_cancel_their_pending_event() {
+        let mut e: Engine<&str> = Engine::new();
+        let a = e.timer();
+        let b = e.timer();
+        e.set_timer(a, Time(5), "a-old");
+        e.schedule_at(Time(5), "plain");
+        e.set_timer(b, Time(7), "b");
+        e.set_timer(a, Time(6), "a-new"); // a-old is stale now
+        e.cancel(b);
+        let order: Vec<&str> = std::iter::from_fn(|| e.pop()).collect();
+        assert_eq!(order, vec!["plain", "a-new"]);
+        assert_eq!(e.processed(), 4);
+        assert_eq!(e.cancelled(), 2);
+        // Re-armed after a cancel, it fires again.
+        e.set_timer(b, Time(9), "b2");
+        assert_eq!(e.pop(), Some("b2"));
+    }
+
+    struct Counter {
+        seen: Vec<u64>,
+        stop_at: u64,
+    }
+
+    impl Model for Counter {
+        type Event = u64;
+        type Error = ();
+        fn handle(&mut self, ev: u64, eng: &mut Engine<u64>) -> Result<Flow, ()> {
+            self.seen.push(ev);
+            if ev < 10 {
+                eng.schedule_in(1, ev + 1);
+            }
+            Ok(if ev == self.stop_at {
+                Flow::Stop
+            } else {
+                Flow::Continue
+            })
+        }
+    }
+
+    #[test]
+    fn run_stops_drains_or_halts_at_the_horizon() {
+        let mut m = Counter {
+            seen: vec![],
+            stop_at: 4,
+        };
+        let mut e = Engine::new();
+        e.schedule_at(Time(0), 0);
+        assert_eq!(run(&mut m, &mut e), Ok(RunEnd::Stopped));
+        assert_eq!(m.seen, vec![0, 1, 2, 3, 4]);
+        m.stop_at = u64::MAX;
+        assert_eq!(run_until(&mut m, &mut e, Time(7)), Ok(RunEnd::Horizon));
+        assert_eq!(m.seen.last(), Some(&7));
+        assert_eq!(e.now(), Time(7));
+        assert_eq!(run(&mut m, &mut e), Ok(RunEnd::Drained));
+        assert_eq!(m.seen.len(), 11);
     }
 }

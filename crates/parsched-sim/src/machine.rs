@@ -9,7 +9,7 @@
 //! otherwise it goes to the tail and the head runs. A thread that becomes ready
 //! takes an idle processor of its pool if there is one, else joins the tail.
 
-use crate::engine::{Engine, Model};
+use crate::engine::{Engine, Flow, Model, Timer};
 use crate::rng::{stream, Stream, StreamRng};
 use crate::workload::{JobSource, JobSpec};
 use parsched_core::policy::pools::{ForkRequest, PoolPolicy, PoolState};
@@ -190,8 +190,11 @@ pub struct MachineStats {
 
 #[derive(Debug, Clone, Copy)]
 pub enum Ev {
-    Arrival,
-    SegmentEnd { proc: u32, gen: u32 },
+    /// The next job of the source arrived.
+    JobArrived,
+    /// The running thread's segment (up to its slice end or its step's end)
+    /// on `proc` ended. Its processor's timer: re-dispatching cancels it.
+    SegmentEnded { proc: u32 },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -208,7 +211,8 @@ struct Proc {
     last_job: u64,
     seg_start: Time,
     slice_end: Time,
-    gen: u32,
+    /// Fires the running thread's `SegmentEnded`.
+    timer: Timer,
 }
 
 struct Pool {
@@ -308,7 +312,7 @@ impl<'a> PoolMachine<'a> {
                     last_job: u64::MAX,
                     seg_start: Time::ZERO,
                     slice_end: Time::ZERO,
-                    gen: 0,
+                    timer: Timer::UNSET,
                 });
             }
             pools.push(Pool {
@@ -344,9 +348,12 @@ impl<'a> PoolMachine<'a> {
 
     /// Runs every job of the source to completion; returns the final time.
     pub fn run(&mut self, engine: &mut Engine<Ev>) -> Result<Time, MachineError> {
+        for proc in &mut self.procs {
+            proc.timer = engine.timer();
+        }
         self.pending = self.source.next_job();
         if let Some(j) = &self.pending {
-            engine.schedule_at(j.arrival, Ev::Arrival);
+            engine.schedule_at(j.arrival, Ev::JobArrived);
         }
         crate::engine::run(self, engine)?;
         Ok(engine.now())
@@ -464,14 +471,11 @@ impl<'a> PoolMachine<'a> {
         proc.last_job = job.id;
         proc.seg_start = now + cost;
         proc.slice_end = proc.seg_start + self.cfg.slice;
-        proc.gen = proc.gen.wrapping_add(1);
         let run = t.remaining.min(self.cfg.slice);
-        eng.schedule_at(
+        eng.set_timer(
+            proc.timer,
             proc.seg_start + run,
-            Ev::SegmentEnd {
-                proc: p,
-                gen: proc.gen,
-            },
+            Ev::SegmentEnded { proc: p },
         );
     }
 
@@ -483,17 +487,10 @@ impl<'a> PoolMachine<'a> {
             proc.slice_end = now + self.cfg.slice;
         }
         proc.seg_start = now;
-        proc.gen = proc.gen.wrapping_add(1);
         let run = self.threads[proc.thread as usize]
             .remaining
             .min(proc.slice_end - now);
-        eng.schedule_at(
-            now + run,
-            Ev::SegmentEnd {
-                proc: p,
-                gen: proc.gen,
-            },
-        );
+        eng.set_timer(proc.timer, now + run, Ev::SegmentEnded { proc: p });
     }
 
     /// Processor `p` gives up its thread: it takes the next ready thread or idles.
@@ -513,7 +510,7 @@ impl<'a> PoolMachine<'a> {
         let spec = self.pending.take().expect("an arrival has a pending job");
         self.pending = self.source.next_job();
         if let Some(j) = &self.pending {
-            eng.schedule_at(j.arrival.max(eng.now()), Ev::Arrival);
+            eng.schedule_at(j.arrival.max(eng.now()), Ev::JobArrived);
         }
         let id = self.next_job_id;
         self.next_job_id += 1;
@@ -676,9 +673,9 @@ impl<'a> PoolMachine<'a> {
         Ok(())
     }
 
-    fn segment_end(&mut self, p: u32, gen: u32, eng: &mut Engine<Ev>) -> Result<(), MachineError> {
+    fn segment_end(&mut self, p: u32, eng: &mut Engine<Ev>) -> Result<(), MachineError> {
         let proc = &self.procs[p as usize];
-        if proc.gen != gen || proc.thread == NONE {
+        if proc.thread == NONE {
             return Ok(());
         }
         let now = eng.now();
@@ -801,15 +798,15 @@ impl Model for PoolMachine<'_> {
     type Error = MachineError;
 
     #[inline]
-    fn handle(&mut self, event: Ev, eng: &mut Engine<Ev>) -> Result<(), MachineError> {
+    fn handle(&mut self, event: Ev, eng: &mut Engine<Ev>) -> Result<Flow, MachineError> {
         match event {
-            Ev::Arrival => self.arrive(eng)?,
-            Ev::SegmentEnd { proc, gen } => self.segment_end(proc, gen, eng)?,
+            Ev::JobArrived => self.arrive(eng)?,
+            Ev::SegmentEnded { proc } => self.segment_end(proc, eng)?,
         }
         if self.cfg.audit {
             self.audit(eng.now())?;
         }
-        Ok(())
+        Ok(Flow::Continue)
     }
 }
 

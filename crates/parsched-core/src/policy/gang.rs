@@ -165,6 +165,8 @@ pub enum MatrixError {
     AlreadyPlaced { gang: GangId, slot: SlotId },
     #[error("{gang} is not in the matrix")]
     UnknownGang { gang: GangId },
+    #[error("{gang} is already waiting for admission")]
+    AlreadyQueued { gang: GangId },
 }
 
 impl From<MatrixError> for PolicyError {
@@ -177,6 +179,8 @@ impl From<MatrixError> for PolicyError {
 struct Row {
     cells: Vec<Option<GangId>>,
     free: u32,
+    /// The row's gangs, ordered by their lowest processor.
+    gangs: Vec<GangId>,
 }
 
 /// Ousterhout's matrix: rows are time slots, columns processors.
@@ -275,17 +279,14 @@ impl GangMatrix {
 
     /// The gangs of a slot, ordered by their lowest processor.
     pub fn gangs_in(&self, slot: SlotId) -> Vec<GangId> {
-        let Some(row) = self.rows.get(slot.idx()) else {
-            return Vec::new();
-        };
-        row.cells
-            .iter()
-            .enumerate()
-            .filter_map(|(p, c)| {
-                let g = (*c)?;
-                (self.gangs[&g].procs[0].idx() == p).then_some(g)
-            })
-            .collect()
+        self.gangs_of(slot).to_vec()
+    }
+
+    /// [`GangMatrix::gangs_in`] without a copy (empty beyond `num_slots()`).
+    pub fn gangs_of(&self, slot: SlotId) -> &[GangId] {
+        self.rows
+            .get(slot.idx())
+            .map_or(&[], |r| r.gangs.as_slice())
     }
 
     /// Idle cells of a slot. A slot at or beyond `num_slots()` has no cells (0).
@@ -564,6 +565,7 @@ impl GangMatrix {
             self.rows.push(Row {
                 cells: vec![None; self.procs as usize],
                 free: self.procs,
+                gangs: Vec::new(),
             });
         }
         let row = &mut self.rows[alloc.slot.idx()];
@@ -572,14 +574,22 @@ impl GangMatrix {
             row.cells[p.idx()] = Some(gang);
         }
         row.free -= alloc.width();
+        let first = alloc.procs[0];
+        let placed = &self.gangs;
+        let at = row
+            .gangs
+            .partition_point(|g| placed.get(g).is_some_and(|a| a.procs[0] < first));
+        row.gangs.insert(at, gang);
     }
 
     fn vacate(&mut self, alloc: &Allocation) {
         let row = &mut self.rows[alloc.slot.idx()];
+        let gang = row.cells[alloc.procs[0].idx()];
         for p in &alloc.procs {
             row.cells[p.idx()] = None;
         }
         row.free += alloc.width();
+        row.gangs.retain(|g| Some(*g) != gang);
     }
 
     fn trim(&mut self) {
@@ -1059,6 +1069,16 @@ mod tests {
             live.keys().copied().collect::<BTreeSet<_>>()
         );
         prop_assert_eq!(m.num_gangs(), live.len());
+        // The per-slot gang lists agree with the grid (ordered by lowest processor).
+        for (s, row) in gr.iter().enumerate() {
+            let mut want: Vec<GangId> = Vec::new();
+            for c in row.iter().flatten() {
+                if !want.contains(c) {
+                    want.push(*c);
+                }
+            }
+            prop_assert_eq!(m.gangs_in(SlotId(s as u32)), want);
+        }
         for (&x, &w) in live {
             let a = m.allocation(x).expect("live gang placed");
             let cs = &cells[&x];

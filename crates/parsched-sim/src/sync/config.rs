@@ -1,0 +1,429 @@
+//! Seed 001's configuration: keys, defaults and validation.
+
+use super::*;
+
+/// How a thread waits at a barrier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitStrategy {
+    #[default]
+    Busy,
+    Block,
+    #[serde(rename = "twophase")]
+    TwoPhase,
+    /// Makbilan's blocking (seed 001 §3.3): the waiting thread yields the
+    /// processor and goes to the tail of the run queue, which serves as the
+    /// blocked queue; each yield costs a switch τcs (also when no other
+    /// thread is ready and the yielder runs again), and it yields again each
+    /// time it runs before the barrier opens. The mean number of yields per
+    /// wait is the α the seed measured (`alpha_measured`).
+    Yield,
+}
+
+/// Where a released blocked thread goes in its processor's queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Wakeup {
+    /// The tail (rigid round robin, the assumption of equation (13)).
+    #[default]
+    Tail,
+    /// The head, without preempting the running thread.
+    Priority,
+}
+
+/// The scheduler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SyncSched {
+    /// Uncoordinated per-processor round robin.
+    Local,
+    /// Gang scheduling with Ousterhout's matrix.
+    #[default]
+    Gang,
+}
+
+/// What the other `l − 1` threads per processor do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Competitors {
+    /// Identical iterative gangs (same program and waiting strategy).
+    #[default]
+    Same,
+    /// Independent compute-bound threads that never block.
+    Compute,
+}
+
+/// Distribution of the per-iteration compute time of the gangs' threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ComputeDist {
+    /// U(grain, grain + var): GRAIN and VAR of section 3.3.
+    #[default]
+    Uniform,
+    /// grain + Exp(mean var): t_w = var·(H_n − 1) can exceed t_p, which the
+    /// uniform cannot (t_w ≤ (n−1)/(n+1)·t_p), so Figure 9's blocking region
+    /// can be simulated.
+    Exponential,
+    /// One of `samples` (ms), each equally likely: any distribution a user
+    /// brings (measured compute times, or draws from any law); grain and var
+    /// are not used.
+    Empirical,
+}
+
+/// Seed 001's model. Keys follow the paper's symbols; times in ms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SyncConfig {
+    /// Gang size n.
+    pub n: u32,
+    /// Threads per processor ℓ (the measured gang plus ℓ − 1 competitors).
+    pub l: u32,
+    /// Processors P (default: n).
+    #[serde(rename = "P")]
+    pub procs: Option<u32>,
+    /// Iterations k of the measured gang.
+    pub k: u64,
+    /// Minimal compute per iteration (ms), GRAIN in time units.
+    pub grain: f64,
+    /// Spread of the compute per iteration (ms): U(grain, grain + var) for
+    /// `dist = uniform`, grain + Exp(mean var) for `dist = exponential`.
+    pub var: f64,
+    /// Distribution of the per-iteration compute time.
+    #[serde(default)]
+    pub dist: ComputeDist,
+    /// `dist = empirical`: the compute times (ms) drawn from, each equally
+    /// likely (empty otherwise).
+    #[serde(default)]
+    pub samples: Vec<f64>,
+    /// Barrier cost added to every compute (ms).
+    pub barrier_cost: f64,
+    /// Quantum τq (ms).
+    pub tq: f64,
+    /// Context-switch cost τcs (ms).
+    pub tcs: f64,
+    /// Blocking costs α·τcs.
+    pub alpha: f64,
+    pub wait: WaitStrategy,
+    /// Two-phase: spin this long (ms of processor time) before blocking.
+    pub spin_limit: f64,
+    pub wakeup: Wakeup,
+    pub sched: SyncSched,
+    pub competitors: Competitors,
+    /// Start with skewing threads (section 3.3).
+    pub skew: bool,
+    /// Local scheduling: each processor's initial run-queue order of its ℓ
+    /// threads is a random permutation (stream `Skew`, sub-stream p + 1).
+    /// With a fixed common order, rigid round robin keeps the partners of a
+    /// gang in the same position of every processor's round, offset only by
+    /// the skew, and busy waiting degrades linearly, not as ℓ^n; equation
+    /// (8) assumes the quanta are placed at random in the round.
+    pub shuffle: bool,
+    /// Batches for the batch-means confidence interval.
+    pub batches: u32,
+    pub seed: u64,
+}
+
+impl Default for SyncConfig {
+    fn default() -> Self {
+        SyncConfig {
+            n: 10,
+            l: 3,
+            procs: None,
+            k: 50_000,
+            grain: 1.0,
+            var: 1.0,
+            dist: ComputeDist::Uniform,
+            samples: Vec::new(),
+            barrier_cost: 0.137,
+            tq: 50.0,
+            tcs: 0.2,
+            alpha: 1.5,
+            wait: WaitStrategy::Busy,
+            spin_limit: 0.1,
+            wakeup: Wakeup::Tail,
+            sched: SyncSched::Gang,
+            competitors: Competitors::Same,
+            skew: true,
+            shuffle: true,
+            batches: 20,
+            seed: 1,
+        }
+    }
+}
+
+/// Every key [`SyncConfig::set`] accepts.
+pub const KEYS: &[&str] = &[
+    "n",
+    "l",
+    "P",
+    "k",
+    "grain",
+    "var",
+    "dist",
+    "samples",
+    "barrier_cost",
+    "tq",
+    "tcs",
+    "alpha",
+    "wait",
+    "spin_limit",
+    "wakeup",
+    "sched",
+    "competitors",
+    "skew",
+    "shuffle",
+    "batches",
+    "seed",
+];
+
+fn num(key: &str, v: &Value) -> Result<f64, ConfigError> {
+    v.as_f64(key)
+}
+
+fn int(key: &str, v: &Value) -> Result<u64, ConfigError> {
+    v.as_u64(key)
+}
+
+fn int32(key: &str, v: &Value) -> Result<u32, ConfigError> {
+    v.as_u32(key)
+}
+
+fn boolean(key: &str, v: &Value) -> Result<bool, ConfigError> {
+    v.as_bool(key)
+}
+
+fn choice<'a>(key: &str, v: &Value, allowed: &[&'a str]) -> Result<&'a str, ConfigError> {
+    let s = v.as_str(key, allowed)?;
+    Ok(allowed
+        .iter()
+        .find(|a| **a == s)
+        .copied()
+        .expect("as_str checked membership"))
+}
+
+impl SyncConfig {
+    /// Sets one key.
+    pub fn set(&mut self, key: &str, v: &Value) -> Result<(), ConfigError> {
+        match key {
+            "n" => self.n = int32(key, v)?,
+            "l" => self.l = int32(key, v)?,
+            "P" => self.procs = Some(int32(key, v)?),
+            "k" => self.k = int(key, v)?,
+            "grain" => self.grain = num(key, v)?,
+            "var" => self.var = num(key, v)?,
+            "dist" => {
+                self.dist = match choice(key, v, &["uniform", "exponential", "empirical"])? {
+                    "exponential" => ComputeDist::Exponential,
+                    "empirical" => ComputeDist::Empirical,
+                    _ => ComputeDist::Uniform,
+                }
+            }
+            "samples" => self.samples = v.as_f64_list(key)?,
+            "barrier_cost" => self.barrier_cost = num(key, v)?,
+            "tq" => self.tq = num(key, v)?,
+            "tcs" => self.tcs = num(key, v)?,
+            "alpha" => self.alpha = num(key, v)?,
+            "spin_limit" => self.spin_limit = num(key, v)?,
+            "wait" => {
+                self.wait = match choice(key, v, &["busy", "block", "twophase", "yield"])? {
+                    "block" => WaitStrategy::Block,
+                    "twophase" => WaitStrategy::TwoPhase,
+                    "yield" => WaitStrategy::Yield,
+                    _ => WaitStrategy::Busy,
+                }
+            }
+            "wakeup" => {
+                self.wakeup = match choice(key, v, &["tail", "priority"])? {
+                    "priority" => Wakeup::Priority,
+                    _ => Wakeup::Tail,
+                }
+            }
+            "sched" => {
+                self.sched = match choice(key, v, &["local", "gang"])? {
+                    "local" => SyncSched::Local,
+                    _ => SyncSched::Gang,
+                }
+            }
+            "competitors" => {
+                self.competitors = match choice(key, v, &["same", "compute"])? {
+                    "compute" => Competitors::Compute,
+                    _ => Competitors::Same,
+                }
+            }
+            "skew" => self.skew = boolean(key, v)?,
+            "shuffle" => self.shuffle = boolean(key, v)?,
+            "batches" => self.batches = int32(key, v)?,
+            "seed" => self.seed = int(key, v)?,
+            _ => return Err(ConfigError::new(key, "unknown key", KEYS.join(", "))),
+        }
+        Ok(())
+    }
+
+    /// The number of processors P.
+    pub fn procs(&self) -> u32 {
+        self.procs.unwrap_or(self.n)
+    }
+
+    /// Checks every value; the error names the key.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let p = self.procs();
+        if self.n == 0 {
+            return Err(ConfigError::new("n", "a gang of 0 threads", "n >= 1"));
+        }
+        if p == 0 {
+            return Err(ConfigError::new("P", "0 processors", "P >= 1"));
+        }
+        if self.n > p {
+            return Err(ConfigError::new(
+                "n",
+                format!(
+                    "a gang of {} threads is larger than the machine (P = {p})",
+                    self.n
+                ),
+                "n <= P",
+            ));
+        }
+        if self.l == 0 {
+            return Err(ConfigError::new("l", "0 threads per processor", "l >= 1"));
+        }
+        if self.k == 0 {
+            return Err(ConfigError::new("k", "0 iterations", "k >= 1"));
+        }
+        if self.wait == WaitStrategy::Yield && ticks(self.tcs.max(0.0)) == 0 {
+            // Yields that cost nothing would repeat for ever at one instant.
+            return Err(ConfigError::new(
+                "tcs",
+                format!("{} with wait = yield: each yield costs τcs", self.tcs),
+                "tcs > 0 with wait = yield",
+            ));
+        }
+        for (f, v) in [
+            ("grain", self.grain),
+            ("var", self.var),
+            ("barrier_cost", self.barrier_cost),
+            ("tcs", self.tcs),
+            ("alpha", self.alpha),
+            ("spin_limit", self.spin_limit),
+        ] {
+            if !(v >= 0.0 && v.is_finite()) {
+                return Err(ConfigError::new(
+                    f,
+                    format!("{v} is negative or not finite"),
+                    "a finite number >= 0",
+                ));
+            }
+        }
+        if self.dist == ComputeDist::Empirical {
+            if self.samples.is_empty() {
+                return Err(ConfigError::new(
+                    "samples",
+                    "no samples for dist = empirical",
+                    "at least one compute time (ms)",
+                ));
+            }
+            if let Some(x) = self.samples.iter().find(|x| !(**x >= 0.0 && x.is_finite())) {
+                return Err(ConfigError::new(
+                    "samples",
+                    format!("{x} is negative or not finite"),
+                    "finite numbers >= 0",
+                ));
+            }
+            if self.t_p() < 1e-6 {
+                return Err(ConfigError::new(
+                    "samples",
+                    "mean sample + barrier_cost is below one tick (1e-6 ms)",
+                    "mean + barrier_cost >= 1e-6",
+                ));
+            }
+        } else if !self.samples.is_empty() {
+            return Err(ConfigError::new(
+                "samples",
+                "given but dist is not empirical",
+                "samples only with dist = empirical",
+            ));
+        } else if self.grain + self.barrier_cost < 1e-6 {
+            // Iterations of zero duration would never let time advance.
+            return Err(ConfigError::new(
+                "grain",
+                "grain + barrier_cost is below one tick (1e-6 ms)",
+                "grain + barrier_cost >= 1e-6",
+            ));
+        }
+        if !(self.tq > 0.0 && self.tq.is_finite()) {
+            return Err(ConfigError::new(
+                "tq",
+                format!("{} is not a positive quantum", self.tq),
+                "a finite number > 0",
+            ));
+        }
+        if self.tcs >= self.tq {
+            return Err(ConfigError::new(
+                "tcs",
+                format!(
+                    "a context switch of {} is not shorter than the quantum {}",
+                    self.tcs, self.tq
+                ),
+                "tcs < tq",
+            ));
+        }
+        if self.batches == 0 {
+            return Err(ConfigError::new("batches", "0 batches", "batches >= 1"));
+        }
+        Ok(())
+    }
+
+    /// t_p: mean processing time per iteration, barrier cost included (eq. 1).
+    pub fn t_p(&self) -> f64 {
+        match self.dist {
+            ComputeDist::Uniform => self.barrier_cost + self.grain + 0.5 * self.var,
+            ComputeDist::Exponential => self.barrier_cost + self.grain + self.var,
+            ComputeDist::Empirical => {
+                self.barrier_cost + self.samples.iter().sum::<f64>() / self.samples.len() as f64
+            }
+        }
+    }
+
+    /// t_w: mean waiting time per iteration on dedicated processors (eq. 4):
+    /// E[max of n] − mean; var·(n − 1)/(2(n + 1)) for uniforms, var·(H_n − 1)
+    /// for exponentials (H_n the n-th harmonic number).
+    pub fn t_w(&self) -> f64 {
+        let n = self.n as f64;
+        match self.dist {
+            ComputeDist::Uniform => self.var * (n - 1.0) / (2.0 * (n + 1.0)),
+            ComputeDist::Exponential => {
+                let h: f64 = (1..=self.n).map(|i| 1.0 / i as f64).sum();
+                self.var * (h - 1.0)
+            }
+            ComputeDist::Empirical => {
+                // E[max of n draws] from the sorted sample v_(1) <= ... <= v_(m):
+                // sum of v_(i)·((i/m)^n − ((i−1)/m)^n).
+                let mut v = self.samples.clone();
+                v.sort_by(f64::total_cmp);
+                let m = v.len() as f64;
+                let emax: f64 = v
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| x * (((i + 1) as f64 / m).powf(n) - (i as f64 / m).powf(n)))
+                    .sum();
+                emax - v.iter().sum::<f64>() / m
+            }
+        }
+    }
+
+    /// The per-iteration compute demand, barrier cost included.
+    pub fn compute_dist(&self) -> Dist {
+        let bc = self.barrier_cost;
+        match self.dist {
+            ComputeDist::Uniform => Dist::Uniform {
+                lo: self.grain + bc,
+                hi: self.grain + self.var + bc,
+            },
+            ComputeDist::Exponential => Dist::ShiftedExponential {
+                shift: self.grain + bc,
+                mean: self.var,
+            },
+            ComputeDist::Empirical => Dist::Empirical {
+                values: self.samples.iter().map(|x| x + bc).collect(),
+            },
+        }
+    }
+}
