@@ -79,7 +79,7 @@ impl Controller {
         }
         // Does not care: release it to fill idle time.
         let gang = self.jobs[i].gang;
-        let _ = self.matrix.release(gang);
+        let _ = self.sched.finish(gang);
         let all = self.topo.cpus.clone();
         let p = libc::sched_param { sched_priority: 0 };
         for pid in self.freezer.pids(&self.jobs[i].group).unwrap_or_default() {

@@ -1,48 +1,47 @@
-//! Gang policy: the first placement, the slot switch (freeze the ending
-//! slot, admit waiting jobs, thaw the next), width refits and the spreading
-//! of a running gang's threads one per CPU.
+//! Gang policy: the mechanism around the core crate's [`GangScheduler`]
+//! (admission queue, rotation, early switch, resize), which decides: the
+//! first start, the slot switch (freeze the ending slot, spawn the gangs it
+//! admits, thaw the next), width refits and the spreading of a running gang's
+//! threads one per CPU.
+//!
+//! [`GangScheduler`]: parsched_core::policy::gang_sched::GangScheduler
 
 use super::{Controller, SwitchRecord};
 use crate::cgroup::{set_affinity, BackendKind};
 use crate::error::Result;
 use crate::procfs;
-use parsched_core::policy::gang::SlotId;
+use parsched_core::policy::gang::{GangId, SlotId};
+use parsched_core::policy::gang_sched::Admission;
+use parsched_core::PolicyError;
 use std::time::Instant;
 
 impl Controller {
     pub(super) fn start_gang(&mut self) -> Result<()> {
+        let mut placed = Vec::new();
         for i in 0..self.jobs.len() {
             let (g, w) = (self.jobs[i].gang, self.jobs[i].width);
-            if self
-                .matrix
-                .allocate(g, w)
-                .map_err(parsched_core::PolicyError::from)?
-                .is_none()
-            {
-                self.waiting.push(i);
+            match self.sched.admit(g, w).map_err(PolicyError::from)? {
+                Admission::Placed(_) => placed.push(i),
+                Admission::Queued => {}
             }
         }
-        let first = self.matrix.next_slot(None, |_| true);
+        let first = self.sched.rotate(|_| true).to;
         self.record(None, first, false);
         // Jobs of other slots first, each frozen right after its exec, so at
         // no time do two slots run together.
-        let placed: Vec<usize> = (0..self.jobs.len())
-            .filter(|i| !self.waiting.contains(i))
-            .collect();
         for &i in &placed {
-            if self.matrix.slot_of(self.jobs[i].gang) != first {
+            if !self.sched.is_running(self.jobs[i].gang) {
                 self.spawn(i)?;
                 self.freeze_job(i)?;
             }
         }
         for &i in &placed {
-            if self.matrix.slot_of(self.jobs[i].gang) == first {
+            if self.sched.is_running(self.jobs[i].gang) {
                 self.spawn(i)?;
                 self.jobs[i].slots_run += 1;
                 self.start_observing(i);
             }
         }
-        self.cur = first;
         self.spread_current();
         Ok(())
     }
@@ -54,14 +53,16 @@ impl Controller {
         let live = self
             .jobs
             .iter()
-            .filter(|j| j.live() || (j.pid.is_none() && self.matrix.allocation(j.gang).is_some()))
+            .filter(|j| {
+                j.live() || (j.pid.is_none() && self.sched.matrix().allocation(j.gang).is_some())
+            })
             .map(|j| j.gang)
             .collect();
         self.trace.push(SwitchRecord {
             at: self.t0.elapsed(),
             from,
             to,
-            matrix: self.matrix.clone(),
+            matrix: self.sched.matrix().clone(),
             live,
             early,
         });
@@ -71,12 +72,13 @@ impl Controller {
     pub(super) fn switch(&mut self, early: bool) -> Result<()> {
         self.check_unconfirmed();
         let t = Instant::now();
-        let from = self.cur;
+        let from = self.sched.current();
         // The same slot again (it is the only one with work) and nobody
-        // waiting: keep it running; only re-spread (new threads).
-        if from.is_some() && self.waiting.is_empty() {
+        // waiting: keep it running; only re-spread (new threads). A look
+        // ahead at the rotation, which itself happens after admission.
+        if from.is_some() && self.sched.waiting().len() == 0 {
             let live: Vec<bool> = self.jobs.iter().map(|j| j.live()).collect();
-            if self.matrix.next_slot(from, |g| live[g.0 as usize]) == from {
+            if self.sched.matrix().next_slot(from, |g| live[g.0 as usize]) == from {
                 self.record(from, from, early);
                 self.spread_current();
                 return Ok(());
@@ -84,13 +86,12 @@ impl Controller {
         }
         // 1. Freeze the current slot's gangs: request all, then (strict
         //    mode) wait for the kernel to confirm all.
-        let mut ending: Vec<usize> = from.map_or_else(Vec::new, |s| {
-            self.matrix
-                .gangs_in(s)
-                .iter()
-                .map(|g| g.0 as usize)
-                .collect()
-        });
+        let mut ending: Vec<usize> = self
+            .sched
+            .gangs_in_current()
+            .iter()
+            .map(|g| g.0 as usize)
+            .collect();
         // Flexible: jobs classified as blocking leave the matrix now and
         // stay thawed.
         ending.retain(|&i| !self.observe_and_classify(i));
@@ -108,33 +109,21 @@ impl Controller {
         for &i in &ending {
             self.refit_width(i)?;
         }
-        // 2. Admit waiting jobs while everything is frozen.
-        if !self.waiting.is_empty() {
-            let waiting = std::mem::take(&mut self.waiting);
-            for i in waiting {
-                let (g, w) = (self.jobs[i].gang, self.jobs[i].width);
-                match self
-                    .matrix
-                    .allocate(g, w)
-                    .map_err(parsched_core::PolicyError::from)?
-                {
-                    Some(_) => {
-                        self.spawn(i)?;
-                        self.freeze_job(i)?;
-                    }
-                    None => self.waiting.push(i),
-                }
-            }
+        // 2. Admit waiting jobs while everything is frozen: every queued job
+        //    that fits, in queue order (later ones may pass one that does not).
+        let admitted = self.sched.admit_waiting(true).map_err(PolicyError::from)?;
+        for (g, _) in admitted {
+            self.spawn(g.0 as usize)?;
+            self.freeze_job(g.0 as usize)?;
         }
         // 3. Choose and thaw the next slot.
         let live: Vec<bool> = self.jobs.iter().map(|j| j.live()).collect();
-        let next = self.matrix.next_slot(from, |g| live[g.0 as usize]);
+        let next = self.sched.rotate(|g| live[g.0 as usize]).to;
         self.record(from, next, early);
         let t1 = Instant::now();
-        if let Some(s) = next {
-            for g in self.matrix.gangs_in(s) {
-                self.thaw_job(g.0 as usize)?;
-            }
+        let running: Vec<GangId> = self.sched.gangs_in_current().to_vec();
+        for g in running {
+            self.thaw_job(g.0 as usize)?;
         }
         let dt = t_frozen + t1.elapsed();
         if !confirm {
@@ -143,7 +132,6 @@ impl Controller {
                 self.jobs[i].unconfirmed = true;
             }
         }
-        self.cur = next;
         self.stats.switches += 1;
         self.stats.switch_s += dt.as_secs_f64();
         self.stats.max_switch_s = self.stats.max_switch_s.max(dt.as_secs_f64());
@@ -161,7 +149,7 @@ impl Controller {
             return Ok(());
         }
         let gang = j.gang;
-        if self.matrix.allocation(gang).is_none() {
+        if self.sched.matrix().allocation(gang).is_none() {
             return Ok(());
         }
         let threads: usize = self
@@ -171,30 +159,13 @@ impl Controller {
             .into_iter()
             .map(|pid| procfs::tasks(pid).len())
             .sum();
-        let want = (threads as u32).clamp(1, self.matrix.procs());
+        let want = (threads as u32).clamp(1, self.sched.matrix().procs());
         if want == j.width {
             return Ok(());
         }
-        let old = self
-            .matrix
-            .release(gang)
-            .map_err(parsched_core::PolicyError::from)?;
-        match self
-            .matrix
-            .allocate(gang, want)
-            .map_err(parsched_core::PolicyError::from)?
-        {
-            Some(_) => {
-                self.jobs[i].width = want;
-            }
-            None => {
-                // No room at the new width (bounded slots): keep the old cells.
-                let back = self
-                    .matrix
-                    .allocate(gang, old.width())
-                    .map_err(parsched_core::PolicyError::from)?;
-                debug_assert!(back.is_some());
-            }
+        // No room at the new width (bounded slots): it keeps the old cells.
+        if self.sched.resize(gang, want).map_err(PolicyError::from)? {
+            self.jobs[i].width = want;
         }
         self.jobs[i].refits += 1;
         Ok(())
@@ -223,14 +194,14 @@ impl Controller {
         if !self.spec.spread {
             return;
         }
-        let Some(s) = self.cur else { return };
         let t = Instant::now();
-        for g in self.matrix.gangs_in(s) {
+        let running: Vec<GangId> = self.sched.gangs_in_current().to_vec();
+        for g in running {
             let i = g.0 as usize;
             if !self.jobs[i].live() {
                 continue;
             }
-            let Some(a) = self.matrix.allocation(g) else {
+            let Some(a) = self.sched.matrix().allocation(g) else {
                 continue;
             };
             let cpus: Vec<u32> = a.procs.iter().map(|&p| self.topo.cpu(p)).collect();

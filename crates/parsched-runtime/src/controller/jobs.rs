@@ -7,6 +7,7 @@ use crate::error::Result;
 use crate::spawn::Prepared;
 use crate::spec::{ExitStatus, JobReport, Policy};
 use parsched_core::policy::classify::CoschedClass;
+use parsched_core::policy::gang::GangId;
 use std::time::{Duration, Instant};
 
 impl Controller {
@@ -146,9 +147,9 @@ impl Controller {
             self.pool_load[p.idx()] = self.pool_load[p.idx()].saturating_sub(n);
         }
         let gang = self.jobs[i].gang;
-        if self.matrix.allocation(gang).is_some() {
-            self.matrix
-                .release(gang)
+        if self.sched.matrix().allocation(gang).is_some() {
+            self.sched
+                .finish(gang)
                 .map_err(parsched_core::PolicyError::from)?;
         }
         let j = &mut self.jobs[i];
@@ -194,8 +195,10 @@ impl Controller {
             }
             let _ = self.thaw_job(i);
         }
-        for i in std::mem::take(&mut self.waiting) {
-            self.never_started(i, "interrupted before it could start");
+        let waiting: Vec<GangId> = self.sched.waiting().map(|(g, _)| g).collect();
+        for g in waiting {
+            let _ = self.sched.finish(g);
+            self.never_started(g.0 as usize, "interrupted before it could start");
         }
         let t = Instant::now();
         while t.elapsed() < Duration::from_secs(2) && self.jobs.iter().any(|j| j.live()) {

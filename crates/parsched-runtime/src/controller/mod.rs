@@ -47,6 +47,7 @@ use crate::spec::{JobReport, Policy, RunSpec};
 use crate::topology::{machine_topology, read_topology, MachineTopology};
 use parsched_core::policy::classify::{Classifier, CoschedClass, Observation};
 use parsched_core::policy::gang::{GangId, GangMatrix, SlotId};
+use parsched_core::policy::gang_sched::{GangSchedOptions, GangScheduler};
 use parsched_core::topology::PoolLayout;
 use parsched_core::PoolId;
 use serde::Serialize;
@@ -143,10 +144,10 @@ pub struct Controller {
     freezer: Box<dyn Freezer>,
     cpuset: Option<Cpuset>,
     topo: MachineTopology,
-    matrix: GangMatrix,
+    /// Gang and flexible: the core crate's gang scheduler (matrix,
+    /// admission queue, running slot) decides; the controller applies.
+    sched: GangScheduler,
     jobs: Vec<Job>,
-    waiting: Vec<usize>,
-    cur: Option<SlotId>,
     supervisor: Option<Supervisor>,
     signals: Option<SignalGuard>,
     timerfd: Option<OwnedFd>,
@@ -209,6 +210,7 @@ impl Controller {
         };
         let p = topo.topology.num_procs();
         let matrix = GangMatrix::with_options(p, spec.max_slots, spec.matrix)?;
+        let sched = GangScheduler::new(matrix, GangSchedOptions::default());
         let (cpuset, layout) = if spec.policy == Policy::Pools {
             let layout = if let Some(s) = &spec.pools.sizes {
                 PoolLayout::from_sizes(&topo.topology, s)?
@@ -290,10 +292,8 @@ impl Controller {
             freezer,
             cpuset,
             topo,
-            matrix,
+            sched,
             jobs,
-            waiting: Vec::new(),
-            cur: None,
             supervisor,
             signals: None,
             timerfd: None,
@@ -401,14 +401,13 @@ impl Controller {
                 continue;
             }
             let now = mono_ns();
-            let slot_empty = match self.cur {
-                Some(s) => !self
-                    .matrix
-                    .gangs_in(s)
-                    .iter()
-                    .any(|g| self.jobs[g.0 as usize].live()),
-                None => true,
-            };
+            // Seed 001 §3.2's early switch: no live job left in the slot (or
+            // no slot running).
+            let jobs = &self.jobs;
+            let slot_empty = self.sched.current().is_none()
+                || self
+                    .sched
+                    .should_switch_early(|g| jobs[g.0 as usize].live());
             let timed = now >= deadline;
             if timed || (exited && slot_empty) {
                 self.switch(!timed)?;
