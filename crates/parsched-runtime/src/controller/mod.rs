@@ -42,7 +42,7 @@
 use crate::cgroup::{open_freezer, open_freezer_explained, BackendKind, Cpuset, Freezer};
 use crate::error::Result;
 use crate::safety::{owner_tag, recover_stale, SignalGuard, Supervisor};
-use crate::spawn::job_identity;
+use crate::spawn::{job_identity, JobIdentity};
 use crate::spec::{JobReport, Policy, RunSpec};
 use crate::topology::{machine_topology, read_topology, MachineTopology};
 use parsched_core::policy::classify::{Classifier, CoschedClass, Observation};
@@ -154,7 +154,7 @@ pub struct Controller {
     trace: Vec<SwitchRecord>,
     stats: ControllerStats,
     warnings: Vec<String>,
-    identity: Option<(u32, u32)>,
+    identity: Option<JobIdentity>,
     layout: Option<PoolLayout>,
     pool_load: Vec<u32>,
     /// Flexible: decides which jobs stay gang scheduled.
