@@ -1,6 +1,6 @@
 # parsched: build, demo and test on a fresh machine (python3 >= 3.10, cargo, pip).
 #   make demo   - build everything, then `parsched reproduce pools --quick` (writes results/pools)
-#   make test   - cargo fmt/clippy/test, ruff, pytest
+#   make test   - cargo fmt/clippy/test (+ the runtime's privileged tests as root), ruff, pytest
 #   make bench-bin - build the real benchmark program bench/bsp (needs a C compiler);
 #                  `parsched reproduce desktop` also builds it on demand
 #   make develop, make clean
@@ -43,10 +43,16 @@ demo: develop
 
 bench-bin: ; $(MAKE) -C bench
 
+# The runtime's privileged tests (#[ignore]d: root, cgroups) run only as root
+# with a writable cgroup hierarchy; otherwise one line says they were not run.
+# tools/check_msrv.py: the declared rust-version covers every dependency and is
+# the msrv clippy's incompatible_msrv lint checks std use against.
 rust-test:
+	$(PYTHON) tools/check_msrv.py
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo test --workspace --release
+	sh crates/parsched-runtime/tests/privileged.sh --release
 
 lint: venv
 	$(BIN)/ruff check python tests

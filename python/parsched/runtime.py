@@ -146,7 +146,10 @@ def run_jobs(spec: Mapping[str, Any] | str | os.PathLike[str] | None = None,
     except ImportError as e:  # pragma: no cover - depends on the build
         raise RuntimeUnavailable(f"the compiled extension is missing ({e})") from None
     if not hasattr(c, "run_jobs"):  # pragma: no cover
-        raise RuntimeUnavailable("this build of parsched._core has no runtime (run_jobs)")
+        raise RuntimeUnavailable(
+            "this build of parsched has no Linux runtime (built without the `runtime` "
+            "feature, or not on Linux)"
+        )
     try:
         return c.run_jobs(full)
     except c.ConfigError as e:

@@ -456,7 +456,9 @@ mod erased {
 /// `spec` dict maps onto the runtime's `RunSpec` (see docs/runtime.md); returns
 /// `{"jobs": [JobReport...], "controller": ControllerStats}`. Blocks until all
 /// jobs end, with the GIL released; the controller handles SIGINT/SIGTERM
-/// itself (it thaws and stops the jobs).
+/// itself (it thaws and stops the jobs). Only in builds with the `runtime`
+/// feature on Linux; elsewhere the module has no `run_jobs`.
+#[cfg(all(feature = "runtime", target_os = "linux"))]
 #[pyfunction]
 fn run_jobs<'py>(py: Python<'py>, spec: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
     use parsched_runtime::{Controller, RuntimeError};
@@ -519,6 +521,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(barrier_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch_keys, m)?)?;
+    #[cfg(all(feature = "runtime", target_os = "linux"))]
     m.add_function(wrap_pyfunction!(run_jobs, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("PolicyError", m.py().get_type::<PolicyError>())?;

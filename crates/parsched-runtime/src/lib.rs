@@ -11,6 +11,16 @@
 //! * [`run_jobs`] is the entry point the CLI calls.
 //!
 //! See `docs/runtime.md` for the design and the measurements.
+//!
+//! Linux only (cgroups, `/proc`, pidfds, timerfds, `SCHED_IDLE`): on other
+//! systems the crate does not compile. The Python extension depends on it
+//! through its `runtime` feature, only on Linux.
+
+#[cfg(not(target_os = "linux"))]
+compile_error!(
+    "parsched-runtime drives Linux cgroups and /proc: it builds on Linux only \
+     (build the Python extension without it: cargo build -p parsched-py --no-default-features)"
+);
 
 pub mod cgroup;
 pub mod controller;

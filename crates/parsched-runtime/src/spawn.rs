@@ -12,9 +12,16 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::io::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
+/// A user and group id the jobs run as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobIdentity {
+    pub uid: u32,
+    pub gid: u32,
+}
+
 /// The identity jobs run as: the invoking user behind `sudo` when the
 /// controller is root, else unchanged (`None`).
-pub fn job_identity() -> Option<(u32, u32)> {
+pub fn job_identity() -> Option<JobIdentity> {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
         return None;
@@ -24,7 +31,7 @@ pub fn job_identity() -> Option<(u32, u32)> {
         .ok()
         .and_then(|g| g.parse().ok())
         .unwrap_or(uid);
-    (uid != 0).then_some((uid, gid))
+    (uid != 0).then_some(JobIdentity { uid, gid })
 }
 
 fn cstr(s: impl AsRef<[u8]>, what: &str) -> Result<CString> {
@@ -68,7 +75,7 @@ pub struct Prepared {
     stdin: OwnedFd,
     stdout: Option<OwnedFd>,
     stderr: Option<OwnedFd>,
-    identity: Option<(u32, u32)>,
+    identity: Option<JobIdentity>,
 }
 
 /// Stages at which the child can fail (reported with errno).
@@ -87,7 +94,7 @@ impl Prepared {
         name: &str,
         job: &JobSpec,
         join: &[PathBuf],
-        identity: Option<(u32, u32)>,
+        identity: Option<JobIdentity>,
     ) -> Result<Prepared> {
         let spawn_err = |m: String| RuntimeError::Spawn {
             job: name.into(),
@@ -111,7 +118,7 @@ impl Prepared {
                 None => Ok(None),
                 Some(p) => {
                     let f = File::create(p).map_err(|e| RuntimeError::path("create", p, e))?;
-                    if let Some((uid, gid)) = identity {
+                    if let Some(JobIdentity { uid, gid }) = identity {
                         // SAFETY: valid fd.
                         unsafe { libc::fchown(f.as_raw_fd(), uid, gid) };
                     }
@@ -242,7 +249,7 @@ unsafe fn child(
     join: &[*const libc::c_char],
     [inp, out, err]: [i32; 3],
     cwd: *const libc::c_char,
-    ident: Option<(u32, u32)>,
+    ident: Option<JobIdentity>,
     program: &CString,
     argv: &[*const libc::c_char],
     envp: &[*const libc::c_char],
@@ -278,7 +285,7 @@ unsafe fn child(
     if !cwd.is_null() && libc::chdir(cwd) != 0 {
         fail(3);
     }
-    if let Some((uid, gid)) = ident {
+    if let Some(JobIdentity { uid, gid }) = ident {
         let groups = [gid];
         if libc::setgroups(1, groups.as_ptr()) != 0
             || libc::setgid(gid) != 0

@@ -16,6 +16,7 @@
 //! ```
 
 use crate::cgroup::BackendKind;
+use parsched_core::policy::classify::ClassifierConfig;
 use parsched_core::policy::gang::MatrixOptions;
 use parsched_core::policy::pools::PoolPlacementConfig;
 use parsched_core::topology::Topology;
@@ -201,7 +202,27 @@ impl RunSpec {
                 "1..=99",
             ));
         }
+        self.classifier_config().validate().map_err(|e| {
+            let field = match e.field.as_str() {
+                "discovery_s" => "flexible_observe_s",
+                "blocking_rate" => "flexible_blocking_rate",
+                f => f,
+            };
+            ConfigError::new(field, e.message, e.allowed)
+        })?;
         self.pools.placement.validate()
+    }
+
+    /// The flexible policy's classifier thresholds: `flexible_observe_s` is
+    /// the discovery period, `flexible_blocking_rate` the /proc rule's
+    /// threshold; the rest are the classifier's defaults (the runtime sees no
+    /// synchronization events, so only the /proc rule applies).
+    pub fn classifier_config(&self) -> ClassifierConfig {
+        ClassifierConfig {
+            discovery_s: self.flexible_observe_s,
+            blocking_rate: self.flexible_blocking_rate,
+            ..ClassifierConfig::default()
+        }
     }
 }
 
@@ -402,5 +423,33 @@ mod tests {
         s.slot = Duration::from_micros(10);
         assert_eq!(s.validate().unwrap_err().field, "slot");
         assert!(toml::from_str::<RunSpec>("polcy = \"gang\"").is_err());
+        s.slot = Duration::from_millis(50);
+        s.validate().unwrap();
+        s.flexible_blocking_rate = -1.0;
+        assert_eq!(s.validate().unwrap_err().field, "flexible_blocking_rate");
+        s.flexible_blocking_rate = 25.0;
+        s.flexible_observe_s = f64::NAN;
+        assert_eq!(s.validate().unwrap_err().field, "flexible_observe_s");
+    }
+
+    #[test]
+    fn flexible_keys_map_onto_the_classifier() {
+        // The defaults are the classifier's and the keys keep their names.
+        let d = RunSpec::default();
+        assert_eq!(d.flexible_blocking_rate, 25.0);
+        assert_eq!(d.flexible_observe_s, 0.2);
+        let c = d.classifier_config();
+        assert_eq!(c.blocking_rate, ClassifierConfig::default().blocking_rate);
+        assert_eq!(c.discovery_s, ClassifierConfig::default().discovery_s);
+        let s: RunSpec = toml::from_str(
+            "policy = \"flexible\"\nflexible_blocking_rate = 40.0\nflexible_observe_s = 0.5\n[[jobs]]\nargv = [\"true\"]\n",
+        )
+        .unwrap();
+        assert_eq!(s.classifier_config().blocking_rate, 40.0);
+        assert_eq!(s.classifier_config().discovery_s, 0.5);
+        let j: RunSpec =
+            serde_json::from_str(r#"{"policy": "flexible", "flexible_blocking_rate": 10}"#)
+                .unwrap();
+        assert_eq!(j.classifier_config().blocking_rate, 10.0);
     }
 }

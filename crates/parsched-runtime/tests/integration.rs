@@ -1,10 +1,15 @@
 //! Integration tests of the runtime.
 //!
-//! The Mock tests run anywhere. The real-cgroup tests need root and a cgroup
-//! freezer; where either is missing they print `SKIP: …` and pass. They also
-//! need a C compiler for `bench/bsp.c` (skipped likewise without one). They
-//! are serialized (one at a time) because they measure CPU time on a small
-//! machine, and each takes under 5 s.
+//! The Mock and default-policy tests run anywhere. The `real_*` tests need
+//! root, a cgroup freezer (or cpuset, or RT cpu cgroup; each says which in its
+//! `#[ignore]` reason) and a C compiler for `bench/bsp.c`: they are ignored by
+//! default, so `cargo test` reports them as ignored rather than passed, and
+//! run with `cargo test -p parsched-runtime -- --ignored` (the Makefile's
+//! `rust-test` does so as root with a writable cgroup hierarchy, see
+//! `tests/privileged.sh`). Run that way where a precondition is missing they
+//! fail, saying which. They are serialized (one at a time) because they
+//! measure CPU time on a small machine, and each takes under 5 s. Shared
+//! helpers are in `common/mod.rs`.
 
 use parsched_core::policy::gang::{GangId, SlotId};
 use parsched_core::topology::Topology;
@@ -13,134 +18,12 @@ use parsched_runtime::procfs;
 use parsched_runtime::safety::recover_stale;
 use parsched_runtime::{BackendKind, Controller, JobSpec, Policy, RunSpec};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-fn is_root() -> bool {
-    // SAFETY: no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
-
-/// bench/bsp compiled into a temporary directory, once.
-fn bsp() -> Option<PathBuf> {
-    static BSP: OnceLock<Option<PathBuf>> = OnceLock::new();
-    BSP.get_or_init(|| {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/bsp.c");
-        let dir = std::env::temp_dir().join(format!("parsched-bsp-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).ok()?;
-        let out = dir.join("bsp");
-        let ok = Command::new("cc")
-            .args(["-O2", "-std=gnu11", "-o"])
-            .arg(&out)
-            .arg(&src)
-            .arg("-lpthread")
-            .status()
-            .ok()?
-            .success();
-        ok.then_some(out)
-    })
-    .clone()
-}
-
-/// Why real-cgroup tests cannot run here, if they cannot.
-fn real_skip(backend: BackendKind) -> Option<String> {
-    if !is_root() {
-        return Some("not root".into());
-    }
-    if bsp().is_none() {
-        return Some("no C compiler to build bench/bsp.c".into());
-    }
-    match parsched_runtime::cgroup::open_freezer(backend, &format!("{}-probe", std::process::id()))
-    {
-        Ok(f) if backend == BackendKind::Auto && f.kind() == BackendKind::Signal => {
-            Some("no cgroup freezer on this machine".into())
-        }
-        Ok(_) => None,
-        Err(e) => Some(format!("{backend:?} unavailable: {e}")),
-    }
-}
-
-macro_rules! skip_unless_real {
-    ($backend:expr) => {
-        if let Some(why) = real_skip($backend) {
-            println!("SKIP: {} needs root and cgroups: {why}", module_path!());
-            return;
-        }
-    };
-}
-
-/// A job that computes for about `ms` ms of CPU (one thread), writing its pid
-/// to `pidfile` first.
-fn busy_job(ms: u64, pidfile: &Path) -> JobSpec {
-    let b = bsp().expect("bsp built");
-    let mut j = JobSpec::new([
-        "sh".to_string(),
-        "-c".into(),
-        format!(
-            "echo $$ > {}; exec {} --threads 1 --iters {ms} --grain-us 1000 --wait spin --loops-per-us 300",
-            pidfile.display(),
-            b.display()
-        ),
-    ]);
-    j.stdout = Some(pidfile.with_extension("out"));
-    j
-}
-
-fn read_pid(p: &Path, timeout: Duration) -> i32 {
-    let t = Instant::now();
-    loop {
-        if let Some(pid) = std::fs::read_to_string(p)
-            .ok()
-            .and_then(|s| s.trim().parse().ok())
-        {
-            return pid;
-        }
-        assert!(t.elapsed() < timeout, "no pid in {}", p.display());
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-/// Whether `pid`'s freezer cgroup (v2 or v1) reports it frozen; `None` if it
-/// is in no parsched group.
-fn cgroup_frozen(pid: i32) -> Option<bool> {
-    let cg = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
-    for line in cg.lines() {
-        let mut it = line.splitn(3, ':');
-        let (_, ctl, path) = (it.next()?, it.next()?, it.next()?);
-        if !path.contains("parsched.") {
-            continue;
-        }
-        if ctl.is_empty() {
-            for m in parsched_runtime::cgroup::cgroup_mounts()
-                .iter()
-                .filter(|m| m.v2)
-            {
-                let ev = m
-                    .path
-                    .join(path.trim_start_matches('/'))
-                    .join("cgroup.events");
-                if let Ok(s) = std::fs::read_to_string(ev) {
-                    return Some(s.lines().any(|l| l == "frozen 1"));
-                }
-            }
-        } else if ctl.split(',').any(|c| c == "freezer") {
-            let m = parsched_runtime::cgroup::v1_mount("freezer")?;
-            let st =
-                std::fs::read_to_string(m.join(path.trim_start_matches('/')).join("freezer.state"))
-                    .ok()?;
-            return Some(st.trim() != "THAWED");
-        }
-    }
-    None
-}
+mod common;
+use common::*;
 
 fn flat2() -> (Topology, Vec<u32>) {
     (Topology::flat(2).unwrap(), vec![0, 1])
@@ -415,26 +298,30 @@ fn frozen_job_uses_no_cpu(backend: BackendKind, confirm_freeze: bool) {
 }
 
 #[test]
+#[ignore = "needs root and a cgroup v2 freezer"]
 fn real_frozen_job_uses_no_cpu_cgroup2() {
-    skip_unless_real!(BackendKind::Cgroup2);
+    require_real(BackendKind::Cgroup2);
     frozen_job_uses_no_cpu(BackendKind::Cgroup2, false);
 }
 
 #[test]
+#[ignore = "needs root and a cgroup v2 freezer"]
 fn real_frozen_job_uses_no_cpu_cgroup2_strict() {
-    skip_unless_real!(BackendKind::Cgroup2);
+    require_real(BackendKind::Cgroup2);
     frozen_job_uses_no_cpu(BackendKind::Cgroup2, true);
 }
 
 #[test]
+#[ignore = "needs root and a cgroup v1 freezer"]
 fn real_frozen_job_uses_no_cpu_cgroup1() {
-    skip_unless_real!(BackendKind::Cgroup1);
+    require_real(BackendKind::Cgroup1);
     frozen_job_uses_no_cpu(BackendKind::Cgroup1, false);
 }
 
 #[test]
+#[ignore = "needs root and a writable cgroup freezer"]
 fn real_job_exiting_mid_slot_frees_its_slot() {
-    skip_unless_real!(BackendKind::Auto);
+    require_real(BackendKind::Auto);
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();
     let spec = RunSpec {
@@ -472,19 +359,9 @@ fn real_job_exiting_mid_slot_frees_its_slot() {
     assert_eq!(early[0].matrix.num_gangs(), 1);
 }
 
-/// Path of an example binary built by `cargo test`.
-fn example(name: &str) -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let p = exe.parent()?.parent()?.join("examples").join(name);
-    p.exists().then_some(p)
-}
-
 fn kill_controller_and_check(supervisor: bool) {
     let _g = serial();
-    let Some(runner) = example("parsched_run") else {
-        println!("SKIP: examples/parsched_run not built (run `cargo test` without --test)");
-        return;
-    };
+    let runner = example("parsched_run");
     let dir = tempfile::tempdir().unwrap();
     let (pa, pb) = (dir.path().join("a.pid"), dir.path().join("b.pid"));
     let b = bsp().unwrap();
@@ -573,35 +450,37 @@ fn procfs_state(pid: i32) -> Option<char> {
 }
 
 #[test]
+#[ignore = "needs root and a writable cgroup freezer"]
 fn real_sigkill_of_controller_leaves_nothing_frozen() {
-    skip_unless_real!(BackendKind::Auto);
+    require_real(BackendKind::Auto);
     kill_controller_and_check(true);
 }
 
 #[test]
+#[ignore = "needs root and a writable cgroup freezer"]
 fn real_recovery_thaws_groups_of_a_dead_controller() {
-    skip_unless_real!(BackendKind::Auto);
+    require_real(BackendKind::Auto);
     kill_controller_and_check(false);
 }
 
 #[test]
+#[ignore = "needs root, a writable cpuset hierarchy and 2 CPUs"]
 fn real_pooled_threads_stay_in_their_cpuset() {
-    skip_unless_real!(BackendKind::Auto);
-    if parsched_runtime::cgroup::Cpuset::detect(&format!("{}-cpuprobe", std::process::id()))
-        .is_err()
+    require_real(BackendKind::Auto);
+    if let Err(e) =
+        parsched_runtime::cgroup::Cpuset::detect(&format!("{}-cpuprobe", std::process::id()))
     {
-        println!("SKIP: no cpuset controller");
-        return;
+        panic!("precondition failed: this test needs a cpuset controller: {e}");
     }
     let _g = serial();
     let ncpu = parsched_runtime::topology::machine_topology()
         .unwrap()
         .cpus
         .len();
-    if ncpu < 2 {
-        println!("SKIP: needs 2 CPUs");
-        return;
-    }
+    assert!(
+        ncpu >= 2,
+        "precondition failed: this test needs 2 CPUs, the machine has {ncpu}"
+    );
     let dir = tempfile::tempdir().unwrap();
     let b = bsp().unwrap();
     let job = |pf: &Path| {
@@ -673,8 +552,9 @@ fn real_pooled_threads_stay_in_their_cpuset() {
 }
 
 #[test]
+#[ignore = "needs root (SIGSTOP/SIGCONT of real jobs, SCHED_FIFO)"]
 fn real_signal_backend_runs_gangs() {
-    skip_unless_real!(BackendKind::Signal);
+    require_real(BackendKind::Signal);
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();
     let spec = RunSpec {
@@ -691,15 +571,10 @@ fn real_signal_backend_runs_gangs() {
 }
 
 #[test]
+#[ignore = "needs root (switches to SUDO_UID)"]
 fn real_jobs_run_as_the_sudo_user() {
-    if !is_root() {
-        println!("SKIP: real_jobs_run_as_the_sudo_user needs root");
-        return;
-    }
-    let Some(runner) = example("parsched_run") else {
-        println!("SKIP: examples/parsched_run not built");
-        return;
-    };
+    require_root();
+    let runner = example("parsched_run");
     let _g = serial();
     let out = Command::new(runner)
         .env("SUDO_UID", "65534")
@@ -720,8 +595,9 @@ fn real_jobs_run_as_the_sudo_user() {
 }
 
 #[test]
+#[ignore = "needs root and a writable cgroup freezer"]
 fn real_flexible_gangs_spinners_and_releases_blockers() {
-    skip_unless_real!(BackendKind::Auto);
+    require_real(BackendKind::Auto);
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();
     let b = bsp().unwrap();
@@ -773,22 +649,17 @@ fn real_flexible_gangs_spinners_and_releases_blockers() {
 }
 
 #[test]
+#[ignore = "needs root and a cgroup v1 cpu hierarchy with RT group scheduling"]
 fn real_realtime_gets_rt_runtime_in_a_v1_cpu_cgroup() {
-    if !is_root() {
-        println!("SKIP: real_realtime_gets_rt_runtime_in_a_v1_cpu_cgroup needs root");
-        return;
-    }
-    let Some(cpu) = parsched_runtime::cgroup::v1_mount("cpu") else {
-        println!("SKIP: no v1 cpu hierarchy");
-        return;
-    };
+    require_root();
+    let cpu = parsched_runtime::cgroup::v1_mount("cpu")
+        .expect("precondition failed: this test needs a cgroup v1 cpu hierarchy");
     let dir = cpu.join(format!("parsched-rttest-{}", std::process::id()));
     std::fs::create_dir(&dir).unwrap();
     let rt = dir.join("cpu.rt_runtime_us");
     if !rt.exists() {
         let _ = std::fs::remove_dir(&dir);
-        println!("SKIP: no RT group scheduling (cpu.rt_runtime_us)");
-        return;
+        panic!("precondition failed: this test needs RT group scheduling (cpu.rt_runtime_us)");
     }
     let d = dir.clone();
     let home = cpu.clone();
@@ -824,8 +695,9 @@ fn real_realtime_gets_rt_runtime_in_a_v1_cpu_cgroup() {
 }
 
 #[test]
+#[ignore = "needs root and a cgroup v2 freezer"]
 fn real_cgroup2_cpu_time_covers_unreaped_descendants() {
-    skip_unless_real!(BackendKind::Cgroup2);
+    require_real(BackendKind::Cgroup2);
     let _g = serial();
     let spec = RunSpec {
         backend: BackendKind::Cgroup2,

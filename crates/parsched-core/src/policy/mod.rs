@@ -8,9 +8,11 @@
 //! | gang-scheduling state machine: admission, rotation, early switch, alternates | seed 001, section 3.2 | [`gang_sched`] |
 //! | local schedulers: per-processor / per-pool round robin | seed 001 §3.1, seed 000 §3.1 | [`local`] |
 //! | waiting strategies: busy, block, two-phase, yield | seed 001 §2–3 | [`wait`] |
+//! | coscheduling classifier of flexible coscheduling (Frachtenberg et al.) | seed 002, section 4.2 | [`classify`] |
 //! | batch FCFS, EASY and conservative backfilling (Lifka; Mu'alem & Feitelson) | issue 4 | [`batch`] |
 
 pub mod batch;
+pub mod classify;
 pub mod gang;
 pub mod gang_sched;
 pub mod local;

@@ -1,0 +1,157 @@
+//! Helpers shared by the runtime's integration tests: serialization, the
+//! `bench/bsp` program, and the preconditions of the privileged tests (which
+//! panic, saying what is missing, rather than pass without having run).
+
+#![allow(dead_code)]
+
+use parsched_runtime::{BackendKind, JobSpec};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Path of an example binary built by `cargo test` (not by `cargo test
+/// --test integration`); panics if it is missing.
+#[track_caller]
+pub fn example(name: &str) -> PathBuf {
+    let p = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.parent()?.join("examples").join(name)));
+    match p {
+        Some(p) if p.exists() => p,
+        _ => panic!(
+            "precondition failed: examples/{name} not built (run `cargo test` without --test)"
+        ),
+    }
+}
+
+pub static SERIAL: Mutex<()> = Mutex::new(());
+
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+pub fn is_root() -> bool {
+    // SAFETY: no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// bench/bsp compiled into a temporary directory, once.
+pub fn bsp() -> Option<PathBuf> {
+    static BSP: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BSP.get_or_init(|| {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/bsp.c");
+        let dir = std::env::temp_dir().join(format!("parsched-bsp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).ok()?;
+        let out = dir.join("bsp");
+        let ok = Command::new("cc")
+            .args(["-O2", "-std=gnu11", "-o"])
+            .arg(&out)
+            .arg(&src)
+            .arg("-lpthread")
+            .status()
+            .ok()?
+            .success();
+        ok.then_some(out)
+    })
+    .clone()
+}
+
+/// Why real-cgroup tests cannot run here, if they cannot.
+fn real_missing(backend: BackendKind) -> Option<String> {
+    if !is_root() {
+        return Some("not root".into());
+    }
+    if bsp().is_none() {
+        return Some("no C compiler to build bench/bsp.c".into());
+    }
+    match parsched_runtime::cgroup::open_freezer(backend, &format!("{}-probe", std::process::id()))
+    {
+        Ok(f) if backend == BackendKind::Auto && f.kind() == BackendKind::Signal => {
+            Some("no cgroup freezer on this machine".into())
+        }
+        Ok(_) => None,
+        Err(e) => Some(format!("{backend:?} unavailable: {e}")),
+    }
+}
+
+/// Panics, saying why, unless this process is root, `bench/bsp.c` builds and
+/// the `backend` freezer works here. The real tests are `#[ignore]`d; run
+/// with `--ignored` they must not pass without having run.
+#[track_caller]
+pub fn require_real(backend: BackendKind) {
+    if let Some(why) = real_missing(backend) {
+        panic!("precondition failed: this test needs root, a C compiler and the {backend:?} freezer: {why}");
+    }
+}
+
+/// Panics unless this process is root.
+#[track_caller]
+pub fn require_root() {
+    assert!(is_root(), "precondition failed: this test needs root");
+}
+
+/// A job that computes for about `ms` ms of CPU (one thread), writing its pid
+/// to `pidfile` first.
+pub fn busy_job(ms: u64, pidfile: &Path) -> JobSpec {
+    let b = bsp().expect("bsp built");
+    let mut j = JobSpec::new([
+        "sh".to_string(),
+        "-c".into(),
+        format!(
+            "echo $$ > {}; exec {} --threads 1 --iters {ms} --grain-us 1000 --wait spin --loops-per-us 300",
+            pidfile.display(),
+            b.display()
+        ),
+    ]);
+    j.stdout = Some(pidfile.with_extension("out"));
+    j
+}
+
+pub fn read_pid(p: &Path, timeout: Duration) -> i32 {
+    let t = Instant::now();
+    loop {
+        if let Some(pid) = std::fs::read_to_string(p)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
+            return pid;
+        }
+        assert!(t.elapsed() < timeout, "no pid in {}", p.display());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Whether `pid`'s freezer cgroup (v2 or v1) reports it frozen; `None` if it
+/// is in no parsched group.
+pub fn cgroup_frozen(pid: i32) -> Option<bool> {
+    let cg = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
+    for line in cg.lines() {
+        let mut it = line.splitn(3, ':');
+        let (_, ctl, path) = (it.next()?, it.next()?, it.next()?);
+        if !path.contains("parsched.") {
+            continue;
+        }
+        if ctl.is_empty() {
+            for m in parsched_runtime::cgroup::cgroup_mounts()
+                .iter()
+                .filter(|m| m.v2)
+            {
+                let ev = m
+                    .path
+                    .join(path.trim_start_matches('/'))
+                    .join("cgroup.events");
+                if let Ok(s) = std::fs::read_to_string(ev) {
+                    return Some(s.lines().any(|l| l == "frozen 1"));
+                }
+            }
+        } else if ctl.split(',').any(|c| c == "freezer") {
+            let m = parsched_runtime::cgroup::v1_mount("freezer")?;
+            let st =
+                std::fs::read_to_string(m.join(path.trim_start_matches('/')).join("freezer.state"))
+                    .ok()?;
+            return Some(st.trim() != "THAWED");
+        }
+    }
+    None
+}
