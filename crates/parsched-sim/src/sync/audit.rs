@@ -21,17 +21,18 @@ impl SyncMachine {
                     )));
                 }
                 if self.sched == SyncSched::Gang {
-                    let slot = self.matrix.slot_of(GangId(t.gang as u64));
-                    if slot.is_none() || slot != self.slot {
+                    let slot = self.gang.matrix().slot_of(GangId(t.gang as u64));
+                    if slot.is_none() || slot != self.gang.current() {
                         return Err(err(format!(
                             "thread {th} of gang {} runs outside its slot ({slot:?}, current {:?})",
-                            t.gang, self.slot
+                            t.gang,
+                            self.gang.current()
                         )));
                     }
                 }
                 seen[th] += 1;
             }
-            for &q in &proc.queue {
+            for ThreadId(q) in proc.queue.queued() {
                 let t = &self.threads[q as usize];
                 if t.state != St::Ready || t.proc != i as u32 {
                     return Err(err(format!(
@@ -48,11 +49,13 @@ impl SyncMachine {
         if let Some(t) = seen.iter().position(|&c| c > 1) {
             return Err(err(format!("thread {t} is in two places at once")));
         }
-        if let (SyncSched::Gang, Some(s)) = (self.sched, self.slot) {
+        if let (SyncSched::Gang, Some(s)) = (self.sched, self.gang.current()) {
             // Coscheduling: every thread of the current slot's gangs that can
             // run holds its processor (all of a gang's threads run together).
             for (th, t) in self.threads.iter().enumerate() {
-                if t.state == St::Ready && self.matrix.slot_of(GangId(t.gang as u64)) == Some(s) {
+                if t.state == St::Ready
+                    && self.gang.matrix().slot_of(GangId(t.gang as u64)) == Some(s)
+                {
                     return Err(err(format!(
                         "thread {th} of gang {} is ready but not running in its gang's slot",
                         t.gang

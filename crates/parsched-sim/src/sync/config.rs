@@ -2,34 +2,11 @@
 
 use super::*;
 
-/// How a thread waits at a barrier.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum WaitStrategy {
-    #[default]
-    Busy,
-    Block,
-    #[serde(rename = "twophase")]
-    TwoPhase,
-    /// Makbilan's blocking (seed 001 §3.3): the waiting thread yields the
-    /// processor and goes to the tail of the run queue, which serves as the
-    /// blocked queue; each yield costs a switch τcs (also when no other
-    /// thread is ready and the yielder runs again), and it yields again each
-    /// time it runs before the barrier opens. The mean number of yields per
-    /// wait is the α the seed measured (`alpha_measured`).
-    Yield,
-}
-
-/// Where a released blocked thread goes in its processor's queue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Wakeup {
-    /// The tail (rigid round robin, the assumption of equation (13)).
-    #[default]
-    Tail,
-    /// The head, without preempting the running thread.
-    Priority,
-}
+/// How a thread waits at a barrier, and where a released blocked thread
+/// goes in its processor's queue: the core's policies (one definition for
+/// every machine).
+pub use parsched_core::policy::local::Wakeup;
+pub use parsched_core::policy::wait::WaitStrategy;
 
 /// The scheduler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]

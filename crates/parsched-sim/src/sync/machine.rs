@@ -8,7 +8,7 @@ impl SyncMachine {
     pub fn new(cfg: &SyncConfig, opts: SyncOptions) -> Result<SyncMachine, ConfigError> {
         cfg.validate()?;
         let p = cfg.procs();
-        let mut matrix = GangMatrix::new(p, None)?;
+        let mut gang = GangScheduler::new(GangMatrix::new(p, None)?, GangSchedOptions::default());
         let iterate = |count: u64| {
             Program::new(vec![Step::Repeat {
                 count,
@@ -48,7 +48,6 @@ impl SyncMachine {
         }
         let mut m = SyncMachine {
             sched: cfg.sched,
-            wakeup: cfg.wakeup,
             tq: ticks(cfg.tq),
             tcs: ticks(cfg.tcs),
             block_cost: ticks(cfg.alpha * cfg.tcs),
@@ -69,14 +68,13 @@ impl SyncMachine {
                     timer: false,
                     timer_fresh: false,
                     spin_timer: None,
-                    queue: VecDeque::with_capacity(cfg.l as usize + 2),
+                    queue: RoundRobin::with_capacity(ticks(cfg.tq), cfg.wakeup, cfg.l as usize + 2),
                 })
                 .collect(),
             threads: Vec::new(),
             gangs: Vec::new(),
             measured: 0,
-            matrix: GangMatrix::new(p, None)?,
-            slot: None,
+            gang: GangScheduler::new(GangMatrix::new(p, None)?, GangSchedOptions::default()),
             slot_timer: Timer::UNSET,
             slot_start: Time::ZERO,
             slot_free: 0,
@@ -111,10 +109,12 @@ impl SyncMachine {
         };
         for (gi, (kind, width, program)) in specs.into_iter().enumerate() {
             let g = gi as u32;
-            let alloc = matrix
-                .allocate(GangId(g as u64), width)
+            let Admission::Placed(alloc) = gang
+                .admit(GangId(g as u64), width)
                 .map_err(|e| ConfigError::new("n", e.to_string(), "n <= P"))?
-                .expect("an unbounded matrix always has room");
+            else {
+                unreachable!("an unbounded matrix always has room")
+            };
             let rng = match kind {
                 Kind::Skew => stream(cfg.seed, Stream::Skew, 0),
                 _ => stream(cfg.seed, Stream::ThreadDemand, g as u64),
@@ -166,24 +166,24 @@ impl SyncMachine {
                 iterations: 0,
             });
         }
-        m.matrix = matrix;
+        m.gang = gang;
+        let mut initial: Vec<Vec<u32>> = vec![Vec::new(); p as usize];
         for th in 0..m.threads.len() as u32 {
             m.prepare(th);
-            if m.sched == SyncSched::Local {
-                let q = m.threads[th as usize].proc as usize;
-                m.procs[q].queue.push_back(th);
-            }
+            initial[m.threads[th as usize].proc as usize].push(th);
         }
-        if cfg.shuffle && m.sched == SyncSched::Local {
+        if m.sched == SyncSched::Local {
             let first = usize::from(cfg.skew);
-            for (q, proc) in m.procs.iter_mut().enumerate() {
-                let mut rng = stream(cfg.seed, Stream::Skew, q as u64 + 1);
-                let v = proc.queue.make_contiguous();
-                if v.len() > first {
+            for (q, v) in initial.iter_mut().enumerate() {
+                if cfg.shuffle && v.len() > first {
+                    let mut rng = stream(cfg.seed, Stream::Skew, q as u64 + 1);
                     let rest = &mut v[first..];
                     for i in (1..rest.len()).rev() {
                         rest.swap(i, rng.random_range(0..=i));
                     }
+                }
+                for &th in v.iter() {
+                    m.procs[q].queue.enqueue(ThreadId(th), EnqueueReason::New);
                 }
             }
         }
@@ -375,18 +375,14 @@ impl SyncMachine {
         let wait = g.wait;
         let t = &mut self.threads[th as usize];
         t.waiting = true;
-        match wait {
-            WaitStrategy::Busy => self.start_activity(th, p, now, eng),
-            WaitStrategy::TwoPhase => {
-                t.spin_left = self.spin_limit;
-                if self.spin_limit == 0 {
-                    self.block(th, p, eng);
-                } else {
-                    self.start_activity(th, p, now, eng);
-                }
+        match wait.on_wait(self.spin_limit) {
+            WaitAction::Spin => self.start_activity(th, p, now, eng),
+            WaitAction::SpinFor(budget) => {
+                t.spin_left = budget;
+                self.start_activity(th, p, now, eng);
             }
-            WaitStrategy::Block => self.block(th, p, eng),
-            WaitStrategy::Yield => {
+            WaitAction::Block => self.block(th, p, eng),
+            WaitAction::Yield => {
                 self.yield_waits += 1;
                 self.yield_now(th, p, eng);
             }
@@ -471,19 +467,18 @@ impl SyncMachine {
                 match self.sched {
                     SyncSched::Local => {
                         let proc = &mut self.procs[p as usize];
-                        match self.wakeup {
-                            Wakeup::Tail => proc.queue.push_back(w),
-                            Wakeup::Priority => proc.queue.push_front(w),
-                        }
+                        proc.queue.enqueue(ThreadId(w), EnqueueReason::Woken);
                         if proc.thread == NONE {
                             self.dispatch_local(p, eng);
                         }
                     }
                     SyncSched::Gang => {
-                        let here = self.matrix.slot_of(GangId(gi as u64));
-                        if self.slot.is_none() {
+                        let here = self.gang.matrix().slot_of(GangId(gi as u64));
+                        if self.gang.current().is_none() {
                             eng.set_timer(self.slot_timer, now, SyncEv::SlotEnded);
-                        } else if here == self.slot && self.procs[p as usize].thread == NONE {
+                        } else if here == self.gang.current()
+                            && self.procs[p as usize].thread == NONE
+                        {
                             let proc = &self.procs[p as usize];
                             let cost = if proc.free_switch || proc.last == w {
                                 0
@@ -510,7 +505,7 @@ impl SyncMachine {
         if self.sched == SyncSched::Local && !proc.queue.is_empty() {
             proc.thread = NONE;
             eng.cancel(proc.seg_timer);
-            proc.queue.push_back(th);
+            proc.queue.enqueue(ThreadId(th), EnqueueReason::Yielded);
             self.threads[th as usize].state = St::Ready;
             // run_on charges the switch to the next thread.
             self.dispatch_local(p, eng);
@@ -544,7 +539,7 @@ impl SyncMachine {
         g.runnable -= 1;
         g.alive -= 1;
         if g.alive == 0 {
-            let _ = self.matrix.release(GangId(gi as u64));
+            let _ = self.gang.finish(GangId(gi as u64));
         }
         let proc = &mut self.procs[p as usize];
         proc.thread = NONE;
@@ -557,8 +552,13 @@ impl SyncMachine {
         match self.sched {
             SyncSched::Local => self.dispatch_local(p, eng),
             SyncSched::Gang => {
-                if self.slot.is_some() && self.procs.iter().all(|q| q.thread == NONE) {
+                let gangs = &self.gangs;
+                if self
+                    .gang
+                    .should_switch_early(|g| gangs[g.0 as usize].runnable > 0)
+                {
                     // Nothing runs in this slot any more: switch early.
+                    debug_assert!(self.procs.iter().all(|q| q.thread == NONE));
                     eng.set_timer(self.slot_timer, eng.now(), SyncEv::SlotEnded);
                 }
             }
@@ -579,7 +579,7 @@ impl SyncMachine {
         proc.last = th;
         proc.free_switch = false;
         if self.sched == SyncSched::Local {
-            proc.slice_end = start + self.tq;
+            proc.slice_end = start + proc.queue.quantum(ThreadId(th));
             proc.timer_fresh = !proc.timer;
             if !proc.timer {
                 proc.timer = true;
@@ -593,7 +593,7 @@ impl SyncMachine {
     /// Local scheduling: `p` (idle) takes the head of its queue, if any.
     pub(super) fn dispatch_local(&mut self, p: u32, eng: &mut Engine<SyncEv>) {
         let proc = &mut self.procs[p as usize];
-        let Some(th) = proc.queue.pop_front() else {
+        let Some(ThreadId(th)) = proc.queue.pick_next() else {
             return;
         };
         let cost = if proc.free_switch || proc.last == th {
@@ -616,7 +616,8 @@ impl SyncMachine {
             return;
         }
         let t = &self.threads[th as usize];
-        if !t.waiting || self.gangs[t.gang as usize].wait != WaitStrategy::TwoPhase {
+        let wait = self.gangs[t.gang as usize].wait;
+        if !t.waiting || wait != WaitStrategy::TwoPhase {
             return;
         }
         let deadline = proc.seg_start + t.spin_left;
@@ -628,7 +629,10 @@ impl SyncMachine {
         }
         let elapsed = now.saturating_sub(proc.seg_start);
         self.account(th, elapsed);
-        self.block(th, p, eng);
+        match wait.on_spin_expired() {
+            WaitAction::Block => self.block(th, p, eng),
+            other => unreachable!("two-phase waiting blocks after its spin, not {other:?}"),
+        }
     }
 
     pub(super) fn on_quantum(&mut self, p: u32, eng: &mut Engine<SyncEv>) {
@@ -650,9 +654,9 @@ impl SyncMachine {
         let elapsed = now.saturating_sub(proc.seg_start);
         self.account(th, elapsed);
         let proc = &mut self.procs[p as usize];
-        if proc.queue.is_empty() {
+        if !proc.queue.should_preempt(ThreadId(th)) {
             // Continue with a new quantum, no switch.
-            proc.slice_end = now + self.tq;
+            proc.slice_end = now + proc.queue.quantum(ThreadId(th));
             proc.timer = true;
             proc.timer_fresh = true;
             eng.schedule_at(proc.slice_end, SyncEv::QuantumExpired { p });
@@ -662,7 +666,8 @@ impl SyncMachine {
         self.preemptions += 1;
         proc.thread = NONE;
         eng.cancel(proc.seg_timer);
-        proc.queue.push_back(th);
+        proc.queue
+            .enqueue(ThreadId(th), EnqueueReason::QuantumExpired);
         self.threads[th as usize].state = St::Ready;
         self.dispatch_local(p, eng);
     }
@@ -670,17 +675,16 @@ impl SyncMachine {
     /// Gang scheduling: all processors move to the next slot with work.
     pub(super) fn switch_slot(&mut self, eng: &mut Engine<SyncEv>) {
         let now = eng.now();
-        if self.slot.is_some() {
+        if self.gang.current().is_some() {
             let d = (now - self.slot_start) as u128;
             self.frag_idle += self.slot_free as u128 * d;
             self.frag_total += self.procs.len() as u128 * d;
         }
         let gangs = &self.gangs;
-        let next = self
-            .matrix
-            .next_slot(self.slot, |g| gangs[g.0 as usize].runnable > 0);
+        let change = self.gang.rotate(|g| gangs[g.0 as usize].runnable > 0);
+        let next = change.to;
         self.slot_start = now;
-        if next.is_some() && next == self.slot {
+        if next.is_some() && change.is_same() {
             // The only slot with work: no switch, a new quantum.
             self.slot_end = now + self.tq;
             eng.set_timer(self.slot_timer, self.slot_end, SyncEv::SlotEnded);
@@ -705,12 +709,11 @@ impl SyncMachine {
                 eng.cancel(proc.seg_timer);
             }
         }
-        self.slot = next;
         let Some(s) = next else {
             return;
         };
         self.slot_switches += 1;
-        self.slot_free = self.matrix.free_cells(s);
+        self.slot_free = self.gang.matrix().free_cells(s);
         self.slot_end = now + self.tcs + self.tq;
         // Scheduled before the slot's compute ends, so that a compute ending
         // as the slot does is preempted first (as a quantum's end is).
@@ -720,7 +723,7 @@ impl SyncMachine {
             proc.busy_until = proc.busy_until.max(now) + self.tcs;
             proc.free_switch = false;
             self.overhead += self.tcs;
-            if let Some(g) = self.matrix.cell(s, ProcId(p)) {
+            if let Some(g) = self.gang.matrix().cell(s, ProcId(p)) {
                 let th = self.gangs[g.0 as usize].on_proc[p as usize];
                 if self.threads[th as usize].state == St::Ready {
                     self.run_on(p, th, 0, eng);

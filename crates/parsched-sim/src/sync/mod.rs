@@ -112,12 +112,15 @@ use crate::rng::{stream, Stream, StreamRng};
 use crate::stats::mean_ci90;
 use hdrhistogram::Histogram;
 use parsched_core::policy::gang::{GangId, GangMatrix, SlotId};
+use parsched_core::policy::gang_sched::{Admission, GangSchedOptions, GangScheduler};
+use parsched_core::policy::local::{EnqueueReason, LocalScheduler, RoundRobin};
+use parsched_core::policy::wait::WaitAction;
 use parsched_core::program::{Cursor, Dist, Op, Program, Step};
 use parsched_core::time::{ticks_to_units, units_to_ticks, TICKS_PER_UNIT};
+use parsched_core::ThreadId;
 use parsched_core::{ConfigError, ProcId, Time};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 use std::time::Instant;
 
 mod analytic;
@@ -249,7 +252,8 @@ struct Proc {
     timer_fresh: bool,
     /// The time of the pending two-phase spin timer, if any.
     spin_timer: Option<Time>,
-    queue: VecDeque<u32>,
+    /// The processor's local scheduler (round robin with quantum τq).
+    queue: RoundRobin,
 }
 
 /// Events of the sync machine.
@@ -270,7 +274,6 @@ pub enum SyncEv {
 /// The machine of seed 001.
 pub struct SyncMachine {
     sched: SyncSched,
-    wakeup: Wakeup,
     tq: u64,
     tcs: u64,
     block_cost: u64,
@@ -286,8 +289,9 @@ pub struct SyncMachine {
     threads: Vec<Thread>,
     gangs: Vec<Gang>,
     measured: u32,
-    matrix: GangMatrix,
-    slot: Option<SlotId>,
+    /// Gang scheduling's state machine over Ousterhout's matrix (under local
+    /// scheduling it only records where each gang's threads are pinned).
+    gang: GangScheduler,
     /// Fires `SlotEnded`; an early switch re-arms it for now.
     slot_timer: Timer,
     slot_start: Time,

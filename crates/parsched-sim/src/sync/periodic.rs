@@ -102,7 +102,7 @@ impl SyncMachine {
         if self.done.is_some() {
             return false;
         }
-        if self.sched == SyncSched::Gang && self.slot.is_none() {
+        if self.sched == SyncSched::Gang && self.gang.current().is_none() {
             return false;
         }
         for g in &self.gangs {
@@ -216,7 +216,11 @@ impl SyncMachine {
             let period = if l == 1 { self.tq } else { l * step };
             let w0 = proc.slice_end.0 - self.tq;
             wins[proc.thread as usize] = Win { phi: w0, period };
-            for (j, &th) in proc.queue.iter().enumerate() {
+            let queued = proc
+                .queue
+                .as_round_robin()
+                .expect("periodic needs round robin");
+            for (j, ThreadId(th)) in queued.iter().enumerate() {
                 wins[th as usize] = Win {
                     phi: w0 + (j as u64 + 1) * step,
                     period,
@@ -262,12 +266,13 @@ impl SyncMachine {
     /// and each thread's quanta (its gang's slot: τcs after the switch, τq
     /// long, every rotation; a lone slot runs on without switches).
     fn gang_windows(&self, wins: &mut [Win]) -> Vec<SlotId> {
-        let cur = self.slot.expect("a slot runs");
+        let cur = self.gang.current().expect("a slot runs");
         let gangs = &self.gangs;
         let mut rot = vec![cur];
         loop {
             let next = self
-                .matrix
+                .gang
+                .matrix()
                 .next_slot(rot.last().copied(), |g| gangs[g.0 as usize].runnable > 0)
                 .expect("the current slot has work");
             if next == cur {
@@ -284,7 +289,7 @@ impl SyncMachine {
             } else {
                 self.slot_end.0 + (j as u64 - 1) * step + self.tcs
             };
-            for g in self.matrix.gangs_in(slot) {
+            for g in self.gang.matrix().gangs_in(slot) {
                 for &th in &self.gangs[g.0 as usize].threads {
                     wins[th as usize] = Win { phi, period };
                 }
@@ -307,7 +312,7 @@ impl SyncMachine {
             m.overhead += p * m.tcs;
             let ns = rot[k];
             for (q, l) in last.iter_mut().enumerate() {
-                if let Some(g) = m.matrix.cell(ns, ProcId(q as u32)) {
+                if let Some(g) = m.gang.matrix().cell(ns, ProcId(q as u32)) {
                     let th = m.gangs[g.0 as usize].on_proc[q];
                     if *l != th {
                         m.context_switches += 1;
@@ -318,7 +323,7 @@ impl SyncMachine {
         };
         while e <= end {
             let d = (e - slot_start) as u128;
-            self.frag_idle += self.matrix.free_cells(rot[k]) as u128 * d;
+            self.frag_idle += self.gang.matrix().free_cells(rot[k]) as u128 * d;
             self.frag_total += p as u128 * d;
             slot_start = e;
             if s >= 2 {
@@ -327,11 +332,13 @@ impl SyncMachine {
             }
             e += inc;
         }
-        let mslot = self.matrix.slot_of(GangId(self.measured as u64));
-        if mslot == Some(rot[k]) && self.matrix.gangs_in(rot[k]) == [GangId(self.measured as u64)] {
+        let mslot = self.gang.matrix().slot_of(GangId(self.measured as u64));
+        if mslot == Some(rot[k])
+            && self.gang.matrix().gangs_in(rot[k]) == [GangId(self.measured as u64)]
+        {
             // Its threads exit at the end and leave every processor idle.
             let d = (end - slot_start) as u128;
-            self.frag_idle += self.matrix.free_cells(rot[k]) as u128 * d;
+            self.frag_idle += self.gang.matrix().free_cells(rot[k]) as u128 * d;
             self.frag_total += p as u128 * d;
             if s >= 2 {
                 switch_to(self, (k + 1) % s, &mut last);
