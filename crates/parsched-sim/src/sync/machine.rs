@@ -164,6 +164,7 @@ impl SyncMachine {
                 count,
                 batch: Batch::default(),
                 iterations: 0,
+                voluntary: 0,
             });
         }
         m.gang = gang;
@@ -501,6 +502,8 @@ impl SyncMachine {
     pub(super) fn yield_now(&mut self, th: u32, p: u32, eng: &mut Engine<SyncEv>) {
         let now = eng.now();
         self.yields += 1;
+        let gi = self.threads[th as usize].gang as usize;
+        self.gangs[gi].voluntary += 1;
         let proc = &mut self.procs[p as usize];
         if self.sched == SyncSched::Local && !proc.queue.is_empty() {
             proc.thread = NONE;
@@ -522,6 +525,7 @@ impl SyncMachine {
         let gi = self.threads[th as usize].gang as usize;
         self.threads[th as usize].state = St::Blocked;
         self.gangs[gi].runnable -= 1;
+        self.gangs[gi].voluntary += 1;
         self.blocking_events += 1;
         self.overhead += self.block_cost;
         let proc = &mut self.procs[p as usize];
@@ -729,6 +733,30 @@ impl SyncMachine {
                     self.run_on(p, th, 0, eng);
                 }
             }
+        }
+    }
+}
+
+impl SyncMachine {
+    /// The measured gang's index (for [`SyncMachine::observation`]).
+    pub fn measured_gang(&self) -> u32 {
+        self.measured
+    }
+
+    /// What the coscheduling classifier
+    /// ([`parsched_core::policy::classify`]) observes of gang `g` from the
+    /// start to `now`: its threads' voluntary switches (blocks and yields,
+    /// counted per gang) over its thread-seconds — the same observation the
+    /// Linux runtime's flexible mode reads from /proc. Synchronization data
+    /// (`sync_events`, waits) are left out, as /proc cannot give them.
+    pub fn observation(&self, g: u32, now: Time) -> Observation {
+        let gang = &self.gangs[g as usize];
+        let wall_s = now.as_units() / 1000.0; // model units are ms
+        Observation {
+            wall_s,
+            thread_s: wall_s * gang.width as f64,
+            voluntary: gang.voluntary,
+            ..Observation::default()
         }
     }
 }

@@ -111,6 +111,7 @@ use crate::pools::Value;
 use crate::rng::{stream, Stream, StreamRng};
 use crate::stats::mean_ci90;
 use hdrhistogram::Histogram;
+use parsched_core::policy::classify::Observation;
 use parsched_core::policy::gang::{GangId, GangMatrix, SlotId};
 use parsched_core::policy::gang_sched::{Admission, GangSchedOptions, GangScheduler};
 use parsched_core::policy::local::{EnqueueReason, LocalScheduler, RoundRobin};
@@ -211,6 +212,9 @@ struct Gang {
     /// The gang's thread on each processor (NONE where it has none).
     on_proc: Vec<u32>,
     iterations: u64,
+    /// Voluntary switches of the gang's threads (blocks and yields), for
+    /// the coscheduling classifier (counted per gang, not only globally).
+    voluntary: u64,
 }
 
 /// Iterations computed ahead by the fast path, committed at `end`.

@@ -588,3 +588,36 @@ fn model_inputs() {
     // E[max of 10 U(0,1)] = 10/11; minus the mean 1/2.
     assert!((c.t_w() - (10.0 / 11.0 - 0.5)).abs() < 1e-12);
 }
+
+#[test]
+fn the_classifier_sees_blocking_gangs_apart_from_spinning_ones() {
+    use parsched_core::policy::classify::{Classifier, ClassifierConfig, CoschedClass};
+    let classifier = Classifier::new(ClassifierConfig::default()).unwrap();
+    let mut classes = Vec::new();
+    for wait in ["busy", "block"] {
+        let c = cfg(&[
+            ("sched", s("local")),
+            ("wait", s(wait)),
+            ("k", Value::Int(2000)),
+            ("grain", Value::Float(1.0)),
+        ]);
+        let mut m = SyncMachine::new(&c, SyncOptions::default()).unwrap();
+        let mut eng = Engine::new();
+        let end = m.run(&mut eng).unwrap();
+        let obs = m.observation(m.measured_gang(), end);
+        assert!(obs.wall_s > 0.2, "past the discovery period: {obs:?}");
+        if wait == "busy" {
+            assert_eq!(obs.voluntary, 0);
+        } else {
+            assert!(obs.voluntary > 0);
+        }
+        classes.push(classifier.classify(&obs));
+    }
+    assert_eq!(
+        classes,
+        vec![
+            Some(CoschedClass::RequiresCoscheduling),
+            Some(CoschedClass::DoesNotCare)
+        ]
+    );
+}
