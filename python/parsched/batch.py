@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ._report import pyplot
 from .config import BatchConfig
 from .errors import ConfigError, PolicyError, SimulationError, TraceError
 
@@ -264,7 +265,7 @@ class BatchResult:
         from ._io import atomic_file
 
         path = os.fspath(path)
-        plt = _pyplot()
+        plt = pyplot()
         busy = self.busy()
         procs = int(self.summary["procs"])
         t0 = float(self.summary.get("first_submit", 0))
@@ -342,7 +343,7 @@ class BatchResult:
         unit, uname = _time_unit(hi - lo)
         procs = int(self.summary["procs"])
         verts, colors = [], []
-        cmap = _pyplot().get_cmap("tab20")
+        cmap = pyplot().get_cmap("tab20")
         res = j["allocated_resources"].to_numpy()
         width = j["requested_number_of_resources"].to_numpy()
         stack = 0
@@ -359,7 +360,7 @@ class BatchResult:
             for p, q in ivs:
                 verts.append([(x0, p), (x1, p), (x1, q + 1), (x0, q + 1)])
                 colors.append(color)
-        plt = _pyplot()
+        plt = pyplot()
         fig, ax = plt.subplots(figsize=(12, 6))
         try:
             alpha = 0.5 if self.policy == "gang" else 0.9
@@ -383,12 +384,3 @@ class BatchResult:
     def _label(self) -> str:
         name = os.path.basename(self.config.trace or "trace")
         return f"{name}, {self.policy}, P = {self.summary['procs']}"
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
