@@ -62,7 +62,7 @@ def test_shared_base_keeps_the_two_configs_apart():
         BarrierConfig().with_(L=0.5)
     with pytest.raises(ConfigError, match=r"^n: unknown key; allowed: P, L, D"):
         PoolsConfig().apply_overrides(["n=3"])
-    with pytest.raises(ConfigError, match=r"^tcs: 0.0 with wait = yield"):
+    with pytest.raises(ConfigError, match=r"^tcs: 0 with wait = yield: each yield costs τcs; allowed: tcs > 0"):
         BarrierConfig(wait="yield", tcs=0.0)
     assert PoolsConfig().summary_label() == "defaults"
     assert BarrierConfig(n=4).summary_label() == "n=4"
@@ -70,7 +70,7 @@ def test_shared_base_keeps_the_two_configs_apart():
 
 def test_model_values_follow_eqs_1_to_4_and_14():
     c = BarrierConfig(grain=fr.MS_PER_GRAIN * 100, var=fr.MS_PER_GRAIN * 100)
-    tp, tw = fr.makbilan_mapping(100, 100, 10, tw_coeff=fr.tw_per_var(10))
+    tp, tw = fr.makbilan_mapping(100, 100, 10, tw_coeff=fr.tw_ms_per_var_unit(10))
     assert math.isclose(c.t_p(), tp) and math.isclose(c.t_w(), tw)
     d = BarrierConfig.for_tp_tw(0.5, 0.2, barrier_cost=0.0)
     assert math.isclose(d.t_p(), 0.5) and math.isclose(d.t_w(), 0.2)
@@ -137,10 +137,10 @@ def test_overrides_parse_by_type():
         ("grain=-1", "grain", "negative"),
         ("bogus=1", "bogus", "unknown key"),
         ("wait=spin", "wait", "not a choice"),
-        ("n=0", "n", "out of range"),
-        ("k=0", "k", "out of range"),
+        ("n=0", "n", "a gang of 0 threads; allowed: n >= 1"),
+        ("k=0", "k", "0 iterations; allowed: k >= 1"),
         ("l=abc", "l", "not an integer"),
-        ("tq=0", "tq", "out of range"),
+        ("tq=0", "tq", "not a positive quantum; allowed: a finite number > 0"),
         ("skew=maybe", "skew", "not a boolean"),
         ("noequals", "--set", "not KEY=VALUE"),
     ],

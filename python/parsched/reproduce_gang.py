@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .config import BarrierConfig, tw_per_var
+from .config import BarrierConfig, tw_per_unit_var
 from .errors import ConfigError
 from .models import feitelson_rudolph as fr
 
@@ -247,11 +247,9 @@ def build_plan(quick: bool = False) -> Plan:
             for tp in tps:
                 base = BarrierConfig(n=n, l=l, grain=tp / 1.5, var=tp / 1.5, barrier_cost=0.0,
                                      tq=TQ, tcs=TCS_GANG, alpha=ALPHA)
-                tp_, tw_ = base.t_p(), base.t_w()
-                e6 = float(fr.t_gang_busy(tp_, tw_, n, l, TQ, TCS_GANG))
-                e8 = float(fr.t_uncoord_busy(tp_, tw_, n, l, TQ, TCS_GANG, grain="auto"))
-                e12 = float(fr.t_block_same(tp_, tw_, n, l, TQ, TCS_GANG, ALPHA))
-                e13 = float(fr.t_block_compute(tp_, tw_, n, l, TQ, TCS_GANG, ALPHA))
+                model = fr.barrier_model(base)
+                tp_, tw_ = model["t_p"], model["t_w"]
+                e6, e8, e12, e13 = model["eq6"], model["eq8"], model["eq12"], model["eq13"]
                 pooled = eq8_pooled(tp_, tw_, n, l)
                 grid.append({
                     "n": n, "l": l, "tp": tp_, "tw": tw_,
@@ -1090,9 +1088,9 @@ def plot_phase(table: pd.DataFrame, path: str) -> None:
                                 "local blocking, ℓ = 3 (circled: disagrees)"), strict=True):
         ax.plot(xs, b.gang_busy(xs), "b-", lw=1)
         ax.plot(xs, b.blocking(xs), "r-", lw=1)
-        ax.plot(xs, tw_per_var(10, "uniform") * 2 * xs, "k--", lw=0.8,
+        ax.plot(xs, tw_per_unit_var(10, "uniform") * 2 * xs, "k--", lw=0.8,
                 label="reach of uniform compute (9/11·t_p)")
-        ax.plot(xs, tw_per_var(10, "exponential") * xs, "k:", lw=0.8,
+        ax.plot(xs, tw_per_unit_var(10, "exponential") * xs, "k:", lw=0.8,
                 label="reach of exponential compute (1.93·t_p)")
         ax.set_xlim(0, tp_max)
         ax.set_ylim(0, tw_max)
