@@ -37,3 +37,13 @@ def run_cli(*args: str, cwd: str | os.PathLike[str] | None = None, timeout: floa
         [sys.executable, "-m", "parsched", *args],
         cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False,
     )
+
+
+def one_error_line(err: str) -> str:
+    """The message of a command's one-line error (``parsched: error: MESSAGE``);
+    fails the test unless stderr is exactly that one line, with no traceback."""
+    lines = err.strip("\n").split("\n")
+    assert len(lines) == 1, err
+    assert lines[0].startswith("parsched: error: "), err
+    assert "Traceback" not in err
+    return lines[0][len("parsched: error: "):]

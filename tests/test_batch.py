@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import parsched
-from conftest import needs_core, run_cli
+from conftest import needs_core, one_error_line, run_cli
 from parsched import BatchConfig, ConfigError, TraceError
 from parsched.batch import JOBS_CSV_COLUMNS, parse_intervals
 from parsched.cli import main
@@ -40,14 +40,6 @@ GOOD = (
 JSON_KEYS = ("jobs", "avg_wait", "avg_bounded_slowdown", "utilization", "makespan",
              "wall_seconds", "procs", "max_wait", "avg_response", "avg_slowdown", "killed",
              "max_queue", "avg_queue", "report", "records", "dropped", "policy")
-
-
-def one_error_line(err: str) -> str:
-    lines = err.strip("\n").split("\n")
-    assert len(lines) == 1, err
-    assert lines[0].startswith("parsched: error: "), err
-    assert "Traceback" not in err
-    return lines[0][len("parsched: error: "):]
 
 
 @pytest.fixture
