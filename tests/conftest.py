@@ -5,8 +5,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 
 import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 import parsched
 
@@ -47,3 +53,15 @@ def one_error_line(err: str) -> str:
     assert lines[0].startswith("parsched: error: "), err
     assert "Traceback" not in err
     return lines[0][len("parsched: error: "):]
+
+
+def assert_toml_round_trip(c, *, table: bool) -> None:
+    """``c.to_toml()`` is valid TOML that ``from_toml`` (through a file) reads
+    back to a config equal to ``c``."""
+    text = c.to_toml(table=table)
+    assert tomllib.loads(text)  # valid TOML
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "c.toml")
+        with open(path, "w") as fh:
+            fh.write(text)
+        assert type(c).from_toml(path) == c

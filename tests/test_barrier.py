@@ -8,23 +8,16 @@ import dataclasses
 import json
 import math
 import os
-import sys
-import tempfile
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import parsched
-from conftest import needs_core, run_cli
+from conftest import assert_toml_round_trip, needs_core, run_cli
 from parsched import BarrierConfig, ConfigError, PoolsConfig
 from parsched import reproduce_gang as rg
 from parsched.models import feitelson_rudolph as fr
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 # ------------------------------------------------------------------ config
 
@@ -200,13 +193,7 @@ def test_round_trips(c, table):
     assert BarrierConfig.from_dict(c.to_dict()) == c
     items = [f"{k}={v!r}" if isinstance(v, float) else f"{k}={v}" for k, v in c.to_dict().items()]
     assert BarrierConfig().apply_overrides(items) == c
-    text = c.to_toml(table=table)
-    assert tomllib.loads(text)
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "c.toml")
-        with open(path, "w") as fh:
-            fh.write(text)
-        assert BarrierConfig.from_toml(path) == c
+    assert_toml_round_trip(c, table=table)
 
 
 @needs_core

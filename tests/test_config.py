@@ -4,20 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
-import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import parsched
+from conftest import assert_toml_round_trip
 from parsched import ConfigError, PoolsConfig
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 
 def test_defaults_are_table_2():
@@ -211,15 +205,7 @@ def test_dict_round_trip(c):
 @settings(max_examples=150, deadline=None)
 @given(configs(), st.booleans())
 def test_toml_round_trip(c, table):
-    text = c.to_toml(table=table)
-    assert tomllib.loads(text)  # valid TOML
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "c.toml")
-        with open(path, "w") as fh:
-            fh.write(text)
-        assert PoolsConfig.from_toml(path) == c
+    assert_toml_round_trip(c, table=table)
 
 
 @settings(max_examples=150, deadline=None)

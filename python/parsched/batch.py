@@ -262,8 +262,6 @@ class BatchResult:
         """Writes a PNG with two panels: processors in use over time (from the jobs'
         start and finish times; a dashed line at the machine size) and the queue
         length over time. Returns the path. Written atomically."""
-        from ._io import atomic_file
-
         path = os.fspath(path)
         plt = pyplot()
         busy = self.busy()
@@ -287,9 +285,7 @@ class BatchResult:
                         lw=0.6, color="tab:red")
             a2.set_ylabel("queued jobs")
             a2.set_xlabel(f"time since first submit ({uname})")
-            fig.tight_layout()
-            with atomic_file(path) as tmp:
-                fig.savefig(tmp, format="png", dpi=110)
+            _save_png(fig, path)
         finally:
             plt.close(fig)
         return path
@@ -317,8 +313,6 @@ class BatchResult:
         """
         import numpy as np
         from matplotlib.collections import PolyCollection
-
-        from ._io import atomic_file
 
         path = os.fspath(path)
         if max_jobs < 1:
@@ -374,9 +368,7 @@ class BatchResult:
             if clipped:
                 what += f", window [{lo:.0f}, {hi:.0f}] s"
             ax.set_title(title or f"{self._label()}: {what}")
-            fig.tight_layout()
-            with atomic_file(path) as tmp:
-                fig.savefig(tmp, format="png", dpi=110)
+            _save_png(fig, path)
         finally:
             plt.close(fig)
         return path
@@ -384,3 +376,12 @@ class BatchResult:
     def _label(self) -> str:
         name = os.path.basename(self.config.trace or "trace")
         return f"{name}, {self.policy}, P = {self.summary['procs']}"
+
+
+def _save_png(fig, path) -> None:
+    """Lays ``fig`` out and writes it to ``path`` as PNG, atomically."""
+    from ._io import atomic_file
+
+    fig.tight_layout()
+    with atomic_file(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=110)
