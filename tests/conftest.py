@@ -5,8 +5,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 
 import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 import parsched
 
@@ -37,3 +43,25 @@ def run_cli(*args: str, cwd: str | os.PathLike[str] | None = None, timeout: floa
         [sys.executable, "-m", "parsched", *args],
         cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False,
     )
+
+
+def one_error_line(err: str) -> str:
+    """The message of a command's one-line error (``parsched: error: MESSAGE``);
+    fails the test unless stderr is exactly that one line, with no traceback."""
+    lines = err.strip("\n").split("\n")
+    assert len(lines) == 1, err
+    assert lines[0].startswith("parsched: error: "), err
+    assert "Traceback" not in err
+    return lines[0][len("parsched: error: "):]
+
+
+def assert_toml_round_trip(c, *, table: bool) -> None:
+    """``c.to_toml()`` is valid TOML that ``from_toml`` (through a file) reads
+    back to a config equal to ``c``."""
+    text = c.to_toml(table=table)
+    assert tomllib.loads(text)  # valid TOML
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "c.toml")
+        with open(path, "w") as fh:
+            fh.write(text)
+        assert type(c).from_toml(path) == c

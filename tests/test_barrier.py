@@ -8,23 +8,16 @@ import dataclasses
 import json
 import math
 import os
-import sys
-import tempfile
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import parsched
-from conftest import needs_core, run_cli
+from conftest import assert_toml_round_trip, needs_core, run_cli
 from parsched import BarrierConfig, ConfigError, PoolsConfig
 from parsched import reproduce_gang as rg
 from parsched.models import feitelson_rudolph as fr
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 # ------------------------------------------------------------------ config
 
@@ -62,7 +55,8 @@ def test_shared_base_keeps_the_two_configs_apart():
         BarrierConfig().with_(L=0.5)
     with pytest.raises(ConfigError, match=r"^n: unknown key; allowed: P, L, D"):
         PoolsConfig().apply_overrides(["n=3"])
-    with pytest.raises(ConfigError, match=r"^tcs: 0.0 with wait = yield"):
+    with pytest.raises(ConfigError,
+                       match=r"^tcs: 0 with wait = yield: each yield costs τcs; allowed: tcs > 0"):
         BarrierConfig(wait="yield", tcs=0.0)
     assert PoolsConfig().summary_label() == "defaults"
     assert BarrierConfig(n=4).summary_label() == "n=4"
@@ -70,7 +64,7 @@ def test_shared_base_keeps_the_two_configs_apart():
 
 def test_model_values_follow_eqs_1_to_4_and_14():
     c = BarrierConfig(grain=fr.MS_PER_GRAIN * 100, var=fr.MS_PER_GRAIN * 100)
-    tp, tw = fr.makbilan_mapping(100, 100, 10, tw_coeff=fr.tw_per_var(10))
+    tp, tw = fr.makbilan_mapping(100, 100, 10, tw_coeff=fr.tw_ms_per_var_unit(10))
     assert math.isclose(c.t_p(), tp) and math.isclose(c.t_w(), tw)
     d = BarrierConfig.for_tp_tw(0.5, 0.2, barrier_cost=0.0)
     assert math.isclose(d.t_p(), 0.5) and math.isclose(d.t_w(), 0.2)
@@ -137,10 +131,10 @@ def test_overrides_parse_by_type():
         ("grain=-1", "grain", "negative"),
         ("bogus=1", "bogus", "unknown key"),
         ("wait=spin", "wait", "not a choice"),
-        ("n=0", "n", "out of range"),
-        ("k=0", "k", "out of range"),
+        ("n=0", "n", "a gang of 0 threads; allowed: n >= 1"),
+        ("k=0", "k", "0 iterations; allowed: k >= 1"),
         ("l=abc", "l", "not an integer"),
-        ("tq=0", "tq", "out of range"),
+        ("tq=0", "tq", "not a positive quantum; allowed: a finite number > 0"),
         ("skew=maybe", "skew", "not a boolean"),
         ("noequals", "--set", "not KEY=VALUE"),
     ],
@@ -199,13 +193,7 @@ def test_round_trips(c, table):
     assert BarrierConfig.from_dict(c.to_dict()) == c
     items = [f"{k}={v!r}" if isinstance(v, float) else f"{k}={v}" for k, v in c.to_dict().items()]
     assert BarrierConfig().apply_overrides(items) == c
-    text = c.to_toml(table=table)
-    assert tomllib.loads(text)
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "c.toml")
-        with open(path, "w") as fh:
-            fh.write(text)
-        assert BarrierConfig.from_toml(path) == c
+    assert_toml_round_trip(c, table=table)
 
 
 @needs_core
@@ -476,3 +464,70 @@ def test_reproduce_gang_quick_pipeline(tmp_path):
     out8 = eqs[(eqs["equation"] == "eq8") & eqs["reference"].notna()]
     assert len(out8) and not out8["in_regime"].any() and out8["reference_ks_p"].notna().all()
     assert "Independent check" in md
+
+
+# ------------------------------------------------- one model, one eq. (8)
+
+
+@needs_core
+def test_cli_prints_the_eq8_reproduce_gang_uses(capsys):
+    """``parsched simulate barrier`` and ``parsched reproduce gang`` give the same
+    model values for the same config. At coarse grain eq. (6) exceeds the cap
+    (τq+τcs)ℓ: reproduce's eq. (8) is then eq. (6), not the cap (the core's own
+    run record, summary["eq8"], keeps the cap)."""
+    from parsched.cli import main
+
+    plan = rg.build_plan(quick=True)
+    row = next(r for r in plan.grid if (r["n"], r["l"]) == (10, 3) and r["tp"] == 200.0)
+    cfg = row["local_busy"][0].with_(k=20)
+    expected = fr.t_uncoord_busy(row["tp"], row["tw"], 10, 3, rg.TQ, rg.TCS_GANG, grain="auto")
+    cap = (rg.TQ + rg.TCS_GANG) * 3
+    assert expected > cap  # the point where the two eq. (8)s part
+    sets = [f"{k}={v}" for k, v in cfg.scalars().items() if v is not None]
+    assert main(["simulate", "barrier", "--json", "--set", *sets]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["eq8"] == expected == fr.barrier_model(cfg)["eq8"]
+    assert (obj["t_p"], obj["t_w"]) == (row["tp"], row["tw"])
+    assert obj["eq6"] == fr.t_gang_busy(row["tp"], row["tw"], 10, 3, rg.TQ, rg.TCS_GANG)
+    assert parsched.simulate_barrier(cfg).summary["eq8"] == pytest.approx(cap)
+
+
+@needs_core
+def test_defaults_are_the_cores_and_the_docs_show_them():
+    from parsched import _core
+    from parsched.config import BatchConfig
+
+    for cls, model in ((PoolsConfig, "pools"), (BarrierConfig, "barrier"),
+                       (BatchConfig, "batch")):
+        core = _core.config_values(model)
+        ours = {k: v for k, v in cls().to_dict().items() if k in core}
+        assert ours == {k: list(v) if isinstance(v, tuple) else v for k, v in core.items()}
+        # the core reads back what Python passes (no key is lost or renamed)
+        changed = {"pools": {"G": 0.25, "W": 0.01}, "barrier": {"n": 4, "tcs": 0.3},
+                   "batch": {"mpl": 2, "procs_rule": "requested"}}[model]
+        assert {k: _core.config_values(model, changed)[k] for k in changed} == changed
+    assert BarrierConfig.field_doc("n").endswith("(default 10)")
+    assert BatchConfig.field_doc("policy").endswith("(default easy)")
+    assert PoolsConfig.field_doc("W").endswith("(default 0.005)")
+
+
+@needs_core
+def test_python_configs_raise_the_cores_validation_errors():
+    from parsched import _core
+    from parsched.config import BatchConfig
+
+    cases = ((PoolsConfig, "pools", {"pool_size": 7}), (PoolsConfig, "pools", {"D": 40.0}),
+             (BarrierConfig, "barrier", {"n": 12, "P": 10}),
+             (BarrierConfig, "barrier", {"tcs": 60.0}),
+             (BatchConfig, "batch", {"load_factor": 0.0}), (BatchConfig, "batch", {"mpl": 0}))
+    for cls, model, bad in cases:
+        with pytest.raises(_core.ConfigError) as core_err:
+            _core.validate_config(model, bad)
+        with pytest.raises(ConfigError) as py_err:
+            cls(**bad)
+        assert str(py_err.value) == str(core_err.value)
+        assert py_err.value.field == core_err.value.field and py_err.value.field in bad
+        assert py_err.value.allowed == core_err.value.allowed != ""
+    _core.validate_config("barrier", {"n": 4})  # valid: returns None
+    with pytest.raises(_core.ConfigError, match=r"^model: "):
+        _core.validate_config("nope", {})

@@ -6,7 +6,6 @@ import gzip
 import json
 import os
 import shutil
-import sys
 
 import pandas as pd
 import pytest
@@ -14,16 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import parsched
-from conftest import needs_core, run_cli
+from conftest import assert_toml_round_trip, needs_core, one_error_line, run_cli
 from parsched import BatchConfig, ConfigError, TraceError
 from parsched.batch import JOBS_CSV_COLUMNS, parse_intervals
 from parsched.cli import main
 from parsched.reproduce_batch import default_traces_dir
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 TRACES = default_traces_dir()
 SMALL_TRACE = os.path.join(TRACES, "HPC2N-subset.swf.gz")
@@ -40,14 +34,6 @@ GOOD = (
 JSON_KEYS = ("jobs", "avg_wait", "avg_bounded_slowdown", "utilization", "makespan",
              "wall_seconds", "procs", "max_wait", "avg_response", "avg_slowdown", "killed",
              "max_queue", "avg_queue", "report", "records", "dropped", "policy")
-
-
-def one_error_line(err: str) -> str:
-    lines = err.strip("\n").split("\n")
-    assert len(lines) == 1, err
-    assert lines[0].startswith("parsched: error: "), err
-    assert "Traceback" not in err
-    return lines[0][len("parsched: error: "):]
 
 
 @pytest.fixture
@@ -135,15 +121,7 @@ def batch_configs(draw):
 @given(batch_configs(), st.booleans())
 def test_batch_config_dict_and_toml_round_trip(c, table):
     assert BatchConfig.from_dict(c.to_dict()) == c
-    text = c.to_toml(table=table)
-    assert tomllib.loads(text)
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "c.toml")
-        with open(path, "w") as fh:
-            fh.write(text)
-        assert BatchConfig.from_toml(path) == c
+    assert_toml_round_trip(c, table=table)
 
 
 def test_toml_trace_relative_to_file(tmp_path):

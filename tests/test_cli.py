@@ -8,20 +8,12 @@ import os
 import pandas as pd
 import pytest
 
-from conftest import needs_core, run_cli
+from conftest import needs_core, one_error_line, run_cli
 from parsched.cli import main
 
 SHORT = ["--set", "jobs=300", "warmup=30", "reps=2"]
 JSON_KEYS = ("mean_response_time", "ci90_half_width", "actual_parallelism", "utilization",
              "jobs", "events", "wall_seconds")
-
-
-def one_error_line(err: str) -> str:
-    lines = err.strip("\n").split("\n")
-    assert len(lines) == 1, err
-    assert lines[0].startswith("parsched: error: "), err
-    assert "Traceback" not in err
-    return lines[0][len("parsched: error: "):]
 
 
 @pytest.fixture

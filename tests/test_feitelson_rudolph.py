@@ -323,7 +323,7 @@ def test_makbilan_mapping_eq14():
 
 
 def test_tw_coefficient_reproduces_000058():
-    c = fr.tw_per_var(10)
+    c = fr.tw_ms_per_var_unit(10)
     assert c == pytest.approx(0.00141 * (10 / 11 - 0.5))
     assert c == pytest.approx(0.000576818, rel=1e-6)
     assert round(c, 5) == 0.00058  # the paper's precision (2 significant digits)

@@ -93,3 +93,15 @@ def test_cli_reproduce_quick(tmp_path):
     assert "Figure 3" in r.stdout and "342" in r.stdout and "14.9" in r.stdout
     assert (out / "summary.md").exists() and (out / "fig3.png").exists()
     assert not [p for p in os.listdir(tmp_path / "results") if p.startswith(".parsched-")]
+
+
+@needs_core
+def test_bounded_geometric_is_the_cores_solve():
+    from parsched import _core
+
+    q = _core.bounded_geometric_q(20.0, 60)
+    pmf = bounded_geometric_pmf(20, 60)
+    assert pmf[0] == pytest.approx(1 / sum((1 - q) ** k for k in range(60)), rel=1e-12)
+    assert sum(k * p for k, p in enumerate(pmf, start=1)) == pytest.approx(20.0, rel=1e-9)
+    with pytest.raises(reproduce.ConfigError, match=r"^D: .*allowed: 1 <= D < \(P\+1\)/2"):
+        bounded_geometric_pmf(31, 60)

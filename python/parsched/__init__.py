@@ -29,7 +29,8 @@ Real programs on this Linux machine, gang scheduled by freezing cgroups (issue 5
                              "jobs": [{"argv": ["./a.out"], "width": 2}, ["./b.out", "x"]]})
     out["jobs"][0]["wall_s"], out["controller"]["switches"]
 
-Heavy modules (pandas, the compiled core) are imported on first use.
+Heavy modules (pandas, matplotlib) are imported on first use; the configs read
+their defaults and checks from the compiled core when imported.
 """
 
 from __future__ import annotations

@@ -5,7 +5,12 @@ from os import PathLike
 from typing import Any, Literal, Protocol, TypedDict
 
 class ConfigError(ValueError):
-    """One-line message ``FIELD: problem; allowed: ...``."""
+    """One-line message ``FIELD: problem; allowed: ...``; errors of the core's
+    configuration checks also carry the three parts as attributes."""
+
+    field: str
+    message: str
+    allowed: str
 
 class PolicyError(RuntimeError):
     """A placement policy returned an impossible decision (or raised)."""
@@ -270,6 +275,27 @@ def simulate_batch(
 
 def batch_keys() -> list[str]:
     """The keys ``simulate_batch`` accepts, in documentation order."""
+
+def validate_config(
+    model: Literal["pools", "barrier", "batch"], config: dict[str, Any]
+) -> None:
+    """Builds ``model``'s configuration from ``config`` (``None`` values keep the
+    default) and checks it with the core's ``validate``: raises
+    :class:`ConfigError` (with ``field``, ``message``, ``allowed``) on the first
+    problem."""
+
+def config_values(
+    model: Literal["pools", "barrier", "batch"], config: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Every key of ``model`` with its value in ``config`` as the core reads it:
+    the core's defaults when ``config`` is empty (the Python config classes take
+    their defaults from here)."""
+
+def bounded_geometric_q(mean: float, max: int) -> float:
+    """Seed 000's bounded-geometric desired parallelism on 1..max with mean
+    ``mean``: the parameter q of P(d = k) ∝ (1 − q)^(k−1)·q (the workload
+    generator's solve). Raises :class:`ConfigError` (field ``D``) when no
+    bounded geometric has that mean."""
 
 class RuntimeUnavailable(RuntimeError):
     """No cgroup freezer/cpuset, or no permission to use them."""

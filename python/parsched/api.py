@@ -243,6 +243,16 @@ class BarrierResult:
         return float(self.summary["time_per_iteration"])
 
     @property
+    def model(self) -> dict[str, float]:
+        """The seed-001 model values of :attr:`config` (``t_p``, ``t_w``, ``eq6``,
+        ``eq8``, ``eq12``, ``eq13``) as ``parsched reproduce gang`` and ``parsched
+        simulate barrier`` compute them
+        (:func:`parsched.models.feitelson_rudolph.barrier_model`)."""
+        from .models.feitelson_rudolph import barrier_model
+
+        return barrier_model(self.config)
+
+    @property
     def iteration_histogram(self) -> pd.DataFrame:
         """The measured gang's iteration times: columns ``lo_ms``, ``hi_ms``,
         ``iterations`` (non-empty bins, ten log-spaced bins per decade of ms)."""

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ._report import pyplot
 from .config import BatchConfig
 from .errors import ConfigError, PolicyError, SimulationError, TraceError
 
@@ -261,10 +262,8 @@ class BatchResult:
         """Writes a PNG with two panels: processors in use over time (from the jobs'
         start and finish times; a dashed line at the machine size) and the queue
         length over time. Returns the path. Written atomically."""
-        from ._io import atomic_file
-
         path = os.fspath(path)
-        plt = _pyplot()
+        plt = pyplot()
         busy = self.busy()
         procs = int(self.summary["procs"])
         t0 = float(self.summary.get("first_submit", 0))
@@ -286,9 +285,7 @@ class BatchResult:
                         lw=0.6, color="tab:red")
             a2.set_ylabel("queued jobs")
             a2.set_xlabel(f"time since first submit ({uname})")
-            fig.tight_layout()
-            with atomic_file(path) as tmp:
-                fig.savefig(tmp, format="png", dpi=110)
+            _save_png(fig, path)
         finally:
             plt.close(fig)
         return path
@@ -317,8 +314,6 @@ class BatchResult:
         import numpy as np
         from matplotlib.collections import PolyCollection
 
-        from ._io import atomic_file
-
         path = os.fspath(path)
         if max_jobs < 1:
             raise ConfigError("max_jobs", f"{max_jobs} is out of range", "integer >= 1")
@@ -342,7 +337,7 @@ class BatchResult:
         unit, uname = _time_unit(hi - lo)
         procs = int(self.summary["procs"])
         verts, colors = [], []
-        cmap = _pyplot().get_cmap("tab20")
+        cmap = pyplot().get_cmap("tab20")
         res = j["allocated_resources"].to_numpy()
         width = j["requested_number_of_resources"].to_numpy()
         stack = 0
@@ -359,7 +354,7 @@ class BatchResult:
             for p, q in ivs:
                 verts.append([(x0, p), (x1, p), (x1, q + 1), (x0, q + 1)])
                 colors.append(color)
-        plt = _pyplot()
+        plt = pyplot()
         fig, ax = plt.subplots(figsize=(12, 6))
         try:
             alpha = 0.5 if self.policy == "gang" else 0.9
@@ -373,9 +368,7 @@ class BatchResult:
             if clipped:
                 what += f", window [{lo:.0f}, {hi:.0f}] s"
             ax.set_title(title or f"{self._label()}: {what}")
-            fig.tight_layout()
-            with atomic_file(path) as tmp:
-                fig.savefig(tmp, format="png", dpi=110)
+            _save_png(fig, path)
         finally:
             plt.close(fig)
         return path
@@ -385,10 +378,10 @@ class BatchResult:
         return f"{name}, {self.policy}, P = {self.summary['procs']}"
 
 
-def _pyplot():
-    import matplotlib
+def _save_png(fig, path) -> None:
+    """Lays ``fig`` out and writes it to ``path`` as PNG, atomically."""
+    from ._io import atomic_file
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    fig.tight_layout()
+    with atomic_file(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=110)

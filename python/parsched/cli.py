@@ -16,6 +16,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from ._report import jsonable
 from .config import BarrierConfig, BatchConfig, PoolsConfig
 from .errors import (
     ConfigError,
@@ -107,18 +108,6 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
-def _jsonable(v: Any) -> Any:
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    if isinstance(v, dict):
-        return {k: _jsonable(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_jsonable(x) for x in v]
-    if hasattr(v, "item"):  # numpy scalars
-        return _jsonable(v.item())
-    return v
-
-
 # ---------------------------------------------------------------- commands
 
 
@@ -155,7 +144,7 @@ def cmd_simulate_pools(args: argparse.Namespace) -> int:
         obj["config"] = cfg.scalars()
         if cfg.arrivals is not None:
             obj["config"]["arrivals"] = len(cfg.arrivals)
-        print(json.dumps(_jsonable(obj), sort_keys=False))
+        print(json.dumps(jsonable(obj), sort_keys=False))
         return 0
     import pandas as pd
 
@@ -195,13 +184,14 @@ def cmd_simulate_barrier(args: argparse.Namespace) -> int:
     cfg = BarrierConfig.from_toml(args.config) if args.config else BarrierConfig()
     cfg = cfg.apply_overrides(args.set or [])
     res = simulate_barrier(cfg)
-    s = res.summary
+    # the model values (t_p, t_w, eqs. 6-13) as `parsched reproduce gang` computes them
+    s = {**res.summary, **res.model}
     if args.json:
         obj = dict(s)
         obj["batch_means"] = list(res.batch_means)
         obj["iteration_histogram"] = [list(b) for b in res.histogram]
         obj["config"] = cfg.scalars()
-        print(json.dumps(_jsonable(obj), sort_keys=False))
+        print(json.dumps(jsonable(obj), sort_keys=False))
         return 0
     import pandas as pd
 
@@ -287,7 +277,7 @@ def cmd_simulate_batch(args: argparse.Namespace) -> int:
                                               "computer", "installation", "version")}
         obj["config"] = cfg.to_dict()
         obj["outputs"] = written
-        print(json.dumps(_jsonable(obj), sort_keys=False))
+        print(json.dumps(jsonable(obj), sort_keys=False))
         return 0
     import pandas as pd
 
@@ -373,7 +363,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     reports, stats = out["jobs"], out["controller"]
     ok = all(r["success"] for r in reports)
     if args.json:
-        print(json.dumps(_jsonable({"policy": spec.get("policy", "gang"),
+        print(json.dumps(jsonable({"policy": spec.get("policy", "gang"),
                                     "slot": spec.get("slot", "50ms"),
                                     "success": ok, **out})))
         return 0 if ok else 1
@@ -442,7 +432,7 @@ def cmd_reproduce_desktop(args: argparse.Namespace) -> int:
         )
     elapsed = time.perf_counter() - start
     if args.json:
-        print(json.dumps(_jsonable({"out": args.out, "seconds": elapsed, **res})))
+        print(json.dumps(jsonable({"out": args.out, "seconds": elapsed, **res})))
     else:
         con.print(f"wrote {args.out}/ (desktop.csv, granularity.csv, *.png, summary.md) in "
                   f"{elapsed:.1f} s", highlight=False)
@@ -497,7 +487,7 @@ def cmd_reproduce_gang(args: argparse.Namespace) -> int:
         obj = dict(res["headlines"])
         obj["out"] = args.out
         obj["seconds"] = elapsed
-        print(json.dumps(_jsonable(obj)))
+        print(json.dumps(jsonable(obj)))
     else:
         con.print(f"wrote {args.out}/ (*.csv, *.png, summary.md) in {elapsed:.1f} s",
                   highlight=False)
@@ -530,7 +520,7 @@ def cmd_reproduce_batch(args: argparse.Namespace) -> int:
         )
     elapsed = time.perf_counter() - start
     if args.json:
-        print(json.dumps(_jsonable({"out": args.out, "seconds": elapsed, **res})))
+        print(json.dumps(jsonable({"out": args.out, "seconds": elapsed, **res})))
     else:
         con.print(f"wrote {args.out}/ (batch.csv, batch.md) in {elapsed:.1f} s",
                   highlight=False)
@@ -603,7 +593,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         "mean_response_time": s["mean_response_time"],
     }
     if args.json:
-        print(json.dumps(_jsonable(out)))
+        print(json.dumps(jsonable(out)))
     else:
         print(f"bench: {out['jobs']} jobs, {out['events']} events in {sim_wall:.3f} s "
               f"(simulator), {total:.3f} s total")
@@ -643,7 +633,7 @@ def _bench_barrier(args: argparse.Namespace) -> int:
             "time_per_iteration": s["time_per_iteration"],
         })
     if args.json:
-        print(json.dumps(_jsonable({"model": "barrier", "runs": rows})))
+        print(json.dumps(jsonable({"model": "barrier", "runs": rows})))
     else:
         for r in rows:
             print(f"bench barrier {r['sched']:5s} ({r['wait']}): n=10 l=3 k={r['k']} in "
@@ -680,7 +670,7 @@ def _bench_batch(args: argparse.Namespace) -> int:
             "total_jobs_per_second": jobs / best_total if best_total > 0 else None,
         })
     if args.json:
-        print(json.dumps(_jsonable({"model": "batch", "trace": path, "repeat": args.repeat,
+        print(json.dumps(jsonable({"model": "batch", "trace": path, "repeat": args.repeat,
                                     "runs": rows})))
     else:
         for r in rows:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ._report import fmt_short, markdown_table, pyplot
 from .config import PoolsConfig
+from .errors import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
     import concurrent.futures as cf
@@ -169,30 +171,20 @@ FIGURES = (1, 3, 4, 5, 6, 7, 8)
 
 
 def bounded_geometric_pmf(D: float, P: int) -> list[float]:
-    """P(d = k), k = 1..P: geometric on 1, 2, ... conditioned on d <= P, with mean D."""
-    if D >= P:
-        return [0.0] * (P - 1) + [1.0]
+    """P(d = k), k = 1..P: geometric on 1, 2, ... conditioned on d <= P, with mean D.
 
-    def dist(q: float) -> list[float]:
-        w = [(1 - q) ** (k - 1) * q for k in range(1, P + 1)]
-        s = sum(w)
-        return [x / s for x in w]
+    The parameter q is the core's solve (the workload generator's own,
+    ``parsched._core.bounded_geometric_q``); P(d = k) ∝ (1 − q)^(k−1)·q.
+    Raises ConfigError when no bounded geometric has mean D."""
+    from . import _core
 
-    def mean(q: float) -> float:
-        return sum((k + 1) * x for k, x in enumerate(dist(q)))
-
-    lo, hi = 1e-12, 1.0  # mean decreases in q: ~(P+1)/2 at q -> 0, 1 at q = 1
-    if D <= 1.0:
-        return [1.0] + [0.0] * (P - 1)
-    if mean(lo) <= D:  # cannot exceed the uniform mean; clamp
-        return dist(lo)
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if mean(mid) > D:
-            lo = mid
-        else:
-            hi = mid
-    return dist((lo + hi) / 2)
+    try:
+        q = _core.bounded_geometric_q(float(D), int(P))
+    except _core.ConfigError as e:
+        raise ConfigError(e.field, e.message, e.allowed) from None
+    w = [(1 - q) ** (k - 1) * q for k in range(1, P + 1)]
+    s = sum(w)
+    return [x / s for x in w]
 
 
 def lower_bound(config: PoolsConfig) -> float:
@@ -292,11 +284,7 @@ def comparisons(figs: dict[str, Figure], tables: dict[str, pd.DataFrame]) -> pd.
 
 
 def plot_figure(fig: Figure, table: pd.DataFrame, path: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fg, ax = plt.subplots(figsize=(6.4, 4.6))
     for series, g in table.groupby("series", sort=False):
         dotted = bool(g["dotted"].iloc[0])
@@ -321,25 +309,6 @@ def plot_figure(fig: Figure, table: pd.DataFrame, path: str) -> None:
     fg.tight_layout()
     fg.savefig(path, dpi=120)
     plt.close(fg)
-
-
-def _fmt(v: Any) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, float):
-        if math.isnan(v):
-            return ""
-        if v.is_integer() and abs(v) < 1e6:
-            return str(int(v))
-        return f"{v:.3g}" if abs(v) < 1 else f"{v:.1f}" if abs(v) >= 100 else f"{v:.2f}"
-    return str(v)
-
-
-def markdown_table(df: pd.DataFrame, columns: Sequence[str]) -> str:
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    for _, r in df.iterrows():
-        lines.append("| " + " | ".join(_fmt(r[c]) for c in columns) + " |")
-    return "\n".join(lines)
 
 
 def display_columns(fig: Figure) -> list[str]:
@@ -399,7 +368,7 @@ def run(
     comp.to_csv(os.path.join(out, "paper_comparison.csv"), index=False)
     md = ["# Seed 000 (Zhou & Brecht 1991): processor pools, reproduced by parsched", "",
           header, "", note, "", "## The paper's stated numbers beside ours", "",
-          markdown_table(comp, ["quantity", "paper", "ours", "ci90"]), ""]
+          markdown_table(comp, ["quantity", "paper", "ours", "ci90"], fmt_short), ""]
     if echo:
         echo("Run", header + "\n" + note)
         echo("Paper's stated numbers beside ours", comp)
@@ -414,9 +383,9 @@ def run(
             echo(f"Figure {f.number} table", t[cols])
             echo(f"Figure {f.number} per series", summaries[f.key])
         md += [f"## Figure {f.number}: {f.title}", "", f"Design (parsched's choice): {f.design}",
-               "", f"![Figure {f.number}]({f.key}.png)", "", markdown_table(t, cols), "",
+               "", f"![Figure {f.number}]({f.key}.png)", "", markdown_table(t, cols, fmt_short), "",
                "Per series (gain = one-pool RT / best RT):", "",
-               markdown_table(summaries[f.key], list(summaries[f.key].columns)), ""]
+               markdown_table(summaries[f.key], fmt=fmt_short), ""]
     with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as fh:
         fh.write("\n".join(md))
     return {"tables": tables, "series": summaries, "comparison": comp, "runs": df,

@@ -105,7 +105,7 @@ def run(out_dir: str, traces_dir: str, *, policies: tuple[str, ...] = POLICIES,
         {k: v for k, v in runs[0].summary.items() if k != "wall_seconds"}
         == {k: v for k, v in runs[1].summary.items() if k != "wall_seconds"})
     df.to_csv(os.path.join(out_dir, "batch.csv"), index=False)
-    md = markdown_table(df)
+    md = results_markdown(df)
     note = (f"\nDeterminism: {trace_name(smallest)} under EASY run twice: "
             f"{'identical jobs, queue and summary' if same else 'DIFFERENT'}.\n")
     with open(os.path.join(out_dir, "batch.md"), "w") as fh:
@@ -121,7 +121,7 @@ def run(out_dir: str, traces_dir: str, *, policies: tuple[str, ...] = POLICIES,
             "traces": [trace_name(t) for t in traces]}
 
 
-def markdown_table(df) -> str:
+def results_markdown(df) -> str:
     """The README's table: one row per trace and policy; load reports below it."""
     head = ("| trace | P | jobs | policy | avg wait (s) | avg bsld | util | makespan (s) "
             "| wall ms |\n|---|---|---|---|---|---|---|---|---|\n")

@@ -37,6 +37,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ._report import fmt_3g, markdown_table, pyplot
 from .errors import ConfigError, RuntimeUnavailable
 
 __all__ = ["check_runtime", "ensure_bsp", "run"]
@@ -299,17 +300,8 @@ def run(out_dir: str, bsp: str, quick: bool = False, solo_s: float | None = None
             "granularity": gran.to_dict(orient="records")}
 
 
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def plot_desktop(desk, path: str) -> None:
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     colors = {1: "tab:blue", 2: "tab:red"}
     for k, sub in desk.groupby("k"):
@@ -331,7 +323,7 @@ def plot_desktop(desk, path: str) -> None:
 
 
 def plot_granularity(gran, path: str) -> None:
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     ax.plot(gran.grain_ms, gran.default_s, "--o", label="default Linux")
     ax.plot(gran.grain_ms, gran.gang_s, "-s", label="parsched gang, 50 ms slots")
@@ -344,18 +336,6 @@ def plot_granularity(gran, path: str) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
-
-
-def _md(df) -> str:
-    cols = list(df.columns)
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for _, r in df.iterrows():
-        cells = []
-        for c in cols:
-            v = r[c]
-            cells.append(f"{v:.3g}" if isinstance(v, float) else str(v))
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
 
 
 def summary_md(desk, gran, head: dict[str, Any]) -> str:
@@ -398,11 +378,11 @@ the stressors' slot ((k + 1) / k), and is flat after that.
 
 ## Fig. 1: k parallel programs + s stressors (runtime until all parallel programs end, s)
 
-{_md(desk[DESK_SHOWN])}
+{markdown_table(desk[DESK_SHOWN], fmt=fmt_3g)}
 
 ## Granularity sweep (two 2-thread spin-barrier jobs, s)
 
-{_md(gran[GRAN_SHOWN])}
+{markdown_table(gran[GRAN_SHOWN], fmt=fmt_3g)}
 
 Figures: desktop.png, granularity.png.
 """

@@ -7,7 +7,7 @@ use parsched_sim::batch::{self, BatchConfig, BatchError};
 use parsched_sim::machine::MachineError;
 use parsched_sim::pools::{self, PoolsConfig, RunError, RunOptions, Value};
 use parsched_sim::sync::{self, SyncConfig, SyncOptions};
-use parsched_sim::workload::Arrival;
+use parsched_sim::workload::{Arrival, BoundedGeometric};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -52,7 +52,7 @@ create_exception!(
 
 fn to_py_err(e: RunError) -> PyErr {
     match e {
-        RunError::Config(c) => ConfigError::new_err(c.to_string()),
+        RunError::Config(c) => config_err(c),
         RunError::Machine(MachineError::Policy(p)) => PolicyError::new_err(p.0),
         RunError::Machine(m) => SimulationError::new_err(m.to_string()),
     }
@@ -111,6 +111,21 @@ fn apply_config<'py>(
     Ok(())
 }
 
+/// A core `ConfigError` as the Python `ConfigError`, with its parts as the
+/// attributes `field`, `message` and `allowed` (the message is
+/// `FIELD: problem; allowed: ...`).
+fn config_err(e: parsched_core::ConfigError) -> PyErr {
+    let err = ConfigError::new_err(e.to_string());
+    Python::with_gil(|py| {
+        let v = err.value(py);
+        // Setting attributes on a fresh exception instance cannot fail.
+        let _ = v.setattr("field", &e.field);
+        let _ = v.setattr("message", &e.message);
+        let _ = v.setattr("allowed", &e.allowed);
+    });
+    err
+}
+
 /// Converts a Python value and hands it to a typed config's `set`.
 fn set_value(
     key: &str,
@@ -118,7 +133,7 @@ fn set_value(
     set: impl FnOnce(&str, &Value) -> Result<(), parsched_core::ConfigError>,
 ) -> PyResult<()> {
     let val = value_of(key, v)?;
-    set(key, &val).map_err(|e| ConfigError::new_err(e.to_string()))
+    set(key, &val).map_err(config_err)
 }
 
 fn arrivals_of(v: &Bound<'_, PyAny>) -> PyResult<Vec<Arrival>> {
@@ -236,16 +251,9 @@ fn simulate_pools<'py>(
     records: bool,
     policy: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let mut cfg = PoolsConfig::default();
-    let mut arrivals = None;
-    apply_config(config, |key, v| {
-        if key == "arrivals" {
-            arrivals = Some(arrivals_of(v)?);
-            return Ok(());
-        }
-        set_value(key, v, |k, val| cfg.set(k, val))
-    })?;
-    cfg.arrivals = arrivals;
+    let ModelConfig::Pools(cfg) = ModelConfig::build("pools", config)? else {
+        unreachable!("build(\"pools\") makes a pools config")
+    };
     let opts = RunOptions {
         workers,
         audit,
@@ -334,8 +342,9 @@ fn simulate_barrier<'py>(
     config: &Bound<'py, PyDict>,
     audit: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let mut cfg = SyncConfig::default();
-    apply_config(config, |key, v| set_value(key, v, |k, val| cfg.set(k, val)))?;
+    let ModelConfig::Barrier(cfg) = ModelConfig::build("barrier", config)? else {
+        unreachable!("build(\"barrier\") makes a barrier config")
+    };
     let opts = SyncOptions {
         audit,
         ..Default::default()
@@ -352,7 +361,7 @@ fn simulate_barrier<'py>(
 
 fn batch_err(e: BatchError) -> PyErr {
     match e {
-        BatchError::Config(c) => ConfigError::new_err(c.to_string()),
+        BatchError::Config(c) => config_err(c),
         BatchError::Swf(s) => TraceError::new_err(s.to_string()),
         BatchError::Policy(p) => PolicyError::new_err(p.0),
         BatchError::Input(m) => ConfigError::new_err(m),
@@ -372,8 +381,9 @@ fn simulate_batch<'py>(
     jobs_csv: Option<std::path::PathBuf>,
     swf_out: Option<std::path::PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let mut cfg = BatchConfig::default();
-    apply_config(config, |key, v| set_value(key, v, |k, val| cfg.set(k, val)))?;
+    let ModelConfig::Batch(cfg) = ModelConfig::build("batch", config)? else {
+        unreachable!("build(\"batch\") makes a batch config")
+    };
     let r = py
         .allow_threads(|| batch::run_trace(&trace, &cfg))
         .map_err(batch_err)?;
@@ -466,7 +476,7 @@ fn run_jobs<'py>(py: Python<'py>, spec: &Bound<'py, PyAny>) -> PyResult<Bound<'p
         pythonize::depythonize(spec).map_err(|e| ConfigError::new_err(format!("run spec: {e}")))?;
     let rt_err = |e: RuntimeError| -> PyErr {
         match e {
-            RuntimeError::Config(c) => ConfigError::new_err(c.to_string()),
+            RuntimeError::Config(c) => config_err(c),
             RuntimeError::Policy(p) => PolicyError::new_err(p.0),
             e @ (RuntimeError::Unsupported(_) | RuntimeError::Permission { .. }) => {
                 RuntimeUnavailable::new_err(e.to_string())
@@ -485,6 +495,152 @@ fn run_jobs<'py>(py: Python<'py>, spec: &Bound<'py, PyAny>) -> PyResult<Bound<'p
     out.set_item("jobs", erased::Ser::to_py(&reports, py)?)?;
     out.set_item("controller", erased::Ser::to_py(&stats, py)?)?;
     Ok(out)
+}
+
+/// One model's typed configuration, built from a Python dict by the model's
+/// own `set` (so keys, types and ranges are the core's).
+enum ModelConfig {
+    Pools(PoolsConfig),
+    Barrier(SyncConfig),
+    Batch(BatchConfig),
+}
+
+const MODELS: &str = "pools, barrier, batch";
+
+fn unknown_model(model: &str) -> PyErr {
+    config_err(parsched_core::ConfigError::new(
+        "model",
+        format!("{model:?} is not a model"),
+        MODELS,
+    ))
+}
+
+impl ModelConfig {
+    fn build(model: &str, config: &Bound<'_, PyDict>) -> PyResult<ModelConfig> {
+        Ok(match model {
+            "pools" => {
+                let mut cfg = PoolsConfig::default();
+                let mut arrivals = None;
+                apply_config(config, |key, v| {
+                    if key == "arrivals" {
+                        arrivals = Some(arrivals_of(v)?);
+                        return Ok(());
+                    }
+                    set_value(key, v, |k, val| cfg.set(k, val))
+                })?;
+                cfg.arrivals = arrivals;
+                ModelConfig::Pools(cfg)
+            }
+            "barrier" => {
+                let mut cfg = SyncConfig::default();
+                apply_config(config, |key, v| set_value(key, v, |k, val| cfg.set(k, val)))?;
+                ModelConfig::Barrier(cfg)
+            }
+            "batch" => {
+                let mut cfg = BatchConfig::default();
+                apply_config(config, |key, v| set_value(key, v, |k, val| cfg.set(k, val)))?;
+                ModelConfig::Batch(cfg)
+            }
+            _ => return Err(unknown_model(model)),
+        })
+    }
+
+    fn validate(&self) -> Result<(), parsched_core::ConfigError> {
+        match self {
+            ModelConfig::Pools(c) => c.validate(),
+            ModelConfig::Barrier(c) => c.validate(),
+            ModelConfig::Batch(c) => c.validate(),
+        }
+    }
+}
+
+/// Builds `model`'s configuration from `config` (keys as in `*_keys()`; `None`
+/// values keep the default) and checks it with the core's `validate`. Raises
+/// `ConfigError` (attributes `field`, `message`, `allowed`) on the first
+/// problem. `model` is `pools`, `barrier` or `batch`.
+#[pyfunction]
+fn validate_config(model: &str, config: &Bound<'_, PyDict>) -> PyResult<()> {
+    ModelConfig::build(model, config)?
+        .validate()
+        .map_err(config_err)
+}
+
+/// Where a key's value sits in the serialised configuration when it is not
+/// a field of that name (top level, or in a nested struct such as
+/// `overheads` or `rules`).
+const SERIALISED_AS: &[(&str, &str, &str)] = &[
+    ("W", "overheads", "w"),
+    ("S", "overheads", "s"),
+    ("procs_rule", "rules", "procs"),
+];
+
+/// `keys` with their values in the serialised `cfg`.
+fn values_of<'py, T: serde::Serialize>(
+    py: Python<'py>,
+    cfg: &T,
+    keys: &[&str],
+) -> PyResult<Bound<'py, PyDict>> {
+    let tree =
+        pythonize::pythonize(py, cfg).map_err(|e| SimulationError::new_err(e.to_string()))?;
+    let tree: Bound<'py, PyDict> = tree
+        .downcast_into()
+        .map_err(|_| SimulationError::new_err("a configuration did not serialise to a dict"))?;
+    let out = PyDict::new(py);
+    for &key in keys {
+        let renamed = SERIALISED_AS.iter().find(|(k, _, _)| *k == key);
+        let mut found = match renamed {
+            Some((_, table, name)) => match tree.get_item(table)? {
+                Some(t) => t.downcast_into::<PyDict>()?.get_item(name)?,
+                None => None,
+            },
+            None => tree.get_item(key)?,
+        };
+        if found.is_none() && renamed.is_none() {
+            // a field of a nested struct (e.g. `overheads.p0`, `rules.cancelled`)
+            for (_, sub) in tree.iter() {
+                if let Ok(sub) = sub.downcast::<PyDict>() {
+                    if let Some(v) = sub.get_item(key)? {
+                        found = Some(v);
+                        break;
+                    }
+                }
+            }
+        }
+        let v = found.ok_or_else(|| {
+            SimulationError::new_err(format!("key {key} is missing from the serialised config"))
+        })?;
+        out.set_item(key, v)?;
+    }
+    Ok(out)
+}
+
+/// The value of every key of `model`'s configuration (`pools_keys()`,
+/// `barrier_keys()`, `batch_keys()`), as `validate_config` / `simulate_*`
+/// read them back: the core's defaults when `config` is empty.
+#[pyfunction]
+#[pyo3(signature = (model, config=None))]
+fn config_values<'py>(
+    py: Python<'py>,
+    model: &str,
+    config: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let empty = PyDict::new(py);
+    match ModelConfig::build(model, config.unwrap_or(&empty))? {
+        ModelConfig::Pools(c) => values_of(py, &c, pools::KEYS),
+        ModelConfig::Barrier(c) => values_of(py, &c, sync::KEYS),
+        ModelConfig::Batch(c) => values_of(py, &c, batch::KEYS),
+    }
+}
+
+/// Seed 000's bounded-geometric desired parallelism on 1..=`max` with mean
+/// `mean`: the parameter q of the geometric law P(d = k) ∝ (1 − q)^(k−1)·q
+/// that, truncated at `max`, has that mean (the workload generator's own
+/// solve). Raises `ConfigError` (field `D`) when the mean cannot be reached.
+#[pyfunction]
+fn bounded_geometric_q(mean: f64, max: u32) -> PyResult<f64> {
+    BoundedGeometric::with_mean(mean, max)
+        .map(|g| g.q)
+        .map_err(config_err)
 }
 
 /// The keys `simulate_batch` accepts.
@@ -523,6 +679,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(batch_keys, m)?)?;
     #[cfg(all(feature = "runtime", target_os = "linux"))]
     m.add_function(wrap_pyfunction!(run_jobs, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_config, m)?)?;
+    m.add_function(wrap_pyfunction!(config_values, m)?)?;
+    m.add_function(wrap_pyfunction!(bounded_geometric_q, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("PolicyError", m.py().get_type::<PolicyError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;

@@ -12,6 +12,7 @@ from . import feitelson_rudolph, reference_rr
 from .feitelson_rudolph import (
     MAKBILAN,
     SystemParams,
+    barrier_model,
     classify,
     experiment2_headlines,
     experiment_predictions,
@@ -27,6 +28,7 @@ from .feitelson_rudolph import (
 __all__ = [
     "MAKBILAN",
     "SystemParams",
+    "barrier_model",
     "classify",
     "experiment2_headlines",
     "experiment_predictions",

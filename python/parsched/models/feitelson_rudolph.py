@@ -45,6 +45,7 @@ __all__ = [
     "Line",
     "PhaseBoundaries",
     "SystemParams",
+    "barrier_model",
     "classify",
     "default_library_switch_ms",
     "exp3_alpha",
@@ -59,7 +60,7 @@ __all__ = [
     "t_block_same",
     "t_gang_busy",
     "t_uncoord_busy",
-    "tw_per_var",
+    "tw_ms_per_var_unit",
 ]
 
 Grain = Literal["fine", "coarse"]
@@ -232,6 +233,27 @@ def t_block_compute(tp, tw, n=10, l=1, tq=TQ_MS, tcs=TCS_MS, alpha=ALPHA_MAKBILA
     return tp + (l - 1) * tq + (l + alpha - 1) * tcs + 0.0 * np.asarray(tw, dtype=float)
 
 
+def barrier_model(cfg) -> dict[str, float]:
+    """The seed-001 model values of one :class:`parsched.BarrierConfig`, with
+    its own n, ℓ, τq, τcs and α: ``t_p`` and ``t_w`` (eqs. 1-4,
+    :meth:`~parsched.BarrierConfig.t_p`, :meth:`~parsched.BarrierConfig.t_w`),
+    ``eq6`` (:func:`t_gang_busy`), ``eq8`` (:func:`t_uncoord_busy` with
+    ``grain="auto"``: eq. (8) capped at (τq+τcs)ℓ, and never below eq. (6)),
+    ``eq12`` (:func:`t_block_same`, fine grain) and ``eq13``
+    (:func:`t_block_compute`, fine grain). The one computation that
+    ``parsched reproduce gang`` and ``parsched simulate barrier`` print."""
+    tp, tw = cfg.t_p(), cfg.t_w()
+    n, l, tq, tcs, alpha = cfg.n, cfg.l, cfg.tq, cfg.tcs, cfg.alpha
+    return {
+        "t_p": tp,
+        "t_w": tw,
+        "eq6": float(t_gang_busy(tp, tw, n, l, tq, tcs)),
+        "eq8": float(t_uncoord_busy(tp, tw, n, l, tq, tcs, grain="auto")),
+        "eq12": float(t_block_same(tp, tw, n, l, tq, tcs, alpha)),
+        "eq13": float(t_block_compute(tp, tw, n, l, tq, tcs, alpha)),
+    }
+
+
 # --------------------------------------------------------------------------
 # Phase diagram, section 4 (eqs. 15-17, Fig. 9)
 # --------------------------------------------------------------------------
@@ -389,8 +411,12 @@ def expected_max_uniform(grain, var, n=10):
     return grain + n / (n + 1) * var
 
 
-def tw_per_var(n=10):
-    """ms of t_w per unit of VAR: ``0.00141 (n/(n+1) - 1/2)``.
+def tw_ms_per_var_unit(n=10):
+    """ms of t_w per unit of the synthetic program's VAR (eq. 14's coefficient):
+    ``0.00141 (n/(n+1) - 1/2)``. Not the pure ratio t_w / var of the barrier
+    machine, :func:`parsched.config.tw_per_unit_var` (ms per ms); this is that
+    ratio for the uniform times MS_PER_GRAIN (ms per unit of VAR), written as
+    the paper derives it.
 
     t_w is the mean gap between the slowest thread and the average one:
     (E[max] - E[mean]) · 0.00141 = (n/(n+1) - 1/2) VAR · 0.00141. For n = 10
@@ -406,13 +432,13 @@ def makbilan_mapping(grain, var, n=10, *, tw_coeff=None, sync_ms=SYNC_MS_10):
         t_w = 0.00058 VAR
 
     Returns ``(t_p, t_w)``. ``tw_coeff=None`` uses the printed 0.00058 when
-    n = 10 and the general :func:`tw_per_var` (from E[max] = GRAIN +
-    n/(n+1)·VAR) otherwise; pass ``tw_coeff=tw_per_var(10)`` for the unrounded
+    n = 10 and the general :func:`tw_ms_per_var_unit` (from E[max] = GRAIN +
+    n/(n+1)·VAR) otherwise; pass ``tw_coeff=tw_ms_per_var_unit(10)`` for the unrounded
     n = 10 value. ``sync_ms`` (0.137) is the barrier cost measured on 10
     processors; the paper gives no value for other n.
     """
     if tw_coeff is None:
-        tw_coeff = TW_PER_VAR_PRINTED if n == 10 else tw_per_var(n)
+        tw_coeff = TW_PER_VAR_PRINTED if n == 10 else tw_ms_per_var_unit(n)
     grain = np.asarray(grain, dtype=float)
     var = np.asarray(var, dtype=float)
     tp = sync_ms + MS_PER_GRAIN * (grain + 0.5 * var)

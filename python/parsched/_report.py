@@ -1,0 +1,104 @@
+"""Report helpers shared by the ``reproduce`` commands and the CLI: Markdown
+tables, number formatting for them, JSON-safe values and the headless pyplot.
+
+Each report keeps its own number style (a short one for the pool tables, a more
+precise one for the gang tables, three significant digits for the desktop
+tables); the styles live here, side by side, so that a table is always written
+by :func:`markdown_table`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+__all__ = ["fmt_3g", "fmt_precise", "fmt_short", "jsonable", "markdown_table", "pyplot"]
+
+
+def _number(v: Any) -> float | None:
+    """``v`` as a float when it is a (numpy) floating-point number, else None."""
+    if isinstance(v, float):
+        return v
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover
+        return None
+    return float(v) if isinstance(v, np.floating) else None
+
+
+def fmt_short(v: Any) -> str:
+    """Cells of the pool-model tables: integers as such, 3 significant digits
+    below 1, one decimal from 100 on, two otherwise; None and NaN empty."""
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        if math.isnan(v):
+            return ""
+        if v.is_integer() and abs(v) < 1e6:
+            return str(int(v))
+        return f"{v:.3g}" if abs(v) < 1 else f"{v:.1f}" if abs(v) >= 100 else f"{v:.2f}"
+    return str(v)
+
+
+def fmt_precise(v: Any) -> str:
+    """Cells of the gang tables: yes/no for booleans, integers as such, 4 decimals
+    below 1, 3 below 10, 2 below 1000, one above; None and NaN empty."""
+    if v is None:
+        return ""
+    try:
+        import numpy as np
+
+        is_bool = isinstance(v, (bool, np.bool_))
+    except ImportError:  # pragma: no cover
+        is_bool = isinstance(v, bool)
+    if is_bool:
+        return "yes" if v else "no"
+    x = _number(v)
+    if x is not None:
+        if math.isnan(x):
+            return ""
+        if x.is_integer() and abs(x) < 1e6:
+            return str(int(x))
+        a = abs(x)
+        return f"{x:.4f}" if a < 1 else f"{x:.3f}" if a < 10 else f"{x:.2f}" if a < 1000 \
+            else f"{x:.1f}"
+    return str(v)
+
+
+def fmt_3g(v: Any) -> str:
+    """Cells of the desktop tables: floats to 3 significant digits."""
+    return f"{v:.3g}" if isinstance(v, float) else str(v)
+
+
+def markdown_table(df: Any, columns: Sequence[str] | None = None,
+                   fmt: Callable[[Any], str] = fmt_precise) -> str:
+    """A Markdown table of ``df``'s ``columns`` (default: all), cells by ``fmt``."""
+    columns = list(df.columns) if columns is None else list(columns)
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for _, r in df.iterrows():
+        lines.append("| " + " | ".join(fmt(r[c]) for c in columns) + " |")
+    return "\n".join(lines)
+
+
+def jsonable(v: Any) -> Any:
+    """``v`` with non-finite floats as None and numpy scalars as Python ones."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, dict):
+        return {k: jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [jsonable(x) for x in v]
+    if hasattr(v, "item"):  # numpy scalars
+        return jsonable(v.item())
+    return v
+
+
+def pyplot():
+    """``matplotlib.pyplot`` on the headless Agg backend."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt

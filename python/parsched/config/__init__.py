@@ -1,0 +1,48 @@
+"""Typed configurations of parsched's models, one module a model.
+
+* :class:`PoolsConfig` (:mod:`.pools`) — the processor-pool model (seed 000,
+  Zhou & Brecht 1991), the keys of ``parsched._core.simulate_pools``; defaults
+  are the paper's Table 2.
+* :class:`BarrierConfig` (:mod:`.barrier`) — the fine-grain synchronization
+  machine (seed 001, Feitelson & Rudolph 1992), the keys of
+  ``parsched._core.simulate_barrier`` (times in ms).
+* :class:`BatchConfig` (:mod:`.batch`) — batch space-sharing and gang
+  scheduling of rigid jobs on an SWF workload trace (issue 4), the keys of
+  ``parsched._core.batch_keys()`` plus the ``trace`` path.
+
+All are frozen dataclasses built on :class:`ConfigBase` (:mod:`.base`), which
+supplies the shared machinery: typed coercion of every field, ``with_``,
+``to_dict``, ``from_dict``, ``KEY=VALUE`` overrides (``apply_overrides``,
+``parse_value``), TOML in and out, and per-field docs. The Rust core defines
+each model's defaults and what is valid: the defaults are read from it at
+import, and every config is checked by the core's ``validate`` when it is
+made, with the core's one-line ``FIELD: problem; allowed: ...`` messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .barrier import BarrierConfig, harmonic_number, tw_per_unit_var
+from .base import ConfigBase, core_defaults
+from .batch import BatchConfig
+from .pools import Arrivals, PoolsConfig, from_toml, parse_value
+
+__all__ = [
+    "Arrivals",
+    "BarrierConfig",
+    "BatchConfig",
+    "ConfigBase",
+    "PoolsConfig",
+    "apply_overrides",
+    "core_defaults",
+    "from_toml",
+    "harmonic_number",
+    "parse_value",
+    "tw_per_unit_var",
+]
+
+
+def apply_overrides(config: ConfigBase, items: Sequence[str]):
+    """Module-level spelling of :meth:`ConfigBase.apply_overrides`."""
+    return config.apply_overrides(items)

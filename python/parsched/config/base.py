@@ -1,0 +1,411 @@
+"""Shared machinery of parsched's typed configurations (:class:`ConfigBase`).
+
+The Rust core is the one authority on each model's keys, defaults and valid
+ranges: :func:`core_defaults` reads a model's defaults from it (the dataclass
+defaults of the config classes are taken from there at import time), and
+:meth:`ConfigBase._validate` hands a config to the core's ``validate``, so
+that an invalid value raises :class:`ConfigError` with the core's one-line
+``FIELD: problem; allowed: ...`` message before any work starts. Python only
+converts types (ints, floats, choices) and reads TOML and ``KEY=VALUE`` text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import sys
+import types
+import typing
+from collections.abc import Iterable, Mapping
+from dataclasses import field
+from typing import Any, ClassVar, Literal
+
+from .. import _core
+from ..errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+__all__ = ["ConfigBase", "core_defaults"]
+
+
+def core_defaults(model: str) -> dict[str, Any]:
+    """The Rust core's default value of every key of ``model`` (``pools``,
+    ``barrier``, ``batch``); lists (``samples``) as tuples."""
+    return {k: tuple(v) if isinstance(v, list) else v
+            for k, v in _core.config_values(model).items()}
+
+
+def _core_error(e: Exception) -> ConfigError:
+    field_ = getattr(e, "field", None)
+    if field_ is None:
+        return ConfigError.from_message(str(e))
+    return ConfigError(field_, e.message, e.allowed or None)
+
+
+def _doc(text: str, default: Any) -> Any:
+    return field(default=default, metadata={"doc": text})
+
+
+
+# ------------------------------------------------------------------ base
+
+
+class _OptionalInt:
+    """Field kind of ``int | None`` (e.g. BarrierConfig.P: None means "= n")."""
+
+
+class _OptionalStr:
+    """Field kind of ``str | None`` (e.g. BatchConfig.trace: a file path or unset)."""
+
+
+_KINDS_CACHE: dict[type, dict[str, Any]] = {}
+
+
+def _kind(tp: Any) -> Any:
+    if tp is int or tp is float or tp is bool:
+        return tp
+    origin = typing.get_origin(tp)
+    if origin is Literal:
+        return tuple(typing.get_args(tp))
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if args == [int]:
+            return _OptionalInt
+        if args == [str]:
+            return _OptionalStr
+    return object
+
+
+class ConfigBase:
+    """Shared machinery of the frozen config dataclasses.
+
+    Subclasses are ``@dataclass(frozen=True, slots=True)`` classes whose fields
+    carry a ``doc`` in their metadata; field kinds come from the annotations
+    (``int``, ``float``, ``bool``, ``Literal[...]`` choices, ``int | None``; any
+    other type is *special*: a subclass handles it through the ``_special_*``
+    hooks, e.g. PoolsConfig's ``arrivals``). ``TOML_TABLE`` names the table that
+    :meth:`from_toml` reads (flat top-level keys are accepted too).
+    """
+
+    __slots__ = ()
+    TOML_TABLE: ClassVar[str] = ""
+    #: The core's name of the model (``parsched._core.validate_config``).
+    MODEL: ClassVar[str] = ""
+
+    def _core_dict(self) -> dict[str, Any]:
+        """The keys the core takes (every field by default)."""
+        return self.to_dict()
+
+    def _validate(self) -> None:
+        """Checks the config with the core's ``validate`` (the one definition of
+        what is valid); raises :class:`ConfigError` naming the field."""
+        try:
+            _core.validate_config(self.MODEL, self._core_dict())
+        except _core.ConfigError as e:
+            raise _core_error(e) from None
+
+    # ----------------------------------------------------------- kinds
+    @classmethod
+    def _kinds(cls) -> dict[str, Any]:
+        kinds = _KINDS_CACHE.get(cls)
+        if kinds is None:
+            hints = typing.get_type_hints(cls)
+            kinds = {f.name: _kind(hints[f.name]) for f in dataclasses.fields(cls)}
+            _KINDS_CACHE[cls] = kinds
+        return kinds
+
+    @classmethod
+    def _scalar_keys(cls) -> tuple[str, ...]:
+        return tuple(k for k, kind in cls._kinds().items() if kind is not object)
+
+    @classmethod
+    def _unknown_key(cls, key: str, where: str | None = None) -> ConfigError:
+        msg = "unknown key" + (f" in {where}" if where else "")
+        return ConfigError(str(key), msg, ", ".join(cls._kinds()))
+
+    def _coerce_fields(self) -> None:
+        """Converts every field to its kind (ints, floats, choices) or raises."""
+        for name, kind in type(self)._kinds().items():
+            v = getattr(self, name)
+            if kind is object:
+                v2 = self._special_coerce(name, v)
+                if v2 is not v:
+                    object.__setattr__(self, name, v2)
+            elif kind is bool:
+                if not isinstance(v, bool):
+                    raise ConfigError(name, f"{v!r} is not a boolean", "true, false")
+            elif kind is int:
+                object.__setattr__(self, name, _as_int(name, v))
+            elif kind is _OptionalInt:
+                if v is not None:
+                    object.__setattr__(self, name, _as_int(name, v))
+            elif kind is _OptionalStr:
+                if v is not None:
+                    if isinstance(v, os.PathLike):
+                        v = os.fspath(v)
+                    if not isinstance(v, str):
+                        raise ConfigError(name, f"{v!r} is not a string", "a string (path)")
+                    object.__setattr__(self, name, v)
+            elif kind is float:
+                object.__setattr__(self, name, _as_float(name, v))
+            elif not isinstance(v, str) or v not in kind:
+                raise ConfigError(name, f"{v!r} is not a choice", ", ".join(kind))
+
+    # ----------------------------------------------------------- hooks
+    def _special_coerce(self, name: str, value: Any) -> Any:  # pragma: no cover - no specials
+        return value
+
+    def _special_to_dict(self, name: str, value: Any) -> Any:  # pragma: no cover
+        return value
+
+    @classmethod
+    def _special_override_error(cls, key: str) -> ConfigError:
+        return ConfigError(key, "cannot be set with KEY=VALUE", "a scalar key")
+
+    @classmethod
+    def _special_parse(cls, key: str, raw: str) -> Any:
+        """The value of a special field from ``KEY=VALUE`` text (most cannot)."""
+        raise cls._special_override_error(key)
+
+    @classmethod
+    def _special_from_toml(cls, name: str, value: Any, path: str) -> Any:  # pragma: no cover
+        return value
+
+    def _special_toml_lines(self, table: bool) -> list[str]:
+        return []
+
+    # ------------------------------------------------------- utilities
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+    @classmethod
+    def field_doc(cls, name: str) -> str:
+        """The field's documentation, ending with its default (the core's)."""
+        for f in dataclasses.fields(cls):
+            if f.name == name:
+                return f"{f.metadata.get('doc', '')} (default {_shown(f.default)})"
+        raise cls._unknown_key(name)
+
+    @classmethod
+    def choices(cls, name: str) -> tuple[str, ...] | None:
+        kind = cls._kinds().get(name)
+        return kind if isinstance(kind, tuple) else None
+
+    @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        """The scalar fields of the default config."""
+        return cls().scalars()
+
+    def with_(self, **changes: Any):
+        """A copy with some fields replaced (unknown keys raise :class:`ConfigError`)."""
+        kinds = type(self)._kinds()
+        for k in changes:
+            if k not in kinds:
+                raise type(self)._unknown_key(k)
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self, *, special: bool = True) -> dict[str, Any]:
+        """Plain dict of every field (special fields through their hook, or left
+        out with ``special=False``), in the form the Rust core accepts."""
+        out: dict[str, Any] = {}
+        for name, kind in type(self)._kinds().items():
+            v = getattr(self, name)
+            if kind is object:
+                if special:
+                    out[name] = None if v is None else self._special_to_dict(name, v)
+                continue
+            out[name] = v
+        return out
+
+    def scalars(self) -> dict[str, Any]:
+        """The scalar fields (everything but special fields such as ``arrivals``)."""
+        return self.to_dict(special=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]):
+        kinds = cls._kinds()
+        for k in data:
+            if k not in kinds:
+                raise cls._unknown_key(k)
+        return cls(**dict(data))
+
+    @classmethod
+    def parse_value(cls, key: str, raw: str) -> Any:
+        """Parses the text of a ``KEY=VALUE`` override by the type of ``key``."""
+        kind = cls._kinds().get(key)
+        if kind is None:
+            raise cls._unknown_key(key)
+        return _parse_kind(key, kind, raw)
+
+    def apply_overrides(self, items: Iterable[str]):
+        """Applies ``KEY=VALUE`` strings, parsing each value by the field's type."""
+        cls = type(self)
+        kinds = cls._kinds()
+        changes: dict[str, Any] = {}
+        for item in items:
+            key, sep, raw = str(item).partition("=")
+            key, raw = key.strip(), raw.strip()
+            if not sep or not key:
+                raise ConfigError(
+                    "--set", f"{item!r} is not KEY=VALUE",
+                    "KEY=VALUE with KEY one of " + ", ".join(cls._scalar_keys()),
+                )
+            if key not in kinds:
+                raise cls._unknown_key(key)
+            if kinds[key] is object:
+                changes[key] = cls._special_parse(key, raw)
+                continue
+            changes[key] = cls.parse_value(key, raw)
+        return self.with_(**changes) if changes else self
+
+    @classmethod
+    def from_toml(cls, path: str | os.PathLike[str]):
+        """Reads a TOML file holding a ``[TOML_TABLE]`` table, or the keys at top level."""
+        path = os.fspath(path)
+        name = cls.TOML_TABLE
+        try:
+            with open(path, "rb") as fh:
+                doc = tomllib.load(fh)
+        except OSError as e:
+            raise ConfigError("config", f"cannot read {path!r}: {e.strerror or e}") from None
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError("config", f"{path}: invalid TOML: {e}") from None
+        table = doc.get(name, doc)
+        if not isinstance(table, dict):
+            raise ConfigError("config", f"{path}: {name!r} is not a table", f"a [{name}] table")
+        kinds = cls._kinds()
+        if name in doc:
+            extra = [k for k, v in doc.items() if k != name and not isinstance(v, dict)]
+            if extra:
+                raise ConfigError(
+                    extra[0], f"{path}: key outside the [{name}] table",
+                    f"keys inside [{name}]: " + ", ".join(kinds),
+                )
+        values: dict[str, Any] = {}
+        for k, v in table.items():
+            if k not in kinds:
+                raise cls._unknown_key(k, where=path)
+            if kinds[k] is object:
+                v = cls._special_from_toml(k, v, path)
+            values[k] = v
+        return cls(**values)
+
+    def to_toml(self, *, table: bool = True) -> str:
+        """TOML text that :meth:`from_toml` reads back to an equal config
+        (``None`` values are left out: they are the defaults)."""
+        lines = [f"[{self.TOML_TABLE}]"] if table else []
+        for k, v in self.scalars().items():
+            if v is not None:
+                lines.append(f"{k} = {_toml_value(v)}")
+        lines += self._special_toml_lines(table)
+        return "\n".join(lines) + "\n"
+
+    def summary_label(self) -> str:
+        """``key=value`` for every scalar that differs from the default."""
+        defaults = type(self).defaults()
+        diffs = [f"{k}={v}" for k, v in self.scalars().items() if v != defaults[k]]
+        return ", ".join(diffs) or "defaults"
+
+
+def _as_int(name: str, v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        if isinstance(v, float) and v.is_integer():
+            return int(v)
+        try:  # numpy integers
+            import numpy as np
+
+            if isinstance(v, np.integer):
+                return int(v)
+        except ImportError:  # pragma: no cover
+            pass
+        raise ConfigError(name, f"{v!r} is not an integer", "an integer")
+    return int(v)
+
+
+def _as_float(name: str, v: Any) -> float:
+    if isinstance(v, bool):
+        raise ConfigError(name, f"{v!r} is not a number", "a finite number")
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        raise ConfigError(name, f"{v!r} is not a number", "a finite number") from None
+    if not math.isfinite(x):
+        raise ConfigError(name, f"{v!r} is not finite", "a finite number")
+    return x
+
+
+def _parse_kind(key: str, kind: Any, raw: str) -> Any:
+    if kind is bool:
+        v = raw.strip().lower()
+        if v in ("true", "1", "yes", "on"):
+            return True
+        if v in ("false", "0", "no", "off"):
+            return False
+        raise ConfigError(key, f"{raw!r} is not a boolean", "true, false")
+    if kind is _OptionalInt:
+        if raw.strip().lower() in ("", "none", "null"):
+            return None
+        kind = int
+    if kind is _OptionalStr:
+        return raw.strip().strip("'\"") or None
+    if kind is int:
+        try:
+            return int(raw)
+        except ValueError:
+            try:
+                x = float(raw)
+            except ValueError:
+                x = math.nan
+            if math.isfinite(x) and x.is_integer():
+                return int(x)
+            raise ConfigError(key, f"{raw!r} is not an integer", "an integer") from None
+    if kind is float:
+        text = raw[:-1] if raw.endswith("%") else raw
+        try:
+            x = float(text)
+        except ValueError:
+            raise ConfigError(key, f"{raw!r} is not a number", "a finite number") from None
+        if not math.isfinite(x):
+            raise ConfigError(key, f"{raw!r} is not finite", "a finite number")
+        return x / 100.0 if raw.endswith("%") else x
+    if isinstance(kind, tuple):
+        v = raw.strip().strip("'\"")
+        if v not in kind:
+            raise ConfigError(key, f"{raw!r} is not a choice", ", ".join(kind))
+        return v
+    raise ConfigError(key, "cannot be set with KEY=VALUE", "a scalar key")
+
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return repr(v)
+    return json.dumps(str(v))
+
+
+
+def _shown(v: Any) -> str:
+    """A default as the docs show it: None as unset, () as empty."""
+    if v is None:
+        return "unset"
+    if v == ():
+        return "empty"
+    return _toml_value(v) if isinstance(v, (bool, int, float)) else str(v)
+
+
+def _class_doc(cls: type) -> str:
+    lines = [cls.__doc__ or "", "", "Attributes:"]
+    for f in dataclasses.fields(cls):
+        lines.append(f"    {f.name} (default {f.default!r}): {f.metadata.get('doc', '')}")
+    return "\n".join(lines)
+
