@@ -49,12 +49,30 @@ fn main() {
         &[("policy", "conservative")],
         &[("policy", "gang")],
         &[("policy", "gang"), ("gang_backfill", "false")],
-        &[("policy", "gang"), ("slot_allocation", "best_fit"), ("mpl", "2"), ("quantum", "600")],
+        &[
+            ("policy", "gang"),
+            ("slot_allocation", "best_fit"),
+            ("mpl", "2"),
+            ("quantum", "600"),
+        ],
         &[("policy", "gang"), ("mpl", "1")],
-        &[("policy", "gang"), ("kill_on_overrun", "true"), ("quantum", "7"), ("load_factor", "1.7")],
-        &[("policy", "easy"), ("kill_on_overrun", "true"), ("load_factor", "1.5")],
+        &[
+            ("policy", "gang"),
+            ("kill_on_overrun", "true"),
+            ("quantum", "7"),
+            ("load_factor", "1.7"),
+        ],
+        &[
+            ("policy", "easy"),
+            ("kill_on_overrun", "true"),
+            ("load_factor", "1.5"),
+        ],
         &[("policy", "conservative"), ("track_resources", "false")],
-        &[("policy", "fcfs"), ("load_factor", "2.5"), ("too_wide", "clamp")],
+        &[
+            ("policy", "fcfs"),
+            ("load_factor", "2.5"),
+            ("too_wide", "clamp"),
+        ],
     ];
     let mut all = 0xcbf2_9ce4_8422_2325u64;
     for p in &paths {

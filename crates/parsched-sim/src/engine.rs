@@ -153,6 +153,24 @@ impl<E> Engine<E> {
         self.queue.peek().map(|e| Time(e.key.0))
     }
 
+    /// The time of the earliest live event, if any: [`Engine::next_time`]
+    /// after dropping the cancelled events at the head of the queue (counted
+    /// in [`Engine::processed`] and [`Engine::cancelled`], as [`Engine::pop`]
+    /// counts them). The clock does not move. A model handling an event
+    /// learns from it whether more events share the current instant.
+    #[inline]
+    pub fn next_live_time(&mut self) -> Option<Time> {
+        while let Some(e) = self.queue.peek() {
+            if e.timer == NO_TIMER || self.timers[e.timer as usize] == e.gen {
+                return Some(Time(e.key.0));
+            }
+            self.queue.pop();
+            self.processed += 1;
+            self.cancelled += 1;
+        }
+        None
+    }
+
     /// Schedules `event` at absolute time `at` (not before now).
     #[inline]
     pub fn schedule_at(&mut self, at: Time, event: E) {
@@ -280,6 +298,18 @@ mod tests {
         // Re-armed after a cancel, it fires again.
         e.set_timer(b, Time(9), "b2");
         assert_eq!(e.pop(), Some("b2"));
+        // The earliest live time skips the stale head without moving the
+        // clock.
+        e.set_timer(a, Time(20), "a-late");
+        e.set_timer(b, Time(18), "b-old");
+        e.set_timer(b, Time(22), "b-new");
+        let now = e.now();
+        assert_eq!(e.next_time(), Some(Time(18)));
+        assert_eq!(e.next_live_time(), Some(Time(20)));
+        assert_eq!((e.now(), e.cancelled(), e.pending()), (now, 3, 2));
+        assert_eq!(e.pop(), Some("a-late"));
+        assert_eq!(e.pop(), Some("b-new"));
+        assert_eq!(e.next_live_time(), None);
     }
 
     struct Counter {
