@@ -24,7 +24,9 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 struct Entry<E> {
-    key: (u64, u64),
+    /// `time << 64 | sequence`: the `(time, sequence)` order as one
+    /// comparison.
+    key: u128,
     /// The timer this event belongs to and the timer's generation when it
     /// was set (`NO_TIMER` for a plain event).
     timer: u32,
@@ -33,6 +35,11 @@ struct Entry<E> {
 }
 
 const NO_TIMER: u32 = u32::MAX;
+
+#[inline]
+fn key(at: Time, seq: u64) -> u128 {
+    (at.0 as u128) << 64 | seq as u128
+}
 
 /// A cancellable, re-armable event source (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -118,7 +125,7 @@ impl<E> Engine<E> {
         let gen = *g;
         self.seq += 1;
         self.push(Entry {
-            key: (at.0, self.seq),
+            key: key(at, self.seq),
             timer: timer.0,
             gen,
             event,
@@ -159,7 +166,7 @@ impl<E> Engine<E> {
     /// one).
     #[inline]
     pub fn next_time(&self) -> Option<Time> {
-        self.head().map(|e| Time(e.key.0))
+        self.head().map(|e| Time((e.key >> 64) as u64))
     }
 
     /// The time of the earliest live event, if any: [`Engine::next_time`]
@@ -171,7 +178,7 @@ impl<E> Engine<E> {
     pub fn next_live_time(&mut self) -> Option<Time> {
         while let Some(e) = self.head() {
             if e.timer == NO_TIMER || self.timers[e.timer as usize] == e.gen {
-                return Some(Time(e.key.0));
+                return Some(Time((e.key >> 64) as u64));
             }
             self.take_head();
             self.processed += 1;
@@ -182,7 +189,7 @@ impl<E> Engine<E> {
 
     /// Queues an entry: into `front` if it is earlier than everything queued
     /// (the previous front, if any, goes to the heap), else into the heap.
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, e: Entry<E>) {
         match &self.front {
             Some(f) if e.key > f.key => self.queue.push(e),
@@ -218,7 +225,7 @@ impl<E> Engine<E> {
         debug_assert!(at >= self.now, "event scheduled in the past");
         self.seq += 1;
         self.push(Entry {
-            key: (at.0, self.seq),
+            key: key(at, self.seq),
             timer: NO_TIMER,
             gen: 0,
             event,
@@ -238,7 +245,7 @@ impl<E> Engine<E> {
     pub fn pop(&mut self) -> Option<E> {
         loop {
             let e = self.take_head()?;
-            self.now = Time(e.key.0);
+            self.now = Time((e.key >> 64) as u64);
             self.processed += 1;
             if e.timer == NO_TIMER || self.timers[e.timer as usize] == e.gen {
                 return Some(e.event);

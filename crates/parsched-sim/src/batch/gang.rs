@@ -1,6 +1,6 @@
 //! Gang scheduling of rigid jobs: the admission queue, the matrix and the
 //! slot rotation are `parsched_core`'s [`GangScheduler`]; this [`Model`]
-//! adds time (each job's remaining run time, the slot quantum as a
+//! adds time (each job's run time left, the slot quantum as a
 //! cancellable timer). See the [module documentation](super) for the rules
 //! and the order of events at equal times.
 
@@ -31,14 +31,29 @@ pub enum GangEvent {
 /// fires `JobFinished` or `SlotEnded`, whichever comes first (`JobFinished`
 /// at equal times; the quantum's end is seen at the instant's close anyway),
 /// and is re-armed whenever the running slot, its jobs or its quantum change.
+///
+/// Time per slot: a job progresses only while its slot runs, so each slot
+/// counts the time it has run (`served`) and each job the count at which it
+/// is done (`target`, the count at admission plus its run time): its run
+/// time left is `target − served`, and the running slot's progress is one
+/// addition, not a pass over its jobs.
 struct GangModel<'a> {
     jobs: &'a [BatchJob],
     cfg: &'a BatchConfig,
     sched: GangScheduler,
     outcomes: Vec<Outcome>,
-    /// Run time left per admitted job, accounted up to `last` for the
-    /// running slot's jobs.
-    remaining: Vec<u64>,
+    /// Per job: its slot's `served` count at which it is done.
+    target: Vec<u64>,
+    /// Per slot index: the time the slot has run, accounted up to `last`
+    /// for the running slot.
+    served: Vec<u64>,
+    /// Per slot index: the least `target` of its jobs (`u64::MAX`: none),
+    /// valid unless `stale`.
+    least: Vec<u64>,
+    /// Per slot index: its jobs changed since `least` was computed.
+    stale: Vec<bool>,
+    /// Per slot index: it holds jobs that have not started.
+    unstarted: Vec<bool>,
     last: u64,
     /// When the running slot's quantum ends (`u64::MAX`: it runs alone).
     slot_end: u64,
@@ -47,10 +62,6 @@ struct GangModel<'a> {
     armed: (u64, GangEvent),
     /// A job ended or was submitted at the current instant.
     changed: bool,
-    /// A job of the running slot ended at the current instant.
-    ended: bool,
-    /// The running slot's earliest end of a job (`u64::MAX`: none).
-    done: u64,
     switches: u64,
     series: Series,
     resources: Vec<Vec<(u32, u32)>>,
@@ -101,22 +112,40 @@ impl Model for GangModel<'_> {
 impl GangModel<'_> {
     /// Accounts the running slot's progress up to `t`.
     fn advance(&mut self, t: u64) {
-        let dt = t - self.last;
-        if dt > 0 {
-            for &g in self.sched.gangs_in_current() {
-                self.remaining[idx(g)] -= dt;
-            }
+        if let Some(c) = self.sched.current() {
+            self.served[c.idx()] += t - self.last;
         }
         self.last = t;
+    }
+
+    /// The least `target` of slot `s`'s jobs.
+    fn least(&mut self, s: SlotId) -> u64 {
+        let k = s.idx();
+        if self.stale[k] {
+            self.stale[k] = false;
+            self.least[k] = self
+                .sched
+                .matrix()
+                .gangs_of(s)
+                .iter()
+                .map(|&g| self.target[idx(g)])
+                .min()
+                .unwrap_or(u64::MAX);
+        }
+        self.least[k]
     }
 
     /// Progress up to `t`; the running slot's jobs with no time left end
     /// (ascending index).
     fn complete(&mut self, t: u64) -> Result<(), BatchError> {
         self.advance(t);
+        let Some(c) = self.sched.current() else {
+            return Ok(());
+        };
+        let served = self.served[c.idx()];
         self.finished.clear();
         for &g in self.sched.gangs_in_current() {
-            if self.remaining[idx(g)] == 0 {
+            if self.target[idx(g)] == served {
                 self.finished.push(g.0 as u32);
             }
         }
@@ -128,7 +157,7 @@ impl GangModel<'_> {
                 .map_err(PolicyError::from)?;
             self.outcomes[i as usize].end = t;
             self.changed = true;
-            self.ended = true;
+            self.stale[c.idx()] = true;
         }
         Ok(())
     }
@@ -140,25 +169,19 @@ impl GangModel<'_> {
         if std::mem::take(&mut self.changed) && self.sched.waiting().len() > 0 {
             self.admit()?;
         }
-        let into_current = self
-            .sched
-            .current()
-            .is_some_and(|s| self.admitted.contains(&s));
+        let cur = self.sched.current();
+        let into_current = cur.is_some_and(|s| self.admitted.contains(&s));
         // Zero-length jobs admitted into the running slot finish now (a
         // `JobFinished` at `t`; the switch waits for it). Other jobs of the
         // running slot have time left: those without ended at `t` already.
-        if into_current
-            && self
-                .sched
-                .gangs_in_current()
-                .iter()
-                .any(|&g| self.remaining[idx(g)] == 0)
-        {
-            self.scan_current(t, true);
-            self.admitted.clear();
-            self.series.record(t, self.sched.waiting().len() as u32);
-            self.arm(engine, t, GangEvent::JobFinished);
-            return Ok(());
+        if let Some(c) = cur.filter(|_| into_current) {
+            if self.least(c) == self.served[c.idx()] {
+                self.mark_started(c, t);
+                self.admitted.clear();
+                self.series.record(t, self.sched.waiting().len() as u32);
+                self.arm(engine, t, GangEvent::JobFinished);
+                return Ok(());
+            }
         }
         // Slot switch.
         let empty = self.sched.gangs_in_current().is_empty();
@@ -180,39 +203,41 @@ impl GangModel<'_> {
         }
         // Jobs of the slot that runs from now on have started (a job
         // admitted into a slot whose quantum ends now starts only when the
-        // slot comes round again). The running slot's next end of a job
-        // changes only with its jobs.
-        if switching || into_current {
-            self.scan_current(t, true);
-        } else if std::mem::take(&mut self.ended) {
-            self.scan_current(t, false);
-        }
-        self.ended = false;
+        // slot comes round again).
+        let done = match self.sched.current() {
+            Some(c) => {
+                if switching || into_current {
+                    self.mark_started(c, t);
+                }
+                match self.least(c) {
+                    u64::MAX => u64::MAX,
+                    l => t + (l - self.served[c.idx()]),
+                }
+            }
+            None => u64::MAX,
+        };
         self.admitted.clear();
         self.series.record(t, self.sched.waiting().len() as u32);
         // The running slot's timer: its next end of a job, or its quantum.
-        if self.done <= self.slot_end {
-            self.arm(engine, self.done, GangEvent::JobFinished);
+        if done <= self.slot_end {
+            self.arm(engine, done, GangEvent::JobFinished);
         } else {
             self.arm(engine, self.slot_end, GangEvent::SlotEnded);
         }
         Ok(())
     }
 
-    /// Over the running slot's jobs (progress accounted up to `t`): their
-    /// earliest end into `done`; with `start`, those not started yet start
-    /// at `t`.
-    fn scan_current(&mut self, t: u64, start: bool) {
-        let mut done = u64::MAX;
-        for &g in self.sched.gangs_in_current() {
-            let i = idx(g);
-            done = done.min(t + self.remaining[i]);
-            let o = &mut self.outcomes[i];
-            if start && o.start == u64::MAX {
+    /// Slot `s`'s jobs not started yet start at `t`.
+    fn mark_started(&mut self, s: SlotId, t: u64) {
+        if !std::mem::take(&mut self.unstarted[s.idx()]) {
+            return;
+        }
+        for &g in self.sched.matrix().gangs_of(s) {
+            let o = &mut self.outcomes[idx(g)];
+            if o.start == u64::MAX {
                 o.start = t;
             }
         }
-        self.done = done;
     }
 
     /// Arms the running slot's timer to fire `event` at `at` (`u64::MAX`:
@@ -242,7 +267,10 @@ impl GangModel<'_> {
             let i = idx(g);
             self.admitted.push(a.slot);
             let (run, killed) = effective_runtime(&self.jobs[i], self.cfg.kill_on_overrun);
-            self.remaining[i] = run;
+            let k = a.slot.idx();
+            self.target[i] = self.served[k] + run;
+            self.stale[k] = true;
+            self.unstarted[k] = true;
             self.outcomes[i].killed = killed;
             if self.cfg.track_resources {
                 let v = &mut self.resources[i];
@@ -294,14 +322,16 @@ pub fn simulate_gang(
         cfg,
         sched: GangScheduler::new(matrix, GangSchedOptions::default()),
         outcomes: vec![unset; n],
-        remaining: vec![0; n],
+        target: vec![0; n],
+        served: vec![0; cfg.mpl as usize],
+        least: vec![u64::MAX; cfg.mpl as usize],
+        stale: vec![false; cfg.mpl as usize],
+        unstarted: vec![false; cfg.mpl as usize],
         last: 0,
         slot_end: u64::MAX,
         timer: engine.timer(),
         armed: (u64::MAX, GangEvent::SlotEnded),
         changed: false,
-        ended: false,
-        done: u64::MAX,
         switches: 0,
         series: Series { points: Vec::new() },
         resources: vec![Vec::new(); if cfg.track_resources { n } else { 0 }],
