@@ -40,23 +40,26 @@ impl ProcSet {
     }
 
     /// Takes the `w` lowest free processors; appends them as intervals.
+    /// Works a run of free processors at a time.
     fn take(&mut self, mut w: u32, out: &mut Vec<(u32, u32)>) {
         let mut run: Option<(u32, u32)> = None;
         for (k, word) in self.words.iter_mut().enumerate() {
             while w > 0 && *word != 0 {
                 let b = word.trailing_zeros();
-                *word &= !(1u64 << b);
+                let len = (*word >> b).trailing_ones().min(w);
+                *word &= !(ones(len) << b);
                 let p = k as u32 * 64 + b;
+                let last = p + (len - 1);
                 match &mut run {
-                    Some((_, e)) if *e + 1 == p => *e = p,
+                    Some((_, e)) if *e + 1 == p => *e = last,
                     _ => {
                         if let Some(r) = run.take() {
                             out.push(r);
                         }
-                        run = Some((p, p));
+                        run = Some((p, last));
                     }
                 }
-                w -= 1;
+                w -= len;
             }
             if w == 0 {
                 break;
@@ -66,13 +69,24 @@ impl ProcSet {
         out.extend(run);
     }
 
+    /// Frees the processors of `ranges` (inclusive intervals), a word at a
+    /// time.
     fn give(&mut self, ranges: &[(u32, u32)]) {
         for &(a, b) in ranges {
-            for p in a..=b {
-                self.words[(p / 64) as usize] |= 1u64 << (p % 64);
+            let (mut p, b) = (a as u64, b as u64);
+            while p <= b {
+                let k = p / 64;
+                let hi = b.min(k * 64 + 63);
+                self.words[k as usize] |= ones((hi - p + 1) as u32) << (p % 64);
+                p = hi + 1;
             }
         }
     }
+}
+
+/// The lowest `n` bits set (`n` in 1..=64).
+fn ones(n: u32) -> u64 {
+    u64::MAX >> (64 - n)
 }
 
 /// The state of a space-sharing run.
@@ -306,4 +320,62 @@ pub fn simulate_with(
     Ok(finish(
         name, procs, cfg, jobs, outcomes, points, 0, resources, res_index, wall,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ProcSet;
+
+    /// Runs of free processors are taken and given back exactly as one
+    /// processor at a time would: the lowest free first.
+    #[test]
+    fn proc_set_takes_the_lowest_free_processors() {
+        for procs in [1u32, 63, 64, 65, 130, 200] {
+            let mut set = ProcSet::new(procs);
+            let mut free: Vec<bool> = vec![true; procs as usize];
+            let mut held: Vec<Vec<(u32, u32)>> = Vec::new();
+            let mut x = 0x2545_f491_4f6c_dd1du64 ^ procs as u64;
+            for step in 0..2_000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let nfree = free.iter().filter(|&&f| f).count() as u32;
+                if x % 3 != 0 && nfree > 0 {
+                    let w = 1 + (x >> 8) as u32 % nfree;
+                    let mut got = Vec::new();
+                    set.take(w, &mut got);
+                    // The reference: the w lowest free, as maximal intervals.
+                    let mut want: Vec<(u32, u32)> = Vec::new();
+                    let lowest: Vec<u32> = (0..procs)
+                        .filter(|&p| free[p as usize])
+                        .take(w as usize)
+                        .collect();
+                    for p in lowest {
+                        free[p as usize] = false;
+                        match want.last_mut() {
+                            Some((_, e)) if *e + 1 == p => *e = p,
+                            _ => want.push((p, p)),
+                        }
+                    }
+                    assert_eq!(got, want, "procs {procs} step {step}");
+                    held.push(got);
+                } else if !held.is_empty() {
+                    let r = held.swap_remove((x >> 8) as usize % held.len());
+                    set.give(&r);
+                    for &(a, b) in &r {
+                        for p in a..=b {
+                            free[p as usize] = true;
+                        }
+                    }
+                }
+            }
+            // What is still held is exactly what is not free.
+            let busy: usize = held
+                .iter()
+                .flatten()
+                .map(|&(a, b)| (b - a + 1) as usize)
+                .sum();
+            assert_eq!(busy, free.iter().filter(|&&f| !f).count());
+        }
+    }
 }
