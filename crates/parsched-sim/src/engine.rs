@@ -12,13 +12,21 @@
 //! stale events when they reach the head of the queue, so a model never sees
 //! them (they are counted in [`Engine::processed`] and
 //! [`Engine::cancelled`]). This replaces per-model generation counters.
+//!
+//! **The queue.** A binary heap plus a `front` slot holding the earliest
+//! event when it was scheduled after everything already queued was (a model
+//! scheduling its very next event: the next arrival, the end of a short
+//! segment or quantum): that event is stored and taken without touching the
+//! heap. The order is the `(time, sequence)` order either way.
 
 use parsched_core::Time;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 struct Entry<E> {
-    key: (u64, u64),
+    /// `time << 64 | sequence`: the `(time, sequence)` order as one
+    /// comparison.
+    key: u128,
     /// The timer this event belongs to and the timer's generation when it
     /// was set (`NO_TIMER` for a plain event).
     timer: u32,
@@ -27,6 +35,11 @@ struct Entry<E> {
 }
 
 const NO_TIMER: u32 = u32::MAX;
+
+#[inline]
+fn key(at: Time, seq: u64) -> u128 {
+    (at.0 as u128) << 64 | seq as u128
+}
 
 /// A cancellable, re-armable event source (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -68,6 +81,8 @@ impl<E> Ord for Entry<E> {
 pub struct Engine<E> {
     now: Time,
     seq: u64,
+    /// If set, earlier than every entry of `queue`.
+    front: Option<Entry<E>>,
     queue: BinaryHeap<Entry<E>>,
     processed: u64,
     cancelled: u64,
@@ -86,6 +101,7 @@ impl<E> Engine<E> {
         Engine {
             now: Time::ZERO,
             seq: 0,
+            front: None,
             queue: BinaryHeap::with_capacity(256),
             processed: 0,
             cancelled: 0,
@@ -108,8 +124,8 @@ impl<E> Engine<E> {
         *g = g.wrapping_add(1);
         let gen = *g;
         self.seq += 1;
-        self.queue.push(Entry {
-            key: (at.0, self.seq),
+        self.push(Entry {
+            key: key(at, self.seq),
             timer: timer.0,
             gen,
             event,
@@ -131,16 +147,13 @@ impl<E> Engine<E> {
     #[inline]
     pub fn pop_through(&mut self, limit: Time) -> Option<E> {
         loop {
-            let head = self.queue.peek()?.key.0;
-            if head > limit.0 {
-                let e = self.queue.pop().expect("peeked");
-                self.now = Time(e.key.0);
-                self.processed += 1;
+            let e = self.take_head()?;
+            let t = (e.key >> 64) as u64;
+            self.now = Time(t);
+            self.processed += 1;
+            if t > limit.0 {
                 return None;
             }
-            let e = self.queue.pop().expect("peeked");
-            self.now = Time(e.key.0);
-            self.processed += 1;
             if e.timer == NO_TIMER || self.timers[e.timer as usize] == e.gen {
                 return Some(e.event);
             }
@@ -168,14 +181,64 @@ impl<E> Engine<E> {
 
     /// Events still in the queue (cancelled ones not yet dropped included).
     pub fn pending(&self) -> usize {
-        self.queue.len()
+        self.queue.len() + self.front.is_some() as usize
     }
 
     /// The time of the earliest queued event, if any (it may be a cancelled
     /// one).
     #[inline]
     pub fn next_time(&self) -> Option<Time> {
-        self.queue.peek().map(|e| Time(e.key.0))
+        self.head().map(|e| Time((e.key >> 64) as u64))
+    }
+
+    /// The time of the earliest live event, if any: [`Engine::next_time`]
+    /// after dropping the cancelled events at the head of the queue (counted
+    /// in [`Engine::processed`] and [`Engine::cancelled`], as [`Engine::pop`]
+    /// counts them). The clock does not move. A model handling an event
+    /// learns from it whether more events share the current instant.
+    #[inline]
+    pub fn next_live_time(&mut self) -> Option<Time> {
+        while let Some(e) = self.head() {
+            if e.timer == NO_TIMER || self.timers[e.timer as usize] == e.gen {
+                return Some(Time((e.key >> 64) as u64));
+            }
+            self.take_head();
+            self.processed += 1;
+            self.cancelled += 1;
+        }
+        None
+    }
+
+    /// Queues an entry: into `front` if it is earlier than everything queued
+    /// (the previous front, if any, goes to the heap), else into the heap.
+    #[inline(always)]
+    fn push(&mut self, e: Entry<E>) {
+        match &self.front {
+            Some(f) if e.key > f.key => self.queue.push(e),
+            Some(_) => {
+                let old = self.front.replace(e).expect("front is set");
+                self.queue.push(old);
+            }
+            None => {
+                if self.queue.peek().is_some_and(|h| h.key < e.key) {
+                    self.queue.push(e);
+                } else {
+                    self.front = Some(e);
+                }
+            }
+        }
+    }
+
+    /// The earliest queued entry.
+    #[inline]
+    fn head(&self) -> Option<&Entry<E>> {
+        self.front.as_ref().or_else(|| self.queue.peek())
+    }
+
+    /// Removes the earliest queued entry.
+    #[inline]
+    fn take_head(&mut self) -> Option<Entry<E>> {
+        self.front.take().or_else(|| self.queue.pop())
     }
 
     /// Schedules `event` at absolute time `at` (not before now).
@@ -183,8 +246,8 @@ impl<E> Engine<E> {
     pub fn schedule_at(&mut self, at: Time, event: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         self.seq += 1;
-        self.queue.push(Entry {
-            key: (at.0, self.seq),
+        self.push(Entry {
+            key: key(at, self.seq),
             timer: NO_TIMER,
             gen: 0,
             event,
@@ -203,8 +266,8 @@ impl<E> Engine<E> {
     #[inline]
     pub fn pop(&mut self) -> Option<E> {
         loop {
-            let e = self.queue.pop()?;
-            self.now = Time(e.key.0);
+            let e = self.take_head()?;
+            self.now = Time((e.key >> 64) as u64);
             self.processed += 1;
             if e.timer == NO_TIMER || self.timers[e.timer as usize] == e.gen {
                 return Some(e.event);
@@ -321,6 +384,79 @@ mod tests {
         );
         assert_eq!(e.now(), Time(11));
         assert_eq!(e.pop(), Some("later"));
+        // The earliest live time skips the stale head without moving the
+        // clock.
+        e.set_timer(a, Time(20), "a-late");
+        e.set_timer(b, Time(18), "b-old");
+        e.set_timer(b, Time(22), "b-new");
+        let now = e.now();
+        assert_eq!(e.next_time(), Some(Time(18)));
+        assert_eq!(e.next_live_time(), Some(Time(20)));
+        assert_eq!((e.now(), e.cancelled(), e.pending()), (now, 4, 2));
+        assert_eq!(e.pop(), Some("a-late"));
+        assert_eq!(e.pop(), Some("b-new"));
+        assert_eq!(e.next_live_time(), None);
+    }
+
+    /// The front slot and the heap together keep the `(time, sequence)`
+    /// order: random schedules, timer re-arms, cancels and pops against a
+    /// reference that searches a plain list.
+    #[test]
+    fn random_schedules_pop_in_time_then_schedule_order() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut e: Engine<u64> = Engine::new();
+        let timers: Vec<Timer> = (0..4).map(|_| e.timer()).collect();
+        // Reference: (time, sequence, id, timer) of live events.
+        let mut live: Vec<(u64, u64, u64, Option<usize>)> = Vec::new();
+        let (mut seq, mut id) = (0u64, 0u64);
+        let mut popped = 0;
+        for _ in 0..20_000 {
+            let now = e.now().0;
+            match rnd(8) {
+                0..=2 => {
+                    let at = now + rnd(5);
+                    seq += 1;
+                    id += 1;
+                    e.schedule_at(Time(at), id);
+                    live.push((at, seq, id, None));
+                }
+                3 => {
+                    let k = rnd(4) as usize;
+                    let at = now + rnd(5);
+                    seq += 1;
+                    id += 1;
+                    e.set_timer(timers[k], Time(at), id);
+                    live.retain(|l| l.3 != Some(k));
+                    live.push((at, seq, id, Some(k)));
+                }
+                4 => {
+                    let k = rnd(4) as usize;
+                    e.cancel(timers[k]);
+                    live.retain(|l| l.3 != Some(k));
+                }
+                _ => {
+                    let want = live
+                        .iter()
+                        .enumerate()
+                        .min_by_key(|(_, l)| (l.0, l.1))
+                        .map(|(i, l)| (i, l.0, l.2));
+                    assert_eq!(e.next_live_time(), want.map(|w| Time(w.1)));
+                    assert_eq!(e.pop(), want.map(|w| w.2));
+                    if let Some((i, t, _)) = want {
+                        live.remove(i);
+                        assert_eq!(e.now(), Time(t));
+                        popped += 1;
+                    }
+                }
+            }
+        }
+        assert!(popped > 5_000, "{popped}");
     }
 
     struct Counter {

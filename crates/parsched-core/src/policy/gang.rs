@@ -360,11 +360,7 @@ impl GangMatrix {
         (0..n)
             .map(|k| (start + k) % n)
             .find(|&i| {
-                self.rows[i].free < self.procs
-                    && self
-                        .gangs_in(SlotId(i as u32))
-                        .into_iter()
-                        .any(&mut has_work)
+                self.rows[i].free < self.procs && self.rows[i].gangs.iter().any(|&g| has_work(g))
             })
             .map(|i| SlotId(i as u32))
     }

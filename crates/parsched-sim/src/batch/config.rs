@@ -1,0 +1,311 @@
+//! The batch machine's configuration: [`BatchConfig`], its keys
+//! ([`BatchConfig::set`], [`KEYS`]) and [`BatchConfig::validate`].
+
+use crate::pools::Value;
+use crate::swf::{KeepDrop, MissingRequested, MissingRuntime, ProcsRule, SwfRules, Unsorted};
+use parsched_core::policy::gang::SlotAllocation;
+use parsched_core::ConfigError;
+use serde::{Deserialize, Serialize};
+
+/// Which scheduler runs the machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BatchPolicyKind {
+    Fcfs,
+    #[default]
+    Easy,
+    Conservative,
+    /// Gang scheduling on the Ousterhout matrix.
+    Gang,
+}
+
+impl BatchPolicyKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            BatchPolicyKind::Fcfs => "fcfs",
+            BatchPolicyKind::Easy => "easy",
+            BatchPolicyKind::Conservative => "conservative",
+            BatchPolicyKind::Gang => "gang",
+        }
+    }
+}
+
+/// What to do with a job wider than the machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum TooWide {
+    /// Drop it and count it in the load report.
+    #[default]
+    Drop,
+    /// Give it the whole machine (counted as repaired).
+    Clamp,
+    /// Refuse the trace.
+    Error,
+}
+
+/// The batch machine's configuration. Keys of [`BatchConfig::set`] are the
+/// field names (rules of [`SwfRules`] by their own names).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BatchConfig {
+    pub policy: BatchPolicyKind,
+    /// Processors; `None`: the trace header's MaxProcs (else MaxNodes).
+    pub procs: Option<u32>,
+    /// Kill a job when it reaches its requested time.
+    pub kill_on_overrun: bool,
+    /// τ of the bounded slowdown, seconds.
+    pub bsld_tau: f64,
+    pub rules: SwfRules,
+    pub too_wide: TooWide,
+    /// Gang: multiprogramming level (slots of the matrix).
+    pub mpl: u32,
+    /// Gang: slot quantum, seconds.
+    pub quantum: u64,
+    /// Gang: later jobs may take free slot space when an earlier one does
+    /// not fit.
+    pub gang_backfill: bool,
+    /// Gang: the matrix's slot allocation rule.
+    pub slot_allocation: SlotAllocation,
+    /// Multiplies the offered load by compressing interarrival times
+    /// (see [`scale_load`](super::scale_load)); 1 leaves the trace unchanged.
+    pub load_factor: f64,
+    /// Record which processors each space-shared job gets (lowest free
+    /// first), for `allocated_resources` in the jobs CSV.
+    pub track_resources: bool,
+}
+
+impl Default for BatchConfig {
+    fn default() -> Self {
+        BatchConfig {
+            policy: BatchPolicyKind::Easy,
+            procs: None,
+            kill_on_overrun: false,
+            bsld_tau: 10.0,
+            rules: SwfRules::default(),
+            too_wide: TooWide::Drop,
+            mpl: 4,
+            quantum: 60,
+            gang_backfill: true,
+            slot_allocation: SlotAllocation::FirstFit,
+            load_factor: 1.0,
+            track_resources: true,
+        }
+    }
+}
+
+/// Every key [`BatchConfig::set`] accepts.
+pub const KEYS: &[&str] = &[
+    "policy",
+    "procs",
+    "kill_on_overrun",
+    "bsld_tau",
+    "procs_rule",
+    "missing_requested_time",
+    "requested_time_factor",
+    "missing_runtime",
+    "zero_runtime",
+    "cancelled",
+    "unsorted",
+    "too_wide",
+    "mpl",
+    "quantum",
+    "gang_backfill",
+    "slot_allocation",
+    "load_factor",
+    "track_resources",
+];
+
+fn shown(v: &Value) -> String {
+    // Not an exhaustive match, so that a new `Value` variant still compiles.
+    if let Value::Str(s) = v {
+        format!("{s:?}")
+    } else if let Value::Int(i) = v {
+        i.to_string()
+    } else if let Value::Float(f) = v {
+        f.to_string()
+    } else if let Value::Bool(b) = v {
+        b.to_string()
+    } else {
+        format!("{v:?}")
+    }
+}
+
+fn bad(key: &str, v: &Value, allowed: &str) -> ConfigError {
+    ConfigError::new(key, format!("{} is not accepted", shown(v)), allowed)
+}
+
+fn choice<'a>(key: &str, v: &Value, allowed: &[&'a str]) -> Result<&'a str, ConfigError> {
+    match v {
+        Value::Str(s) => allowed
+            .iter()
+            .find(|a| **a == s.as_str())
+            .copied()
+            .ok_or_else(|| bad(key, v, &allowed.join("|"))),
+        _ => Err(bad(key, v, &allowed.join("|"))),
+    }
+}
+
+fn float(key: &str, v: &Value) -> Result<f64, ConfigError> {
+    match v {
+        Value::Int(i) => Ok(*i as f64),
+        Value::Float(f) => Ok(*f),
+        Value::Str(s) => s.trim().parse().map_err(|_| bad(key, v, "a number")),
+        _ => Err(bad(key, v, "a number")),
+    }
+}
+
+fn uint(key: &str, v: &Value) -> Result<u64, ConfigError> {
+    match v {
+        Value::Int(i) if *i >= 0 => Ok(*i as u64),
+        Value::Float(f) if *f >= 0.0 && f.fract() == 0.0 && *f < 1e18 => Ok(*f as u64),
+        Value::Str(s) => s
+            .trim()
+            .parse()
+            .map_err(|_| bad(key, v, "a non-negative integer")),
+        _ => Err(bad(key, v, "a non-negative integer")),
+    }
+}
+
+fn boolean(key: &str, v: &Value) -> Result<bool, ConfigError> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        Value::Str(s) if s == "true" || s == "false" => Ok(s == "true"),
+        _ => Err(bad(key, v, "true|false")),
+    }
+}
+
+impl BatchConfig {
+    /// Sets one key.
+    pub fn set(&mut self, key: &str, v: &Value) -> Result<(), ConfigError> {
+        let r = &mut self.rules;
+        match key {
+            "policy" => {
+                self.policy = match choice(key, v, &["fcfs", "easy", "conservative", "gang"])? {
+                    "fcfs" => BatchPolicyKind::Fcfs,
+                    "conservative" => BatchPolicyKind::Conservative,
+                    "gang" => BatchPolicyKind::Gang,
+                    _ => BatchPolicyKind::Easy,
+                }
+            }
+            "procs" => {
+                self.procs = match v {
+                    Value::Str(s) if s == "auto" || s == "header" => None,
+                    _ => Some(
+                        u32::try_from(uint(key, v)?)
+                            .map_err(|_| bad(key, v, "an integer below 2^32, or auto"))?,
+                    ),
+                }
+            }
+            "kill_on_overrun" => self.kill_on_overrun = boolean(key, v)?,
+            "bsld_tau" => self.bsld_tau = float(key, v)?,
+            "procs_rule" => {
+                r.procs = match choice(key, v, &["allocated", "requested"])? {
+                    "requested" => ProcsRule::Requested,
+                    _ => ProcsRule::Allocated,
+                }
+            }
+            "missing_requested_time" => {
+                r.missing_requested_time = match choice(key, v, &["runtime", "factor", "drop"])? {
+                    "factor" => MissingRequested::Factor,
+                    "drop" => MissingRequested::Drop,
+                    _ => MissingRequested::Runtime,
+                }
+            }
+            "requested_time_factor" => r.requested_time_factor = float(key, v)?,
+            "missing_runtime" => {
+                r.missing_runtime = match choice(key, v, &["drop", "requested"])? {
+                    "requested" => MissingRuntime::Requested,
+                    _ => MissingRuntime::Drop,
+                }
+            }
+            "zero_runtime" | "cancelled" => {
+                let kd = match choice(key, v, &["keep", "drop"])? {
+                    "drop" => KeepDrop::Drop,
+                    _ => KeepDrop::Keep,
+                };
+                if key == "zero_runtime" {
+                    r.zero_runtime = kd;
+                } else {
+                    r.cancelled = kd;
+                }
+            }
+            "unsorted" => {
+                r.unsorted = match choice(key, v, &["sort", "reject"])? {
+                    "reject" => Unsorted::Reject,
+                    _ => Unsorted::Sort,
+                }
+            }
+            "too_wide" => {
+                self.too_wide = match choice(key, v, &["drop", "clamp", "error"])? {
+                    "clamp" => TooWide::Clamp,
+                    "error" => TooWide::Error,
+                    _ => TooWide::Drop,
+                }
+            }
+            "mpl" => {
+                self.mpl =
+                    u32::try_from(uint(key, v)?).map_err(|_| bad(key, v, "an integer >= 1"))?
+            }
+            "quantum" => self.quantum = uint(key, v)?,
+            "gang_backfill" => self.gang_backfill = boolean(key, v)?,
+            "slot_allocation" => {
+                self.slot_allocation = match choice(key, v, &["first_fit", "best_fit"])? {
+                    "best_fit" => SlotAllocation::BestFit,
+                    _ => SlotAllocation::FirstFit,
+                }
+            }
+            "load_factor" => self.load_factor = float(key, v)?,
+            "track_resources" => self.track_resources = boolean(key, v)?,
+            _ => return Err(ConfigError::new(key, "unknown key", KEYS.join(", "))),
+        }
+        Ok(())
+    }
+
+    /// Checks every value; the error names the key and what is allowed.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.procs == Some(0) {
+            return Err(ConfigError::new(
+                "procs",
+                "0 processors",
+                "an integer >= 1, or auto",
+            ));
+        }
+        if !(self.bsld_tau > 0.0 && self.bsld_tau.is_finite()) {
+            return Err(ConfigError::new(
+                "bsld_tau",
+                format!("{} is not positive", self.bsld_tau),
+                "a finite number > 0 (seconds)",
+            ));
+        }
+        let f = self.rules.requested_time_factor;
+        if !(f > 0.0 && f.is_finite()) {
+            return Err(ConfigError::new(
+                "requested_time_factor",
+                format!("{f} is not positive"),
+                "a finite number > 0",
+            ));
+        }
+        if self.mpl == 0 {
+            return Err(ConfigError::new(
+                "mpl",
+                "a multiprogramming level of 0 admits no job",
+                "an integer >= 1",
+            ));
+        }
+        if self.quantum == 0 {
+            return Err(ConfigError::new(
+                "quantum",
+                "0 seconds",
+                "an integer >= 1 (seconds)",
+            ));
+        }
+        if !(self.load_factor > 0.0 && self.load_factor.is_finite()) {
+            return Err(ConfigError::new(
+                "load_factor",
+                format!("{} is not positive", self.load_factor),
+                "a finite number > 0",
+            ));
+        }
+        Ok(())
+    }
+}
