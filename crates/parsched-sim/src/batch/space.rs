@@ -340,7 +340,7 @@ mod tests {
                 x ^= x >> 7;
                 x ^= x << 17;
                 let nfree = free.iter().filter(|&&f| f).count() as u32;
-                if x % 3 != 0 && nfree > 0 {
+                if !x.is_multiple_of(3) && nfree > 0 {
                     let w = 1 + (x >> 8) as u32 % nfree;
                     let mut got = Vec::new();
                     set.take(w, &mut got);
