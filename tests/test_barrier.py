@@ -471,10 +471,10 @@ def test_reproduce_gang_quick_pipeline(tmp_path):
 
 @needs_core
 def test_cli_prints_the_eq8_reproduce_gang_uses(capsys):
-    """``parsched simulate barrier`` and ``parsched reproduce gang`` give the same
-    model values for the same config. At coarse grain eq. (6) exceeds the cap
-    (τq+τcs)ℓ: reproduce's eq. (8) is then eq. (6), not the cap (the core's own
-    run record, summary["eq8"], keeps the cap)."""
+    """``parsched simulate barrier``, ``parsched reproduce gang`` and the run's
+    own summary give the same model values for the same config. At coarse grain
+    eq. (6) exceeds the cap (τq+τcs)ℓ: eq. (8) is then eq. (6), not the cap,
+    everywhere (one implementation, ``feitelson_rudolph.model_values``)."""
     from parsched.cli import main
 
     plan = rg.build_plan(quick=True)
@@ -489,7 +489,10 @@ def test_cli_prints_the_eq8_reproduce_gang_uses(capsys):
     assert obj["eq8"] == expected == fr.barrier_model(cfg)["eq8"]
     assert (obj["t_p"], obj["t_w"]) == (row["tp"], row["tw"])
     assert obj["eq6"] == fr.t_gang_busy(row["tp"], row["tw"], 10, 3, rg.TQ, rg.TCS_GANG)
-    assert parsched.simulate_barrier(cfg).summary["eq8"] == pytest.approx(cap)
+    summary = parsched.simulate_barrier(cfg).summary
+    assert summary["eq8"] == expected != pytest.approx(cap)
+    assert {k: summary[k] for k in ("t_p", "t_w", "eq6", "eq12", "eq13")} == {
+        k: fr.barrier_model(cfg)[k] for k in ("t_p", "t_w", "eq6", "eq12", "eq13")}
 
 
 @needs_core

@@ -297,6 +297,15 @@ def bounded_geometric_q(mean: float, max: int) -> float:
     generator's solve). Raises :class:`ConfigError` (field ``D``) when no
     bounded geometric has that mean."""
 
+def barrier_moments(config: dict[str, Any]) -> tuple[float, float]:
+    """Seed 001's (t_p, t_w) (eqs. 1-4) of a barrier configuration."""
+
+def tw_per_unit_var(n: int, dist: str) -> float:
+    """t_w per unit of var for a gang of n ("uniform", "exponential"; 0 for "empirical")."""
+
+def harmonic_number(n: int) -> float:
+    """H_n = 1 + 1/2 + ... + 1/n, correctly rounded."""
+
 class RuntimeUnavailable(RuntimeError):
     """No cgroup freezer/cpuset, or no permission to use them."""
 

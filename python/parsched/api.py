@@ -186,7 +186,7 @@ def _run_summary(cfg: dict[str, Any]) -> dict[str, Any]:
 
 def _run_barrier_summary(cfg: dict[str, Any]) -> dict[str, Any]:
     """Worker entry point of :func:`sweep` for a :class:`BarrierConfig`."""
-    return _barrier_summary(_call_barrier(cfg, audit=False))[0]
+    return _barrier_summary(_call_barrier(cfg, audit=False), cfg)[0]
 
 
 def _call_barrier(cfg: dict[str, Any], *, audit: bool) -> dict:
@@ -200,15 +200,24 @@ def _call_barrier(cfg: dict[str, Any], *, audit: bool) -> dict:
 
 
 def _barrier_summary(
-    out: dict,
+    out: dict, cfg: dict[str, Any],
 ) -> tuple[dict[str, Any], tuple[float, ...], tuple[tuple[float, float, int], ...]]:
+    """The core's result as a summary, with the seed's equations for the
+    run's configuration (from its t_p and t_w) placed after ``t_w``."""
+    from .models.feitelson_rudolph import model_values
+
     out = dict(out)
     means = tuple(float(x) for x in out.pop("batch_means", ()))
     hist = tuple((float(lo), float(hi), int(c)) for lo, hi, c in
                  out.pop("iteration_histogram", ()))
     out.pop("config", None)
-    summary = {"time_per_iteration": out.get("time_per_iter")}
-    summary.update(out)
+    summary: dict[str, Any] = {"time_per_iteration": out.get("time_per_iter")}
+    par = {k: cfg[k] for k in ("n", "l", "tq", "tcs", "alpha")}
+    for key, value in out.items():
+        summary[key] = value
+        if key == "t_w":
+            eqs = model_values(out["t_p"], out["t_w"], **par)
+            summary.update((k, eqs[k]) for k in ("eq6", "eq8", "eq12", "eq13"))
     return summary, means, hist
 
 
@@ -276,7 +285,8 @@ def simulate_barrier(config: BarrierConfig | None = None, *, audit: bool = False
     config = BarrierConfig() if config is None else config
     if not isinstance(config, BarrierConfig):
         raise TypeError(f"config must be a BarrierConfig, not {type(config).__name__}")
-    summary, means, hist = _barrier_summary(_call_barrier(config.to_dict(), audit=audit))
+    cfg = config.to_dict()
+    summary, means, hist = _barrier_summary(_call_barrier(cfg, audit=audit), cfg)
     return BarrierResult(config=config, summary=summary, batch_means=means,
                          histogram=hist)
 

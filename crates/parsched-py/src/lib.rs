@@ -643,6 +643,42 @@ fn bounded_geometric_q(mean: f64, max: u32) -> PyResult<f64> {
         .map_err(config_err)
 }
 
+/// Seed 001's t_p and t_w (eqs. 1–4) of a barrier configuration (keys as
+/// for `simulate_barrier`; unset keys take their defaults): the one
+/// computation, behind `BarrierConfig.t_p` / `t_w`.
+#[pyfunction]
+fn barrier_moments(config: &Bound<'_, PyDict>) -> PyResult<(f64, f64)> {
+    match ModelConfig::build("barrier", config)? {
+        ModelConfig::Barrier(c) => Ok((c.t_p(), c.t_w())),
+        _ => Err(unknown_model("barrier")),
+    }
+}
+
+/// t_w per unit of var for a gang of `n` (`dist`: "uniform" or
+/// "exponential"; 0 for "empirical").
+#[pyfunction]
+fn tw_per_unit_var(n: u32, dist: &str) -> PyResult<f64> {
+    let d = match dist {
+        "uniform" => sync::ComputeDist::Uniform,
+        "exponential" => sync::ComputeDist::Exponential,
+        "empirical" => sync::ComputeDist::Empirical,
+        other => {
+            return Err(config_err(parsched_core::ConfigError::new(
+                "dist",
+                format!("unknown distribution {other:?}"),
+                "uniform, exponential, empirical",
+            )))
+        }
+    };
+    Ok(sync::tw_per_unit_var(n, d))
+}
+
+/// H_n = 1 + 1/2 + … + 1/n, correctly rounded.
+#[pyfunction]
+fn harmonic_number(n: u32) -> f64 {
+    sync::harmonic_number(n)
+}
+
 /// The keys `simulate_batch` accepts.
 #[pyfunction]
 fn batch_keys() -> Vec<&'static str> {
@@ -682,6 +718,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_config, m)?)?;
     m.add_function(wrap_pyfunction!(config_values, m)?)?;
     m.add_function(wrap_pyfunction!(bounded_geometric_q, m)?)?;
+    m.add_function(wrap_pyfunction!(barrier_moments, m)?)?;
+    m.add_function(wrap_pyfunction!(tw_per_unit_var, m)?)?;
+    m.add_function(wrap_pyfunction!(harmonic_number, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("PolicyError", m.py().get_type::<PolicyError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;

@@ -32,8 +32,8 @@ fn main() {
     ) {
         Ok(r) => {
             println!(
-                "t/iter {:.4} ± {:.4} ms  (t_p {:.4} t_w {:.4}; eq6 {:.4} eq8 {:.4} eq12 {:.4} eq13 {:.4})",
-                r.time_per_iter, r.ci90_half_width, r.t_p, r.t_w, r.eq6, r.eq8, r.eq12, r.eq13
+                "t/iter {:.4} ± {:.4} ms  (t_p {:.4} t_w {:.4})",
+                r.time_per_iter, r.ci90_half_width, r.t_p, r.t_w
             );
             println!(
                 "U {:.4}  spin {:.1} ms (measured {:.1})  overhead {:.1} ms  cs {}  blocks {}  yields {} (alpha {:.2})  preempt {}  slots {}  frag {:.4}",

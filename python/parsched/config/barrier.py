@@ -157,28 +157,21 @@ class BarrierConfig(ConfigBase):
     def t_p(self) -> float:
         """t_p: mean compute per iteration, barrier cost included (eq. 1):
         barrier_cost + grain + var/2 (uniform), + var (exponential), or + the
-        sample mean (empirical)."""
-        if self.dist == "empirical":
-            return self.barrier_cost + (sum(self.samples) / len(self.samples)
-                                        if self.samples else 0.0)
-        spread = self.var if self.dist == "exponential" else 0.5 * self.var
-        return self.barrier_cost + self.grain + spread
+        sample mean (empirical). Computed by the core (``SyncConfig::t_p``)."""
+        return self._moments()[0]
 
     def t_w(self) -> float:
         """t_w: mean wait at the barrier on dedicated processors (eq. 4),
         E[max of n computes] − mean: var·(n−1)/(2(n+1)) for the uniform,
         var·(H_n − 1) for the exponential (H_n = 1 + 1/2 + ... + 1/n); for the
         empirical sample v_(1) <= ... <= v_(m), sum v_(i)·((i/m)^n − ((i−1)/m)^n)
-        minus the mean."""
-        if self.dist == "empirical":
-            v = sorted(self.samples)
-            m = len(v)
-            if m == 0:
-                return 0.0
-            emax = sum(x * (((i + 1) / m) ** self.n - (i / m) ** self.n)
-                       for i, x in enumerate(v))
-            return emax - sum(v) / m
-        return self.var * tw_per_unit_var(self.n, self.dist)
+        minus the mean. Computed by the core (``SyncConfig::t_w``)."""
+        return self._moments()[1]
+
+    def _moments(self) -> tuple[float, float]:
+        from .. import _core
+
+        return _core.barrier_moments(self.to_dict())
 
     @classmethod
     def for_tp_tw(cls, tp: float, tw: float, *, dist: str | None = None,
@@ -220,20 +213,22 @@ class BarrierConfig(ConfigBase):
 
 
 def harmonic_number(n: int) -> float:
-    """H_n = 1 + 1/2 + ... + 1/n."""
-    return math.fsum(1.0 / i for i in range(1, n + 1))
+    """H_n = 1 + 1/2 + ... + 1/n, correctly rounded (the core's)."""
+    from .. import _core
+
+    return _core.harmonic_number(n)
 
 
 def tw_per_unit_var(n: int, dist: str = "uniform") -> float:
     """t_w / var, a pure number: the mean wait at the barrier of a gang of ``n``
     (E[max of n] − mean of the compute spread) per unit of ``var`` (ms per ms),
-    (n−1)/(2(n+1)) for U(0, var) and H_n − 1 for Exp(mean var). Not to be
-    confused with :func:`parsched.models.feitelson_rudolph.tw_ms_per_var_unit`
+    (n−1)/(2(n+1)) for U(0, var) and H_n − 1 for Exp(mean var) — the core's
+    (``sync::tw_per_unit_var``), the factor :meth:`BarrierConfig.t_w` uses. Not
+    to be confused with :func:`parsched.models.feitelson_rudolph.tw_ms_per_var_unit`
     (ms of t_w per unit of the synthetic program's VAR, eq. 14)."""
-    if dist == "exponential":
-        return harmonic_number(n) - 1.0
-    return (n - 1) / (2.0 * (n + 1))
+    from .. import _core
 
+    return _core.tw_per_unit_var(n, dist)
 
 
 BarrierConfig.__doc__ = _class_doc(BarrierConfig)

@@ -54,6 +54,7 @@ __all__ = [
     "experiment_predictions",
     "gang_library_switch_ms",
     "makbilan_mapping",
+    "model_values",
     "phase_boundaries",
     "phase_diagram",
     "t_block_compute",
@@ -242,8 +243,15 @@ def barrier_model(cfg) -> dict[str, float]:
     ``eq12`` (:func:`t_block_same`, fine grain) and ``eq13``
     (:func:`t_block_compute`, fine grain). The one computation that
     ``parsched reproduce gang`` and ``parsched simulate barrier`` print."""
-    tp, tw = cfg.t_p(), cfg.t_w()
-    n, l, tq, tcs, alpha = cfg.n, cfg.l, cfg.tq, cfg.tcs, cfg.alpha
+    return model_values(cfg.t_p(), cfg.t_w(), n=cfg.n, l=cfg.l, tq=cfg.tq,
+                        tcs=cfg.tcs, alpha=cfg.alpha)
+
+
+def model_values(tp: float, tw: float, *, n: int, l: int, tq: float, tcs: float,
+                 alpha: float) -> dict[str, float]:
+    """:func:`barrier_model` from t_p and t_w (the core's, eqs. 1-4) and the
+    machine parameters: the values every caller — ``simulate_barrier``'s
+    summary, ``parsched simulate barrier``, ``parsched reproduce gang`` — gets."""
     return {
         "t_p": tp,
         "t_w": tw,

@@ -360,15 +360,15 @@ impl SyncConfig {
     }
 
     /// t_w: mean waiting time per iteration on dedicated processors (eq. 4):
-    /// E[max of n] − mean; var·(n − 1)/(2(n + 1)) for uniforms, var·(H_n − 1)
-    /// for exponentials (H_n the n-th harmonic number).
+    /// E[max of n] − mean; `var · tw_per_unit_var(n, dist)` for uniforms and
+    /// exponentials; for an empirical sample v_(1) <= ... <= v_(m),
+    /// Σ v_(i)·((i/m)^n − ((i−1)/m)^n) minus the mean. The one computation:
+    /// Python's `BarrierConfig.t_w` calls it.
     pub fn t_w(&self) -> f64 {
         let n = self.n as f64;
         match self.dist {
-            ComputeDist::Uniform => self.var * (n - 1.0) / (2.0 * (n + 1.0)),
-            ComputeDist::Exponential => {
-                let h: f64 = (1..=self.n).map(|i| 1.0 / i as f64).sum();
-                self.var * (h - 1.0)
+            ComputeDist::Uniform | ComputeDist::Exponential => {
+                self.var * tw_per_unit_var(self.n, self.dist)
             }
             ComputeDist::Empirical => {
                 // E[max of n draws] from the sorted sample v_(1) <= ... <= v_(m):
@@ -401,6 +401,102 @@ impl SyncConfig {
             ComputeDist::Empirical => Dist::Empirical {
                 values: self.samples.iter().map(|x| x + bc).collect(),
             },
+        }
+    }
+}
+
+/// H_n = 1 + 1/2 + ... + 1/n, correctly rounded (the exact sum of the
+/// rounded terms, rounded once: Shewchuk's partials as in Python's
+/// `math.fsum`).
+pub fn harmonic_number(n: u32) -> f64 {
+    exact_sum((1..=n).map(|i| 1.0 / i as f64))
+}
+
+/// t_w per unit of `var`, a pure number: (n−1)/(2(n+1)) for U(grain, grain +
+/// var), H_n − 1 for grain + Exp(mean var); 0 for an empirical sample (whose
+/// t_w does not scale with var).
+pub fn tw_per_unit_var(n: u32, dist: ComputeDist) -> f64 {
+    match dist {
+        ComputeDist::Uniform => (n as f64 - 1.0) / (2.0 * (n as f64 + 1.0)),
+        ComputeDist::Exponential => harmonic_number(n) - 1.0,
+        ComputeDist::Empirical => 0.0,
+    }
+}
+
+/// The correctly rounded sum of finite values (Shewchuk's algorithm with
+/// Python's `math.fsum` final rounding).
+fn exact_sum(values: impl Iterator<Item = f64>) -> f64 {
+    let mut partials: Vec<f64> = Vec::new();
+    for mut x in values {
+        let mut i = 0;
+        for j in 0..partials.len() {
+            let mut y = partials[j];
+            if x.abs() < y.abs() {
+                std::mem::swap(&mut x, &mut y);
+            }
+            let hi = x + y;
+            let lo = y - (hi - x);
+            if lo != 0.0 {
+                partials[i] = lo;
+                i += 1;
+            }
+            x = hi;
+        }
+        partials.truncate(i);
+        partials.push(x);
+    }
+    let Some(mut hi) = partials.pop() else {
+        return 0.0;
+    };
+    let mut lo = 0.0;
+    while let Some(y) = partials.pop() {
+        let x = hi;
+        hi = x + y;
+        let yr = hi - x;
+        lo = y - yr;
+        if lo != 0.0 {
+            break;
+        }
+    }
+    // Round half-even correctly when the rest would tip the last bit.
+    if let Some(&next) = partials.last() {
+        if (lo < 0.0 && next < 0.0) || (lo > 0.0 && next > 0.0) {
+            let y = lo * 2.0;
+            let x = hi + y;
+            if y == x - hi {
+                hi = x;
+            }
+        }
+    }
+    hi
+}
+
+#[cfg(test)]
+mod sum_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn exact_sums_and_the_harmonic_numbers_python_gives() {
+        assert_eq!(exact_sum([1e16, 1.0, -1e16].into_iter()), 1.0);
+        assert_eq!(exact_sum(std::iter::empty()), 0.0);
+        // math.fsum(1/i for i in 1..=n) in Python.
+        assert_eq!(harmonic_number(10), 2.9289682539682538);
+        assert_eq!(harmonic_number(1000), 7.485470860550345);
+        assert_eq!(tw_per_unit_var(10, ComputeDist::Uniform), 9.0 / 22.0);
+    }
+
+    proptest! {
+        /// Values k·2^-20 with |k| < 2^40 and a huge cancelling pair: the
+        /// exact sum is an integer count of 2^-20, so exactly known.
+        #[test]
+        fn exact_sum_is_exact(ks in proptest::collection::vec(-(1i64 << 40)..(1i64 << 40), 0..40)) {
+            let unit = 2f64.powi(-20);
+            let mut v: Vec<f64> = ks.iter().map(|&k| k as f64 * unit).collect();
+            v.insert(v.len() / 2, 1e30);
+            v.push(-1e30);
+            let exact: i128 = ks.iter().map(|&k| k as i128).sum();
+            prop_assert_eq!(exact_sum(v.into_iter()), exact as f64 * unit);
         }
     }
 }

@@ -124,7 +124,6 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
-mod analytic;
 mod audit;
 mod config;
 mod fast;
@@ -134,7 +133,10 @@ mod result;
 #[cfg(test)]
 mod tests;
 
-pub use config::{Competitors, ComputeDist, SyncConfig, SyncSched, WaitStrategy, Wakeup, KEYS};
+pub use config::{
+    harmonic_number, tw_per_unit_var, Competitors, ComputeDist, SyncConfig, SyncSched,
+    WaitStrategy, Wakeup, KEYS,
+};
 use fast::draw;
 use result::log_bins;
 pub use result::SyncResult;
@@ -424,10 +426,6 @@ pub fn run(cfg: &SyncConfig, opts: SyncOptions) -> Result<SyncResult, crate::poo
         max_pending: m.max_pending,
         t_p: cfg.t_p(),
         t_w: cfg.t_w(),
-        eq6: cfg.eq6(),
-        eq8: cfg.eq8(),
-        eq12: cfg.eq12(),
-        eq13: cfg.eq13(),
         wall_seconds: wall.elapsed().as_secs_f64(),
     })
 }

@@ -54,13 +54,11 @@ pub struct SyncResult {
     pub events: u64,
     /// Most events pending at once (bounded: no growth with k).
     pub max_pending: usize,
-    /// Model predictions for this configuration.
+    /// t_p and t_w of this configuration (eqs. 1–4; the seed's equations
+    /// built on them are computed in one place, Python's
+    /// `parsched.models.feitelson_rudolph`).
     pub t_p: f64,
     pub t_w: f64,
-    pub eq6: f64,
-    pub eq8: f64,
-    pub eq12: f64,
-    pub eq13: f64,
     /// Wall-clock seconds (not deterministic; excluded from comparisons by
     /// [`SyncResult::same_simulation`]).
     pub wall_seconds: f64,
