@@ -306,6 +306,9 @@ def tw_per_unit_var(n: int, dist: str) -> float:
 def harmonic_number(n: int) -> float:
     """H_n = 1 + 1/2 + ... + 1/n, correctly rounded."""
 
+def check_arrivals(columns: dict[str, Any], procs: int | None = None) -> None:
+    """The core's checks of an arrivals list; raises ConfigError naming the row."""
+
 class RuntimeUnavailable(RuntimeError):
     """No cgroup freezer/cpuset, or no permission to use them."""
 

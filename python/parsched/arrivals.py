@@ -12,8 +12,10 @@ from __future__ import annotations
 import csv
 import math
 import os
+import re
 
 from .config import Arrivals
+from .config.pools import check_arrivals
 from .errors import ConfigError
 
 __all__ = ["load_arrivals"]
@@ -53,35 +55,27 @@ def load_arrivals(path: str | os.PathLike[str], P: int | None = None) -> Arrival
     has_pw = len(header) == 3
     if len(rows) == 1:
         raise ConfigError("arrivals", f"{name}: no jobs after the header", "at least one row")
-    prev = -math.inf
+    lines: list[int] = []
     for lineno, row in rows[1:]:
         if len(row) != len(header):
             raise ConfigError(
                 "arrivals", f"{name} line {lineno}: {len(row)} fields",
                 f"{len(header)} fields ({','.join(header)})",
             )
-        a = _num(row[0], name, lineno, "arrival")
-        if a < 0:
-            raise ConfigError("arrival", f"{name} line {lineno}: {row[0].strip()} is negative",
-                              "times >= 0")
-        if a < prev:
-            raise ConfigError(
-                "arrival", f"{name} line {lineno}: {row[0].strip()} is before the previous "
-                "arrival", "nondecreasing times",
-            )
-        prev = a
-        dv = _int(row[1], name, lineno)
-        if dv < 1 or (P is not None and dv > P):
-            top = f"1..{P}" if P is not None else "integers >= 1"
-            raise ConfigError("d", f"{name} line {lineno}: {row[1].strip()} is out of range", top)
-        arrival.append(a)
-        d.append(dv)
+        lines.append(lineno)
+        arrival.append(_num(row[0], name, lineno, "arrival"))
+        d.append(_int(row[1], name, lineno))
         if has_pw:
-            w = _num(row[2], name, lineno, "para_work")
-            if w <= 0:
-                raise ConfigError("para_work", f"{name} line {lineno}: {row[2].strip()} is not "
-                                  "positive", "> 0")
-            para.append(w)
+            para.append(_num(row[2], name, lineno, "para_work"))
+    columns = {"arrival": arrival, "d": d, **({"para_work": para} if has_pw else {})}
+    try:
+        check_arrivals(columns, P)  # the core's rules, reported at the file's line
+    except ConfigError as e:
+        m = re.fullmatch(r"arrivals row (\d+): (\w+)", e.field)
+        if m is None:
+            raise
+        line = lines[int(m.group(1)) - 1]
+        raise ConfigError(m.group(2), f"{name} line {line}: {e.message}", e.allowed) from None
     return Arrivals(tuple(arrival), tuple(d), tuple(para) if has_pw else None)
 
 

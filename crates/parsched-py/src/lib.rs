@@ -169,9 +169,10 @@ fn arrivals_of(v: &Bound<'_, PyAny>) -> PyResult<Vec<Arrival>> {
     let mut out = Vec::with_capacity(arrival.len());
     for (i, (&t, &dv)) in arrival.iter().zip(&dd).enumerate() {
         if dv.fract() != 0.0 || !(1.0..4e9).contains(&dv) {
-            return Err(ConfigError::new_err(format!(
-                "arrivals row {}: d: {dv} is not a positive integer; allowed: 1 <= d <= P",
-                i + 1
+            return Err(config_err(parsched_core::ConfigError::new(
+                format!("arrivals row {}: d", i + 1),
+                format!("{dv} is not a positive integer"),
+                "1 <= d <= P",
             )));
         }
         out.push(Arrival {
@@ -679,6 +680,16 @@ fn harmonic_number(n: u32) -> f64 {
     sync::harmonic_number(n)
 }
 
+/// Checks an arrivals list (columns `arrival`, `d`, optional `para_work`)
+/// with the core's rules; `procs` (if given) bounds d. Raises `ConfigError`
+/// naming the row (`arrivals row N: COLUMN`).
+#[pyfunction]
+#[pyo3(signature = (columns, procs=None))]
+fn check_arrivals(columns: &Bound<'_, PyAny>, procs: Option<u32>) -> PyResult<()> {
+    let list = arrivals_of(columns)?;
+    parsched_sim::workload::check_arrivals(&list, procs.unwrap_or(u32::MAX)).map_err(config_err)
+}
+
 /// The keys `simulate_batch` accepts.
 #[pyfunction]
 fn batch_keys() -> Vec<&'static str> {
@@ -721,6 +732,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(barrier_moments, m)?)?;
     m.add_function(wrap_pyfunction!(tw_per_unit_var, m)?)?;
     m.add_function(wrap_pyfunction!(harmonic_number, m)?)?;
+    m.add_function(wrap_pyfunction!(check_arrivals, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("PolicyError", m.py().get_type::<PolicyError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;

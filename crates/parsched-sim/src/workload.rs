@@ -209,6 +209,9 @@ pub struct Arrival {
 
 /// Validates an arrivals list against a machine of `procs` processors.
 pub fn check_arrivals(list: &[Arrival], procs: u32) -> Result<(), ConfigError> {
+    if list.is_empty() {
+        return Err(ConfigError::new("arrivals", "no jobs", "at least one row"));
+    }
     let mut last = 0.0f64;
     for (i, a) in list.iter().enumerate() {
         let row = i + 1;
@@ -231,11 +234,11 @@ pub fn check_arrivals(list: &[Arrival], procs: u32) -> Result<(), ConfigError> {
             ));
         }
         if let Some(w) = a.para_work {
-            if !(w >= 0.0 && w.is_finite()) {
+            if !(w > 0.0 && w.is_finite()) {
                 return Err(ConfigError::new(
                     format!("arrivals row {row}: para_work"),
-                    format!("{w} is negative"),
-                    "a non-negative number",
+                    format!("{w} is not a positive finite number"),
+                    "a positive number (a job's parallel work)",
                 ));
             }
         }

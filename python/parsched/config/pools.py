@@ -10,7 +10,16 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from ..errors import ConfigError
-from .base import ConfigBase, _as_float, _as_int, _class_doc, _doc, _toml_value, core_defaults
+from .base import (
+    ConfigBase,
+    _as_float,
+    _as_int,
+    _class_doc,
+    _core_error,
+    _doc,
+    _toml_value,
+    core_defaults,
+)
 
 __all__ = ["Arrivals", "PoolsConfig", "from_toml", "parse_value"]
 
@@ -38,26 +47,7 @@ class Arrivals:
         if self.para_work is not None:
             pw = tuple(_as_float("arrivals.para_work", v) for v in self.para_work)
             object.__setattr__(self, "para_work", pw)
-        n = len(arrival)
-        if n == 0:
-            raise ConfigError("arrivals", "no jobs", "at least one row")
-        if len(d) != n or (self.para_work is not None and len(self.para_work) != n):
-            raise ConfigError("arrivals", "columns have different lengths", "equal-length lists")
-        for i, a in enumerate(arrival):
-            if a < 0:
-                raise ConfigError("arrivals.arrival", f"row {i}: {a} is negative", ">= 0")
-            if i and a < arrival[i - 1]:
-                raise ConfigError(
-                    "arrivals.arrival", f"row {i}: {a} is before the previous arrival",
-                    "nondecreasing times",
-                )
-        for i, v in enumerate(d):
-            if v < 1:
-                raise ConfigError("arrivals.d", f"row {i}: {v} is below 1", "integers >= 1")
-        if self.para_work is not None:
-            for i, v in enumerate(self.para_work):
-                if v <= 0:
-                    raise ConfigError("arrivals.para_work", f"row {i}: {v} is not positive", "> 0")
+        check_arrivals(self.to_dict())
 
     def __len__(self) -> int:
         return len(self.arrival)
@@ -265,3 +255,15 @@ def from_toml(path: str | os.PathLike[str]) -> PoolsConfig:
 
 
 PoolsConfig.__doc__ = _class_doc(PoolsConfig)
+
+
+def check_arrivals(columns: Mapping[str, Any], procs: int | None = None) -> None:
+    """The core's checks of an arrivals list (``procs``, if given, bounds d): the
+    one definition of a valid job stream. Raises :class:`ConfigError` with the
+    field ``arrivals row N: COLUMN`` (N counts jobs from 1)."""
+    from .. import _core
+
+    try:
+        _core.check_arrivals(dict(columns), procs)
+    except _core.ConfigError as e:
+        raise _core_error(e) from None
