@@ -83,6 +83,8 @@ pub struct Engine<E> {
     seq: u64,
     /// If set, earlier than every entry of `queue`.
     front: Option<Entry<E>>,
+    /// Whether new earliest entries go to `front` (see [`Engine::with_front_slot`]).
+    use_front: bool,
     queue: BinaryHeap<Entry<E>>,
     processed: u64,
     cancelled: u64,
@@ -102,10 +104,26 @@ impl<E> Engine<E> {
             now: Time::ZERO,
             seq: 0,
             front: None,
+            use_front: false,
             queue: BinaryHeap::with_capacity(256),
             processed: 0,
             cancelled: 0,
             timers: Vec::new(),
+        }
+    }
+
+    /// An engine whose queue keeps the earliest entry in a front slot when it
+    /// is scheduled after everything queued, and takes it without heap
+    /// operations. It pays where a model mostly schedules its next event
+    /// earliest (the batch models: a job's end, then the pass at that instant;
+    /// ~10% faster) and costs where new events often land in front of
+    /// earlier-scheduled ones (the barrier machine's per-processor segments
+    /// under blocking: ~12% slower), so a model chooses it. The order is
+    /// (time, sequence) either way.
+    pub fn with_front_slot() -> Engine<E> {
+        Engine {
+            use_front: true,
+            ..Engine::new()
         }
     }
 
@@ -213,6 +231,10 @@ impl<E> Engine<E> {
     /// (the previous front, if any, goes to the heap), else into the heap.
     #[inline(always)]
     fn push(&mut self, e: Entry<E>) {
+        if !self.use_front {
+            self.queue.push(e);
+            return;
+        }
         match &self.front {
             Some(f) if e.key > f.key => self.queue.push(e),
             Some(_) => {
@@ -403,60 +425,66 @@ mod tests {
     /// reference that searches a plain list.
     #[test]
     fn random_schedules_pop_in_time_then_schedule_order() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rnd = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
-        let mut e: Engine<u64> = Engine::new();
-        let timers: Vec<Timer> = (0..4).map(|_| e.timer()).collect();
-        // Reference: (time, sequence, id, timer) of live events.
-        let mut live: Vec<(u64, u64, u64, Option<usize>)> = Vec::new();
-        let (mut seq, mut id) = (0u64, 0u64);
-        let mut popped = 0;
-        for _ in 0..20_000 {
-            let now = e.now().0;
-            match rnd(8) {
-                0..=2 => {
-                    let at = now + rnd(5);
-                    seq += 1;
-                    id += 1;
-                    e.schedule_at(Time(at), id);
-                    live.push((at, seq, id, None));
-                }
-                3 => {
-                    let k = rnd(4) as usize;
-                    let at = now + rnd(5);
-                    seq += 1;
-                    id += 1;
-                    e.set_timer(timers[k], Time(at), id);
-                    live.retain(|l| l.3 != Some(k));
-                    live.push((at, seq, id, Some(k)));
-                }
-                4 => {
-                    let k = rnd(4) as usize;
-                    e.cancel(timers[k]);
-                    live.retain(|l| l.3 != Some(k));
-                }
-                _ => {
-                    let want = live
-                        .iter()
-                        .enumerate()
-                        .min_by_key(|(_, l)| (l.0, l.1))
-                        .map(|(i, l)| (i, l.0, l.2));
-                    assert_eq!(e.next_live_time(), want.map(|w| Time(w.1)));
-                    assert_eq!(e.pop(), want.map(|w| w.2));
-                    if let Some((i, t, _)) = want {
-                        live.remove(i);
-                        assert_eq!(e.now(), Time(t));
-                        popped += 1;
+        for front in [false, true] {
+            let mut x = 0x9e37_79b9_7f4a_7c15u64;
+            let mut rnd = |n: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % n
+            };
+            let mut e: Engine<u64> = if front {
+                Engine::with_front_slot()
+            } else {
+                Engine::new()
+            };
+            let timers: Vec<Timer> = (0..4).map(|_| e.timer()).collect();
+            // Reference: (time, sequence, id, timer) of live events.
+            let mut live: Vec<(u64, u64, u64, Option<usize>)> = Vec::new();
+            let (mut seq, mut id) = (0u64, 0u64);
+            let mut popped = 0;
+            for _ in 0..20_000 {
+                let now = e.now().0;
+                match rnd(8) {
+                    0..=2 => {
+                        let at = now + rnd(5);
+                        seq += 1;
+                        id += 1;
+                        e.schedule_at(Time(at), id);
+                        live.push((at, seq, id, None));
+                    }
+                    3 => {
+                        let k = rnd(4) as usize;
+                        let at = now + rnd(5);
+                        seq += 1;
+                        id += 1;
+                        e.set_timer(timers[k], Time(at), id);
+                        live.retain(|l| l.3 != Some(k));
+                        live.push((at, seq, id, Some(k)));
+                    }
+                    4 => {
+                        let k = rnd(4) as usize;
+                        e.cancel(timers[k]);
+                        live.retain(|l| l.3 != Some(k));
+                    }
+                    _ => {
+                        let want = live
+                            .iter()
+                            .enumerate()
+                            .min_by_key(|(_, l)| (l.0, l.1))
+                            .map(|(i, l)| (i, l.0, l.2));
+                        assert_eq!(e.next_live_time(), want.map(|w| Time(w.1)));
+                        assert_eq!(e.pop(), want.map(|w| w.2));
+                        if let Some((i, t, _)) = want {
+                            live.remove(i);
+                            assert_eq!(e.now(), Time(t));
+                            popped += 1;
+                        }
                     }
                 }
             }
+            assert!(popped > 5_000, "{popped}");
         }
-        assert!(popped > 5_000, "{popped}");
     }
 
     struct Counter {

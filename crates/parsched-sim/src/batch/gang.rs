@@ -311,7 +311,7 @@ pub fn simulate_gang(
             ..MatrixOptions::default()
         },
     )?;
-    let mut engine = Engine::new();
+    let mut engine = Engine::with_front_slot();
     let unset = Outcome {
         start: u64::MAX,
         end: u64::MAX,

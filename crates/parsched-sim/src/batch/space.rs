@@ -298,7 +298,7 @@ pub fn simulate_with(
         arena: Vec::new(),
         res_at: if track { vec![(0, 0); n] } else { Vec::new() },
     };
-    let mut engine = Engine::new();
+    let mut engine = Engine::with_front_slot();
     if let Some(j) = jobs.first() {
         engine.schedule_at(Time(j.submit), SpaceEvent::JobSubmitted(0));
     }
