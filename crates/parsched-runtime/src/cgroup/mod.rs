@@ -273,6 +273,29 @@ pub(crate) fn release_tree(dir: &Path, to_procs: &Path) {
 }
 
 /// Thaws every group under `dir` (both freezer interfaces), best effort.
+/// Removes a job's group after its freeze file was reset: its processes go
+/// back to the mount's root group, then the directory must be gone.
+fn remove_group_dir(dir: &Path, mount: &Path) -> Result<()> {
+    release_tree(dir, &mount.join("cgroup.procs"));
+    if dir.exists() {
+        return Err(RuntimeError::Io {
+            what: format!("remove cgroup {}", dir.display()),
+            source: io::Error::other("still populated"),
+        });
+    }
+    Ok(())
+}
+
+/// The end of a backend's life: every group removed (errors ignored: the
+/// root's release below catches stragglers), the tree thawed and emptied.
+fn cleanup_root<F: Freezer + ?Sized>(f: &mut F, names: Vec<String>, root: &Path, mount: &Path) {
+    for n in names {
+        let _ = f.remove(&n);
+    }
+    thaw_tree(root);
+    release_tree(root, &mount.join("cgroup.procs"));
+}
+
 pub(crate) fn thaw_tree(dir: &Path) {
     write_existing(&dir.join("cgroup.freeze"), "0");
     write_existing(&dir.join("freezer.state"), "THAWED");

@@ -2,7 +2,7 @@
 //! kept frozen for good (the kernel's freezer static key stays on).
 
 use super::{
-    make_root, nap, open_rw, pread, pwrite, read_pids, release_tree, thaw_tree, v1_mount,
+    cleanup_root, make_root, nap, open_rw, pread, pwrite, read_pids, remove_group_dir, v1_mount,
     write_file, BackendKind, Freezer, FREEZE_TIMEOUT,
 };
 use crate::error::{Result, RuntimeError};
@@ -147,25 +147,15 @@ impl Freezer for Cgroup1 {
             return Ok(());
         };
         let _ = pwrite(&g.state, &g.dir, "THAWED");
-        release_tree(&g.dir, &self.mount.join("cgroup.procs"));
-        if g.dir.exists() {
-            return Err(RuntimeError::Io {
-                what: format!("remove cgroup {}", g.dir.display()),
-                source: io::Error::other("still populated"),
-            });
-        }
-        Ok(())
+        remove_group_dir(&g.dir, &self.mount)
     }
     fn roots(&self) -> Vec<PathBuf> {
         vec![self.root.clone()]
     }
     fn cleanup(&mut self) -> Result<()> {
         let names: Vec<String> = self.groups.keys().cloned().collect();
-        for n in names {
-            let _ = self.remove(&n);
-        }
-        thaw_tree(&self.root);
-        release_tree(&self.root, &self.mount.join("cgroup.procs"));
+        let (root, mount) = (self.root.clone(), self.mount.clone());
+        cleanup_root(self, names, &root, &mount);
         Ok(())
     }
 }

@@ -2,8 +2,8 @@
 //! `cgroup.events`; `cgroup.kill`; CPU time from `cpu.stat`.
 
 use super::{
-    cgroup_mounts, make_root, nap, open_rw, pread, pwrite, read_pids, release_tree, thaw_tree,
-    write_file, BackendKind, Freezer, FREEZE_TIMEOUT,
+    cgroup_mounts, cleanup_root, make_root, nap, open_rw, pread, pwrite, read_pids,
+    remove_group_dir, write_file, BackendKind, Freezer, FREEZE_TIMEOUT,
 };
 use crate::error::{Result, RuntimeError};
 use std::collections::BTreeMap;
@@ -185,25 +185,15 @@ impl Freezer for Cgroup2 {
             return Ok(());
         };
         let _ = pwrite(&g.freeze, &g.dir, "0");
-        release_tree(&g.dir, &self.mount.join("cgroup.procs"));
-        if g.dir.exists() {
-            return Err(RuntimeError::Io {
-                what: format!("remove cgroup {}", g.dir.display()),
-                source: io::Error::other("still populated"),
-            });
-        }
-        Ok(())
+        remove_group_dir(&g.dir, &self.mount)
     }
     fn roots(&self) -> Vec<PathBuf> {
         vec![self.root.clone()]
     }
     fn cleanup(&mut self) -> Result<()> {
         let names: Vec<String> = self.groups.keys().cloned().collect();
-        for n in names {
-            let _ = self.remove(&n);
-        }
-        thaw_tree(&self.root);
-        release_tree(&self.root, &self.mount.join("cgroup.procs"));
+        let (root, mount) = (self.root.clone(), self.mount.clone());
+        cleanup_root(self, names, &root, &mount);
         Ok(())
     }
 }
