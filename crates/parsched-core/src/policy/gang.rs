@@ -181,6 +181,8 @@ struct Row {
     free: u32,
     /// The row's gangs, ordered by their lowest processor.
     gangs: Vec<GangId>,
+    /// Each listed gang's lowest processor (same order; unique in a row).
+    firsts: Vec<u32>,
 }
 
 /// Ousterhout's matrix: rows are time slots, columns processors.
@@ -562,6 +564,7 @@ impl GangMatrix {
                 cells: vec![None; self.procs as usize],
                 free: self.procs,
                 gangs: Vec::new(),
+                firsts: Vec::new(),
             });
         }
         let row = &mut self.rows[alloc.slot.idx()];
@@ -570,12 +573,10 @@ impl GangMatrix {
             row.cells[p.idx()] = Some(gang);
         }
         row.free -= alloc.width();
-        let first = alloc.procs[0];
-        let placed = &self.gangs;
-        let at = row
-            .gangs
-            .partition_point(|g| placed.get(g).is_some_and(|a| a.procs[0] < first));
+        let first = alloc.procs[0].0;
+        let at = row.firsts.partition_point(|&f| f < first);
         row.gangs.insert(at, gang);
+        row.firsts.insert(at, first);
     }
 
     fn vacate(&mut self, alloc: &Allocation) {
@@ -585,7 +586,11 @@ impl GangMatrix {
             row.cells[p.idx()] = None;
         }
         row.free += alloc.width();
-        row.gangs.retain(|g| Some(*g) != gang);
+        if let Ok(at) = row.firsts.binary_search(&alloc.procs[0].0) {
+            debug_assert_eq!(Some(row.gangs[at]), gang);
+            row.gangs.remove(at);
+            row.firsts.remove(at);
+        }
     }
 
     fn trim(&mut self) {
