@@ -338,10 +338,11 @@ pub struct JobReport {
     /// or if it ended before it was classified.
     #[serde(default)]
     pub coscheduled: Option<bool>,
-    /// Flexible policy: voluntary and involuntary context switches observed
-    /// while the job held its slot, and the thawed seconds observed.
+    /// Flexible policy: what the classifier was given — the voluntary and
+    /// involuntary context switches observed while the job held its slot,
+    /// the thawed seconds and thread-seconds observed.
     #[serde(default)]
-    pub observed: Option<(u64, u64, f64)>,
+    pub observed: Option<parsched_core::policy::classify::Observation>,
 }
 
 impl JobReport {

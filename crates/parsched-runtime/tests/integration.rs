@@ -644,6 +644,12 @@ fn real_flexible_gangs_spinners_and_releases_blockers() {
         Some(false),
         "the blocking job is released"
     );
+    // The reports carry what the classifier saw.
+    let (spin, block) = (r[0].observed.unwrap(), r[1].observed.unwrap());
+    assert!(
+        block.voluntary_rate() > spin.voluntary_rate(),
+        "{spin:?} vs {block:?}"
+    );
     // After the release only one gang is left in the matrix.
     assert!(c.trace().last().unwrap().matrix.num_gangs() <= 1);
 }

@@ -270,6 +270,13 @@ impl GangScheduler {
         SlotChange { from, to }
     }
 
+    /// The slot [`GangScheduler::rotate`] would make current now, without
+    /// rotating (a machine that keeps a lone slot running without stopping
+    /// it asks first).
+    pub fn peek(&self, has_work: impl FnMut(GangId) -> bool) -> Option<SlotId> {
+        self.matrix.next_slot(self.current, has_work)
+    }
+
     /// Seed 001 §3.2's early switch: the running slot has no gang with work
     /// (every thread of it blocked or finished). `false` when no slot runs.
     pub fn should_switch_early(&self, mut has_work: impl FnMut(GangId) -> bool) -> bool {
@@ -378,7 +385,10 @@ mod tests {
         assert!(c.is_switch());
         assert!(s.should_switch_early(|x| x != g(2)));
         assert!(!s.should_switch_early(all));
-        // Only slot 2 has work: it goes on.
+        // Only slot 2 has work: it goes on (peek tells so without rotating).
+        assert_eq!(s.peek(|x| x == g(2)), Some(SlotId(2)));
+        assert_eq!(s.peek(|_| true), Some(SlotId(0)));
+        assert_eq!(s.current(), Some(SlotId(2)));
         let c = s.rotate(|x| x == g(2));
         assert!(c.is_same() && !c.starts_slot());
         let c = s.rotate(|_| false);

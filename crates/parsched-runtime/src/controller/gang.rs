@@ -78,7 +78,7 @@ impl Controller {
         // ahead at the rotation, which itself happens after admission.
         if from.is_some() && self.sched.waiting().len() == 0 {
             let live: Vec<bool> = self.jobs.iter().map(|j| j.live()).collect();
-            if self.sched.matrix().next_slot(from, |g| live[g.0 as usize]) == from {
+            if self.sched.peek(|g| live[g.0 as usize]) == from {
                 self.record(from, from, early);
                 self.spread_current();
                 return Ok(());

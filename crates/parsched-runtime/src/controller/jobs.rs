@@ -175,11 +175,7 @@ impl Controller {
             cpus: j.cpus.clone(),
             pool: j.pool,
             coscheduled: j.class.map(CoschedClass::is_coscheduled),
-            observed: (self.spec.policy == Policy::Flexible).then_some((
-                j.observed.voluntary,
-                j.observed.involuntary,
-                j.observed.wall_s,
-            )),
+            observed: (self.spec.policy == Policy::Flexible).then_some(j.observed),
         });
         Ok(())
     }
