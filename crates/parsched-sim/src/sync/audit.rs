@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl SyncMachine {
+impl<L: LocalScheduler> SyncMachine<L> {
     /// Invariants (audit mode).
     pub(super) fn check(&self, now: Time) -> Result<(), MachineError> {
         let err = |msg: String| MachineError::Invariant {

@@ -15,7 +15,7 @@ pub(super) fn draw(demand: &Dist, width: u32, rng: &mut StreamRng) -> u64 {
     }
 }
 
-impl SyncMachine {
+impl<L: LocalScheduler> SyncMachine<L> {
     /// Fast path for a co-scheduled busy-waiting gang: while every thread of
     /// the gang holds its processor and whole iterations fit before the
     /// earliest quantum or slot end, nothing can interrupt them, so they are

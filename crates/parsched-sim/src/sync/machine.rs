@@ -4,8 +4,25 @@
 use super::*;
 
 impl SyncMachine {
-    /// Builds the machine for a validated configuration.
+    /// Builds the machine for a validated configuration, each processor
+    /// scheduled by round robin with quantum τq (seed 001 §3.1).
     pub fn new(cfg: &SyncConfig, opts: SyncOptions) -> Result<SyncMachine, ConfigError> {
+        let capacity = cfg.l as usize + 2;
+        SyncMachine::with_local_schedulers(cfg, opts, |_| {
+            RoundRobin::with_capacity(ticks(cfg.tq), cfg.wakeup, capacity)
+        })
+    }
+}
+
+impl<L: LocalScheduler> SyncMachine<L> {
+    /// Builds the machine with `local(p)` as processor p's local scheduler
+    /// (any [`LocalScheduler`]; the periodic fast path applies only to round
+    /// robin). The configuration's `tq` and `wakeup` are the round robin's.
+    pub fn with_local_schedulers(
+        cfg: &SyncConfig,
+        opts: SyncOptions,
+        mut local: impl FnMut(ProcId) -> L,
+    ) -> Result<SyncMachine<L>, ConfigError> {
         cfg.validate()?;
         let p = cfg.procs();
         let mut gang = GangScheduler::new(GangMatrix::new(p, None)?, GangSchedOptions::default());
@@ -57,7 +74,7 @@ impl SyncMachine {
             fast: opts.fast,
             periodic: opts.fast && !opts.audit && cfg.wait == WaitStrategy::Busy,
             procs: (0..p)
-                .map(|_| Proc {
+                .map(|q| Proc {
                     thread: NONE,
                     last: NONE,
                     free_switch: true,
@@ -68,7 +85,7 @@ impl SyncMachine {
                     timer: false,
                     timer_fresh: false,
                     spin_timer: None,
-                    queue: RoundRobin::with_capacity(ticks(cfg.tq), cfg.wakeup, cfg.l as usize + 2),
+                    queue: local(ProcId(q)),
                 })
                 .collect(),
             threads: Vec::new(),
@@ -737,7 +754,7 @@ impl SyncMachine {
     }
 }
 
-impl SyncMachine {
+impl<L: LocalScheduler> SyncMachine<L> {
     /// The measured gang's index (for [`SyncMachine::observation`]).
     pub fn measured_gang(&self) -> u32 {
         self.measured
@@ -763,7 +780,7 @@ impl SyncMachine {
 
 /// One event of the machine. `Flow::Stop` hands the rest of the run to the
 /// periodic solver (the schedule became periodic at this instant).
-impl Model for SyncMachine {
+impl<L: LocalScheduler> Model for SyncMachine<L> {
     type Event = SyncEv;
     type Error = MachineError;
 

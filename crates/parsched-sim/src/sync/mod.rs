@@ -235,7 +235,7 @@ struct Batch {
     times: Vec<Time>,
 }
 
-struct Proc {
+struct Proc<L> {
     thread: u32,
     last: u32,
     /// The next dispatch is free (a block already paid for the switch).
@@ -259,7 +259,7 @@ struct Proc {
     /// The time of the pending two-phase spin timer, if any.
     spin_timer: Option<Time>,
     /// The processor's local scheduler (round robin with quantum τq).
-    queue: RoundRobin,
+    queue: L,
 }
 
 /// Events of the sync machine.
@@ -278,7 +278,7 @@ pub enum SyncEv {
 }
 
 /// The machine of seed 001.
-pub struct SyncMachine {
+pub struct SyncMachine<L: LocalScheduler = RoundRobin> {
     sched: SyncSched,
     tq: u64,
     tcs: u64,
@@ -291,7 +291,7 @@ pub struct SyncMachine {
     /// the schedule is periodic and the rest of the run is solved without
     /// events (see `run_periodic`).
     periodic: bool,
-    procs: Vec<Proc>,
+    procs: Vec<Proc<L>>,
     threads: Vec<Thread>,
     gangs: Vec<Gang>,
     measured: u32,

@@ -93,7 +93,7 @@ impl Pos {
     }
 }
 
-impl SyncMachine {
+impl<L: LocalScheduler> SyncMachine<L> {
     /// Whether the state at this instant (every event of it handled) is
     /// periodic: no skewing thread left, no batch in flight, every processor
     /// with a thread either alone on it or in a quantum whose timer was set
@@ -103,6 +103,15 @@ impl SyncMachine {
             return false;
         }
         if self.sched == SyncSched::Gang && self.gang.current().is_none() {
+            return false;
+        }
+        // The solver relies on rigid round-robin order.
+        if self.sched == SyncSched::Local
+            && self
+                .procs
+                .iter()
+                .any(|p| p.queue.as_round_robin().is_none())
+        {
             return false;
         }
         for g in &self.gangs {
@@ -307,7 +316,7 @@ impl SyncMachine {
         let inc = if s == 1 { self.tq } else { self.tq + self.tcs };
         let mut last: Vec<u32> = self.procs.iter().map(|q| q.last).collect();
         let (mut k, mut slot_start, mut e) = (0usize, self.slot_start.0, self.slot_end.0);
-        let switch_to = |m: &mut SyncMachine, k: usize, last: &mut [u32]| {
+        let switch_to = |m: &mut SyncMachine<L>, k: usize, last: &mut [u32]| {
             m.slot_switches += 1;
             m.overhead += p * m.tcs;
             let ns = rot[k];
