@@ -66,6 +66,24 @@ pub trait LocalScheduler {
         !self.is_empty()
     }
 
+    /// `running`'s quantum expired and it keeps the processor (no
+    /// preemption): it starts a new quantum. Priority schedulers apply the
+    /// expiry's level change here; round robin has nothing to do.
+    fn continue_running(&mut self, running: ThreadId) {
+        let _ = running;
+    }
+
+    /// Whether a thread just made ready (`woken`) preempts `running` at once.
+    /// Round robin: never (the woken thread waits its turn).
+    fn preempts(&self, woken: ThreadId, running: ThreadId) -> bool {
+        let _ = (woken, running);
+        false
+    }
+
+    /// Once per second of simulated time: ageing (starvation promotion).
+    /// Round robin: nothing.
+    fn on_second(&mut self) {}
+
     /// Raises `thread`'s priority (e.g. a message arrived for it). A queued
     /// thread moves ahead; returns whether the scheduler changed anything.
     fn boost(&mut self, thread: ThreadId) -> bool;

@@ -7,6 +7,7 @@
 //! | gang scheduling matrix (Ousterhout; Feitelson & Rudolph) | seed 001, section 3.2 | [`gang`] |
 //! | gang-scheduling state machine: admission, rotation, early switch, alternates | seed 001, section 3.2 | [`gang_sched`] |
 //! | local schedulers: per-processor / per-pool round robin | seed 001 §3.1, seed 000 §3.1 | [`local`] |
+//! | Solaris time-sharing dispatch table (priority levels, ageing, boost) | seed 003 §2–3 | [`ts`] |
 //! | waiting strategies: busy, block, two-phase, yield | seed 001 §2–3 | [`wait`] |
 //! | coscheduling classifier of flexible coscheduling (Frachtenberg et al.) | seed 002, section 4.2 | [`classify`] |
 //! | batch FCFS, EASY and conservative backfilling (Lifka; Mu'alem & Feitelson) | issue 4 | [`batch`] |
@@ -17,4 +18,5 @@ pub mod gang;
 pub mod gang_sched;
 pub mod local;
 pub mod pools;
+pub mod ts;
 pub mod wait;

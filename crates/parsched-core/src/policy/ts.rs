@@ -1,0 +1,643 @@
+//! Priority time-sharing driven by a dispatch table: the Solaris TS class,
+//! the local scheduler of every workstation in Nagar, Banerjee,
+//! Sivasubramaniam and Das, "A closer look at coscheduling approaches for a
+//! network of workstations", SPAA 1999 (seed 003, §2–3: Solaris 2.x nodes).
+//!
+//! The seed does not print the table. The shipped default is the standard
+//! Solaris time-sharing dispatcher parameter table (`ts_dptbl(4)`), as
+//! `dispadmin -c TS -g` prints it on a stock system (Sun/Oracle, *System
+//! Administration Guide*, "Timesharing Parameter Table", RES=1000, i.e.
+//! quanta in milliseconds): 60 levels, 0 lowest. Each level has
+//!
+//! * `quantum_ms` (`ts_quantum`): the time slice at that level (200 ms at
+//!   level 0 down to 20 ms at 59);
+//! * `tqexp` (`ts_tqexp`): the level after the thread used up its quantum
+//!   (lower: CPU-bound threads sink);
+//! * `slpret` (`ts_slpret`): the level after it returns from sleep
+//!   (50–59: woken threads rise);
+//! * `maxwait_s` (`ts_maxwait`) and `lwait` (`ts_lwait`): a ready thread that
+//!   has waited more than `maxwait_s` seconds (counted once per second, as
+//!   the kernel's `ts_dispwait`) moves to `lwait` — starvation promotion.
+//!
+//! [`TimeSharing`] is the policy of one run queue: the highest non-empty
+//! level runs first, FIFO within a level; a woken thread preempts a running
+//! one of lower level; a boost (seed 003's interrupt-and-boost and periodic
+//! boost: "set the target to TS 59", the digest's choice) raises a thread to
+//! the top level. Tables load from TOML (`[[level]]` entries) or from
+//! `dispadmin -c TS -g` text ([`DispatchTable::parse_dispadmin`]).
+
+use crate::error::ConfigError;
+use crate::ids::ThreadId;
+use crate::policy::local::{EnqueueReason, LocalScheduler};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// One priority level of a dispatch table (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DispatchLevel {
+    pub quantum_ms: u32,
+    pub tqexp: u8,
+    pub slpret: u8,
+    pub maxwait_s: u32,
+    pub lwait: u8,
+}
+
+/// A time-sharing dispatch table: level 0 (lowest) first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DispatchTable {
+    pub level: Vec<DispatchLevel>,
+}
+
+/// The stock Solaris table as `dispadmin -c TS -g` prints it (RES=1000).
+const SOLARIS_TS: &str = "\
+# Time Sharing Dispatcher Configuration
+RES=1000
+# ts_quantum  ts_tqexp  ts_slpret  ts_maxwait ts_lwait  PRIORITY LEVEL
+200 0 50 0 50 # 0
+200 0 50 0 50 # 1
+200 0 50 0 50 # 2
+200 0 50 0 50 # 3
+200 0 50 0 50 # 4
+200 0 50 0 50 # 5
+200 0 50 0 50 # 6
+200 0 50 0 50 # 7
+200 0 50 0 50 # 8
+200 0 50 0 50 # 9
+160 0 51 0 51 # 10
+160 1 51 0 51 # 11
+160 2 51 0 51 # 12
+160 3 51 0 51 # 13
+160 4 51 0 51 # 14
+160 5 51 0 51 # 15
+160 6 51 0 51 # 16
+160 7 51 0 51 # 17
+160 8 51 0 51 # 18
+160 9 51 0 51 # 19
+120 10 52 0 52 # 20
+120 11 52 0 52 # 21
+120 12 52 0 52 # 22
+120 13 52 0 52 # 23
+120 14 52 0 52 # 24
+120 15 52 0 52 # 25
+120 16 52 0 52 # 26
+120 17 52 0 52 # 27
+120 18 52 0 52 # 28
+120 19 52 0 52 # 29
+80 20 53 0 53 # 30
+80 21 53 0 53 # 31
+80 22 53 0 53 # 32
+80 23 53 0 53 # 33
+80 24 53 0 53 # 34
+80 25 54 0 54 # 35
+80 26 54 0 54 # 36
+80 27 54 0 54 # 37
+80 28 54 0 54 # 38
+80 29 54 0 54 # 39
+40 30 55 0 55 # 40
+40 31 55 0 55 # 41
+40 32 55 0 55 # 42
+40 33 55 0 55 # 43
+40 34 55 0 55 # 44
+40 35 56 0 56 # 45
+40 36 57 0 57 # 46
+40 37 58 0 58 # 47
+40 38 58 0 58 # 48
+40 39 58 0 59 # 49
+40 40 58 0 59 # 50
+40 41 58 0 59 # 51
+40 42 58 0 59 # 52
+40 43 58 0 59 # 53
+40 44 58 0 59 # 54
+40 45 58 0 59 # 55
+40 46 58 0 59 # 56
+40 47 58 0 59 # 57
+40 48 58 0 59 # 58
+20 49 59 32000 59 # 59
+";
+
+impl DispatchTable {
+    /// The stock Solaris TS table (60 levels; see the module documentation).
+    pub fn solaris() -> DispatchTable {
+        DispatchTable::parse_dispadmin(SOLARIS_TS).expect("the shipped table is valid")
+    }
+
+    /// Parses `dispadmin -c TS -g` output: `RES=n` (quanta in 1/n s; 1000 if
+    /// absent), then one line per level, `quantum tqexp slpret maxwait
+    /// lwait`, comments after `#`. Errors name the line.
+    pub fn parse_dispadmin(text: &str) -> Result<DispatchTable, ConfigError> {
+        let mut res: u64 = 1000;
+        let mut level = Vec::new();
+        for (i, raw) in text.lines().enumerate() {
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let bad = |what: &str| {
+                ConfigError::new(
+                    "dispatch_table",
+                    format!("line {}: {what}: {raw:?}", i + 1),
+                    "RES=n, then lines 'quantum tqexp slpret maxwait lwait'",
+                )
+            };
+            if let Some(v) = line.strip_prefix("RES=") {
+                res = v
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|&r| r > 0)
+                    .ok_or_else(|| bad("RES is not a positive integer"))?;
+                continue;
+            }
+            let f: Vec<u64> = line
+                .split_whitespace()
+                .map(|w| w.parse::<u64>())
+                .collect::<Result<_, _>>()
+                .map_err(|_| bad("not five non-negative integers"))?;
+            let [q, tqexp, slpret, maxwait, lwait] = f[..] else {
+                return Err(bad("not five fields"));
+            };
+            let small = |v: u64| u8::try_from(v).map_err(|_| bad("a level above 255"));
+            let quantum_ms = u32::try_from(q * 1000 / res)
+                .ok()
+                .filter(|&ms| ms > 0)
+                .ok_or_else(|| bad("quantum rounds to 0 ms or is too large"))?;
+            level.push(DispatchLevel {
+                quantum_ms,
+                tqexp: small(tqexp)?,
+                slpret: small(slpret)?,
+                maxwait_s: u32::try_from(maxwait).map_err(|_| bad("maxwait too large"))?,
+                lwait: small(lwait)?,
+            });
+        }
+        let t = DispatchTable { level };
+        t.validate()?;
+        Ok(t)
+    }
+
+    /// Every level names levels of the table; quanta are positive; 1 to 256
+    /// levels.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let n = self.level.len();
+        if n == 0 || n > 256 {
+            return Err(ConfigError::new(
+                "dispatch_table",
+                format!("{n} levels"),
+                "1 to 256 levels",
+            ));
+        }
+        for (i, l) in self.level.iter().enumerate() {
+            for (name, v) in [("tqexp", l.tqexp), ("slpret", l.slpret), ("lwait", l.lwait)] {
+                if v as usize >= n {
+                    return Err(ConfigError::new(
+                        "dispatch_table",
+                        format!("level {i}: {name} = {v} is not a level"),
+                        format!("0..={}", n - 1),
+                    ));
+                }
+            }
+            if l.quantum_ms == 0 {
+                return Err(ConfigError::new(
+                    "dispatch_table",
+                    format!("level {i}: quantum_ms = 0"),
+                    "a positive quantum",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The highest level.
+    pub fn top(&self) -> u8 {
+        (self.level.len() - 1) as u8
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct ThreadState {
+    level: u8,
+    /// Seconds waited on the queue since the last expiry or wake-up.
+    dispwait: u32,
+    queued: bool,
+}
+
+/// The time-sharing policy of one run queue (see the module documentation).
+#[derive(Debug, Clone)]
+pub struct TimeSharing {
+    table: DispatchTable,
+    ticks_per_ms: u64,
+    initial: u8,
+    queues: Vec<VecDeque<ThreadId>>,
+    threads: Vec<ThreadState>,
+    ready: usize,
+}
+
+impl TimeSharing {
+    /// A run queue over `table`, with `ticks_per_ms` ticks per millisecond;
+    /// new threads start at `initial` (Solaris gives new processes their
+    /// parent's level; a shell's user processes usually start mid-table, so
+    /// 29 is the usual choice for the 60-level table).
+    pub fn new(
+        table: DispatchTable,
+        ticks_per_ms: u64,
+        initial: u8,
+    ) -> Result<TimeSharing, ConfigError> {
+        table.validate()?;
+        if initial as usize >= table.level.len() {
+            return Err(ConfigError::new(
+                "initial_level",
+                format!("{initial} is not a level"),
+                format!("0..={}", table.top()),
+            ));
+        }
+        let n = table.level.len();
+        Ok(TimeSharing {
+            table,
+            ticks_per_ms,
+            initial,
+            queues: vec![VecDeque::new(); n],
+            threads: Vec::new(),
+            ready: 0,
+        })
+    }
+
+    /// The table.
+    pub fn table(&self) -> &DispatchTable {
+        &self.table
+    }
+
+    /// `thread`'s current level (its initial level if it was never seen).
+    pub fn level(&self, thread: ThreadId) -> u8 {
+        self.threads
+            .get(thread.0 as usize)
+            .map_or(self.initial, |s| s.level)
+    }
+
+    fn state(&mut self, thread: ThreadId) -> &mut ThreadState {
+        let i = thread.0 as usize;
+        if i >= self.threads.len() {
+            let initial = self.initial;
+            self.threads.resize(
+                i + 1,
+                ThreadState {
+                    level: initial,
+                    ..ThreadState::default()
+                },
+            );
+        }
+        &mut self.threads[i]
+    }
+
+    fn highest_queued(&self) -> Option<u8> {
+        self.queues
+            .iter()
+            .rposition(|q| !q.is_empty())
+            .map(|l| l as u8)
+    }
+
+    fn unqueue(&mut self, thread: ThreadId) -> bool {
+        let level = self.level(thread) as usize;
+        let q = &mut self.queues[level];
+        match q.iter().position(|&t| t == thread) {
+            Some(k) => {
+                q.remove(k);
+                self.ready -= 1;
+                self.state(thread).queued = false;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn push(&mut self, thread: ThreadId, level: u8, front: bool) {
+        let s = self.state(thread);
+        debug_assert!(!s.queued, "{thread} queued twice");
+        s.level = level;
+        s.queued = true;
+        let q = &mut self.queues[level as usize];
+        if front {
+            q.push_front(thread)
+        } else {
+            q.push_back(thread)
+        }
+        self.ready += 1;
+    }
+}
+
+impl LocalScheduler for TimeSharing {
+    fn enqueue(&mut self, thread: ThreadId, reason: EnqueueReason) {
+        let cur = self.level(thread);
+        let entry = self.table.level[cur as usize];
+        let level = match reason {
+            EnqueueReason::New | EnqueueReason::Yielded => cur,
+            EnqueueReason::QuantumExpired => entry.tqexp,
+            EnqueueReason::Woken => entry.slpret,
+            EnqueueReason::Boosted => self.table.top(),
+        };
+        if matches!(reason, EnqueueReason::QuantumExpired | EnqueueReason::Woken) {
+            self.state(thread).dispwait = 0;
+        }
+        self.push(thread, level, false);
+    }
+
+    fn pick_next(&mut self) -> Option<ThreadId> {
+        let level = self.highest_queued()?;
+        let t = self.queues[level as usize].pop_front()?;
+        self.ready -= 1;
+        self.state(t).queued = false;
+        Some(t)
+    }
+
+    fn quantum(&self, thread: ThreadId) -> u64 {
+        self.table.level[self.level(thread) as usize].quantum_ms as u64 * self.ticks_per_ms
+    }
+
+    fn len(&self) -> usize {
+        self.ready
+    }
+
+    fn queued(&self) -> Vec<ThreadId> {
+        self.queues.iter().rev().flatten().copied().collect()
+    }
+
+    /// The expired thread drops to `tqexp` and yields to anyone queued at or
+    /// above that level.
+    fn should_preempt(&self, running: ThreadId) -> bool {
+        let after = self.table.level[self.level(running) as usize].tqexp;
+        self.highest_queued().is_some_and(|h| h >= after)
+    }
+
+    fn continue_running(&mut self, running: ThreadId) {
+        let after = self.table.level[self.level(running) as usize].tqexp;
+        let s = self.state(running);
+        s.level = after;
+        s.dispwait = 0;
+    }
+
+    fn preempts(&self, woken: ThreadId, running: ThreadId) -> bool {
+        self.level(woken) > self.level(running)
+    }
+
+    /// Every queued thread waited one more second; past its level's
+    /// `maxwait_s` it moves to `lwait` (the tail of that queue).
+    fn on_second(&mut self) {
+        let mut promote = Vec::new();
+        for (level, q) in self.queues.iter().enumerate() {
+            let entry = self.table.level[level];
+            for &t in q {
+                let s = &mut self.threads[t.0 as usize];
+                s.dispwait += 1;
+                if s.dispwait > entry.maxwait_s {
+                    promote.push((t, entry.lwait));
+                }
+            }
+        }
+        for (t, lwait) in promote {
+            self.unqueue(t);
+            self.state(t).dispwait = 0;
+            self.push(t, lwait, false);
+        }
+    }
+
+    /// To the top level (seed 003's boost: "set the target to TS 59"); a
+    /// queued thread moves to the head of the top queue.
+    fn boost(&mut self, thread: ThreadId) -> bool {
+        let top = self.table.top();
+        if self.unqueue(thread) {
+            self.push(thread, top, true);
+            return true;
+        }
+        let s = self.state(thread);
+        let changed = s.level != top;
+        s.level = top;
+        changed
+    }
+
+    /// One level down (spin-yield lowers the spinner), to the tail.
+    fn lower(&mut self, thread: ThreadId) -> bool {
+        let level = self.level(thread);
+        if level == 0 {
+            return false;
+        }
+        if self.unqueue(thread) {
+            self.push(thread, level - 1, false);
+        } else {
+            self.state(thread).level = level - 1;
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn t(i: u32) -> ThreadId {
+        ThreadId(i)
+    }
+
+    #[test]
+    fn the_shipped_table_is_solaris() {
+        let d = DispatchTable::solaris();
+        assert_eq!(d.level.len(), 60);
+        let l0 = d.level[0];
+        assert_eq!(
+            (l0.quantum_ms, l0.tqexp, l0.slpret, l0.maxwait_s, l0.lwait),
+            (200, 0, 50, 0, 50)
+        );
+        let l59 = d.level[59];
+        assert_eq!(
+            (
+                l59.quantum_ms,
+                l59.tqexp,
+                l59.slpret,
+                l59.maxwait_s,
+                l59.lwait
+            ),
+            (20, 49, 59, 32000, 59)
+        );
+        // Quanta shrink as levels rise; CPU-bound threads sink by 10 (above 10).
+        for (i, l) in d.level.iter().enumerate() {
+            assert!(i < 10 || l.tqexp as usize == i - 10, "level {i}");
+            assert!(l.slpret >= 50);
+        }
+        assert!(d
+            .level
+            .windows(2)
+            .all(|w| w[0].quantum_ms >= w[1].quantum_ms));
+    }
+
+    #[test]
+    fn tables_load_from_toml() {
+        let d = DispatchTable::solaris();
+        let text = toml::to_string(&d).unwrap();
+        assert!(text.contains("[[level]]"), "{text}");
+        let back: DispatchTable = toml::from_str(&text).unwrap();
+        assert_eq!(back, d);
+        let two: DispatchTable = toml::from_str(
+            "[[level]]\nquantum_ms = 100\ntqexp = 0\nslpret = 1\nmaxwait_s = 0\nlwait = 1\n\
+             [[level]]\nquantum_ms = 10\ntqexp = 0\nslpret = 1\nmaxwait_s = 5\nlwait = 1\n",
+        )
+        .unwrap();
+        assert!(two.validate().is_ok());
+        assert!(toml::from_str::<DispatchTable>("[[level]]\nquantum = 1\n").is_err());
+    }
+
+    #[test]
+    fn dispadmin_text_errors_name_the_line() {
+        let e = DispatchTable::parse_dispadmin("RES=1000\n200 0 50 0\n").unwrap_err();
+        assert_eq!(e.field, "dispatch_table");
+        assert!(e.message.starts_with("line 2:"), "{e}");
+        let e = DispatchTable::parse_dispadmin("100 0 5 0 0 # 0\n").unwrap_err();
+        assert!(e.message.contains("slpret = 5 is not a level"), "{e}");
+        // RES=100: quanta in 1/100 s.
+        let d = DispatchTable::parse_dispadmin("RES=100\n20 0 1 0 1\n4 0 1 0 1\n").unwrap();
+        assert_eq!(d.level[0].quantum_ms, 200);
+        assert!(DispatchTable::parse_dispadmin("").is_err());
+        assert!(DispatchTable::parse_dispadmin("RES=0\n1 0 0 0 0\n").is_err());
+    }
+
+    #[test]
+    fn levels_move_as_the_table_says() {
+        let mut ts = TimeSharing::new(DispatchTable::solaris(), 1000, 29).unwrap();
+        ts.enqueue(t(1), EnqueueReason::New);
+        ts.enqueue(t(2), EnqueueReason::New);
+        assert_eq!(ts.pick_next(), Some(t(1)));
+        assert_eq!(ts.quantum(t(1)), 120 * 1000);
+        // t1 expires at 29: drops to 19 and t2 (29) goes first.
+        assert!(ts.should_preempt(t(1)));
+        ts.enqueue(t(1), EnqueueReason::QuantumExpired);
+        assert_eq!(ts.level(t(1)), 19);
+        assert_eq!(ts.pick_next(), Some(t(2)));
+        // t2 expires too: t1 waits at 19, t2's expiry level, so t2 yields.
+        assert!(ts.should_preempt(t(2)));
+        ts.enqueue(t(2), EnqueueReason::QuantumExpired);
+        assert_eq!(ts.pick_next(), Some(t(1)));
+        // t1 expires with t2 queued at 19 above its expiry level 9: it
+        // yields; alone, it keeps the processor and sinks to 9.
+        assert!(ts.should_preempt(t(1)));
+        assert_eq!(ts.pick_next(), Some(t(2)));
+        assert!(!ts.should_preempt(t(2)));
+        ts.continue_running(t(2));
+        assert_eq!(ts.level(t(2)), 9);
+        ts.enqueue(t(1), EnqueueReason::Yielded);
+        assert_eq!(ts.level(t(1)), 19);
+        assert_eq!(ts.pick_next(), Some(t(1)));
+        // A woken thread returns high and preempts a lower runner.
+        ts.enqueue(t(3), EnqueueReason::New);
+        assert_eq!(ts.pick_next(), Some(t(3)));
+        ts.enqueue(t(3), EnqueueReason::Woken); // from 29: slpret 52
+        assert_eq!(ts.level(t(3)), 52);
+        assert!(ts.preempts(t(3), t(2)));
+        assert_eq!(ts.pick_next(), Some(t(3)));
+        // Boost: top level, head of the queue.
+        ts.enqueue(t(1), EnqueueReason::Yielded);
+        ts.enqueue(t(2), EnqueueReason::Yielded);
+        assert!(ts.boost(t(1)));
+        assert_eq!(ts.level(t(1)), 59);
+        assert_eq!(ts.queued(), vec![t(1), t(2)]);
+        assert!(ts.lower(t(1)));
+        assert_eq!(ts.level(t(1)), 58);
+        assert_eq!(ts.pick_next(), Some(t(1)));
+        assert_eq!(ts.pick_next(), Some(t(2)));
+        assert_eq!(ts.pick_next(), None);
+        // Boosting a running thread raises the level it will be queued at.
+        assert!(ts.boost(t(2)));
+        assert_eq!(ts.level(t(2)), 59);
+    }
+
+    #[test]
+    fn starving_threads_are_promoted_after_maxwait() {
+        let mut ts = TimeSharing::new(DispatchTable::solaris(), 1, 0).unwrap();
+        ts.enqueue(t(1), EnqueueReason::New); // level 0: maxwait 0, lwait 50
+        ts.on_second(); // waited 1 s > 0
+        assert_eq!(ts.level(t(1)), 50);
+        assert_eq!(ts.queued(), vec![t(1)]);
+        // Level 59 waits 32000 s before promotion (to itself).
+        ts.boost(t(1));
+        for _ in 0..10 {
+            ts.on_second();
+        }
+        assert_eq!(ts.level(t(1)), 59);
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Enqueue(u32, u8),
+        Pick,
+        Boost(u32),
+        Lower(u32),
+        Second,
+        Continue(u32),
+    }
+
+    fn reason(k: u8) -> EnqueueReason {
+        [
+            EnqueueReason::New,
+            EnqueueReason::QuantumExpired,
+            EnqueueReason::Woken,
+            EnqueueReason::Yielded,
+            EnqueueReason::Boosted,
+        ][k as usize % 5]
+    }
+
+    proptest! {
+        /// Levels stay in the table, the queue holds exactly the threads
+        /// enqueued and not picked (each once), and picks are always from
+        /// the highest non-empty level.
+        #[test]
+        fn time_sharing_invariants(
+            initial in 0u8..60,
+            ops in proptest::collection::vec(
+                prop_oneof![
+                    (0u32..12, any::<u8>()).prop_map(|(a, b)| Op::Enqueue(a, b)),
+                    Just(Op::Pick),
+                    (0u32..12).prop_map(Op::Boost),
+                    (0u32..12).prop_map(Op::Lower),
+                    Just(Op::Second),
+                    (0u32..12).prop_map(Op::Continue),
+                ],
+                0..120,
+            )
+        ) {
+            let mut ts = TimeSharing::new(DispatchTable::solaris(), 1, initial).unwrap();
+            let mut queued: std::collections::BTreeSet<u32> = Default::default();
+            for op in ops {
+                match op {
+                    Op::Enqueue(i, r) => {
+                        if queued.insert(i) {
+                            ts.enqueue(t(i), reason(r));
+                        }
+                    }
+                    Op::Pick => {
+                        let top = queued.iter().map(|&i| ts.level(t(i))).max();
+                        let got = ts.pick_next();
+                        prop_assert_eq!(got.is_some(), top.is_some());
+                        if let Some(g) = got {
+                            prop_assert!(queued.remove(&g.0));
+                            prop_assert_eq!(Some(ts.level(g)), top);
+                        }
+                    }
+                    Op::Boost(i) => { ts.boost(t(i)); }
+                    Op::Lower(i) => { ts.lower(t(i)); }
+                    Op::Second => ts.on_second(),
+                    Op::Continue(i) => {
+                        if !queued.contains(&i) {
+                            ts.continue_running(t(i));
+                        }
+                    }
+                }
+                prop_assert_eq!(ts.len(), queued.len());
+                let mut q: Vec<u32> = ts.queued().iter().map(|x| x.0).collect();
+                q.sort_unstable();
+                prop_assert_eq!(q, queued.iter().copied().collect::<Vec<_>>());
+                for i in 0..12 {
+                    prop_assert!(ts.level(t(i)) < 60);
+                    prop_assert!(ts.quantum(t(i)) >= 20);
+                }
+            }
+        }
+    }
+}
