@@ -119,6 +119,41 @@ pub enum Step {
     Barrier,
     /// Run `body` `count` times, lazily.
     Repeat { count: u64, body: Vec<Step> },
+    /// Send a message of `bytes` to a peer of the job (message passing, seed
+    /// 003): the machine deposits it in the receiver's endpoint queue after
+    /// the network's latency; the sender does not wait.
+    Send { to: Peer, bytes: u32 },
+    /// Receive the next message from a peer, waiting (with the job's waiting
+    /// strategy) until one has arrived.
+    Receive { from: Peer },
+}
+
+/// Another thread (rank) of the same job, named relative to the thread that
+/// runs the step, so one program serves every rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "peer", rename_all = "snake_case")]
+pub enum Peer {
+    /// Rank `rank` (absolute).
+    Rank { rank: u32 },
+    /// Rank `(own + by) mod n`, for n ranks (neighbours, rings, butterflies).
+    Offset { by: i64 },
+    /// Whoever sent (receive only).
+    Any,
+}
+
+impl Peer {
+    /// The peer's rank for a thread of rank `own` among `n` (`None` for
+    /// [`Peer::Any`] or an absolute rank out of range).
+    pub fn resolve(self, own: u32, n: u32) -> Option<u32> {
+        match self {
+            Peer::Rank { rank } => (rank < n).then_some(rank),
+            Peer::Offset { by } => {
+                let n = n as i64;
+                (n > 0).then(|| (own as i64 + by).rem_euclid(n) as u32)
+            }
+            Peer::Any => None,
+        }
+    }
 }
 
 /// A program: a sequence of steps.
@@ -155,6 +190,35 @@ impl Program {
         ])
     }
 
+    /// A barrier of `n` ranks built from messages: the dissemination barrier
+    /// (Hensgen, Finkel and Manber 1988), ⌈log2 n⌉ rounds; in round k each
+    /// rank sends `bytes` to rank + 2^k and receives from rank − 2^k.
+    pub fn message_barrier(n: u32, bytes: u32) -> Vec<Step> {
+        let mut steps = Vec::new();
+        let mut k = 1u64;
+        while k < n as u64 {
+            steps.push(Step::Send {
+                to: Peer::Offset { by: k as i64 },
+                bytes,
+            });
+            steps.push(Step::Receive {
+                from: Peer::Offset { by: -(k as i64) },
+            });
+            k *= 2;
+        }
+        steps
+    }
+
+    /// A global reduction (all-reduce) of `n` ranks from messages: the same
+    /// ⌈log2 n⌉ dissemination rounds carrying `bytes` of partial results,
+    /// after which every rank holds the total (for n a power of two it is
+    /// the recursive-doubling exchange; otherwise ranks may count a partial
+    /// twice, which costs the same time — the simulator moves time, not
+    /// values).
+    pub fn all_reduce(n: u32, bytes: u32) -> Vec<Step> {
+        Program::message_barrier(n, bytes)
+    }
+
     /// Checks distributions, fork widths and nesting depth.
     pub fn validate(&self) -> Result<(), String> {
         fn walk(steps: &[Step], depth: usize) -> Result<(), String> {
@@ -175,6 +239,14 @@ impl Program {
                     }
                     Step::Barrier => {}
                     Step::Repeat { body, .. } => walk(body, depth + 1)?,
+                    Step::Send { to, .. } => {
+                        if *to == Peer::Any {
+                            return Err(
+                                "a send needs a destination (rank or offset), not any".into()
+                            );
+                        }
+                    }
+                    Step::Receive { .. } => {}
                 }
             }
             Ok(())
@@ -195,6 +267,10 @@ pub enum Op<'p> {
     },
     /// Wait at the job's barrier.
     Barrier,
+    /// Send `bytes` to `to` (resolve it with the thread's rank).
+    Send { to: Peer, bytes: u32 },
+    /// Receive the next message from `from`.
+    Receive { from: Peer },
     /// The program has ended.
     Exit,
 }
@@ -307,6 +383,17 @@ impl Cursor {
                     self.frames[d].idx += 1;
                     return Op::Barrier;
                 }
+                Step::Send { to, bytes } => {
+                    self.frames[d].idx += 1;
+                    return Op::Send {
+                        to: *to,
+                        bytes: *bytes,
+                    };
+                }
+                Step::Receive { from } => {
+                    self.frames[d].idx += 1;
+                    return Op::Receive { from: *from };
+                }
             }
         }
     }
@@ -401,6 +488,8 @@ mod tests {
                 Op::Compute { units } => out.push(format!("c{units}")),
                 Op::Barrier => out.push("b".into()),
                 Op::ForkJoin { desired, .. } => out.push(format!("f{desired}")),
+                Op::Send { to, bytes } => out.push(format!("s{to:?}:{bytes}")),
+                Op::Receive { from } => out.push(format!("r{from:?}")),
             }
         }
         out
@@ -482,5 +571,74 @@ mod tests {
             }];
         }
         assert!(Program::new(deep).validate().is_err());
+    }
+
+    #[test]
+    fn message_steps_run_lazily_and_resolve_peers() {
+        let body = vec![
+            c(1.0),
+            Step::Send {
+                to: Peer::Offset { by: 1 },
+                bytes: 64,
+            },
+            Step::Receive { from: Peer::Any },
+        ];
+        let p = Program::new(vec![Step::Repeat {
+            count: 20_000,
+            body,
+        }]);
+        p.validate().unwrap();
+        let mut cur = Cursor::new(1);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        let (mut sends, mut recvs) = (0, 0);
+        loop {
+            match cur.next(&p, &mut rng) {
+                Op::Send { to, bytes } => {
+                    assert_eq!((to, bytes), (Peer::Offset { by: 1 }, 64));
+                    sends += 1;
+                }
+                Op::Receive { from } => {
+                    assert_eq!(from, Peer::Any);
+                    recvs += 1;
+                }
+                Op::Exit => break,
+                _ => {}
+            }
+        }
+        assert_eq!((sends, recvs), (20_000, 20_000));
+        assert_eq!(Peer::Offset { by: -1 }.resolve(0, 8), Some(7));
+        assert_eq!(Peer::Offset { by: 9 }.resolve(3, 8), Some(4));
+        assert_eq!(Peer::Rank { rank: 8 }.resolve(0, 8), None);
+        assert_eq!(Peer::Any.resolve(0, 8), None);
+        let bad = Program::new(vec![Step::Send {
+            to: Peer::Any,
+            bytes: 1,
+        }]);
+        assert!(bad.validate().is_err());
+    }
+
+    proptest::proptest! {
+        /// The message barrier (and all-reduce) pairs every send with a
+        /// receive: in each round the rank a thread sends to expects exactly
+        /// that thread, and there are ⌈log2 n⌉ rounds.
+        #[test]
+        fn message_barrier_pairs_every_send(n in 1u32..300) {
+            let steps = Program::message_barrier(n, 8);
+            let rounds = if n <= 1 { 0 } else { 32 - (n - 1).leading_zeros() } as usize;
+            proptest::prop_assert_eq!(steps.len(), 2 * rounds);
+            for pair in steps.chunks(2) {
+                let (Step::Send { to, .. }, Step::Receive { from }) = (&pair[0], &pair[1]) else {
+                    return Err(proptest::test_runner::TestCaseError::fail("send then receive"));
+                };
+                let mut received = vec![0u32; n as usize];
+                for r in 0..n {
+                    let dest = to.resolve(r, n).unwrap();
+                    proptest::prop_assert_eq!(from.resolve(dest, n), Some(r));
+                    received[dest as usize] += 1;
+                }
+                proptest::prop_assert!(received.iter().all(|&k| k == 1));
+            }
+            proptest::prop_assert_eq!(Program::all_reduce(n, 8).len(), steps.len());
+        }
     }
 }

@@ -425,6 +425,13 @@ impl<'a> PoolMachine<'a> {
                         msg: "the pool machine has no barriers (use fork-join programs)".into(),
                     })
                 }
+                Op::Send { .. } | Op::Receive { .. } => {
+                    return Err(MachineError::Program {
+                        job: job.id,
+                        msg: "the pool machine has no message passing (use fork-join programs)"
+                            .into(),
+                    })
+                }
             }
         }
     }

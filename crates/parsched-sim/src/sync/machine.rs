@@ -257,7 +257,9 @@ impl<L: LocalScheduler> SyncMachine<L> {
             Op::Compute { units } => Next::Compute(ticks(units)),
             Op::Barrier => Next::Barrier,
             Op::Exit => Next::Exit,
-            Op::ForkJoin { .. } => unreachable!("sync programs have no fork-join"),
+            Op::ForkJoin { .. } | Op::Send { .. } | Op::Receive { .. } => {
+                unreachable!("the barrier machine builds its programs: no fork-join, no messages")
+            }
         }
     }
 
