@@ -136,7 +136,7 @@ pub enum Peer {
     /// Rank `rank` (absolute).
     Rank { rank: u32 },
     /// Rank `(own + by) mod n`, for n ranks (neighbours, rings, butterflies).
-    Offset { by: i64 },
+    Offset { by: i32 },
     /// Whoever sent (receive only).
     Any,
 }
@@ -149,7 +149,7 @@ impl Peer {
             Peer::Rank { rank } => (rank < n).then_some(rank),
             Peer::Offset { by } => {
                 let n = n as i64;
-                (n > 0).then(|| (own as i64 + by).rem_euclid(n) as u32)
+                (n > 0).then(|| (own as i64 + by as i64).rem_euclid(n) as u32)
             }
             Peer::Any => None,
         }
@@ -198,11 +198,11 @@ impl Program {
         let mut k = 1u64;
         while k < n as u64 {
             steps.push(Step::Send {
-                to: Peer::Offset { by: k as i64 },
+                to: Peer::Offset { by: k as i32 },
                 bytes,
             });
             steps.push(Step::Receive {
-                from: Peer::Offset { by: -(k as i64) },
+                from: Peer::Offset { by: -(k as i32) },
             });
             k *= 2;
         }
