@@ -36,6 +36,13 @@ struct Entry<E> {
 
 const NO_TIMER: u32 = u32::MAX;
 
+impl<E> Entry<E> {
+    #[inline]
+    fn time(&self) -> u64 {
+        (self.key >> 64) as u64
+    }
+}
+
 #[inline]
 fn key(at: Time, seq: u64) -> u128 {
     (at.0 as u128) << 64 | seq as u128
@@ -166,17 +173,23 @@ impl<E> Engine<E> {
     pub fn pop_through(&mut self, limit: Time) -> Option<E> {
         loop {
             let e = self.take_head()?;
-            let t = (e.key >> 64) as u64;
-            self.now = Time(t);
+            self.now = Time(e.time());
             self.processed += 1;
-            if t > limit.0 {
+            if e.time() > limit.0 {
                 return None;
             }
-            if e.timer == NO_TIMER || self.timers[e.timer as usize] == e.gen {
+            if self.is_live(&e) {
                 return Some(e.event);
             }
             self.cancelled += 1;
         }
+    }
+
+    /// Whether an entry is still wanted: a plain event, or its timer's
+    /// current setting.
+    #[inline(always)]
+    fn is_live(&self, e: &Entry<E>) -> bool {
+        e.timer == NO_TIMER || self.timers[e.timer as usize] == e.gen
     }
 
     /// Stale events dropped so far (timers set again or cancelled).
@@ -206,7 +219,7 @@ impl<E> Engine<E> {
     /// one).
     #[inline]
     pub fn next_time(&self) -> Option<Time> {
-        self.head().map(|e| Time((e.key >> 64) as u64))
+        self.head().map(|e| Time(e.time()))
     }
 
     /// The time of the earliest live event, if any: [`Engine::next_time`]
@@ -217,8 +230,8 @@ impl<E> Engine<E> {
     #[inline]
     pub fn next_live_time(&mut self) -> Option<Time> {
         while let Some(e) = self.head() {
-            if e.timer == NO_TIMER || self.timers[e.timer as usize] == e.gen {
-                return Some(Time((e.key >> 64) as u64));
+            if self.is_live(e) {
+                return Some(Time(e.time()));
             }
             self.take_head();
             self.processed += 1;
@@ -289,9 +302,9 @@ impl<E> Engine<E> {
     pub fn pop(&mut self) -> Option<E> {
         loop {
             let e = self.take_head()?;
-            self.now = Time((e.key >> 64) as u64);
+            self.now = Time(e.time());
             self.processed += 1;
-            if e.timer == NO_TIMER || self.timers[e.timer as usize] == e.gen {
+            if self.is_live(&e) {
                 return Some(e.event);
             }
             self.cancelled += 1;

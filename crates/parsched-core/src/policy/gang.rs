@@ -296,6 +296,11 @@ impl GangMatrix {
         self.rows.get(slot.idx()).map_or(0, |r| r.free)
     }
 
+    /// How many slots hold at least one gang.
+    pub fn num_occupied_slots(&self) -> u32 {
+        self.rows.iter().filter(|r| r.free < self.procs).count() as u32
+    }
+
     /// Slots holding at least one gang, ascending.
     pub fn occupied_slots(&self) -> Vec<SlotId> {
         (0..self.rows.len())
@@ -1115,6 +1120,7 @@ mod tests {
             }
         }
         prop_assert_eq!(m.occupied_slots(), occupied.clone());
+        prop_assert_eq!(m.num_occupied_slots() as usize, occupied.len());
         let f = m.fragmentation();
         prop_assert!((0.0..=1.0).contains(&f));
         let total = occupied.len() * p;

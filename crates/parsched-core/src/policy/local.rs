@@ -37,6 +37,17 @@ pub enum EnqueueReason {
     Boosted,
 }
 
+impl EnqueueReason {
+    /// Every reason, in declaration order.
+    pub const ALL: [EnqueueReason; 5] = [
+        EnqueueReason::New,
+        EnqueueReason::QuantumExpired,
+        EnqueueReason::Woken,
+        EnqueueReason::Yielded,
+        EnqueueReason::Boosted,
+    ];
+}
+
 /// The policy of one run queue.
 pub trait LocalScheduler {
     /// `thread` becomes ready for `reason`.
@@ -268,13 +279,7 @@ mod tests {
     }
 
     fn reason(k: u8) -> EnqueueReason {
-        [
-            EnqueueReason::New,
-            EnqueueReason::QuantumExpired,
-            EnqueueReason::Woken,
-            EnqueueReason::Yielded,
-            EnqueueReason::Boosted,
-        ][k as usize % 5]
+        EnqueueReason::ALL[k as usize % EnqueueReason::ALL.len()]
     }
 
     proptest! {

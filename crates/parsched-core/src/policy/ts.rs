@@ -574,13 +574,7 @@ mod tests {
     }
 
     fn reason(k: u8) -> EnqueueReason {
-        [
-            EnqueueReason::New,
-            EnqueueReason::QuantumExpired,
-            EnqueueReason::Woken,
-            EnqueueReason::Yielded,
-            EnqueueReason::Boosted,
-        ][k as usize % 5]
+        EnqueueReason::ALL[k as usize % EnqueueReason::ALL.len()]
     }
 
     proptest! {

@@ -187,7 +187,7 @@ impl GangModel<'_> {
         let empty = self.sched.gangs_in_current().is_empty();
         let switching = empty || t >= self.slot_end;
         if switching {
-            let occupied = occupied_slots(self.sched.matrix());
+            let occupied = self.sched.matrix().num_occupied_slots();
             let change = self.sched.rotate(|_| true);
             if change.is_switch() {
                 self.switches += 1;
@@ -197,7 +197,7 @@ impl GangModel<'_> {
             } else {
                 u64::MAX
             };
-        } else if self.slot_end == u64::MAX && occupied_slots(self.sched.matrix()) > 1 {
+        } else if self.slot_end == u64::MAX && self.sched.matrix().num_occupied_slots() > 1 {
             // A second slot was just opened: the running one gets a quantum.
             self.slot_end = t + self.cfg.quantum;
         }
@@ -284,13 +284,6 @@ impl GangModel<'_> {
         }
         Ok(())
     }
-}
-
-/// Slots holding at least one gang.
-fn occupied_slots(m: &GangMatrix) -> u32 {
-    (0..m.num_slots())
-        .filter(|&s| !m.gangs_of(SlotId(s)).is_empty())
-        .count() as u32
 }
 
 /// Gang scheduling of rigid jobs on a [`GangMatrix`] with `cfg.mpl` slots.

@@ -493,10 +493,9 @@ impl<L: LocalScheduler> SyncMachine<L> {
                         }
                     }
                     SyncSched::Gang => {
-                        let here = self.gang.matrix().slot_of(GangId(gi as u64));
                         if self.gang.current().is_none() {
                             eng.set_timer(self.slot_timer, now, SyncEv::SlotEnded);
-                        } else if here == self.gang.current()
+                        } else if self.gang.is_running(GangId(gi as u64))
                             && self.procs[p as usize].thread == NONE
                         {
                             let proc = &self.procs[p as usize];
