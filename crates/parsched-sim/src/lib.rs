@@ -11,6 +11,7 @@
 //! * [`stats`]: summary statistics.
 
 pub mod batch;
+pub mod cluster;
 pub mod engine;
 pub mod lublin;
 pub mod machine;

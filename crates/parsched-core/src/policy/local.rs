@@ -35,16 +35,21 @@ pub enum EnqueueReason {
     Yielded,
     /// Raised by a boost (an arriving message, a periodic boost).
     Boosted,
+    /// Preempted before its quantum ran out (a higher-priority thread woke
+    /// or was boosted): back to the head of its level, keeping the rest of
+    /// its quantum (Solaris `ts_preempt`'s `setfrontdq`).
+    Preempted,
 }
 
 impl EnqueueReason {
     /// Every reason, in declaration order.
-    pub const ALL: [EnqueueReason; 5] = [
+    pub const ALL: [EnqueueReason; 6] = [
         EnqueueReason::New,
         EnqueueReason::QuantumExpired,
         EnqueueReason::Woken,
         EnqueueReason::Yielded,
         EnqueueReason::Boosted,
+        EnqueueReason::Preempted,
     ];
 }
 
@@ -55,6 +60,11 @@ pub trait LocalScheduler {
 
     /// The ready thread to run next, removed from the queue.
     fn pick_next(&mut self) -> Option<ThreadId>;
+
+    /// The ready thread [`LocalScheduler::pick_next`] would take now.
+    fn peek_next(&self) -> Option<ThreadId> {
+        self.queued().first().copied()
+    }
 
     /// The quantum `thread` gets when dispatched, in ticks.
     fn quantum(&self, thread: ThreadId) -> u64;
@@ -168,7 +178,7 @@ impl LocalScheduler for RoundRobin {
             EnqueueReason::Woken if self.wakeup == Wakeup::Priority => {
                 self.queue.push_front(thread)
             }
-            EnqueueReason::Boosted => self.queue.push_front(thread),
+            EnqueueReason::Boosted | EnqueueReason::Preempted => self.queue.push_front(thread),
             _ => self.queue.push_back(thread),
         }
     }
@@ -176,6 +186,11 @@ impl LocalScheduler for RoundRobin {
     #[inline]
     fn pick_next(&mut self) -> Option<ThreadId> {
         self.queue.pop_front()
+    }
+
+    #[inline]
+    fn peek_next(&self) -> Option<ThreadId> {
+        self.queue.front().copied()
     }
 
     #[inline]
@@ -310,6 +325,7 @@ mod tests {
                         let r = reason(r);
                         q.enqueue(t(i), r);
                         let front = r == EnqueueReason::Boosted
+                            || r == EnqueueReason::Preempted
                             || (r == EnqueueReason::Woken && priority);
                         if front { model.insert(0, t(i)) } else { model.push(t(i)) }
                     }

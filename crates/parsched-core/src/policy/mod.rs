@@ -14,6 +14,7 @@
 
 pub mod batch;
 pub mod classify;
+pub mod cosched;
 pub mod gang;
 pub mod gang_sched;
 pub mod local;

@@ -334,11 +334,12 @@ impl LocalScheduler for TimeSharing {
             EnqueueReason::QuantumExpired => entry.tqexp,
             EnqueueReason::Woken => entry.slpret,
             EnqueueReason::Boosted => self.table.top(),
+            EnqueueReason::Preempted => cur,
         };
         if matches!(reason, EnqueueReason::QuantumExpired | EnqueueReason::Woken) {
             self.state(thread).dispwait = 0;
         }
-        self.push(thread, level, false);
+        self.push(thread, level, reason == EnqueueReason::Preempted);
     }
 
     fn pick_next(&mut self) -> Option<ThreadId> {
@@ -347,6 +348,11 @@ impl LocalScheduler for TimeSharing {
         self.ready -= 1;
         self.state(t).queued = false;
         Some(t)
+    }
+
+    fn peek_next(&self) -> Option<ThreadId> {
+        let level = self.highest_queued()?;
+        self.queues[level as usize].front().copied()
     }
 
     fn quantum(&self, thread: ThreadId) -> u64 {
@@ -414,16 +420,17 @@ impl LocalScheduler for TimeSharing {
         changed
     }
 
-    /// One level down (spin-yield lowers the spinner), to the tail.
+    /// To the lowest level (seed 003's spin-yield "lowers its own priority";
+    /// the digest's choice: TS 0), to the tail.
     fn lower(&mut self, thread: ThreadId) -> bool {
         let level = self.level(thread);
         if level == 0 {
             return false;
         }
         if self.unqueue(thread) {
-            self.push(thread, level - 1, false);
+            self.push(thread, 0, false);
         } else {
-            self.state(thread).level = level - 1;
+            self.state(thread).level = 0;
         }
         true
     }
@@ -539,9 +546,9 @@ mod tests {
         assert_eq!(ts.level(t(1)), 59);
         assert_eq!(ts.queued(), vec![t(1), t(2)]);
         assert!(ts.lower(t(1)));
-        assert_eq!(ts.level(t(1)), 58);
-        assert_eq!(ts.pick_next(), Some(t(1)));
+        assert_eq!(ts.level(t(1)), 0);
         assert_eq!(ts.pick_next(), Some(t(2)));
+        assert_eq!(ts.pick_next(), Some(t(1)));
         assert_eq!(ts.pick_next(), None);
         // Boosting a running thread raises the level it will be queued at.
         assert!(ts.boost(t(2)));

@@ -1,0 +1,534 @@
+//! Communication-driven coscheduling on a network of workstations — Nagar,
+//! Banerjee, Sivasubramaniam and Das, "A closer look at coscheduling
+//! approaches for a network of workstations", SPAA 1999 (seed 003, §2 and
+//! Table 1).
+//!
+//! Each scheme crosses **how a receiver waits** ([`WaitKind`]: busy wait,
+//! spin-block, spin-yield) with **what happens when a message arrives**
+//! ([`ArrivalAction`]: nothing, interrupt-and-boost (DCS), a periodic boost
+//! (PB, PBT)). The ten evaluated combinations are [`Scheme::ALL`]; explicit
+//! gang scheduling and batch FCFS are the references ([`CoschedScheme`]).
+//!
+//! The decisions are here, as functions of a view of one node's processes
+//! ([`EndpointView`]); the machine (the cluster simulator, or the Linux
+//! runtime later) applies them:
+//!
+//! * [`Scheme::on_arrival`]: does the network interface raise an interrupt
+//!   for this message, and what does the interrupt handler do (wake, boost,
+//!   nothing after re-verifying);
+//! * [`Scheme::on_spin_expired`]: a receiver's spin time ran out (block, or
+//!   yield: lower itself and boost another process with pending messages);
+//! * [`PeriodicBooster::tick`]: the kernel timer function of PB, PBT and the
+//!   PB combinations (which process to wake or boost, every 10 ms).
+//!
+//! **Pending messages.** A message counts as pending for PB, PBT and SY from
+//! its arrival until its process next *polls* its endpoint (runs in a
+//! receive), not until it is finally received: the literal reading lets PB
+//! re-boost spinners whose messages are there but not yet asked for, which
+//! starves the senders they wait for (issue #10).
+
+use crate::error::ConfigError;
+use crate::Time;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// How a receiver waits for a message (Table 1's columns).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitKind {
+    /// Spin until the message arrives (poll the endpoint).
+    Busy,
+    /// Spin for the spin time, then block in the driver until the interface
+    /// interrupts on the message's arrival (Solaris' wake-up raises it to the
+    /// level's sleep-return priority).
+    SpinBlock,
+    /// Spin for the spin time, then lower its own priority, boost another
+    /// process with pending messages, and keep spinning.
+    SpinYield,
+}
+
+/// What happens when a message arrives (Table 1's rows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArrivalAction {
+    /// Nothing: the interface deposits the message (an interrupt is raised
+    /// only to wake a blocked receiver, for spin-block).
+    None,
+    /// Dynamic coscheduling: interrupt when the destination is not the
+    /// process the interface believes is running; the handler boosts it.
+    Dcs,
+    /// Periodic boost: a kernel timer scans endpoints round robin and boosts
+    /// the first process with a pending message.
+    Pb,
+    /// Periodic boost with timestamps: the timer boosts the process holding
+    /// the most recently arrived pending message.
+    Pbt,
+}
+
+/// One of the ten schemes of Table 1 (PBT counted separately).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Scheme {
+    pub wait: WaitKind,
+    pub arrival: ArrivalAction,
+}
+
+/// A scheme, or a reference schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CoschedScheme {
+    /// A dynamic coscheduling scheme on independent local schedulers.
+    Dynamic(Scheme),
+    /// Explicit gang scheduling (Ousterhout's matrix, global slots).
+    Gang,
+    /// Batch: one job at a time on all nodes, first come first served.
+    Fcfs,
+}
+
+impl Scheme {
+    pub const LOCAL: Scheme = Scheme::new(WaitKind::Busy, ArrivalAction::None);
+    pub const SB: Scheme = Scheme::new(WaitKind::SpinBlock, ArrivalAction::None);
+    pub const SY: Scheme = Scheme::new(WaitKind::SpinYield, ArrivalAction::None);
+    pub const DCS: Scheme = Scheme::new(WaitKind::Busy, ArrivalAction::Dcs);
+    pub const DCS_SB: Scheme = Scheme::new(WaitKind::SpinBlock, ArrivalAction::Dcs);
+    pub const DCS_SY: Scheme = Scheme::new(WaitKind::SpinYield, ArrivalAction::Dcs);
+    pub const PB: Scheme = Scheme::new(WaitKind::Busy, ArrivalAction::Pb);
+    pub const PBT: Scheme = Scheme::new(WaitKind::Busy, ArrivalAction::Pbt);
+    pub const PB_SB: Scheme = Scheme::new(WaitKind::SpinBlock, ArrivalAction::Pb);
+    pub const PB_SY: Scheme = Scheme::new(WaitKind::SpinYield, ArrivalAction::Pb);
+
+    /// The ten schemes in the order of the paper's Table 3.
+    pub const ALL: [Scheme; 10] = [
+        Scheme::LOCAL,
+        Scheme::SB,
+        Scheme::DCS,
+        Scheme::DCS_SB,
+        Scheme::PB,
+        Scheme::PBT,
+        Scheme::PB_SB,
+        Scheme::SY,
+        Scheme::DCS_SY,
+        Scheme::PB_SY,
+    ];
+
+    pub const fn new(wait: WaitKind, arrival: ArrivalAction) -> Scheme {
+        Scheme { wait, arrival }
+    }
+
+    /// The paper's name (`Local`, `SB`, …, `PB-SY`).
+    pub fn name(self) -> &'static str {
+        use ArrivalAction as A;
+        use WaitKind as W;
+        match (self.arrival, self.wait) {
+            (A::None, W::Busy) => "Local",
+            (A::None, W::SpinBlock) => "SB",
+            (A::None, W::SpinYield) => "SY",
+            (A::Dcs, W::Busy) => "DCS",
+            (A::Dcs, W::SpinBlock) => "DCS-SB",
+            (A::Dcs, W::SpinYield) => "DCS-SY",
+            (A::Pb, W::Busy) => "PB",
+            (A::Pbt, W::Busy) => "PBT",
+            (A::Pb, W::SpinBlock) => "PB-SB",
+            (A::Pb, W::SpinYield) => "PB-SY",
+            (A::Pbt, W::SpinBlock) => "PBT-SB",
+            (A::Pbt, W::SpinYield) => "PBT-SY",
+        }
+    }
+
+    /// Whether receivers ever stop busy waiting after a spin time.
+    pub fn spins_then_acts(self) -> bool {
+        self.wait != WaitKind::Busy
+    }
+
+    /// Whether a periodic boost timer runs on every node.
+    pub fn has_periodic_boost(self) -> bool {
+        matches!(self.arrival, ArrivalAction::Pb | ArrivalAction::Pbt)
+    }
+
+    /// The network interface's decision for a message arriving for `dest`
+    /// (see [`ArrivalDecision`]). `believed_running` is the interface's
+    /// sampled idea of whether `dest` runs on its host.
+    pub fn on_arrival(self, dest: &EndpointView, believed_running: bool) -> ArrivalDecision {
+        let blocked = dest.state == ProcState::Blocked;
+        match self.arrival {
+            // Spin-block's library registers a wake-up with the interface
+            // when it blocks; DCS-SB's interface also interrupts for it.
+            _ if blocked && self.wait == WaitKind::SpinBlock => ArrivalDecision::InterruptWake,
+            ArrivalAction::Dcs if !believed_running => {
+                if dest.state == ProcState::Running {
+                    // The handler re-verifies and finds it running.
+                    ArrivalDecision::InterruptOnly
+                } else {
+                    ArrivalDecision::InterruptBoost
+                }
+            }
+            _ => ArrivalDecision::Deposit,
+        }
+    }
+
+    /// A receiver's spin time ran out without a message.
+    pub fn on_spin_expired(self) -> SpinExpiry {
+        match self.wait {
+            WaitKind::Busy => SpinExpiry::KeepSpinning,
+            WaitKind::SpinBlock => SpinExpiry::Block,
+            WaitKind::SpinYield => SpinExpiry::Yield,
+        }
+    }
+}
+
+impl fmt::Display for Scheme {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl CoschedScheme {
+    /// Every accepted name, for error messages.
+    pub const NAMES: &'static str =
+        "Local, SB, DCS, DCS-SB, PB, PBT, PB-SB, SY, DCS-SY, PB-SY, gang, fcfs";
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CoschedScheme::Dynamic(s) => s.name(),
+            CoschedScheme::Gang => "gang",
+            CoschedScheme::Fcfs => "fcfs",
+        }
+    }
+}
+
+impl fmt::Display for CoschedScheme {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for CoschedScheme {
+    type Err = ConfigError;
+    /// Case-insensitive; `_` and `-` are the same.
+    fn from_str(s: &str) -> Result<CoschedScheme, ConfigError> {
+        let key = s.trim().to_ascii_uppercase().replace('_', "-");
+        match key.as_str() {
+            "GANG" => return Ok(CoschedScheme::Gang),
+            "FCFS" | "BATCH" => return Ok(CoschedScheme::Fcfs),
+            _ => {}
+        }
+        Scheme::ALL
+            .iter()
+            .chain(&[
+                Scheme::new(WaitKind::SpinBlock, ArrivalAction::Pbt),
+                Scheme::new(WaitKind::SpinYield, ArrivalAction::Pbt),
+            ])
+            .find(|x| x.name().eq_ignore_ascii_case(&key))
+            .map(|&x| CoschedScheme::Dynamic(x))
+            .ok_or_else(|| {
+                ConfigError::new(
+                    "scheme",
+                    format!("unknown scheme {s:?}"),
+                    CoschedScheme::NAMES,
+                )
+            })
+    }
+}
+
+impl Serialize for CoschedScheme {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for CoschedScheme {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Where a process is, as its node sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProcState {
+    /// On a processor.
+    Running,
+    /// On the run queue.
+    #[default]
+    Ready,
+    /// Asleep in the driver (spin-block), waiting for a wake-up.
+    Blocked,
+    /// Finished.
+    Done,
+}
+
+/// What the coscheduling policy sees of one process's endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EndpointView {
+    pub state: ProcState,
+    /// Messages arrived since the process last polled its endpoint.
+    pub pending: u32,
+    /// When the most recent of them arrived (meaningful if `pending > 0`).
+    pub last_arrival: Time,
+}
+
+/// The network interface's decision on an arrival.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArrivalDecision {
+    /// Deposit the message in the endpoint; no interrupt.
+    Deposit,
+    /// Interrupt; the handler wakes the blocked destination.
+    InterruptWake,
+    /// Interrupt; the handler boosts the destination.
+    InterruptBoost,
+    /// Interrupt; the handler finds the destination running and does
+    /// nothing (the interface's idea was stale).
+    InterruptOnly,
+}
+
+impl ArrivalDecision {
+    pub fn interrupts(self) -> bool {
+        self != ArrivalDecision::Deposit
+    }
+}
+
+/// What a receiver does when its spin time runs out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpinExpiry {
+    KeepSpinning,
+    /// Block in the driver until a message wakes it.
+    Block,
+    /// Lower its own priority, boost [`choose_yield_target`]'s choice, spin on.
+    Yield,
+}
+
+/// The periodic boost's decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoostDecision {
+    /// Wake the blocked process (PB-SB's timer does this first).
+    Wake(usize),
+    /// Raise the process to the top priority.
+    Boost(usize),
+}
+
+/// The kernel timer function of PB and PBT (one per node). Endpoints are
+/// indexed by the node's process order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeriodicBooster {
+    kind: ArrivalAction,
+    wake_blocked_first: bool,
+    /// Round robin: the scan starts after the last endpoint boosted.
+    next: usize,
+}
+
+impl PeriodicBooster {
+    /// The timer of `scheme` (`None` unless it has a periodic boost).
+    pub fn new(scheme: Scheme) -> Option<PeriodicBooster> {
+        scheme.has_periodic_boost().then_some(PeriodicBooster {
+            kind: scheme.arrival,
+            wake_blocked_first: scheme.wait == WaitKind::SpinBlock,
+            next: 0,
+        })
+    }
+
+    /// One invocation. PB: scanning round robin from after the last boosted
+    /// endpoint, the first process with a pending message. PBT: the process
+    /// whose pending message arrived last (ties: the lowest index). With
+    /// spin-block, a blocked process with pending messages is woken first
+    /// (chosen the same way among the blocked). Finished processes and
+    /// processes without pending messages are never chosen.
+    pub fn tick(&mut self, view: &[EndpointView]) -> Option<BoostDecision> {
+        let n = view.len();
+        if n == 0 {
+            return None;
+        }
+        let eligible = |v: &EndpointView| v.pending > 0 && v.state != ProcState::Done;
+        let pick = |only_blocked: bool, next: usize| -> Option<usize> {
+            let ok =
+                |v: &EndpointView| eligible(v) && (!only_blocked || v.state == ProcState::Blocked);
+            match self.kind {
+                ArrivalAction::Pbt => {
+                    let mut best: Option<usize> = None;
+                    for (i, v) in view.iter().enumerate() {
+                        if ok(v) && best.is_none_or(|b| v.last_arrival > view[b].last_arrival) {
+                            best = Some(i);
+                        }
+                    }
+                    best
+                }
+                _ => (0..n).map(|k| (next + k) % n).find(|&i| ok(&view[i])),
+            }
+        };
+        if self.wake_blocked_first {
+            if let Some(i) = pick(true, self.next) {
+                self.next = (i + 1) % n;
+                return Some(BoostDecision::Wake(i));
+            }
+        }
+        let i = pick(false, self.next)?;
+        self.next = (i + 1) % n;
+        Some(BoostDecision::Boost(i))
+    }
+}
+
+/// Spin-yield's choice of whom to boost when `yielder` gives up: the next
+/// process after `*next` (round robin) with a pending message that is not
+/// the yielder, running or finished; `*next` moves past it.
+pub fn choose_yield_target(
+    view: &[EndpointView],
+    yielder: usize,
+    next: &mut usize,
+) -> Option<usize> {
+    let n = view.len();
+    let found = (0..n).map(|k| (*next + k) % n).find(|&i| {
+        i != yielder
+            && view[i].pending > 0
+            && matches!(view[i].state, ProcState::Ready | ProcState::Blocked)
+    })?;
+    *next = (found + 1) % n;
+    Some(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn v(state: ProcState, pending: u32, last: u64) -> EndpointView {
+        EndpointView {
+            state,
+            pending,
+            last_arrival: Time(last),
+        }
+    }
+
+    #[test]
+    fn names_round_trip_and_unknown_names_are_refused() {
+        for s in Scheme::ALL {
+            let parsed: CoschedScheme = s.name().parse().unwrap();
+            assert_eq!(parsed, CoschedScheme::Dynamic(s));
+            let lower: CoschedScheme = s.name().to_lowercase().replace('-', "_").parse().unwrap();
+            assert_eq!(lower, CoschedScheme::Dynamic(s));
+        }
+        assert_eq!(
+            "gang".parse::<CoschedScheme>().unwrap(),
+            CoschedScheme::Gang
+        );
+        assert_eq!(
+            "FCFS".parse::<CoschedScheme>().unwrap(),
+            CoschedScheme::Fcfs
+        );
+        let e = "PBX".parse::<CoschedScheme>().unwrap_err();
+        assert_eq!(e.field, "scheme");
+        assert!(e.allowed.contains("PB-SY"));
+        let names: std::collections::HashSet<_> = Scheme::ALL.iter().map(|s| s.name()).collect();
+        assert_eq!(names.len(), 10);
+    }
+
+    #[test]
+    fn arrival_decisions_follow_table_1() {
+        let ready = v(ProcState::Ready, 0, 0);
+        let running = v(ProcState::Running, 0, 0);
+        let blocked = v(ProcState::Blocked, 0, 0);
+        use ArrivalDecision as D;
+        assert_eq!(Scheme::LOCAL.on_arrival(&ready, false), D::Deposit);
+        assert_eq!(Scheme::PB.on_arrival(&ready, false), D::Deposit);
+        assert_eq!(Scheme::SB.on_arrival(&blocked, false), D::InterruptWake);
+        assert_eq!(Scheme::SB.on_arrival(&ready, false), D::Deposit);
+        assert_eq!(Scheme::PB_SB.on_arrival(&blocked, false), D::InterruptWake);
+        assert_eq!(Scheme::DCS.on_arrival(&ready, false), D::InterruptBoost);
+        assert_eq!(Scheme::DCS.on_arrival(&ready, true), D::Deposit);
+        assert_eq!(Scheme::DCS.on_arrival(&running, false), D::InterruptOnly);
+        assert_eq!(Scheme::DCS_SB.on_arrival(&blocked, true), D::InterruptWake);
+        assert_eq!(Scheme::DCS_SY.on_arrival(&ready, false), D::InterruptBoost);
+        assert_eq!(Scheme::SY.on_spin_expired(), SpinExpiry::Yield);
+        assert_eq!(Scheme::DCS_SB.on_spin_expired(), SpinExpiry::Block);
+        assert_eq!(Scheme::PBT.on_spin_expired(), SpinExpiry::KeepSpinning);
+    }
+
+    #[test]
+    fn pb_scans_round_robin_and_pbt_takes_the_latest() {
+        let view = [
+            v(ProcState::Ready, 1, 50),
+            v(ProcState::Ready, 0, 0),
+            v(ProcState::Ready, 2, 90),
+            v(ProcState::Running, 1, 10),
+        ];
+        let mut pb = PeriodicBooster::new(Scheme::PB).unwrap();
+        assert_eq!(pb.tick(&view), Some(BoostDecision::Boost(0)));
+        assert_eq!(pb.tick(&view), Some(BoostDecision::Boost(2)));
+        assert_eq!(pb.tick(&view), Some(BoostDecision::Boost(3)));
+        assert_eq!(pb.tick(&view), Some(BoostDecision::Boost(0)));
+        let mut pbt = PeriodicBooster::new(Scheme::PBT).unwrap();
+        assert_eq!(pbt.tick(&view), Some(BoostDecision::Boost(2)));
+        assert_eq!(pbt.tick(&view), Some(BoostDecision::Boost(2)));
+        assert!(PeriodicBooster::new(Scheme::DCS).is_none());
+        let none = [v(ProcState::Ready, 0, 0), v(ProcState::Done, 3, 9)];
+        assert_eq!(pb.tick(&none), None);
+    }
+
+    #[test]
+    fn pb_sb_wakes_blocked_processes_first() {
+        let view = [v(ProcState::Ready, 1, 50), v(ProcState::Blocked, 1, 10)];
+        let mut pbsb = PeriodicBooster::new(Scheme::PB_SB).unwrap();
+        assert_eq!(pbsb.tick(&view), Some(BoostDecision::Wake(1)));
+        let mut pb = PeriodicBooster::new(Scheme::PB).unwrap();
+        assert_eq!(pb.tick(&view), Some(BoostDecision::Boost(0)));
+    }
+
+    #[test]
+    fn spin_yield_boosts_another_waiting_process() {
+        let view = [
+            v(ProcState::Running, 1, 0),
+            v(ProcState::Ready, 0, 0),
+            v(ProcState::Ready, 1, 0),
+        ];
+        let mut next = 0;
+        assert_eq!(choose_yield_target(&view, 0, &mut next), Some(2));
+        assert_eq!(next, 0);
+        assert_eq!(choose_yield_target(&view, 2, &mut next), None);
+    }
+
+    fn state() -> impl Strategy<Value = ProcState> {
+        prop_oneof![
+            Just(ProcState::Running),
+            Just(ProcState::Ready),
+            Just(ProcState::Blocked),
+            Just(ProcState::Done)
+        ]
+    }
+
+    proptest! {
+        /// The timer only ever picks a live process with a pending message;
+        /// it picks someone whenever one exists; PB visits every eligible
+        /// endpoint within n ticks; PBT's pick holds the latest arrival.
+        #[test]
+        fn the_periodic_boost_is_fair_and_never_boosts_without_a_message(
+            raw in prop::collection::vec((state(), 0u32..3, 0u64..100), 1..9),
+            scheme in prop::sample::select(vec![Scheme::PB, Scheme::PBT, Scheme::PB_SB, Scheme::PB_SY]),
+        ) {
+            let view: Vec<EndpointView> = raw.iter().map(|&(s, p, t)| v(s, p, t)).collect();
+            let eligible: Vec<usize> = (0..view.len())
+                .filter(|&i| view[i].pending > 0 && view[i].state != ProcState::Done)
+                .collect();
+            let mut b = PeriodicBooster::new(scheme).unwrap();
+            let mut seen = std::collections::HashSet::new();
+            for _ in 0..view.len() {
+                let d = b.tick(&view);
+                prop_assert_eq!(d.is_some(), !eligible.is_empty());
+                if let Some(d) = d {
+                    let i = match d { BoostDecision::Wake(i) | BoostDecision::Boost(i) => i };
+                    prop_assert!(eligible.contains(&i));
+                    if let BoostDecision::Wake(_) = d {
+                        prop_assert_eq!(view[i].state, ProcState::Blocked);
+                        prop_assert_eq!(scheme.wait, WaitKind::SpinBlock);
+                    }
+                    if scheme.arrival == ArrivalAction::Pbt {
+                        let latest = eligible.iter().map(|&j| view[j].last_arrival).max().unwrap();
+                        if matches!(d, BoostDecision::Boost(_)) {
+                            prop_assert_eq!(view[i].last_arrival, latest);
+                        }
+                    }
+                    seen.insert(i);
+                }
+            }
+            if scheme == Scheme::PB {
+                prop_assert_eq!(seen.len(), eligible.len());
+            }
+        }
+    }
+}

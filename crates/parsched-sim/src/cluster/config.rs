@@ -1,0 +1,391 @@
+//! Seed 003's model as a typed configuration: the cluster, the network, the
+//! costs, the scheme, the workload and the candidate mechanisms the paper
+//! leaves open. Defaults are the paper's values where it states them and
+//! documented choices where it does not (`docs/policies/cosched.md`).
+
+use super::apps::AppKind;
+use parsched_core::policy::cosched::CoschedScheme;
+use parsched_core::policy::cosched::Scheme;
+use parsched_core::policy::ts::DispatchTable;
+use parsched_core::ConfigError;
+use serde::{Deserialize, Serialize};
+
+/// The local scheduler of every node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum LocalKind {
+    /// Priority time-sharing from a dispatch table (Solaris TS; the seed's).
+    #[default]
+    Ts,
+    /// Round robin with `rr_quantum_ms`.
+    Rr,
+}
+
+/// The nine workloads of the paper's Table 2 (four jobs each).
+pub const WORKLOADS: [[AppKind; 4]; 9] = {
+    use AppKind::*;
+    [
+        [Life3_5, Life3_5, Life3_5, Life3_5],
+        [Life3_5, Life3_5, Life3_5, Life12],
+        [Life3_5, Life3_5, Life12, Life12],
+        [Life3_5, Life12, Life12, Life12],
+        [Life12, Life12, Life12, Life12],
+        [Ep, Ep, Ep, Ep],
+        [Mg, Lu, Life12, Ep],
+        [Mg, Mg, Ep, Ep],
+        [Mg, Mg, Mg, Mg],
+    ]
+};
+
+/// Seed 003's model. Times carry their unit in the key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClusterConfig {
+    /// Workload 1–9 of Table 2 (ignored when `jobs` is given).
+    pub workload: u32,
+    /// A custom mix of applications (overrides `workload`).
+    pub jobs: Vec<AppKind>,
+    /// One of the ten schemes, or `gang` / `fcfs`.
+    pub scheme: CoschedScheme,
+    /// Workstations.
+    pub nodes: u32,
+    /// Processors per workstation (one shared run queue per node).
+    pub cpus_per_node: u32,
+    /// Processes per job (default: one per node).
+    pub job_width: Option<u32>,
+    /// The local scheduler.
+    pub local: LocalKind,
+    /// Round robin's quantum (ms).
+    pub rr_quantum_ms: f64,
+    /// The time-sharing table (default: the stock Solaris TS table).
+    pub dispatch_table: Option<DispatchTable>,
+    /// The level new processes start at.
+    pub initial_level: u8,
+    /// The clock tick (ms): quanta are counted in ticks, so a quantum ends
+    /// on one of the node's ticks; every node's ticks have their own phase
+    /// (0: quanta end exactly).
+    pub tick_ms: f64,
+    /// Every process starts at a random time in [0, start_skew_ms) (the
+    /// launcher reaches the nodes one by one).
+    pub start_skew_ms: f64,
+    /// One-way user-to-user latency of a small message (µs; seed: 32),
+    /// including the send and receive overheads.
+    pub latency_us: f64,
+    /// Host time to post a send (µs).
+    pub send_overhead_us: f64,
+    /// Host time to take a message from the endpoint (µs).
+    pub recv_overhead_us: f64,
+    /// Wire time per byte (ns).
+    pub per_byte_ns: f64,
+    /// Context switch (µs).
+    pub context_switch_us: f64,
+    /// Interrupt and its service routine (µs).
+    pub interrupt_us: f64,
+    /// The driver call (ioctl) to block or to yield (µs).
+    pub syscall_us: f64,
+    /// One invocation of the periodic boost function (µs).
+    pub timer_us: f64,
+    /// Spin time before blocking or yielding (µs); default: each
+    /// application's own (tuned alone).
+    pub spin_time_us: Option<f64>,
+    /// Period of the boost function (ms; seed: 10).
+    pub boost_period_ms: f64,
+    /// How often the interface samples which process runs (µs; 0: always
+    /// current).
+    pub nic_sample_us: f64,
+    /// A woken process becomes ready this much after its interrupt (µs).
+    pub wake_delay_us: f64,
+    /// Probability that a wake-up interrupt is lost (the process stays
+    /// blocked until another message, the PB-SB timer or `block_timeout_ms`).
+    pub wake_loss: f64,
+    /// A blocked process wakes by itself after this (ms; 0: never).
+    pub block_timeout_ms: f64,
+    /// Background daemon on every node: period (ms; 0: none).
+    pub daemon_period_ms: f64,
+    /// Background daemon: CPU per activation (µs).
+    pub daemon_run_us: f64,
+    /// Gang scheduling's slot (ms).
+    pub gang_slot_ms: f64,
+    /// Period of the CPU-share probe (ms).
+    pub probe_ms: f64,
+    /// The node whose CPU shares are probed.
+    pub probe_node: u32,
+    /// Multiplies every application's iteration count (1: the calibrated
+    /// 25 s; smaller for quick runs).
+    pub scale: f64,
+    /// Alone time of one job for the slowdown's ideal (s; seed: 25).
+    pub alone_s: f64,
+    /// The run stops with an error past this simulated time (s).
+    pub max_time_s: f64,
+    pub seed: u64,
+    /// Replications (different seeds).
+    pub reps: u32,
+}
+
+impl Default for ClusterConfig {
+    fn default() -> Self {
+        ClusterConfig {
+            workload: 5,
+            jobs: Vec::new(),
+            scheme: CoschedScheme::Dynamic(Scheme::PB),
+            nodes: 8,
+            cpus_per_node: 1,
+            job_width: None,
+            local: LocalKind::Ts,
+            rr_quantum_ms: 100.0,
+            dispatch_table: None,
+            initial_level: 29,
+            tick_ms: 10.0,
+            start_skew_ms: 50.0,
+            latency_us: 32.0,
+            send_overhead_us: 5.0,
+            recv_overhead_us: 5.0,
+            per_byte_ns: 30.0,
+            context_switch_us: 15.0,
+            interrupt_us: 15.0,
+            syscall_us: 10.0,
+            timer_us: 2.0,
+            spin_time_us: None,
+            boost_period_ms: 10.0,
+            nic_sample_us: 0.0,
+            wake_delay_us: 0.0,
+            wake_loss: 0.0,
+            block_timeout_ms: 0.0,
+            daemon_period_ms: 0.0,
+            daemon_run_us: 0.0,
+            gang_slot_ms: 100.0,
+            probe_ms: 1000.0,
+            probe_node: 0,
+            scale: 1.0,
+            alone_s: 25.0,
+            max_time_s: 20_000.0,
+            seed: 1,
+            reps: 1,
+        }
+    }
+}
+
+/// The user-facing keys, in the order `--help` lists them.
+pub const KEYS: &[&str] = &[
+    "workload",
+    "jobs",
+    "scheme",
+    "nodes",
+    "cpus_per_node",
+    "job_width",
+    "local",
+    "rr_quantum_ms",
+    "dispatch_table",
+    "initial_level",
+    "tick_ms",
+    "start_skew_ms",
+    "latency_us",
+    "send_overhead_us",
+    "recv_overhead_us",
+    "per_byte_ns",
+    "context_switch_us",
+    "interrupt_us",
+    "syscall_us",
+    "timer_us",
+    "spin_time_us",
+    "boost_period_ms",
+    "nic_sample_us",
+    "wake_delay_us",
+    "wake_loss",
+    "block_timeout_ms",
+    "daemon_period_ms",
+    "daemon_run_us",
+    "gang_slot_ms",
+    "probe_ms",
+    "probe_node",
+    "scale",
+    "alone_s",
+    "max_time_s",
+    "seed",
+    "reps",
+];
+
+fn nonneg(field: &str, v: f64) -> Result<(), ConfigError> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(())
+    } else {
+        Err(ConfigError::new(
+            field,
+            format!("{v} is not allowed"),
+            "a finite number >= 0",
+        ))
+    }
+}
+
+fn positive(field: &str, v: f64) -> Result<(), ConfigError> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(ConfigError::new(
+            field,
+            format!("{v} is not allowed"),
+            "a finite number > 0",
+        ))
+    }
+}
+
+impl ClusterConfig {
+    /// The applications of the run, in the workload's order.
+    pub fn apps(&self) -> Vec<AppKind> {
+        if !self.jobs.is_empty() {
+            self.jobs.clone()
+        } else {
+            WORKLOADS
+                .get(self.workload.wrapping_sub(1) as usize)
+                .map(|w| w.to_vec())
+                .unwrap_or_default()
+        }
+    }
+
+    /// Processes per job.
+    pub fn width(&self) -> u32 {
+        self.job_width.unwrap_or(self.nodes)
+    }
+
+    /// The table the nodes use.
+    pub fn table(&self) -> DispatchTable {
+        self.dispatch_table
+            .clone()
+            .unwrap_or_else(DispatchTable::solaris)
+    }
+
+    /// Ideal (gang, no overhead) completion time (s): jobs × `alone_s`.
+    pub fn ideal_s(&self) -> f64 {
+        self.apps().len() as f64 * self.alone_s
+    }
+
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.jobs.is_empty() && !(1..=9).contains(&self.workload) {
+            return Err(ConfigError::new(
+                "workload",
+                format!("{} is not a workload", self.workload),
+                "1..=9 (Table 2), or jobs=A,B,... for a custom mix",
+            ));
+        }
+        if self.nodes == 0 || self.nodes > 4096 {
+            return Err(ConfigError::new(
+                "nodes",
+                format!("{}", self.nodes),
+                "1..=4096",
+            ));
+        }
+        if self.cpus_per_node == 0 || self.cpus_per_node > 256 {
+            return Err(ConfigError::new(
+                "cpus_per_node",
+                format!("{}", self.cpus_per_node),
+                "1..=256",
+            ));
+        }
+        if let Some(w) = self.job_width {
+            if w == 0 || w > self.nodes * self.cpus_per_node {
+                return Err(ConfigError::new(
+                    "job_width",
+                    format!("{w}"),
+                    "1..=nodes*cpus_per_node",
+                ));
+            }
+        }
+        if matches!(self.scheme, CoschedScheme::Gang | CoschedScheme::Fcfs)
+            && self.width() > self.nodes * self.cpus_per_node
+        {
+            return Err(ConfigError::new(
+                "job_width",
+                "wider than the machine",
+                "at most nodes*cpus_per_node for gang and fcfs",
+            ));
+        }
+        positive("rr_quantum_ms", self.rr_quantum_ms)?;
+        let table = self.table();
+        table.validate()?;
+        if self.initial_level as usize >= table.level.len() {
+            return Err(ConfigError::new(
+                "initial_level",
+                format!("{} is not a level", self.initial_level),
+                format!("0..={}", table.top()),
+            ));
+        }
+        for (k, v) in [
+            ("latency_us", self.latency_us),
+            ("send_overhead_us", self.send_overhead_us),
+            ("recv_overhead_us", self.recv_overhead_us),
+            ("per_byte_ns", self.per_byte_ns),
+            ("context_switch_us", self.context_switch_us),
+            ("interrupt_us", self.interrupt_us),
+            ("syscall_us", self.syscall_us),
+            ("timer_us", self.timer_us),
+            ("nic_sample_us", self.nic_sample_us),
+            ("tick_ms", self.tick_ms),
+            ("start_skew_ms", self.start_skew_ms),
+            ("wake_delay_us", self.wake_delay_us),
+            ("block_timeout_ms", self.block_timeout_ms),
+            ("daemon_period_ms", self.daemon_period_ms),
+            ("daemon_run_us", self.daemon_run_us),
+        ] {
+            nonneg(k, v)?;
+        }
+        if let Some(s) = self.spin_time_us {
+            nonneg("spin_time_us", s)?;
+        }
+        if self.send_overhead_us + self.recv_overhead_us > self.latency_us {
+            return Err(ConfigError::new(
+                "latency_us",
+                format!(
+                    "{} is less than send_overhead_us + recv_overhead_us = {}",
+                    self.latency_us,
+                    self.send_overhead_us + self.recv_overhead_us
+                ),
+                "latency_us >= send_overhead_us + recv_overhead_us",
+            ));
+        }
+        positive("boost_period_ms", self.boost_period_ms)?;
+        positive("gang_slot_ms", self.gang_slot_ms)?;
+        positive("probe_ms", self.probe_ms)?;
+        positive("scale", self.scale)?;
+        positive("alone_s", self.alone_s)?;
+        positive("max_time_s", self.max_time_s)?;
+        if !(0.0..=1.0).contains(&self.wake_loss) {
+            return Err(ConfigError::new(
+                "wake_loss",
+                format!("{}", self.wake_loss),
+                "a probability in [0, 1]",
+            ));
+        }
+        if self.wake_loss > 0.0 && self.block_timeout_ms == 0.0 {
+            return Err(ConfigError::new(
+                "block_timeout_ms",
+                "0 (never) with lost wake-ups would leave processes asleep forever",
+                "> 0 when wake_loss > 0",
+            ));
+        }
+        if self.daemon_period_ms > 0.0 && self.daemon_run_us * 1e-3 >= self.daemon_period_ms {
+            return Err(ConfigError::new(
+                "daemon_run_us",
+                "the daemon would never sleep",
+                "daemon_run_us < daemon_period_ms * 1000",
+            ));
+        }
+        if self.probe_node >= self.nodes {
+            return Err(ConfigError::new(
+                "probe_node",
+                format!("{}", self.probe_node),
+                format!("0..{}", self.nodes),
+            ));
+        }
+        if self.reps == 0 || self.reps > 10_000 {
+            return Err(ConfigError::new(
+                "reps",
+                format!("{}", self.reps),
+                "1..=10000",
+            ));
+        }
+        if self.apps().len() > 4096 {
+            return Err(ConfigError::new("jobs", "too many jobs", "at most 4096"));
+        }
+        Ok(())
+    }
+}
