@@ -1162,3 +1162,70 @@ mod batch_gang_hand {
         assert_eq!(run(false), vec![(0, 30), (10, 40), (40, 50), (40, 45)]);
     }
 }
+
+mod cluster_properties {
+    use parsched_core::policy::cosched::{CoschedScheme, Scheme};
+    use parsched_sim::cluster::{run_once, AppKind, ClusterConfig, ClusterOptions, LocalKind};
+    use proptest::prelude::*;
+
+    fn scheme() -> impl Strategy<Value = CoschedScheme> {
+        let mut all: Vec<CoschedScheme> = Scheme::ALL
+            .iter()
+            .map(|&s| CoschedScheme::Dynamic(s))
+            .collect();
+        all.extend([CoschedScheme::Gang, CoschedScheme::Fcfs]);
+        prop::sample::select(all)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+        /// On random small clusters, schemes and costs: every message is
+        /// delivered exactly once and in order per sender–receiver pair; no
+        /// processor runs two processes at once, every running process is on
+        /// exactly one processor and a blocked one on none; priorities stay
+        /// within the table (the machine's audit after every event); and no
+        /// job finishes faster than it runs alone.
+        #[test]
+        fn the_cluster_keeps_its_invariants(
+            scheme in scheme(),
+            apps in prop::sample::subsequence(AppKind::ALL.to_vec(), 1..=4).prop_shuffle(),
+            nodes in 1u32..=4,
+            cpus in 1u32..=2,
+            rr in any::<bool>(),
+            spin_us in 0.0f64..3000.0,
+            costs_us in 0.0f64..40.0,
+            seed in 0u64..1000,
+        ) {
+            let base = ClusterConfig {
+                jobs: apps.clone(),
+                scheme,
+                nodes,
+                cpus_per_node: cpus,
+                local: if rr { LocalKind::Rr } else { LocalKind::Ts },
+                rr_quantum_ms: 20.0,
+                spin_time_us: Some(spin_us),
+                context_switch_us: costs_us,
+                interrupt_us: costs_us,
+                syscall_us: costs_us,
+                start_skew_ms: 0.0,
+                scale: 0.01,
+                seed,
+                ..ClusterConfig::default()
+            };
+            let audit = ClusterOptions { audit: true, ..Default::default() };
+            let r = run_once(&base, seed, &audit).unwrap();
+            prop_assert_eq!(r.audit_failures, 0);
+            prop_assert_eq!(r.order_violations, 0);
+            prop_assert_eq!(r.messages, r.messages_received);
+            for (j, app) in apps.iter().enumerate() {
+                let alone = ClusterConfig { jobs: vec![*app], ..base.clone() };
+                let a = run_once(&alone, seed, &ClusterOptions::default()).unwrap();
+                prop_assert!(
+                    r.job_completion_times[j] >= a.completion_time * (1.0 - 1e-9),
+                    "{} took {} in the mix, {} alone", app, r.job_completion_times[j], a.completion_time
+                );
+            }
+        }
+    }
+}

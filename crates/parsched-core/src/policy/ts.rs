@@ -229,6 +229,8 @@ pub struct TimeSharing {
     ticks_per_ms: u64,
     initial: u8,
     queues: Vec<VecDeque<ThreadId>>,
+    /// Bit `l` set: level `l`'s queue is not empty.
+    nonempty: [u64; 4],
     threads: Vec<ThreadState>,
     ready: usize,
 }
@@ -257,6 +259,7 @@ impl TimeSharing {
             ticks_per_ms,
             initial,
             queues: vec![VecDeque::new(); n],
+            nonempty: [0; 4],
             threads: Vec::new(),
             ready: 0,
         })
@@ -289,11 +292,21 @@ impl TimeSharing {
         &mut self.threads[i]
     }
 
+    #[inline]
     fn highest_queued(&self) -> Option<u8> {
-        self.queues
-            .iter()
-            .rposition(|q| !q.is_empty())
-            .map(|l| l as u8)
+        (0..4).rev().find_map(|w| {
+            let bits = self.nonempty[w];
+            (bits != 0).then(|| (w * 64 + 63 - bits.leading_zeros() as usize) as u8)
+        })
+    }
+
+    #[inline]
+    fn mark(&mut self, level: usize) {
+        if self.queues[level].is_empty() {
+            self.nonempty[level / 64] &= !(1u64 << (level % 64));
+        } else {
+            self.nonempty[level / 64] |= 1u64 << (level % 64);
+        }
     }
 
     fn unqueue(&mut self, thread: ThreadId) -> bool {
@@ -302,6 +315,7 @@ impl TimeSharing {
         match q.iter().position(|&t| t == thread) {
             Some(k) => {
                 q.remove(k);
+                self.mark(level);
                 self.ready -= 1;
                 self.state(thread).queued = false;
                 true
@@ -321,6 +335,7 @@ impl TimeSharing {
         } else {
             q.push_back(thread)
         }
+        self.mark(level as usize);
         self.ready += 1;
     }
 }
@@ -345,6 +360,7 @@ impl LocalScheduler for TimeSharing {
     fn pick_next(&mut self) -> Option<ThreadId> {
         let level = self.highest_queued()?;
         let t = self.queues[level as usize].pop_front()?;
+        self.mark(level as usize);
         self.ready -= 1;
         self.state(t).queued = false;
         Some(t)

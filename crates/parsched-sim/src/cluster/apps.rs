@@ -78,39 +78,39 @@ impl AppKind {
     pub fn model(self) -> AppModel {
         match self {
             AppKind::Life3_5 => AppModel {
-                iterations: 3_330,
-                compute_us: 7_300.0,
-                jitter: 0.02,
-                bytes: 1_024,
-                spin_time_us: 2_000.0,
+                iterations: 120,
+                compute_us: 200_000.0,
+                jitter: 0.01,
+                bytes: 47_000,
+                spin_time_us: 25_000.0,
             },
             AppKind::Life12 => AppModel {
-                iterations: 17_900,
-                compute_us: 1_229.0,
+                iterations: 4_000,
+                compute_us: 5_500.0,
                 jitter: 0.02,
-                bytes: 256,
-                spin_time_us: 2_000.0,
+                bytes: 4_750,
+                spin_time_us: 400_000.0,
             },
             AppKind::Mg => AppModel {
-                iterations: 14_800,
-                compute_us: 1_235.0,
+                iterations: 1_700,
+                compute_us: 10_900.0,
                 jitter: 0.02,
-                bytes: 2_048,
-                spin_time_us: 2_000.0,
+                bytes: 14_700,
+                spin_time_us: 400_000.0,
             },
             AppKind::Lu => AppModel {
-                iterations: 6_250,
-                compute_us: 3_360.0,
+                iterations: 1_450,
+                compute_us: 14_000.0,
                 jitter: 0.02,
                 bytes: 40,
-                spin_time_us: 2_000.0,
+                spin_time_us: 400_000.0,
             },
             AppKind::Ep => AppModel {
                 iterations: 100,
                 compute_us: 249_800.0,
                 jitter: 0.002,
                 bytes: 8,
-                spin_time_us: 2_000.0,
+                spin_time_us: 25_000.0,
             },
         }
     }
@@ -222,7 +222,7 @@ impl AppModel {
                 b
             }
             AppKind::Lu => {
-                let stages = 16u64;
+                let stages = 64u64;
                 let mut b = vec![Step::Repeat {
                     count: stages,
                     body: {

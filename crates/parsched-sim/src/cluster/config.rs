@@ -65,8 +65,10 @@ pub struct ClusterConfig {
     /// on one of the node's ticks; every node's ticks have their own phase
     /// (0: quanta end exactly).
     pub tick_ms: f64,
-    /// Every process starts at a random time in [0, start_skew_ms) (the
-    /// launcher reaches the nodes one by one).
+    /// Job j's processes start at j × `launch_gap_ms` plus a random time
+    /// in [0, start_skew_ms) each (the jobs are launched one after the
+    /// other; the launcher reaches the nodes one by one).
+    pub launch_gap_ms: f64,
     pub start_skew_ms: f64,
     /// One-way user-to-user latency of a small message (µs; seed: 32),
     /// including the send and receive overheads.
@@ -90,6 +92,10 @@ pub struct ClusterConfig {
     pub spin_time_us: Option<f64>,
     /// Period of the boost function (ms; seed: 10).
     pub boost_period_ms: f64,
+    /// With a periodic boost, spin at most one boost period before
+    /// blocking or yielding (one reading of PB-SB's "the time wasted in
+    /// spinning is limited to the period of the kernel function").
+    pub spin_cap_at_boost_period: bool,
     /// How often the interface samples which process runs (µs; 0: always
     /// current).
     pub nic_sample_us: f64,
@@ -136,6 +142,7 @@ impl Default for ClusterConfig {
             dispatch_table: None,
             initial_level: 29,
             tick_ms: 10.0,
+            launch_gap_ms: 0.0,
             start_skew_ms: 50.0,
             latency_us: 32.0,
             send_overhead_us: 5.0,
@@ -147,6 +154,7 @@ impl Default for ClusterConfig {
             timer_us: 2.0,
             spin_time_us: None,
             boost_period_ms: 10.0,
+            spin_cap_at_boost_period: false,
             nic_sample_us: 0.0,
             wake_delay_us: 0.0,
             wake_loss: 0.0,
@@ -178,6 +186,7 @@ pub const KEYS: &[&str] = &[
     "dispatch_table",
     "initial_level",
     "tick_ms",
+    "launch_gap_ms",
     "start_skew_ms",
     "latency_us",
     "send_overhead_us",
@@ -189,6 +198,7 @@ pub const KEYS: &[&str] = &[
     "timer_us",
     "spin_time_us",
     "boost_period_ms",
+    "spin_cap_at_boost_period",
     "nic_sample_us",
     "wake_delay_us",
     "wake_loss",
@@ -321,6 +331,7 @@ impl ClusterConfig {
             ("nic_sample_us", self.nic_sample_us),
             ("tick_ms", self.tick_ms),
             ("start_skew_ms", self.start_skew_ms),
+            ("launch_gap_ms", self.launch_gap_ms),
             ("wake_delay_us", self.wake_delay_us),
             ("block_timeout_ms", self.block_timeout_ms),
             ("daemon_period_ms", self.daemon_period_ms),

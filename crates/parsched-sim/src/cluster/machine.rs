@@ -66,8 +66,9 @@ pub enum Ev {
     NicSampled { node: u32 },
     /// A process was launched.
     ProcStarted { proc: u32 },
-    /// One second passed (time-sharing's ageing).
-    SecondElapsed,
+    /// One second passed on a node's clock (time-sharing's ageing; every
+    /// node has its own phase).
+    SecondElapsed { node: u32 },
     /// The CPU-share probe.
     ProbeTicked,
     /// Gang scheduling's slot ended.
@@ -134,6 +135,10 @@ pub(crate) struct Proc {
     believed: bool,
     timer: Timer,
     daemon: bool,
+    /// The processor it runs on (when running).
+    cpu: u32,
+    /// Launched (before that it is `Blocked` and nothing wakes it).
+    started: bool,
 }
 
 enum NodeSched {
@@ -197,6 +202,8 @@ struct Node {
     yield_next: usize,
     /// Phase of the node's clock ticks (ns, < tick).
     tick_phase: u64,
+    /// The interface sends one message at a time: its link is busy until.
+    link_free: u64,
 }
 
 struct Cpu {
@@ -341,7 +348,9 @@ impl ClusterMachine {
                 // PB-SB: "the spin is limited to the period of the kernel
                 // function".
                 match dynamic {
-                    Some(d) if d.has_periodic_boost() => s.min(boost_period),
+                    Some(d) if d.has_periodic_boost() && cfg.spin_cap_at_boost_period => {
+                        s.min(boost_period)
+                    }
                     _ => s,
                 }
             })
@@ -366,6 +375,7 @@ impl ClusterMachine {
                 booster: dynamic.and_then(PeriodicBooster::new),
                 yield_next: 0,
                 tick_phase: 0,
+                link_free: 0,
             });
         }
         let mut cpus = Vec::with_capacity(ncpus as usize);
@@ -403,6 +413,11 @@ impl ClusterMachine {
         }
         let mut procs = Vec::new();
         let mut jobs = Vec::new();
+        // A job's compute draws depend on its application, its occurrence
+        // among the workload's jobs of that application and the rank, not
+        // on its position: the first LIFE12 of any workload draws what
+        // LIFE12 alone draws (common random numbers across workloads).
+        let mut seen: Vec<AppKind> = Vec::new();
         let mut cell = vec![
             NONE;
             if gang.is_some() {
@@ -419,6 +434,10 @@ impl ClusterMachine {
                 left: width,
                 finish: None,
             });
+            let app = apps[j as usize];
+            let occurrence = seen.iter().filter(|&&a| a == app).count() as u64;
+            seen.push(app);
+            let app_index = AppKind::ALL.iter().position(|&a| a == app).unwrap_or(0) as u64;
             for r in 0..width {
                 let node = match &gang {
                     Some(_) => {
@@ -439,7 +458,11 @@ impl ClusterMachine {
                     act: Act::Compute,
                     left: 0,
                     cursor: Cursor::new(width),
-                    rng: stream(seed, Stream::ThreadDemand, ((j as u64) << 32) | r as u64),
+                    rng: stream(
+                        seed,
+                        Stream::ThreadDemand,
+                        (app_index << 56) | (occurrence << 32) | r as u64,
+                    ),
                     quantum_left: None,
                     spin_deadline: NEVER,
                     inbox: VecDeque::new(),
@@ -456,6 +479,8 @@ impl ClusterMachine {
                     believed: false,
                     timer: eng.timer(),
                     daemon: false,
+                    cpu: NONE,
+                    started: true,
                 });
             }
         }
@@ -492,6 +517,8 @@ impl ClusterMachine {
                     believed: false,
                     timer: eng.timer(),
                     daemon: true,
+                    cpu: NONE,
+                    started: true,
                 });
                 let at = phase_rng.random_range(0..daemon_period);
                 eng.schedule_at(Time(at), Ev::DaemonWoke { proc: id });
@@ -551,24 +578,34 @@ impl ClusterMachine {
                 }
             }
             let skew = ms(cfg.start_skew_ms);
+            let gap = ms(cfg.launch_gap_ms);
             for n in 0..m.nodes.len() {
                 for k in 0..m.nodes[n].procs.len() {
                     let p = m.nodes[n].procs[k];
                     if m.procs[p as usize].daemon {
                         continue;
                     }
-                    if skew == 0 {
+                    let at = m.procs[p as usize].job as u64 * gap
+                        + if skew > 0 {
+                            phase_rng.random_range(0..skew)
+                        } else {
+                            0
+                        };
+                    if at == 0 {
                         m.nodes[n]
                             .sched
                             .enqueue(m.procs[p as usize].local, EnqueueReason::New);
                     } else {
-                        let at = phase_rng.random_range(0..skew);
                         m.procs[p as usize].state = ProcState::Blocked;
+                        m.procs[p as usize].started = false;
                         eng.schedule_at(Time(at), Ev::ProcStarted { proc: p });
                     }
                 }
             }
-            eng.schedule_at(Time(1_000_000_000), Ev::SecondElapsed);
+            for n in 0..m.nodes.len() as u32 {
+                let at = phase_rng.random_range(1..=1_000_000_000u64);
+                eng.schedule_at(Time(at), Ev::SecondElapsed { node: n });
+            }
             if d.has_periodic_boost() {
                 for n in 0..m.nodes.len() as u32 {
                     let at = phase_rng.random_range(0..m.boost_period.max(1));
@@ -687,6 +724,7 @@ impl ClusterMachine {
         let node = self.cpus[c].node as usize;
         let pr = &mut self.procs[p as usize];
         pr.state = ProcState::Running;
+        pr.cpu = c as u32;
         if self.nic_sample == 0 {
             pr.believed = true;
         }
@@ -846,12 +884,15 @@ impl ClusterMachine {
 
     /// The message leaves `p` for rank `dest` of its job.
     fn emit(&mut self, p: u32, dest: u32, bytes: u32, now: u64, eng: &mut Engine<Ev>) {
-        let wire = self.wire + (bytes as f64 * self.per_byte).round() as u64;
+        let xfer = (bytes as f64 * self.per_byte).round() as u64;
         let pr = &mut self.procs[p as usize];
+        let node = &mut self.nodes[pr.node as usize];
+        let start = now.max(node.link_free);
+        node.link_free = start + xfer;
         let d = dest as usize;
         let seq = pr.sent_seq[d];
         pr.sent_seq[d] += 1;
-        let at = (now + wire).max(pr.last_arrival_to[d]);
+        let at = (start + self.wire + xfer).max(pr.last_arrival_to[d]);
         pr.last_arrival_to[d] = at;
         let dest_proc = self.jobs[pr.job as usize].base + dest;
         self.counters.messages_sent += 1;
@@ -871,11 +912,16 @@ impl ClusterMachine {
     fn advance(&mut self, c: usize, p: u32, now: u64, eng: &mut Engine<Ev>) {
         loop {
             let job = self.procs[p as usize].job as usize;
-            let prog = Arc::clone(&self.programs[job]);
             let width = self.jobs[job].width;
             let spin = self.job_spin[job];
             let pr = &mut self.procs[p as usize];
-            let op = pr.cursor.next(&prog, &mut pr.rng);
+            let op = match pr.cursor.next(&self.programs[job], &mut pr.rng) {
+                Op::Compute { units } => Op::Compute { units },
+                Op::Send { to, bytes } => Op::Send { to, bytes },
+                Op::Receive { from } => Op::Receive { from },
+                Op::Exit => Op::Exit,
+                Op::Barrier | Op::ForkJoin { .. } => Op::Barrier,
+            };
             match op {
                 Op::Compute { units } => {
                     Self::end_comm(pr, now);
@@ -1033,7 +1079,11 @@ impl ClusterMachine {
         for &p in &self.nodes[node].procs {
             let pr = &self.procs[p as usize];
             self.view.push(EndpointView {
-                state: pr.state,
+                state: if pr.started {
+                    pr.state
+                } else {
+                    ProcState::Done
+                },
                 pending: pr.pending,
                 last_arrival: Time(pr.last_arrival),
             });
@@ -1043,7 +1093,7 @@ impl ClusterMachine {
     /// Wakes blocked `p` (now, or after the wake delay).
     fn wake(&mut self, p: u32, now: u64, eng: &mut Engine<Ev>) {
         let pr = &mut self.procs[p as usize];
-        if pr.state != ProcState::Blocked || pr.waking {
+        if pr.state != ProcState::Blocked || pr.waking || !pr.started {
             return;
         }
         if self.wake_delay > 0 {
@@ -1208,7 +1258,7 @@ impl ClusterMachine {
         self.counters.latency_ns_sum += now - sent + self.recv_ov;
         self.counters.latency_count += 1;
         let node = pr.node as usize;
-        if let Some(scheme) = self.dynamic {
+        if let (Some(scheme), true) = (self.dynamic, pr.started) {
             let view = EndpointView {
                 state: pr.state,
                 pending: pr.pending,
@@ -1242,10 +1292,9 @@ impl ClusterMachine {
     }
 
     fn running_cpu(&self, p: u32) -> usize {
-        self.cpus
-            .iter()
-            .position(|c| c.running == Some(p))
-            .expect("a running process has a processor")
+        let c = self.procs[p as usize].cpu as usize;
+        debug_assert_eq!(self.cpus[c].running, Some(p));
+        c
     }
 
     fn on_boost_timer(&mut self, node: usize, now: u64, eng: &mut Engine<Ev>) {
@@ -1289,12 +1338,13 @@ impl ClusterMachine {
         eng.schedule_at(Time(now + self.probe), Ev::ProbeTicked);
     }
 
-    fn on_second(&mut self, now: u64, eng: &mut Engine<Ev>) {
-        for n in 0..self.nodes.len() {
-            self.nodes[n].sched.on_second();
-            self.check_preempt(n, now, eng);
-        }
-        eng.schedule_at(Time(now + 1_000_000_000), Ev::SecondElapsed);
+    fn on_second(&mut self, n: usize, now: u64, eng: &mut Engine<Ev>) {
+        self.nodes[n].sched.on_second();
+        self.check_preempt(n, now, eng);
+        eng.schedule_at(
+            Time(now + 1_000_000_000),
+            Ev::SecondElapsed { node: n as u32 },
+        );
     }
 
     /// Audits the invariants of the machine's state (tests).
@@ -1312,6 +1362,11 @@ impl ClusterMachine {
         for (i, pr) in self.procs.iter().enumerate() {
             if pr.state == ProcState::Running && !seen[i] {
                 self.counters.audit_failures += 1;
+            }
+            if let NodeSched::Ts(ts) = &self.nodes[pr.node as usize].sched {
+                if ts.level(ThreadId(pr.local)) > ts.table().top() {
+                    self.counters.audit_failures += 1;
+                }
             }
         }
     }
@@ -1372,11 +1427,12 @@ impl Model for ClusterMachine {
             Ev::ProcStarted { proc } => {
                 let pr = &mut self.procs[proc as usize];
                 pr.state = ProcState::Ready;
+                pr.started = true;
                 let node = pr.node as usize;
                 self.nodes[node].sched.enqueue(pr.local, EnqueueReason::New);
                 self.check_preempt(node, now, eng);
             }
-            Ev::SecondElapsed => self.on_second(now, eng),
+            Ev::SecondElapsed { node } => self.on_second(node as usize, now, eng),
             Ev::ProbeTicked => self.on_probe(now, eng),
             Ev::SlotEnded => {
                 if self.jobs_left > 0 {

@@ -10,26 +10,202 @@ fn cfg(scheme: CoschedScheme, workload: u32, scale: f64) -> ClusterConfig {
     }
 }
 
-#[test]
-fn a_small_workload_runs_under_every_scheme() {
-    let mut schemes: Vec<CoschedScheme> = Scheme::ALL
+fn all_schemes() -> Vec<CoschedScheme> {
+    let mut v: Vec<CoschedScheme> = Scheme::ALL
         .iter()
         .map(|&s| CoschedScheme::Dynamic(s))
         .collect();
-    schemes.extend([CoschedScheme::Gang, CoschedScheme::Fcfs]);
-    for s in schemes {
-        let r = run_once(
-            &cfg(s, 3, 0.02),
-            1,
-            &ClusterOptions {
-                audit: true,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+    v.extend([CoschedScheme::Gang, CoschedScheme::Fcfs]);
+    v
+}
+
+#[test]
+fn a_small_workload_runs_under_every_scheme_with_its_invariants() {
+    let audit = ClusterOptions {
+        audit: true,
+        ..Default::default()
+    };
+    for s in all_schemes() {
+        let mut c = cfg(s, 7, 0.02);
+        c.daemon_period_ms = 50.0;
+        c.daemon_run_us = 500.0;
+        c.wake_delay_us = 20.0;
+        let r = run_once(&c, 1, &audit).unwrap();
         assert_eq!(r.audit_failures, 0, "{s}");
         assert_eq!(r.order_violations, 0, "{s}");
         assert_eq!(r.messages, r.messages_received, "{s}");
-        assert!(r.completion_time > 0.0);
+        let max = r.job_completion_times.iter().cloned().fold(0.0, f64::max);
+        assert_eq!(max, r.completion_time, "{s}");
     }
+}
+
+/// Each application alone on 8 nodes runs about 25 s and communicates its
+/// stated share (the calibration of `apps.rs`).
+#[test]
+fn applications_are_calibrated() {
+    for app in AppKind::ALL {
+        let c = ClusterConfig {
+            jobs: vec![app],
+            scheme: CoschedScheme::Dynamic(Scheme::LOCAL),
+            ..ClusterConfig::default()
+        };
+        let r = run_once(&c, 7, &ClusterOptions::default()).unwrap();
+        let t = r.job_completion_times[0] - c.start_skew_ms * 1e-3;
+        assert!((t - 25.0).abs() < 1.5, "{app}: alone {t} s");
+        let share = r.comm_share[0];
+        let want = app.comm_share();
+        if app == AppKind::Ep {
+            assert!(share < 0.01, "EP communicates {share}");
+        } else {
+            assert!(
+                (share - want).abs() < 0.2 * want,
+                "{app}: communicates {share}, paper {want}"
+            );
+        }
+    }
+}
+
+#[test]
+fn runs_are_deterministic_whatever_the_workers() {
+    let mut c = cfg(CoschedScheme::Dynamic(Scheme::PBT), 3, 0.02);
+    c.reps = 3;
+    let one = run(
+        &c,
+        &ClusterOptions {
+            workers: 1,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let two = run(
+        &c,
+        &ClusterOptions {
+            workers: 2,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let strip = |r: &ClusterResult| {
+        r.runs
+            .iter()
+            .map(|x| {
+                (
+                    x.completion_time,
+                    x.job_completion_times.clone(),
+                    x.events,
+                    x.context_switches,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(strip(&one), strip(&two));
+    assert!(one.completion_time_ci90.is_finite());
+    assert_ne!(one.runs[0].seed, one.runs[1].seed);
+}
+
+#[test]
+fn the_references_schedule_as_expected() {
+    // FCFS runs the jobs one after the other; gang rotates them, so all
+    // finish near the end.
+    let f = run_once(
+        &cfg(CoschedScheme::Fcfs, 5, 0.05),
+        1,
+        &ClusterOptions::default(),
+    )
+    .unwrap();
+    let t = &f.job_completion_times;
+    assert!(t.windows(2).all(|w| w[0] < w[1]), "{t:?}");
+    let alone = t[0];
+    for (k, x) in t.iter().enumerate() {
+        assert!((x - alone * (k + 1) as f64).abs() < 0.05 * x, "{t:?}");
+    }
+    let g = run_once(
+        &cfg(CoschedScheme::Gang, 5, 0.05),
+        1,
+        &ClusterOptions::default(),
+    )
+    .unwrap();
+    assert!(g.slot_switches > 10);
+    let first = g
+        .job_completion_times
+        .iter()
+        .cloned()
+        .fold(f64::MAX, f64::min);
+    assert!(
+        first > 0.8 * g.completion_time,
+        "{:?}",
+        g.job_completion_times
+    );
+    assert!((g.completion_time - f.completion_time).abs() < 0.05 * f.completion_time);
+}
+
+#[test]
+fn schemes_use_their_mechanisms() {
+    let o = ClusterOptions::default();
+    let get = |s: Scheme| run_once(&cfg(CoschedScheme::Dynamic(s), 5, 0.02), 3, &o).unwrap();
+    let local = get(Scheme::LOCAL);
+    assert_eq!(
+        (local.interrupts, local.boosts, local.blocks, local.yields),
+        (0, 0, 0, 0)
+    );
+    let dcs = get(Scheme::DCS);
+    assert!(dcs.interrupts > 0 && dcs.boosts > 0 && dcs.blocks == 0);
+    let pb = get(Scheme::PB);
+    assert!(pb.interrupts == 0 && pb.boosts > 0);
+    let mut c = cfg(CoschedScheme::Dynamic(Scheme::SB), 5, 0.02);
+    c.spin_time_us = Some(100.0);
+    let sb = run_once(&c, 3, &o).unwrap();
+    assert!(sb.blocks > 0 && sb.wakeups > 0 && sb.interrupts > 0 && sb.boosts == 0);
+    c.scheme = CoschedScheme::Dynamic(Scheme::SY);
+    let sy = run_once(&c, 3, &o).unwrap();
+    assert!(sy.yields > 0 && sy.blocks == 0 && sy.interrupts == 0);
+    // Messages keep their one-way latency whatever the scheme.
+    for r in [&local, &dcs, &pb, &sb, &sy] {
+        assert!(
+            r.latency_us >= 32.0 && r.latency_us < 400.0,
+            "{}",
+            r.latency_us
+        );
+    }
+}
+
+#[test]
+fn bad_configurations_name_their_field() {
+    let bad = |f: &dyn Fn(&mut ClusterConfig), field: &str| {
+        let mut c = ClusterConfig::default();
+        f(&mut c);
+        let e = c.validate().unwrap_err();
+        assert_eq!(e.field, field, "{e}");
+    };
+    bad(&|c| c.workload = 0, "workload");
+    bad(&|c| c.workload = 10, "workload");
+    bad(&|c| c.latency_us = -1.0, "latency_us");
+    bad(&|c| c.spin_time_us = Some(-5.0), "spin_time_us");
+    bad(&|c| c.latency_us = 4.0, "latency_us");
+    bad(&|c| c.boost_period_ms = 0.0, "boost_period_ms");
+    bad(&|c| c.wake_loss = 0.5, "block_timeout_ms");
+    bad(&|c| c.probe_node = 8, "probe_node");
+    assert_eq!("XYZ".parse::<CoschedScheme>().unwrap_err().field, "scheme");
+    assert_eq!("LIFE7".parse::<AppKind>().unwrap_err().field, "jobs");
+    assert_eq!("life(12)".parse::<AppKind>().unwrap(), AppKind::Life12);
+}
+
+#[test]
+fn lost_wakeups_are_rescued_by_the_timeout() {
+    let mut c = cfg(CoschedScheme::Dynamic(Scheme::SB), 1, 0.05);
+    c.spin_time_us = Some(200.0);
+    c.wake_loss = 0.2;
+    c.block_timeout_ms = 5.0;
+    let r = run_once(
+        &c,
+        1,
+        &ClusterOptions {
+            audit: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(r.lost_wakeups > 0);
+    assert_eq!(r.audit_failures, 0);
+    assert_eq!(r.messages, r.messages_received);
 }
