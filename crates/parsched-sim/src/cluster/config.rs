@@ -96,6 +96,11 @@ pub struct ClusterConfig {
     /// blocking or yielding (one reading of PB-SB's "the time wasted in
     /// spinning is limited to the period of the kernel function").
     pub spin_cap_at_boost_period: bool,
+    /// With a periodic boost and spin-block (PB-SB), the interface also
+    /// interrupts to wake a blocked receiver (the paper: "the LCP and the
+    /// ISR are identical to those used for Spin Block"); off: only the
+    /// periodic function wakes blocked processes.
+    pub pb_sb_wake_interrupts: bool,
     /// How often the interface samples which process runs (µs; 0: always
     /// current).
     pub nic_sample_us: f64,
@@ -155,6 +160,7 @@ impl Default for ClusterConfig {
             spin_time_us: None,
             boost_period_ms: 10.0,
             spin_cap_at_boost_period: false,
+            pb_sb_wake_interrupts: true,
             nic_sample_us: 0.0,
             wake_delay_us: 0.0,
             wake_loss: 0.0,
@@ -199,6 +205,7 @@ pub const KEYS: &[&str] = &[
     "spin_time_us",
     "boost_period_ms",
     "spin_cap_at_boost_period",
+    "pb_sb_wake_interrupts",
     "nic_sample_us",
     "wake_delay_us",
     "wake_loss",

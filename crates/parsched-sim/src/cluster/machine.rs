@@ -296,6 +296,7 @@ pub(crate) struct ClusterMachine {
     probe_node: u32,
     max_time: u64,
     audit: bool,
+    pb_sb_wake_interrupts: bool,
     policy_rng: StreamRng,
     view: Vec<EndpointView>,
     pub counters: Counters,
@@ -558,6 +559,7 @@ impl ClusterMachine {
             probe_node: cfg.probe_node,
             max_time: (cfg.max_time_s * 1e9) as u64,
             audit,
+            pb_sb_wake_interrupts: cfg.pb_sb_wake_interrupts,
             policy_rng: stream(seed, Stream::Policy, 0),
             view: Vec::new(),
             counters: Counters::default(),
@@ -1265,7 +1267,13 @@ impl ClusterMachine {
                 last_arrival: Time(now),
             };
             let believed = pr.believed;
-            let decision = scheme.on_arrival(&view, believed);
+            let mut decision = scheme.on_arrival(&view, believed);
+            if decision == ArrivalDecision::InterruptWake
+                && scheme.has_periodic_boost()
+                && !self.pb_sb_wake_interrupts
+            {
+                decision = ArrivalDecision::Deposit;
+            }
             if decision.interrupts() {
                 self.counters.interrupts += 1;
                 self.counters.interrupt_ns += self.intr;
