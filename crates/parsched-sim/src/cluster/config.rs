@@ -21,6 +21,15 @@ pub enum LocalKind {
     Rr,
 }
 
+/// What counts as a pending message (see [`ClusterConfig::pending`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PendingRule {
+    #[default]
+    Unpolled,
+    Unconsumed,
+}
+
 /// The nine workloads of the paper's Table 2 (four jobs each).
 pub const WORKLOADS: [[AppKind; 4]; 9] = {
     use AppKind::*;
@@ -96,6 +105,11 @@ pub struct ClusterConfig {
     /// blocking or yielding (one reading of PB-SB's "the time wasted in
     /// spinning is limited to the period of the kernel function").
     pub spin_cap_at_boost_period: bool,
+    /// What counts as a pending message for PB, PBT and spin-yield:
+    /// `unpolled` (arrived since the process last polled its endpoint; the
+    /// issue's definition) or `unconsumed` (the literal reading: arrived and
+    /// not yet received).
+    pub pending: PendingRule,
     /// With a periodic boost and spin-block (PB-SB), the interface also
     /// interrupts to wake a blocked receiver (the paper: "the LCP and the
     /// ISR are identical to those used for Spin Block"); off: only the
@@ -161,6 +175,7 @@ impl Default for ClusterConfig {
             boost_period_ms: 10.0,
             spin_cap_at_boost_period: false,
             pb_sb_wake_interrupts: true,
+            pending: PendingRule::Unpolled,
             nic_sample_us: 0.0,
             wake_delay_us: 0.0,
             wake_loss: 0.0,
@@ -206,6 +221,7 @@ pub const KEYS: &[&str] = &[
     "boost_period_ms",
     "spin_cap_at_boost_period",
     "pb_sb_wake_interrupts",
+    "pending",
     "nic_sample_us",
     "wake_delay_us",
     "wake_loss",

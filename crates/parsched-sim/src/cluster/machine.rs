@@ -24,7 +24,7 @@
 //! (`nic_sample_us`, 0: the current one) is running.
 
 use super::apps::AppKind;
-use super::config::{ClusterConfig, LocalKind};
+use super::config::{ClusterConfig, LocalKind, PendingRule};
 use crate::engine::{Engine, Flow, Model, Timer};
 use crate::rng::{stream, Stream, StreamRng};
 use parsched_core::policy::cosched::{
@@ -297,6 +297,7 @@ pub(crate) struct ClusterMachine {
     max_time: u64,
     audit: bool,
     pb_sb_wake_interrupts: bool,
+    literal_pending: bool,
     policy_rng: StreamRng,
     view: Vec<EndpointView>,
     pub counters: Counters,
@@ -560,6 +561,7 @@ impl ClusterMachine {
             max_time: (cfg.max_time_s * 1e9) as u64,
             audit,
             pb_sb_wake_interrupts: cfg.pb_sb_wake_interrupts,
+            literal_pending: cfg.pending == PendingRule::Unconsumed,
             policy_rng: stream(seed, Stream::Policy, 0),
             view: Vec::new(),
             counters: Counters::default(),
@@ -1086,7 +1088,11 @@ impl ClusterMachine {
                 } else {
                     ProcState::Done
                 },
-                pending: pr.pending,
+                pending: if self.literal_pending {
+                    pr.inbox.len() as u32
+                } else {
+                    pr.pending
+                },
                 last_arrival: Time(pr.last_arrival),
             });
         }

@@ -17,7 +17,7 @@ mod machine;
 mod tests;
 
 pub use apps::{AppKind, AppModel};
-pub use config::{ClusterConfig, LocalKind, KEYS, WORKLOADS};
+pub use config::{ClusterConfig, LocalKind, PendingRule, KEYS, WORKLOADS};
 pub use machine::{ClusterError, Counters};
 
 use crate::engine::{run as run_engine, Engine};
