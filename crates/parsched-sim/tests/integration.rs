@@ -1178,14 +1178,14 @@ mod cluster_properties {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
         /// On random small clusters, schemes and costs: every message is
         /// delivered exactly once and in order per sender–receiver pair; no
         /// processor runs two processes at once, every running process is on
         /// exactly one processor and a blocked one on none; priorities stay
         /// within the table (the machine's audit after every event); and no
-        /// job finishes faster than it runs alone.
+        /// job finishes faster than it runs alone (one processor per node).
         #[test]
         fn the_cluster_keeps_its_invariants(
             scheme in scheme(),
@@ -1218,7 +1218,11 @@ mod cluster_properties {
             prop_assert_eq!(r.audit_failures, 0);
             prop_assert_eq!(r.order_violations, 0);
             prop_assert_eq!(r.messages, r.messages_received);
-            for (j, app) in apps.iter().enumerate() {
+            // With several processors per node, alone a job may sit on the
+            // processor that takes the node's interrupts and timer, in the mix
+            // on another: compare on one processor per node.
+            let compare = cpus == 1;
+            for (j, app) in apps.iter().enumerate().filter(|_| compare) {
                 let alone = ClusterConfig { jobs: vec![*app], ..base.clone() };
                 let a = run_once(&alone, seed, &ClusterOptions::default()).unwrap();
                 prop_assert!(
