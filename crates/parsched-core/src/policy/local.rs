@@ -105,6 +105,13 @@ pub trait LocalScheduler {
     /// Round robin: nothing.
     fn on_second(&mut self) {}
 
+    /// Once per second, for a thread that is running (not queued): the
+    /// same ageing, where the scheduler ages running threads too (Solaris'
+    /// `ts_update` walks every time-sharing thread). Round robin: nothing.
+    fn on_second_running(&mut self, running: ThreadId) {
+        let _ = running;
+    }
+
     /// Raises `thread`'s priority (e.g. a message arrived for it). A queued
     /// thread moves ahead; returns whether the scheduler changed anything.
     fn boost(&mut self, thread: ThreadId) -> bool;

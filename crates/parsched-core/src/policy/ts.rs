@@ -422,6 +422,21 @@ impl LocalScheduler for TimeSharing {
         }
     }
 
+    /// A running thread ages as a queued one does: with the stock table
+    /// (`maxwait` 0 below level 59) every thread, running or not, moves to
+    /// its `lwait` once a second — the kernel's `ts_update` walks all
+    /// time-sharing threads. Its quantum in progress is not changed.
+    fn on_second_running(&mut self, running: ThreadId) {
+        let level = self.level(running);
+        let entry = self.table.level[level as usize];
+        let s = self.state(running);
+        s.dispwait += 1;
+        if s.dispwait > entry.maxwait_s {
+            s.dispwait = 0;
+            s.level = entry.lwait;
+        }
+    }
+
     /// To the top level (seed 003's boost: "set the target to TS 59"); a
     /// queued thread moves to the head of the top queue.
     fn boost(&mut self, thread: ThreadId) -> bool {

@@ -70,6 +70,11 @@ pub struct ClusterConfig {
     pub dispatch_table: Option<DispatchTable>,
     /// The level new processes start at.
     pub initial_level: u8,
+    /// Once-a-second ageing also ages the running processes (Solaris'
+    /// `ts_update` walks every time-sharing thread; with the stock table
+    /// every thread below level 59 then moves to its `lwait`); off: only
+    /// queued ones.
+    pub age_running: bool,
     /// The clock tick (ms): quanta are counted in ticks, so a quantum ends
     /// on one of the node's ticks; every node's ticks have their own phase
     /// (0: quanta end exactly).
@@ -160,6 +165,7 @@ impl Default for ClusterConfig {
             rr_quantum_ms: 100.0,
             dispatch_table: None,
             initial_level: 29,
+            age_running: true,
             tick_ms: 10.0,
             launch_gap_ms: 0.0,
             start_skew_ms: 50.0,
@@ -206,6 +212,7 @@ pub const KEYS: &[&str] = &[
     "rr_quantum_ms",
     "dispatch_table",
     "initial_level",
+    "age_running",
     "tick_ms",
     "launch_gap_ms",
     "start_skew_ms",

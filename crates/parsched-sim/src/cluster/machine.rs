@@ -180,6 +180,9 @@ impl NodeSched {
     fn on_second(&mut self) {
         fwd!(self, q => q.on_second())
     }
+    fn on_second_running(&mut self, t: u32) {
+        fwd!(self, q => q.on_second_running(ThreadId(t)))
+    }
     fn boost(&mut self, t: u32) -> bool {
         fwd!(self, q => q.boost(ThreadId(t)))
     }
@@ -298,6 +301,7 @@ pub(crate) struct ClusterMachine {
     audit: bool,
     pb_sb_wake_interrupts: bool,
     literal_pending: bool,
+    age_running: bool,
     policy_rng: StreamRng,
     view: Vec<EndpointView>,
     pub counters: Counters,
@@ -562,6 +566,7 @@ impl ClusterMachine {
             audit,
             pb_sb_wake_interrupts: cfg.pb_sb_wake_interrupts,
             literal_pending: cfg.pending == PendingRule::Unconsumed,
+            age_running: cfg.age_running,
             policy_rng: stream(seed, Stream::Policy, 0),
             view: Vec::new(),
             counters: Counters::default(),
@@ -1354,6 +1359,16 @@ impl ClusterMachine {
 
     fn on_second(&mut self, n: usize, now: u64, eng: &mut Engine<Ev>) {
         self.nodes[n].sched.on_second();
+        if self.age_running {
+            let cpus = self.nodes[n].cpu0 as usize
+                ..self.nodes[n].cpu0 as usize + self.cpus.len() / self.nodes.len();
+            for c in cpus {
+                if let Some(p) = self.cpus[c].running {
+                    let local = self.procs[p as usize].local;
+                    self.nodes[n].sched.on_second_running(local);
+                }
+            }
+        }
         self.check_preempt(n, now, eng);
         eng.schedule_at(
             Time(now + 1_000_000_000),
