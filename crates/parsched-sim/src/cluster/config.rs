@@ -70,6 +70,12 @@ pub struct ClusterConfig {
     pub dispatch_table: Option<DispatchTable>,
     /// The level new processes start at.
     pub initial_level: u8,
+    /// Boosting a running process gives it a fresh quantum of its new level
+    /// (Solaris `ts_change_priority` resets `ts_timeleft` for a thread on a
+    /// processor); off (default): it keeps the rest of its quantum. On, PBT
+    /// livelocks on W4 (every node keeps re-boosting its own choice) and PB
+    /// slows by a third on W5, against the paper.
+    pub boost_refreshes_quantum: bool,
     /// Once-a-second ageing also ages the running processes (Solaris'
     /// `ts_update` walks every time-sharing thread; with the stock table
     /// every thread below level 59 then moves to its `lwait`); off: only
@@ -166,6 +172,7 @@ impl Default for ClusterConfig {
             dispatch_table: None,
             initial_level: 29,
             age_running: true,
+            boost_refreshes_quantum: false,
             tick_ms: 10.0,
             launch_gap_ms: 0.0,
             start_skew_ms: 50.0,
@@ -213,6 +220,7 @@ pub const KEYS: &[&str] = &[
     "dispatch_table",
     "initial_level",
     "age_running",
+    "boost_refreshes_quantum",
     "tick_ms",
     "launch_gap_ms",
     "start_skew_ms",

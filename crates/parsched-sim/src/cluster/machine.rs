@@ -302,6 +302,7 @@ pub(crate) struct ClusterMachine {
     pb_sb_wake_interrupts: bool,
     literal_pending: bool,
     age_running: bool,
+    boost_refreshes_quantum: bool,
     policy_rng: StreamRng,
     view: Vec<EndpointView>,
     pub counters: Counters,
@@ -567,6 +568,7 @@ impl ClusterMachine {
             pb_sb_wake_interrupts: cfg.pb_sb_wake_interrupts,
             literal_pending: cfg.pending == PendingRule::Unconsumed,
             age_running: cfg.age_running,
+            boost_refreshes_quantum: cfg.boost_refreshes_quantum,
             policy_rng: stream(seed, Stream::Policy, 0),
             view: Vec::new(),
             counters: Counters::default(),
@@ -1153,6 +1155,12 @@ impl ClusterMachine {
             ProcState::Running => {
                 self.counters.boosts += 1;
                 self.nodes[node].sched.boost(local);
+                if self.boost_refreshes_quantum {
+                    let c = self.running_cpu(p);
+                    let q = self.nodes[node].sched.quantum(local);
+                    self.cpus[c].quantum_end = self.quantum_end(node, now, q);
+                    self.arm(c, now, eng);
+                }
             }
             ProcState::Blocked => self.wake(p, now, eng),
             ProcState::Done => {}
