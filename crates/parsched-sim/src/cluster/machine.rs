@@ -261,6 +261,12 @@ pub enum ClusterError {
     Program(String),
     #[error("interrupted")]
     Interrupted,
+    /// The audit (`ClusterOptions::audit`) found broken invariants: a bug.
+    #[error("the audit found {failures} broken invariant(s) and {order_violations} out-of-order message(s): a bug in the cluster machine, please report it with the configuration")]
+    Audit {
+        failures: u64,
+        order_violations: u64,
+    },
 }
 
 pub(crate) struct ClusterMachine {

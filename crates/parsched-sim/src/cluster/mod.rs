@@ -43,9 +43,10 @@ pub struct Timeline {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClusterRun {
     pub seed: u64,
-    /// First start to last finish (s).
+    /// Time 0 (the launch; processes start within `start_skew_ms` of it)
+    /// to the last job's finish (s).
     pub completion_time: f64,
-    /// Each job's completion time (s), in the workload's order.
+    /// Each job's finish time from time 0 (s), in the workload's order.
     pub job_completion_times: Vec<f64>,
     pub mean_job_time: f64,
     /// Sample standard deviation over mean of the job completion times.
@@ -71,9 +72,11 @@ pub struct ClusterRun {
     pub events: u64,
     pub wall_seconds: f64,
     pub timeline: Timeline,
-    /// Broken invariants seen by the audit (tests; always 0).
+    /// Broken invariants seen by the audit: always 0 in a returned run
+    /// (with `ClusterOptions::audit`, any failure is [`ClusterError::Audit`]).
     #[serde(skip)]
     pub audit_failures: u64,
+    /// Messages taken out of their sending order (0 in a returned run).
     #[serde(skip)]
     pub order_violations: u64,
     #[serde(skip)]
@@ -128,6 +131,12 @@ pub fn run_once(
     let mut m = ClusterMachine::new(cfg, seed, opts.audit, &mut eng)?;
     m.cancel = opts.cancel.clone();
     run_engine(&mut m, &mut eng)?;
+    if m.counters.audit_failures > 0 || m.counters.order_violations > 0 {
+        return Err(ClusterError::Audit {
+            failures: m.counters.audit_failures,
+            order_violations: m.counters.order_violations,
+        });
+    }
     let s = |ns: u64| ns as f64 * 1e-9;
     let jobs: Vec<f64> = m.job_finish.iter().map(|f| s(f.unwrap_or(m.end))).collect();
     let (mean, cv) = sample_cv(&jobs);
