@@ -4,11 +4,13 @@
 //! documented choices where it does not (`docs/policies/cosched.md`).
 
 use super::apps::AppKind;
+use crate::pools::Value;
 use parsched_core::policy::cosched::CoschedScheme;
 use parsched_core::policy::cosched::Scheme;
 use parsched_core::policy::ts::DispatchTable;
 use parsched_core::ConfigError;
 use serde::{Deserialize, Serialize};
+use std::str::FromStr;
 
 /// The local scheduler of every node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -278,6 +280,113 @@ fn positive(field: &str, v: f64) -> Result<(), ConfigError> {
 }
 
 impl ClusterConfig {
+    /// Sets one key from a user's value (TOML, `--set`, a Python dict).
+    /// `jobs` takes application names separated by commas (`""`: use
+    /// `workload`); `scheme` a Table-1 name, `gang` or `fcfs`;
+    /// `dispatch_table` the text of `dispadmin -c TS -g` (`""` or
+    /// `solaris`: the stock table); `job_width` and `spin_time_us` accept
+    /// `none`.
+    pub fn set(&mut self, key: &str, v: &Value) -> Result<(), ConfigError> {
+        let none = matches!(v, Value::Str(s) if s.trim().is_empty() || s.trim().eq_ignore_ascii_case("none"));
+        match key {
+            "workload" => self.workload = v.as_u32(key)?,
+            "jobs" => {
+                let Value::Str(s) = v else {
+                    return Err(ConfigError::new(
+                        key,
+                        "not a list of names",
+                        "application names separated by commas (LIFE3.5, LIFE12, MG, LU, EP)",
+                    ));
+                };
+                self.jobs = s
+                    .split(',')
+                    .filter(|t| !t.trim().is_empty())
+                    .map(AppKind::from_str)
+                    .collect::<Result<_, _>>()?;
+            }
+            "scheme" => {
+                let Value::Str(s) = v else {
+                    return Err(ConfigError::new(
+                        key,
+                        "not a name",
+                        "a scheme of Table 1 (e.g. PB, DCS-SB), gang or fcfs",
+                    ));
+                };
+                self.scheme = CoschedScheme::from_str(s)?;
+            }
+            "nodes" => self.nodes = v.as_u32(key)?,
+            "cpus_per_node" => self.cpus_per_node = v.as_u32(key)?,
+            "job_width" => self.job_width = if none { None } else { Some(v.as_u32(key)?) },
+            "local" => {
+                self.local = match v.as_str(key, &["ts", "rr"])?.as_str() {
+                    "rr" => LocalKind::Rr,
+                    _ => LocalKind::Ts,
+                }
+            }
+            "rr_quantum_ms" => self.rr_quantum_ms = v.as_f64(key)?,
+            "dispatch_table" => {
+                self.dispatch_table = match v {
+                    Value::Str(s) if none || s.trim() == "solaris" => None,
+                    Value::Str(s) => Some(DispatchTable::parse_dispadmin(s).map_err(|e| {
+                        ConfigError::new(key, e.to_string(), "the text of `dispadmin -c TS -g`")
+                    })?),
+                    _ => {
+                        return Err(ConfigError::new(
+                            key,
+                            "not a table",
+                            "the text of `dispadmin -c TS -g`, or solaris",
+                        ))
+                    }
+                }
+            }
+            "initial_level" => {
+                let l = v.as_u32(key)?;
+                self.initial_level = u8::try_from(l).map_err(|_| {
+                    ConfigError::new(key, format!("{l} is not allowed"), "a level of the table")
+                })?;
+            }
+            "age_running" => self.age_running = v.as_bool(key)?,
+            "boost_refreshes_quantum" => self.boost_refreshes_quantum = v.as_bool(key)?,
+            "tick_ms" => self.tick_ms = v.as_f64(key)?,
+            "launch_gap_ms" => self.launch_gap_ms = v.as_f64(key)?,
+            "start_skew_ms" => self.start_skew_ms = v.as_f64(key)?,
+            "latency_us" => self.latency_us = v.as_f64(key)?,
+            "send_overhead_us" => self.send_overhead_us = v.as_f64(key)?,
+            "recv_overhead_us" => self.recv_overhead_us = v.as_f64(key)?,
+            "per_byte_ns" => self.per_byte_ns = v.as_f64(key)?,
+            "context_switch_us" => self.context_switch_us = v.as_f64(key)?,
+            "interrupt_us" => self.interrupt_us = v.as_f64(key)?,
+            "syscall_us" => self.syscall_us = v.as_f64(key)?,
+            "timer_us" => self.timer_us = v.as_f64(key)?,
+            "spin_time_us" => self.spin_time_us = if none { None } else { Some(v.as_f64(key)?) },
+            "boost_period_ms" => self.boost_period_ms = v.as_f64(key)?,
+            "spin_cap_at_boost_period" => self.spin_cap_at_boost_period = v.as_bool(key)?,
+            "pb_sb_wake_interrupts" => self.pb_sb_wake_interrupts = v.as_bool(key)?,
+            "pending" => {
+                self.pending = match v.as_str(key, &["unpolled", "unconsumed"])?.as_str() {
+                    "unconsumed" => PendingRule::Unconsumed,
+                    _ => PendingRule::Unpolled,
+                }
+            }
+            "nic_sample_us" => self.nic_sample_us = v.as_f64(key)?,
+            "wake_delay_us" => self.wake_delay_us = v.as_f64(key)?,
+            "wake_loss" => self.wake_loss = v.as_f64(key)?,
+            "block_timeout_ms" => self.block_timeout_ms = v.as_f64(key)?,
+            "daemon_period_ms" => self.daemon_period_ms = v.as_f64(key)?,
+            "daemon_run_us" => self.daemon_run_us = v.as_f64(key)?,
+            "gang_slot_ms" => self.gang_slot_ms = v.as_f64(key)?,
+            "probe_ms" => self.probe_ms = v.as_f64(key)?,
+            "probe_node" => self.probe_node = v.as_u32(key)?,
+            "scale" => self.scale = v.as_f64(key)?,
+            "alone_s" => self.alone_s = v.as_f64(key)?,
+            "max_time_s" => self.max_time_s = v.as_f64(key)?,
+            "seed" => self.seed = v.as_u64(key)?,
+            "reps" => self.reps = v.as_u32(key)?,
+            _ => return Err(ConfigError::new(key, "unknown key", KEYS.join(", "))),
+        }
+        Ok(())
+    }
+
     /// The applications of the run, in the workload's order.
     pub fn apps(&self) -> Vec<AppKind> {
         if !self.jobs.is_empty() {

@@ -209,3 +209,38 @@ fn lost_wakeups_are_rescued_by_the_timeout() {
     assert_eq!(r.audit_failures, 0);
     assert_eq!(r.messages, r.messages_received);
 }
+
+#[test]
+fn every_key_is_settable_and_names_itself_in_errors() {
+    use crate::pools::Value;
+    for &key in KEYS {
+        let mut c = ClusterConfig::default();
+        let e = c
+            .set(key, &Value::Str("not-a-value".into()))
+            .expect_err(key);
+        assert_eq!(e.field, key);
+        assert_ne!(e.message, "unknown key", "{key} is listed but not handled");
+    }
+    let e = ClusterConfig::default()
+        .set("nodez", &Value::Int(3))
+        .unwrap_err();
+    assert_eq!(
+        (e.field.as_str(), e.message.as_str()),
+        ("nodez", "unknown key")
+    );
+    let mut c = ClusterConfig::default();
+    c.set("jobs", &Value::Str("LIFE(12), mg,ep".into()))
+        .unwrap();
+    assert_eq!(c.apps(), vec![AppKind::Life12, AppKind::Mg, AppKind::Ep]);
+    c.set("scheme", &Value::Str("dcs_sb".into())).unwrap();
+    assert_eq!(c.scheme.name(), "DCS-SB");
+    c.set("spin_time_us", &Value::Float(500.0)).unwrap();
+    assert_eq!(c.spin_time_us, Some(500.0));
+    c.set("spin_time_us", &Value::Str("none".into())).unwrap();
+    assert_eq!(c.spin_time_us, None);
+    c.set("local", &Value::Str("rr".into())).unwrap();
+    assert_eq!(c.local, LocalKind::Rr);
+    c.set("dispatch_table", &Value::Str("solaris".into()))
+        .unwrap();
+    assert!(c.dispatch_table.is_none());
+}
