@@ -411,9 +411,10 @@ impl ClusterConfig {
             .unwrap_or_else(DispatchTable::solaris)
     }
 
-    /// Ideal (gang, no overhead) completion time (s): jobs × `alone_s`.
+    /// Ideal (gang, no overhead) completion time (s): jobs × `alone_s` ×
+    /// `scale` (a scaled job runs `scale` × its iterations).
     pub fn ideal_s(&self) -> f64 {
-        self.apps().len() as f64 * self.alone_s
+        self.apps().len() as f64 * self.alone_s * self.scale
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {

@@ -51,7 +51,7 @@ pub struct ClusterRun {
     pub mean_job_time: f64,
     /// Sample standard deviation over mean of the job completion times.
     pub cv: f64,
-    /// (completion_time − ideal) / ideal, ideal = jobs × alone_s.
+    /// (completion_time − ideal) / ideal, ideal = jobs × alone_s × scale.
     pub slowdown: f64,
     /// Each job's share of its run spent in sends and receives.
     pub comm_share: Vec<f64>,
