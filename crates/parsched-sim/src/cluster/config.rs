@@ -255,6 +255,45 @@ pub const KEYS: &[&str] = &[
     "reps",
 ];
 
+/// A dispatch table from TOML (`[[level]]` entries) or `dispadmin -c TS -g`
+/// text; errors name `dispatch_table` and the problem's line.
+pub fn parse_table(text: &str) -> Result<DispatchTable, ConfigError> {
+    const FIELD: &str = "dispatch_table";
+    let table = if text.contains("[[level]]") {
+        toml::from_str::<DispatchTable>(text).map_err(|e| {
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+            let msg = e
+                .message()
+                .lines()
+                .next()
+                .unwrap_or("invalid TOML")
+                .to_string();
+            ConfigError::new(
+                FIELD,
+                match line {
+                    Some(l) => format!("line {l}: {msg}"),
+                    None => msg,
+                },
+                "[[level]] entries with quantum_ms, tqexp, slpret, maxwait_s, lwait",
+            )
+        })?
+    } else {
+        DispatchTable::parse_dispadmin(text).map_err(|e| {
+            ConfigError::new(
+                FIELD,
+                e.to_string(),
+                "TOML [[level]] entries or the output of `dispadmin -c TS -g`",
+            )
+        })?
+    };
+    table
+        .validate()
+        .map_err(|e| ConfigError::new(FIELD, e.message, e.allowed))?;
+    Ok(table)
+}
+
 fn nonneg(field: &str, v: f64) -> Result<(), ConfigError> {
     if v.is_finite() && v >= 0.0 {
         Ok(())
@@ -283,8 +322,9 @@ impl ClusterConfig {
     /// Sets one key from a user's value (TOML, `--set`, a Python dict).
     /// `jobs` takes application names separated by commas (`""`: use
     /// `workload`); `scheme` a Table-1 name, `gang` or `fcfs`;
-    /// `dispatch_table` the text of `dispadmin -c TS -g` (`""` or
-    /// `solaris`: the stock table); `job_width` and `spin_time_us` accept
+    /// `dispatch_table` a table's text, TOML (`[[level]]` entries with
+    /// `quantum_ms`, `tqexp`, `slpret`, `maxwait_s`, `lwait`) or the output
+    /// of `dispadmin -c TS -g` (`""` or `solaris`: the stock table); `job_width` and `spin_time_us` accept
     /// `none`.
     pub fn set(&mut self, key: &str, v: &Value) -> Result<(), ConfigError> {
         let none = matches!(v, Value::Str(s) if s.trim().is_empty() || s.trim().eq_ignore_ascii_case("none"));
@@ -327,14 +367,12 @@ impl ClusterConfig {
             "dispatch_table" => {
                 self.dispatch_table = match v {
                     Value::Str(s) if none || s.trim() == "solaris" => None,
-                    Value::Str(s) => Some(DispatchTable::parse_dispadmin(s).map_err(|e| {
-                        ConfigError::new(key, e.to_string(), "the text of `dispadmin -c TS -g`")
-                    })?),
+                    Value::Str(s) => Some(parse_table(s)?),
                     _ => {
                         return Err(ConfigError::new(
                             key,
                             "not a table",
-                            "the text of `dispadmin -c TS -g`, or solaris",
+                            "a table's text (TOML [[level]] entries or `dispadmin -c TS -g` output), or solaris",
                         ))
                     }
                 }

@@ -244,3 +244,29 @@ fn every_key_is_settable_and_names_itself_in_errors() {
         .unwrap();
     assert!(c.dispatch_table.is_none());
 }
+
+#[test]
+fn dispatch_tables_load_from_toml_or_dispadmin_text() {
+    use crate::pools::Value;
+    use parsched_core::policy::ts::DispatchTable;
+    let stock = DispatchTable::solaris();
+    let text = toml::to_string(&stock).unwrap();
+    let mut c = ClusterConfig::default();
+    c.set("dispatch_table", &Value::Str(text.clone())).unwrap();
+    assert_eq!(c.dispatch_table.as_ref(), Some(&stock));
+    // a malformed entry: the error names the field and a line
+    let bad = text.replacen("quantum_ms = 200", "quantum_ms = \"x\"", 1);
+    assert_ne!(bad, text);
+    let e = c.set("dispatch_table", &Value::Str(bad)).unwrap_err();
+    assert_eq!(e.field, "dispatch_table");
+    assert!(e.message.starts_with("line "), "{}", e.message);
+    // a level pointing outside the table
+    let out = text.replacen("tqexp = 0", "tqexp = 99", 1);
+    assert_ne!(out, text);
+    let e = c.set("dispatch_table", &Value::Str(out)).unwrap_err();
+    assert_eq!(e.field, "dispatch_table");
+    let e = c
+        .set("dispatch_table", &Value::Str("garbage".into()))
+        .unwrap_err();
+    assert_eq!(e.field, "dispatch_table");
+}
