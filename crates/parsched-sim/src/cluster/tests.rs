@@ -270,3 +270,25 @@ fn dispatch_tables_load_from_toml_or_dispadmin_text() {
         .unwrap_err();
     assert_eq!(e.field, "dispatch_table");
 }
+
+#[test]
+fn small_messages_take_the_papers_32_us_one_way() {
+    // LU alone: 40-byte messages, receivers polling on their own processors
+    let c = ClusterConfig {
+        jobs: vec![AppKind::Lu],
+        scheme: CoschedScheme::Dynamic(Scheme::LOCAL),
+        scale: 0.01,
+        ..ClusterConfig::default()
+    };
+    let r = run(&c, &ClusterOptions::default()).unwrap();
+    let lat = r.runs[0].small_latency_us;
+    // 32 µs plus 40 bytes of wire time (1.2 µs) and rare link queueing
+    assert!((32.0..35.0).contains(&lat), "{lat}");
+    // big LIFE(3.5) messages are slower on average, and are not small
+    let c = ClusterConfig {
+        jobs: vec![AppKind::Life3_5],
+        ..c
+    };
+    let r = run(&c, &ClusterOptions::default()).unwrap();
+    assert!(r.runs[0].latency_us > 1000.0, "{}", r.runs[0].latency_us);
+}
