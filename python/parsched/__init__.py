@@ -23,6 +23,14 @@ Batch scheduling of rigid jobs on SWF workload traces (issue 4)::
     r.summary["avg_bounded_slowdown"], r.report, r.jobs.head()   # Batsim columns
     r.plot_gantt("gantt.png"); r.plot_utilization("util.png")
 
+Coscheduling on a network of workstations (Nagar et al. 1999, seed 003)::
+
+    r = parsched.simulate_cosched(scheme="DCS", workload=7, scale=0.1, reps=3)
+    r.completion_time, r.job_completion_times, r.cv, r.slowdown, r.runs, r.timeline
+    r.plot_timeline().savefig("shares.png")
+    df = parsched.cosched_sweep(parsched.CoschedConfig(scale=0.1), ["Local", "SB", "PB"],
+                                [1, 5, 9])
+
 Real programs on this Linux machine, gang scheduled by freezing cgroups (issue 5)::
 
     out = parsched.run_jobs({"policy": "gang", "slot": "50ms",
@@ -42,6 +50,7 @@ from .config import (
     Arrivals,
     BarrierConfig,
     BatchConfig,
+    CoschedConfig,
     PoolsConfig,
     apply_overrides,
     from_toml,
@@ -52,6 +61,7 @@ from .errors import (
     RuntimeFailure,
     RuntimeUnavailable,
     SimulationError,
+    TimeLimitError,
     TraceError,
 )
 
@@ -59,6 +69,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .api import BarrierResult, Result, simulate, simulate_barrier, sweep
     from .arrivals import load_arrivals
     from .batch import BatchResult, simulate_batch
+    from .cosched import CoschedResult, cosched_sweep, simulate_cosched
     from .policies import LeastLoadedSpread, ZhouBrechtPolicy
     from .runtime import run_jobs
 
@@ -69,6 +80,8 @@ __all__ = [
     "BatchConfig",
     "BatchResult",
     "ConfigError",
+    "CoschedConfig",
+    "CoschedResult",
     "LeastLoadedSpread",
     "PolicyError",
     "PoolsConfig",
@@ -76,16 +89,19 @@ __all__ = [
     "RuntimeFailure",
     "RuntimeUnavailable",
     "SimulationError",
+    "TimeLimitError",
     "TraceError",
     "ZhouBrechtPolicy",
     "__version__",
     "apply_overrides",
+    "cosched_sweep",
     "from_toml",
     "load_arrivals",
     "run_jobs",
     "simulate",
     "simulate_barrier",
     "simulate_batch",
+    "simulate_cosched",
     "sweep",
 ]
 
@@ -97,6 +113,9 @@ _LAZY = {
     "sweep": "api",
     "BatchResult": "batch",
     "simulate_batch": "batch",
+    "CoschedResult": "cosched",
+    "simulate_cosched": "cosched",
+    "cosched_sweep": "cosched",
     "load_arrivals": "arrivals",
     "run_jobs": "runtime",
     "ZhouBrechtPolicy": "policies",

@@ -18,6 +18,11 @@ class PolicyError(RuntimeError):
 class SimulationError(RuntimeError):
     """The simulation failed (a program or invariant error)."""
 
+class TimeLimitError(SimulationError):
+    """A cosched run passed ``max_time_s`` of simulated time with jobs
+    unfinished (a livelock or deadlock of the configuration); the message
+    names ``max_time_s`` and the number of unfinished jobs."""
+
 class TraceError(ValueError):
     """A workload trace cannot be read: missing file, truncated or corrupt gzip,
     a malformed SWF line, a rule set to reject (``unsorted=reject``). The
@@ -276,8 +281,111 @@ def simulate_batch(
 def batch_keys() -> list[str]:
     """The keys ``simulate_batch`` accepts, in documentation order."""
 
+class _CoschedConfig(TypedDict, total=False):
+    workload: int
+    jobs: Sequence[str] | str
+    scheme: str
+    nodes: int
+    cpus_per_node: int
+    job_width: int | None
+    local: Literal["ts", "rr"]
+    rr_quantum_ms: float
+    dispatch_table: str | None  # the table's text (not a path); None/"solaris": stock
+    initial_level: int
+    age_running: bool
+    boost_refreshes_quantum: bool
+    tick_ms: float
+    launch_gap_ms: float
+    start_skew_ms: float
+    latency_us: float
+    send_overhead_us: float
+    recv_overhead_us: float
+    per_byte_ns: float
+    context_switch_us: float
+    interrupt_us: float
+    syscall_us: float
+    timer_us: float
+    spin_time_us: float | None
+    boost_period_ms: float
+    spin_cap_at_boost_period: bool
+    pending: Literal["unpolled", "unconsumed"]
+    pb_sb_wake_interrupts: bool
+    nic_sample_us: float
+    wake_delay_us: float
+    wake_loss: float
+    block_timeout_ms: float
+    daemon_period_ms: float
+    daemon_run_us: float
+    gang_slot_ms: float
+    probe_ms: float
+    probe_node: int
+    scale: float
+    alone_s: float
+    max_time_s: float
+    seed: int
+    reps: int
+
+class _Timeline(TypedDict):
+    time_s: list[float]
+    share: list[list[float]]  # share[i][j]: job j's share in interval i
+
+class _ClusterRun(TypedDict):
+    seed: int
+    completion_time: float
+    job_completion_times: list[float]
+    mean_job_time: float
+    cv: float
+    slowdown: float
+    comm_share: list[float]
+    spin_time: float
+    latency_us: float  # mean one-way latency of all messages (µs)
+    small_latency_us: float  # over messages <= 64 bytes (the paper's 32 µs figure)
+    context_switches: int
+    interrupts: int
+    boosts: int
+    wakeups: int
+    lost_wakeups: int
+    blocks: int
+    yields: int
+    messages: int
+    slot_switches: int
+    events: int
+    wall_seconds: float
+    timeline: _Timeline
+
+class _CoschedOutput(TypedDict):
+    scheme: str
+    jobs: list[str]
+    completion_time: float
+    completion_time_ci90: float  # NaN with one replication
+    job_completion_times: list[float]
+    mean_job_time: float
+    cv: float
+    slowdown: float
+    ideal: float
+    runs: list[_ClusterRun]
+    config: dict[str, Any]
+
+def simulate_cosched(
+    config: _CoschedConfig | dict[str, Any], workers: int = 1, audit: bool = False
+) -> _CoschedOutput:
+    """Seed 003's network of workstations (Rust ``cluster::run``): ``workers``
+    threads for the replications (the result does not depend on it). Bad keys
+    or values raise :class:`ConfigError`; passing ``max_time_s``
+    :class:`TimeLimitError`; other failures :class:`SimulationError`. Releases
+    the GIL; Ctrl-C (or :func:`cancel_cosched`) ends it within ~50 ms with
+    ``KeyboardInterrupt``. ``jobs`` is a list of names or one comma-separated
+    string; ``dispatch_table`` the table's text."""
+
+def cosched_keys() -> list[str]:
+    """The keys ``simulate_cosched`` accepts, in documentation order."""
+
+def cancel_cosched() -> None:
+    """Stops every ``simulate_cosched`` call in progress, in any thread
+    (KeyboardInterrupt within ~50 ms): Ctrl-C reaches only the main thread."""
+
 def validate_config(
-    model: Literal["pools", "barrier", "batch"], config: dict[str, Any]
+    model: Literal["pools", "barrier", "batch", "cosched"], config: dict[str, Any]
 ) -> None:
     """Builds ``model``'s configuration from ``config`` (``None`` values keep the
     default) and checks it with the core's ``validate``: raises
@@ -285,11 +393,14 @@ def validate_config(
     problem."""
 
 def config_values(
-    model: Literal["pools", "barrier", "batch"], config: dict[str, Any] | None = None
+    model: Literal["pools", "barrier", "batch", "cosched"],
+    config: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Every key of ``model`` with its value in ``config`` as the core reads it:
     the core's defaults when ``config`` is empty (the Python config classes take
-    their defaults from here)."""
+    their defaults from here). cosched: ``scheme`` and ``jobs`` in the core's
+    spelling, ``dispatch_table`` None for the stock table, else the table as
+    ``dispadmin -c TS -g`` text (RES=1000)."""
 
 def bounded_geometric_q(mean: float, max: int) -> float:
     """Seed 000's bounded-geometric desired parallelism on 1..max with mean

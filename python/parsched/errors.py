@@ -9,7 +9,7 @@ Both mirror the exceptions of the Rust extension (``parsched._core``): a
 from __future__ import annotations
 
 __all__ = ["ConfigError", "PolicyError", "RuntimeFailure", "RuntimeUnavailable",
-           "SimulationError", "TraceError"]
+           "SimulationError", "TimeLimitError", "TraceError"]
 
 
 class ConfigError(ValueError):
@@ -58,6 +58,12 @@ class RuntimeFailure(RuntimeError):
 
 class SimulationError(RuntimeError):
     """The simulation itself failed (an internal invariant or program error)."""
+
+
+class TimeLimitError(SimulationError):
+    """A run passed its ``max_time_s`` of simulated time with jobs unfinished:
+    the configuration livelocks or deadlocks (or the run is longer than the
+    limit). The message names ``max_time_s`` and the unfinished jobs."""
 
 
 class TraceError(ValueError):

@@ -4,6 +4,7 @@
 use parsched_core::policy::pools::{ForkRequest, Placement, PoolPolicy, PoolState};
 use parsched_core::{JobId, PolicyError as CorePolicyError, PoolId};
 use parsched_sim::batch::{self, BatchConfig, BatchError};
+use parsched_sim::cluster::{self, ClusterConfig, ClusterError, ClusterOptions};
 use parsched_sim::machine::MachineError;
 use parsched_sim::pools::{self, PoolsConfig, RunError, RunOptions, Value};
 use parsched_sim::sync::{self, SyncConfig, SyncOptions};
@@ -12,6 +13,9 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 create_exception!(
     parsched._core,
@@ -48,6 +52,14 @@ create_exception!(
     SimulationError,
     PyRuntimeError,
     "The simulation failed (a program or invariant error)."
+);
+
+create_exception!(
+    parsched._core,
+    TimeLimitError,
+    SimulationError,
+    "The run passed its max_time_s of simulated time with jobs unfinished (a livelock or \
+     deadlock of the configuration, or a run longer than the limit)."
 );
 
 fn to_py_err(e: RunError) -> PyErr {
@@ -360,6 +372,128 @@ fn simulate_barrier<'py>(
     Ok(out)
 }
 
+fn cluster_err(e: ClusterError) -> PyErr {
+    match e {
+        ClusterError::Config(c) => config_err(c),
+        e @ ClusterError::TimeLimit(..) => TimeLimitError::new_err(e.to_string()),
+        ClusterError::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted"),
+        e => SimulationError::new_err(e.to_string()),
+    }
+}
+
+/// `cancel_cosched()` calls so far: a run that sees it change stops as on
+/// Ctrl-C (runs on threads other than the main one never see the signal).
+static CANCEL_CALLS: AtomicU64 = AtomicU64::new(0);
+
+/// Stops every `simulate_cosched` call in progress, in any thread: each ends
+/// within ~50 ms with `KeyboardInterrupt` (for thread pools: Ctrl-C reaches
+/// only the main thread).
+#[pyfunction]
+fn cancel_cosched() {
+    CANCEL_CALLS.fetch_add(1, Ordering::SeqCst);
+}
+
+/// Runs `f` on a thread of its own with the GIL released, checking for
+/// Python signals every 50 ms meanwhile: on one (Ctrl-C: the
+/// `KeyboardInterrupt` its handler raises) sets `cancel`, waits for `f` to
+/// return (it watches `cancel`) and raises the signal's exception; likewise
+/// after a `cancel_cosched()` call (as `KeyboardInterrupt`).
+fn run_interruptible<T: Send>(
+    py: Python<'_>,
+    cancel: &AtomicBool,
+    f: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    let generation = CANCEL_CALLS.load(Ordering::SeqCst);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            // The receiver outlives this thread (it waits for the value).
+            let _ = tx.send(f());
+        });
+        let mut rx = rx;
+        loop {
+            // (the receiver moves in and out: it is Send but not Sync)
+            let (got, back) = py.allow_threads(move || {
+                let got = rx.recv_timeout(Duration::from_millis(50));
+                (got, rx)
+            });
+            rx = back;
+            match got {
+                Ok(v) => return Ok(v),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    let signalled = py.check_signals().err().or_else(|| {
+                        (CANCEL_CALLS.load(Ordering::SeqCst) != generation)
+                            .then(|| pyo3::exceptions::PyKeyboardInterrupt::new_err("cancelled"))
+                    });
+                    if let Some(e) = signalled {
+                        cancel.store(true, Ordering::Relaxed);
+                        let _ = py.allow_threads(move || rx.recv());
+                        return Err(e);
+                    }
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(SimulationError::new_err("the simulation thread panicked"))
+                }
+            }
+        }
+    })
+}
+
+/// Runs seed 003's network of workstations (`cluster::run`): `workers`
+/// threads for the replications (results do not depend on it). Returns the
+/// `ClusterResult` fields as a dict, plus `config` (the full configuration).
+/// Releases the GIL; Ctrl-C stops the run within ~50 ms (KeyboardInterrupt).
+#[pyfunction]
+#[pyo3(signature = (config, workers=1, audit=false))]
+fn simulate_cosched<'py>(
+    py: Python<'py>,
+    config: &Bound<'py, PyDict>,
+    workers: usize,
+    audit: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let ModelConfig::Cosched(cfg) = ModelConfig::build("cosched", config)? else {
+        unreachable!("build(\"cosched\") makes a cosched config")
+    };
+    let cancel = Arc::new(AtomicBool::new(false));
+    let opts = ClusterOptions {
+        workers: workers.max(1),
+        audit,
+        cancel: Some(cancel.clone()),
+    };
+    let result =
+        run_interruptible(py, &cancel, || cluster::run(&cfg, &opts))?.map_err(cluster_err)?;
+    let out =
+        pythonize::pythonize(py, &result).map_err(|e| SimulationError::new_err(e.to_string()))?;
+    out.set_item("config", cosched_values(py, &cfg)?)?;
+    Ok(out)
+}
+
+/// `dispatch_table` as `dispadmin -c TS -g` prints it (RES=1000), the text
+/// `ClusterConfig::set` reads back to the same table.
+fn dispadmin_text(t: &parsched_core::policy::ts::DispatchTable) -> String {
+    let mut s = String::from(
+        "RES=1000\n# ts_quantum  ts_tqexp  ts_slpret  ts_maxwait ts_lwait  PRIORITY LEVEL\n",
+    );
+    for (i, l) in t.level.iter().enumerate() {
+        s.push_str(&format!(
+            "{} {} {} {} {} # {i}\n",
+            l.quantum_ms, l.tqexp, l.slpret, l.maxwait_s, l.lwait
+        ));
+    }
+    s
+}
+
+/// Every key of a cluster configuration (`dispatch_table`: None when unset,
+/// else its dispadmin text).
+fn cosched_values<'py>(py: Python<'py>, cfg: &ClusterConfig) -> PyResult<Bound<'py, PyDict>> {
+    let d = values_of(py, cfg, cluster::KEYS)?;
+    d.set_item(
+        "dispatch_table",
+        cfg.dispatch_table.as_ref().map(dispadmin_text),
+    )?;
+    Ok(d)
+}
+
 fn batch_err(e: BatchError) -> PyErr {
     match e {
         BatchError::Config(c) => config_err(c),
@@ -504,9 +638,10 @@ enum ModelConfig {
     Pools(PoolsConfig),
     Barrier(SyncConfig),
     Batch(BatchConfig),
+    Cosched(Box<ClusterConfig>),
 }
 
-const MODELS: &str = "pools, barrier, batch";
+const MODELS: &str = "pools, barrier, batch, cosched";
 
 fn unknown_model(model: &str) -> PyErr {
     config_err(parsched_core::ConfigError::new(
@@ -542,6 +677,28 @@ impl ModelConfig {
                 apply_config(config, |key, v| set_value(key, v, |k, val| cfg.set(k, val)))?;
                 ModelConfig::Batch(cfg)
             }
+            "cosched" => {
+                let mut cfg = ClusterConfig::default();
+                apply_config(config, |key, v| {
+                    if key == "jobs"
+                        && (v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>())
+                    {
+                        // a list of application names: the core's comma-separated text
+                        let names: Vec<String> = v.extract().map_err(|_| {
+                            config_err(parsched_core::ConfigError::new(
+                                "jobs",
+                                "not a list of names",
+                                "application names (LIFE3.5, LIFE12, MG, LU, EP)",
+                            ))
+                        })?;
+                        return cfg
+                            .set(key, &Value::Str(names.join(",")))
+                            .map_err(config_err);
+                    }
+                    set_value(key, v, |k, val| cfg.set(k, val))
+                })?;
+                ModelConfig::Cosched(Box::new(cfg))
+            }
             _ => return Err(unknown_model(model)),
         })
     }
@@ -551,6 +708,7 @@ impl ModelConfig {
             ModelConfig::Pools(c) => c.validate(),
             ModelConfig::Barrier(c) => c.validate(),
             ModelConfig::Batch(c) => c.validate(),
+            ModelConfig::Cosched(c) => c.validate(),
         }
     }
 }
@@ -558,7 +716,7 @@ impl ModelConfig {
 /// Builds `model`'s configuration from `config` (keys as in `*_keys()`; `None`
 /// values keep the default) and checks it with the core's `validate`. Raises
 /// `ConfigError` (attributes `field`, `message`, `allowed`) on the first
-/// problem. `model` is `pools`, `barrier` or `batch`.
+/// problem. `model` is `pools`, `barrier`, `batch` or `cosched`.
 #[pyfunction]
 fn validate_config(model: &str, config: &Bound<'_, PyDict>) -> PyResult<()> {
     ModelConfig::build(model, config)?
@@ -616,7 +774,7 @@ fn values_of<'py, T: serde::Serialize>(
 }
 
 /// The value of every key of `model`'s configuration (`pools_keys()`,
-/// `barrier_keys()`, `batch_keys()`), as `validate_config` / `simulate_*`
+/// `barrier_keys()`, `batch_keys()`, `cosched_keys()`), as `validate_config` / `simulate_*`
 /// read them back: the core's defaults when `config` is empty.
 #[pyfunction]
 #[pyo3(signature = (model, config=None))]
@@ -630,6 +788,7 @@ fn config_values<'py>(
         ModelConfig::Pools(c) => values_of(py, &c, pools::KEYS),
         ModelConfig::Barrier(c) => values_of(py, &c, sync::KEYS),
         ModelConfig::Batch(c) => values_of(py, &c, batch::KEYS),
+        ModelConfig::Cosched(c) => cosched_values(py, &c),
     }
 }
 
@@ -690,6 +849,12 @@ fn check_arrivals(columns: &Bound<'_, PyAny>, procs: Option<u32>) -> PyResult<()
     parsched_sim::workload::check_arrivals(&list, procs.unwrap_or(u32::MAX)).map_err(config_err)
 }
 
+/// The keys `simulate_cosched` accepts, in documentation order.
+#[pyfunction]
+fn cosched_keys() -> Vec<&'static str> {
+    cluster::KEYS.to_vec()
+}
+
 /// The keys `simulate_batch` accepts.
 #[pyfunction]
 fn batch_keys() -> Vec<&'static str> {
@@ -724,6 +889,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(barrier_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate_cosched, m)?)?;
+    m.add_function(wrap_pyfunction!(cosched_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(cancel_cosched, m)?)?;
     #[cfg(all(feature = "runtime", target_os = "linux"))]
     m.add_function(wrap_pyfunction!(run_jobs, m)?)?;
     m.add_function(wrap_pyfunction!(validate_config, m)?)?;
@@ -736,6 +904,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("PolicyError", m.py().get_type::<PolicyError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add("TimeLimitError", m.py().get_type::<TimeLimitError>())?;
     m.add("TraceError", m.py().get_type::<TraceError>())?;
     m.add(
         "RuntimeUnavailable",

@@ -9,6 +9,9 @@
 * :class:`BatchConfig` (:mod:`.batch`) — batch space-sharing and gang
   scheduling of rigid jobs on an SWF workload trace (issue 4), the keys of
   ``parsched._core.batch_keys()`` plus the ``trace`` path.
+* :class:`CoschedConfig` (:mod:`.cosched`) — coscheduling on a network of
+  workstations (seed 003, Nagar et al. 1999), the keys of
+  ``parsched._core.cosched_keys()``.
 
 All are frozen dataclasses built on :class:`ConfigBase` (:mod:`.base`), which
 supplies the shared machinery: typed coercion of every field, ``with_``,
@@ -26,6 +29,7 @@ from collections.abc import Sequence
 from .barrier import BarrierConfig, harmonic_number, tw_per_unit_var
 from .base import ConfigBase, core_defaults
 from .batch import BatchConfig
+from .cosched import CoschedConfig
 from .pools import Arrivals, PoolsConfig, from_toml, parse_value
 
 __all__ = [
@@ -33,6 +37,7 @@ __all__ = [
     "BarrierConfig",
     "BatchConfig",
     "ConfigBase",
+    "CoschedConfig",
     "PoolsConfig",
     "apply_overrides",
     "core_defaults",

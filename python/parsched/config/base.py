@@ -63,11 +63,16 @@ class _OptionalStr:
     """Field kind of ``str | None`` (e.g. BatchConfig.trace: a file path or unset)."""
 
 
+class _OptionalFloat:
+    """Field kind of ``float | None`` (e.g. CoschedConfig.spin_time_us: None means
+    "each application's own")."""
+
+
 _KINDS_CACHE: dict[type, dict[str, Any]] = {}
 
 
 def _kind(tp: Any) -> Any:
-    if tp is int or tp is float or tp is bool:
+    if tp is int or tp is float or tp is bool or tp is str:
         return tp
     origin = typing.get_origin(tp)
     if origin is Literal:
@@ -78,6 +83,8 @@ def _kind(tp: Any) -> Any:
             return _OptionalInt
         if args == [str]:
             return _OptionalStr
+        if args == [float]:
+            return _OptionalFloat
     return object
 
 
@@ -153,6 +160,12 @@ class ConfigBase:
                     object.__setattr__(self, name, v)
             elif kind is float:
                 object.__setattr__(self, name, _as_float(name, v))
+            elif kind is _OptionalFloat:
+                if v is not None:
+                    object.__setattr__(self, name, _as_float(name, v))
+            elif kind is str:
+                if not isinstance(v, str):
+                    raise ConfigError(name, f"{v!r} is not a string", "a name")
             elif not isinstance(v, str) or v not in kind:
                 raise ConfigError(name, f"{v!r} is not a choice", ", ".join(kind))
 
@@ -354,6 +367,12 @@ def _parse_kind(key: str, kind: Any, raw: str) -> Any:
         kind = int
     if kind is _OptionalStr:
         return raw.strip().strip("'\"") or None
+    if kind is str:
+        return raw.strip().strip("'\"")
+    if kind is _OptionalFloat:
+        if raw.strip().lower() in ("", "none", "null"):
+            return None
+        kind = float
     if kind is int:
         try:
             return int(raw)
