@@ -312,6 +312,98 @@ def cmd_simulate_batch(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_simulate_cosched(args: argparse.Namespace) -> int:
+    """Simulate seed 003's network of workstations once (Nagar et al., SPAA 1999).
+
+    Message-passing jobs (LIFE3.5, LIFE12, MG, LU, EP) on workstations whose
+    Solaris time-sharing schedulers run independently, coscheduled by one of
+    Table 1's schemes (Local SB DCS DCS-SB PB PBT PB-SB SY DCS-SY PB-SY) or by
+    the references gang and fcfs. Starts from the defaults (PB on workload 5,
+    8 nodes; or --config FILE.toml with a [cosched] table or flat keys) and
+    applies --set KEY=VALUE overrides; keys: workload (1-9) jobs (e.g.
+    LIFE12,MG,LU,EP) scheme nodes cpus_per_node job_width local (ts|rr)
+    rr_quantum_ms dispatch_table (a file: dispadmin -c TS -g text) initial_level
+    age_running boost_refreshes_quantum tick_ms launch_gap_ms start_skew_ms
+    latency_us send_overhead_us recv_overhead_us per_byte_ns context_switch_us
+    interrupt_us syscall_us timer_us spin_time_us boost_period_ms
+    spin_cap_at_boost_period pending (unpolled|unconsumed) pb_sb_wake_interrupts
+    nic_sample_us wake_delay_us wake_loss block_timeout_ms daemon_period_ms
+    daemon_run_us gang_slot_ms probe_ms probe_node scale alone_s max_time_s seed
+    reps. Prints the completion time (± 90% CI over reps), each job's completion
+    time and communication share, the cv and the slowdown against the ideal;
+    --timeline writes the probed node's CPU shares over time as CSV, --plot as
+    PNG. A run that passes max_time_s (a livelock) is an error (exit 2).
+    """
+    import contextlib
+
+    from ._io import atomic_file, check_output_file
+    from .config import CoschedConfig
+    from .cosched import simulate_cosched
+    from .errors import TimeLimitError
+
+    cfg = CoschedConfig.from_toml(args.config) if args.config else CoschedConfig()
+    cfg = cfg.apply_overrides(args.set or [])
+    outs = {"timeline": (args.timeline, "--timeline", (".csv",)),
+            "plot": (args.plot, "--plot", (".png",))}
+    for target, flag, suffixes in outs.values():
+        if target:
+            check_output_file(target, flag, suffixes)
+    with contextlib.ExitStack() as stack:
+        tmp = {k: stack.enter_context(atomic_file(v[0])) if v[0] else None
+               for k, v in outs.items()}
+        try:
+            res = simulate_cosched(cfg, workers=args.workers)
+        except TimeLimitError as e:
+            raise ConfigError("max_time_s", str(e)) from None
+        if tmp["timeline"]:
+            res.timeline.to_csv(tmp["timeline"], index=False)
+        if tmp["plot"]:
+            res.plot_timeline().savefig(tmp["plot"], format="png", dpi=110)
+    written = {k: v[0] for k, v in outs.items() if v[0]}
+    if args.json:
+        obj = res.to_dict()
+        obj["outputs"] = written
+        print(json.dumps(obj, sort_keys=False))
+        return 0
+    import pandas as pd
+
+    ci = res.completion_time_ci90
+    runs = res.runs
+    rows = [
+        ("scheme", res.scheme),
+        ("jobs", ", ".join(res.jobs)),
+        ("completion time (s)", f"{res.completion_time:.3f}"
+         + ("" if math.isnan(ci) else f" ± {ci:.3f} (90% CI)")),
+        ("mean job time (s)", res.mean_job_time),
+        ("cv of the job times", res.cv),
+        ("ideal (s): jobs × alone_s × scale", res.ideal),
+        ("slowdown vs ideal", res.slowdown),
+        ("replications", len(runs)),
+        ("mean message latency (µs)", float(runs["latency_us"].mean())),
+        ("spin time, all nodes (s)", float(runs["spin_time"].mean())),
+        ("context switches", float(runs["context_switches"].mean())),
+        ("interrupts", float(runs["interrupts"].mean())),
+        ("boosts", float(runs["boosts"].mean())),
+        ("blocks / wake-ups", f"{runs['blocks'].mean():.0f} / {runs['wakeups'].mean():.0f}"),
+        ("yields", float(runs["yields"].mean())),
+        ("events", int(runs["events"].sum())),
+        ("wall seconds", float(runs["wall_seconds"].sum())),
+    ]
+    con = _console()
+    con.print(f"cosched model, {cfg.label()}", highlight=False)
+    _print_table(con, "", pd.DataFrame(rows, columns=["measure", "value"]))
+    jobs = pd.DataFrame({
+        "job": list(range(len(res.jobs))),
+        "application": res.jobs,
+        "completion time (s)": res.job_completion_times,
+        "comm share": res.comm_share,
+    })
+    _print_table(con, "jobs", jobs)
+    for flag, target in written.items():
+        con.print(f"wrote {flag}: {target}", highlight=False)
+    return 0
+
+
 def _fmt_status(st: dict[str, Any]) -> str:
     if st.get("signal") is not None:
         import signal as _signal
@@ -727,6 +819,20 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write processors in use and queue length over time")
     sc.add_argument("--json", action="store_true", help="print one JSON object")
     sc.set_defaults(func=cmd_simulate_batch)
+    sn = sim_sub.add_parser("cosched", help=_doc(cmd_simulate_cosched).splitlines()[0],
+                            description=_doc(cmd_simulate_cosched), formatter_class=fmt)
+    sn.add_argument("--config", metavar="FILE.toml",
+                    help="TOML file with a [cosched] table (or flat keys)")
+    sn.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
+                    help="override a config key (repeatable)")
+    sn.add_argument("--workers", type=_workers, default=None, metavar="N",
+                    help="threads for the replications (default: one per CPU, at most "
+                         "reps; results do not depend on it)")
+    sn.add_argument("--json", action="store_true", help="print one JSON object")
+    sn.add_argument("--timeline", metavar="FILE.csv",
+                    help="write the probed node's CPU shares over time (first replication)")
+    sn.add_argument("--plot", metavar="FILE.png", help="plot the timeline (Figures 2-3 style)")
+    sn.set_defaults(func=cmd_simulate_cosched)
 
     rep = sub.add_parser("reproduce", help="regenerate a seed paper's figures",
                          description="Regenerate a seed paper's figures.")
