@@ -50,8 +50,8 @@ class CoschedConfig(ConfigBase):
     ``PB-SB``, ``life12`` ``LIFE12``). ``jobs`` (a tuple of application names)
     overrides ``workload`` when not empty. ``dispatch_table`` is a file path (the
     table's text: ``dispadmin -c TS -g`` output, see docs/formats/dispatch-table.md)
-    read when the config is checked and when it runs; None (or ``solaris``) is the
-    stock Solaris table.
+    read when the config is checked and when it runs; None (also spelled
+    ``solaris`` or ``none``) is the stock Solaris table.
     """
 
     workload: int = _doc(
@@ -117,13 +117,13 @@ class CoschedConfig(ConfigBase):
         "with a periodic boost, spin at most one boost period before blocking or yielding "
         "(a reading of PB-SB's \"the time wasted in spinning is limited to the period of "
         "the kernel function\")", _D["spin_cap_at_boost_period"])
+    pb_sb_wake_interrupts: bool = _doc(
+        "PB-SB: the interface also interrupts to wake a blocked receiver (as for SB); off: "
+        "only the periodic function wakes blocked processes", _D["pb_sb_wake_interrupts"])
     pending: Literal["unpolled", "unconsumed"] = _doc(
         "what counts as a pending message for PB, PBT and spin-yield: unpolled (arrived "
         "since the process last polled its endpoint) or unconsumed (arrived, not yet "
         "received: the literal reading)", _D["pending"])
-    pb_sb_wake_interrupts: bool = _doc(
-        "PB-SB: the interface also interrupts to wake a blocked receiver (as for SB); off: "
-        "only the periodic function wakes blocked processes", _D["pb_sb_wake_interrupts"])
     nic_sample_us: float = _doc(
         "how often the interface samples which process runs, µs (0: always current)",
         _D["nic_sample_us"])
@@ -164,7 +164,7 @@ class CoschedConfig(ConfigBase):
     def __post_init__(self) -> None:
         self._coerce_fields()
         table = self.dispatch_table
-        if table is not None and table.strip() == "":
+        if table is not None and table.strip().lower() in ("", "none", "null", *_STOCK_TABLE):
             object.__setattr__(self, "dispatch_table", None)
         elif table is not None and table.strip().lower() not in _STOCK_TABLE \
                 and _TOML_DIR.get() is not None and not os.path.isabs(table):
