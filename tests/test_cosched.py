@@ -358,7 +358,7 @@ def test_custom_table_and_round_robin_run(table_file):
 
 
 def test_time_limit_is_its_own_error():
-    with pytest.raises(TimeLimitError, match="max_time_s = 0.2") as ei:
+    with pytest.raises(TimeLimitError, match=r"max_time_s = 0\.2") as ei:
         parsched.simulate_cosched(quick(max_time_s=0.2))
     assert isinstance(ei.value, SimulationError)
     assert "\n" not in str(ei.value)
