@@ -15,6 +15,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import math
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -250,7 +251,9 @@ def simulate_cosched(
     )
 
 
-def _sweep_row(cfg: CoschedConfig, workload: int) -> dict[str, Any]:
+def _sweep_row(cfg: CoschedConfig, workload: int, stop: threading.Event) -> dict[str, Any]:
+    if stop.is_set():  # interrupted before this one started
+        raise KeyboardInterrupt
     try:
         r = simulate_cosched(cfg, workers=1)
     except TimeLimitError:
@@ -293,12 +296,15 @@ def cosched_sweep(
     n = _workers(workers, len(tasks)) if workers is not None else \
         max(1, min(len(tasks), os.cpu_count() or 1))
     rows: list[dict[str, Any] | None] = [None] * len(tasks)
+    stop = threading.Event()
     with cf.ThreadPoolExecutor(max_workers=n, thread_name_prefix="cosched") as ex:
-        futures = {ex.submit(_sweep_row, cfg, w): i for i, (cfg, w) in enumerate(tasks)}
+        futures = {ex.submit(_sweep_row, cfg, w, stop): i
+                   for i, (cfg, w) in enumerate(tasks)}
         try:
             for fut in cf.as_completed(futures):
                 rows[futures[fut]] = fut.result()
         except BaseException:
+            stop.set()
             for f in futures:
                 f.cancel()
             _core().cancel_cosched()  # the runs in progress end within ~50 ms

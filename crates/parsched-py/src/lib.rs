@@ -406,10 +406,15 @@ fn run_interruptible<T: Send>(
     let generation = CANCEL_CALLS.load(Ordering::SeqCst);
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::scope(|scope| {
-        scope.spawn(move || {
-            // The receiver outlives this thread (it waits for the value).
-            let _ = tx.send(f());
-        });
+        // Named, so that one can see from outside that a run is under way
+        // (/proc/PID/task/*/comm; the tests use it).
+        std::thread::Builder::new()
+            .name("parsched-run".into())
+            .spawn_scoped(scope, move || {
+                // The receiver outlives this thread (it waits for the value).
+                let _ = tx.send(f());
+            })
+            .map_err(|e| SimulationError::new_err(format!("cannot start a thread: {e}")))?;
         let mut rx = rx;
         loop {
             // (the receiver moves in and out: it is Send but not Sync)
