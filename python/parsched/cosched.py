@@ -49,7 +49,7 @@ def _core():
     return core()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CoschedResult:
     """The outcome of one :func:`simulate_cosched` call (times in seconds of
     simulated time from the launch, time 0).
@@ -64,6 +64,7 @@ class CoschedResult:
     has one row per replication (:data:`RUN_COLUMNS`); ``timeline`` is the
     first replication's CPU shares at the probed node: ``time_s`` (end of each
     probe interval) and one column per job, ``"J:NAME"`` (e.g. ``"0:LIFE12"``).
+    Results compare by identity (they hold DataFrames): compare ``to_dict()``.
     """
 
     config: CoschedConfig
