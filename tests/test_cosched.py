@@ -528,3 +528,13 @@ def test_cli_help():
     r = run_cli("simulate", "cosched", "--help")
     assert r.returncode == 0
     assert "Nagar" in r.stdout and "--timeline" in r.stdout and "dispatch_table" in r.stdout
+
+
+@pytest.mark.parametrize("ext", ["png", "svg", "pdf"])
+def test_cli_timeline_as_a_figure(tmp_path, capsys, ext):
+    fig = tmp_path / f"tl.{ext}"
+    assert main(["simulate", "cosched", *CLI_QUICK, "--timeline", str(fig), "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["outputs"]["timeline"] == str(fig)
+    head = fig.read_bytes()[:8]
+    assert head.startswith({"png": b"\x89PNG", "svg": b"<?xml", "pdf": b"%PDF"}[ext])

@@ -331,8 +331,10 @@ def cmd_simulate_cosched(args: argparse.Namespace) -> int:
     daemon_run_us gang_slot_ms probe_ms probe_node scale alone_s max_time_s seed
     reps. Prints the completion time (± 90% CI over reps), each job's completion
     time and communication share, the cv and the slowdown against the ideal;
-    --timeline writes the probed node's CPU shares over time as CSV, --plot as
-    PNG. A run that passes max_time_s (a livelock) is an error (exit 2).
+    --timeline writes the probed node's CPU shares over time (first
+    replication): FILE.csv as data, FILE.png/.svg/.pdf as the Figures 2-3 plot
+    (--plot FILE.png is the same plot). A run that passes max_time_s (a
+    livelock) is an error (exit 2).
     """
     import contextlib
 
@@ -343,8 +345,9 @@ def cmd_simulate_cosched(args: argparse.Namespace) -> int:
 
     cfg = CoschedConfig.from_toml(args.config) if args.config else CoschedConfig()
     cfg = cfg.apply_overrides(args.set or [])
-    outs = {"timeline": (args.timeline, "--timeline", (".csv",)),
-            "plot": (args.plot, "--plot", (".png",))}
+    figs = (".png", ".svg", ".pdf")
+    outs = {"timeline": (args.timeline, "--timeline", (".csv", *figs)),
+            "plot": (args.plot, "--plot", figs)}
     for target, flag, suffixes in outs.values():
         if target:
             check_output_file(target, flag, suffixes)
@@ -355,10 +358,14 @@ def cmd_simulate_cosched(args: argparse.Namespace) -> int:
             res = simulate_cosched(cfg, workers=args.workers)
         except TimeLimitError as e:
             raise ConfigError("max_time_s", str(e)) from None
-        if tmp["timeline"]:
-            res.timeline.to_csv(tmp["timeline"], index=False)
-        if tmp["plot"]:
-            res.plot_timeline().savefig(tmp["plot"], format="png", dpi=110)
+        for key in ("timeline", "plot"):
+            if not tmp[key]:
+                continue
+            ext = os.path.splitext(outs[key][0])[1].lower()
+            if ext == ".csv":
+                res.timeline.to_csv(tmp[key], index=False)
+            else:
+                res.plot_timeline().savefig(tmp[key], format=ext[1:], dpi=110)
     written = {k: v[0] for k, v in outs.items() if v[0]}
     if args.json:
         obj = res.to_dict()
@@ -586,6 +593,50 @@ def cmd_reproduce_gang(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reproduce_cosched(args: argparse.Namespace) -> int:
+    """Reproduce seed 003 (Nagar et al. 1999): ten coscheduling schemes on a NOW.
+
+    Tables 3-4 (the ten schemes of Table 1 on the nine workloads of Table 2,
+    plus gang scheduling and batch FCFS as references) beside the paper's
+    numbers with the rank agreement per workload; Table 5 (individual job
+    times, mean, CV on W3 and W5); Figures 2-3 (CPU shares at one node over
+    time); every checkable claim of section 3 checked, with an explanation
+    where it does not hold; the candidate mechanisms of the slow spin-block
+    rows; sensitivity to the interrupt and context-switch costs. Full runs are
+    at the paper's size (about 25 s alone per job) with 3 replications;
+    --quick runs a quarter of the iterations, one replication (about a
+    minute on 2 cores). Writes CSV tables, PNG plots and summary.md to --out;
+    --json prints the headline numbers.
+    """
+    from . import reproduce_cosched
+    from ._io import atomic_dir, check_output_dir
+
+    check_output_dir(args.out, "--out")
+    executor = _make_executor(args.workers)
+    con = _console()
+    start = time.perf_counter()
+    quiet = args.json
+    try:
+        with atomic_dir(args.out) as tmp:
+            res = reproduce_cosched.run(
+                tmp, quick=args.quick, executor=executor, progress=not quiet,
+                echo=None if quiet else (lambda title, obj: _print_table(con, title, obj)),
+            )
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+    elapsed = time.perf_counter() - start
+    if args.json:
+        obj = dict(res["headlines"])
+        obj["out"] = args.out
+        obj["seconds"] = elapsed
+        obj["findings"] = [{k: f[k] for k in ("id", "holds")} for f in res["findings"]]
+        print(json.dumps(jsonable(obj)))
+    else:
+        con.print(f"wrote {args.out}/ (*.csv, *.png, summary.md) in {elapsed:.1f} s",
+                  highlight=False)
+    return 0
+
+
 def cmd_reproduce_batch(args: argparse.Namespace) -> int:
     """Run every shared workload trace under FCFS, EASY, conservative and gang.
 
@@ -647,7 +698,7 @@ def cmd_reproduce_pools(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    """Time a simulator: pools (default), barrier or batch.
+    """Time a simulator: pools (default), barrier, batch or cosched.
 
     pools: D=20, pool_size=30, --jobs jobs, no warm-up, one replication, no job
     records, one worker thread; reports simulated events per second.
@@ -660,11 +711,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
     simulation alone and of the whole call (reading, simulating, building the
     DataFrames). `cargo run --release -p parsched-sim --example batch` times the
     Rust side alone (and larger traces with concat=N).
+    cosched: seed 003's workload 5 (four LIFE(12) jobs on 8 workstations) under Local
+    and PB at --scale (default 0.25 of the paper's 25 s jobs), one
+    replication, best of --repeat runs; reports simulated events per second.
+    `cargo bench -p parsched-sim --bench cosched` is the criterion version.
     """
     if args.model == "barrier":
         return _bench_barrier(args)
     if args.model == "batch":
         return _bench_batch(args)
+    if args.model == "cosched":
+        return _bench_cosched(args)
     from .api import simulate
 
     if args.jobs < 1:
@@ -732,6 +789,40 @@ def _bench_barrier(args: argparse.Namespace) -> int:
                   f"{r['wall_seconds']:.3f} s: {r['iterations_per_second']:,.0f} measured "
                   f"iterations/s, {r['gang_iterations_per_second']:,.0f} all-gang "
                   f"iterations/s, {r['events_per_second']:,.0f} events/s")
+    return 0
+
+
+def _bench_cosched(args: argparse.Namespace) -> int:
+    from .config import CoschedConfig
+    from .cosched import simulate_cosched
+
+    if args.repeat < 1:
+        raise ConfigError("--repeat", f"{args.repeat} is out of range", "integer >= 1")
+    if not (0 < args.scale <= 1):
+        raise ConfigError("--scale", f"{args.scale} is out of range", "0 < scale <= 1")
+    rows = []
+    for scheme in ("Local", "PB"):
+        cfg = CoschedConfig(workload=5, scheme=scheme, scale=args.scale, reps=1, seed=1)
+        best = None
+        for _ in range(args.repeat):
+            res = simulate_cosched(cfg, workers=1)
+            run = res.runs.iloc[0]
+            wall = float(run["wall_seconds"])
+            if best is None or wall < best[0]:
+                best = (wall, int(run["events"]), res.completion_time)
+        wall, events, t = best
+        rows.append({"workload": 5, "scheme": scheme, "scale": args.scale, "events": events,
+                     "wall_seconds": wall,
+                     "events_per_second": events / wall if wall > 0 else None,
+                     "completion_time": t})
+    if args.json:
+        print(json.dumps(jsonable({"model": "cosched", "repeat": args.repeat, "runs": rows})))
+    else:
+        for r in rows:
+            print(f"bench cosched W5 {r['scheme']:5s} (scale {r['scale']}): {r['events']:,} "
+                  f"events in {r['wall_seconds']:.3f} s = {r['events_per_second']:,.0f} "
+                  f"events/s; completion {r['completion_time']:.1f} s simulated "
+                  f"(best of {args.repeat})")
     return 0
 
 
@@ -829,9 +920,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="threads for the replications (default: one per CPU, at most "
                          "reps; results do not depend on it)")
     sn.add_argument("--json", action="store_true", help="print one JSON object")
-    sn.add_argument("--timeline", metavar="FILE.csv",
-                    help="write the probed node's CPU shares over time (first replication)")
-    sn.add_argument("--plot", metavar="FILE.png", help="plot the timeline (Figures 2-3 style)")
+    sn.add_argument("--timeline", metavar="FILE",
+                    help="the probed node's CPU shares over time (first replication): "
+                         "FILE.csv as data, FILE.png/.svg/.pdf as a plot")
+    sn.add_argument("--plot", metavar="FILE.png",
+                    help="plot the timeline (Figures 2-3 style; .png, .svg or .pdf)")
     sn.set_defaults(func=cmd_simulate_cosched)
 
     rep = sub.add_parser("reproduce", help="regenerate a seed paper's figures",
@@ -855,6 +948,17 @@ def build_parser() -> argparse.ArgumentParser:
     rg.add_argument("--json", action="store_true",
                     help="print the headline numbers as one JSON object (no tables)")
     rg.set_defaults(func=cmd_reproduce_gang)
+    rn = rep_sub.add_parser("cosched", help=_doc(cmd_reproduce_cosched).splitlines()[0],
+                            description=_doc(cmd_reproduce_cosched), formatter_class=fmt)
+    rn.add_argument("--quick", action="store_true",
+                    help="a quarter of the iterations, one replication (about a minute)")
+    rn.add_argument("--out", default=os.path.join("results", "cosched"), metavar="DIR",
+                    help="output directory (default: results/cosched)")
+    rn.add_argument("--workers", type=_workers, default=None, metavar="N",
+                    help="parallel simulations (default: one per CPU)")
+    rn.add_argument("--json", action="store_true",
+                    help="print the headline numbers as one JSON object (no tables)")
+    rn.set_defaults(func=cmd_reproduce_cosched)
     rb = rep_sub.add_parser("batch", help=_doc(cmd_reproduce_batch).splitlines()[0],
                             description=_doc(cmd_reproduce_batch), formatter_class=fmt)
     rb.add_argument("--out", default=os.path.join("results", "batch"), metavar="DIR",
@@ -901,9 +1005,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     bp = sub.add_parser("bench", help=_doc(cmd_bench).splitlines()[0],
                         description=_doc(cmd_bench), formatter_class=fmt)
-    bp.add_argument("model", nargs="?", choices=("pools", "barrier", "batch"),
+    bp.add_argument("model", nargs="?", choices=("pools", "barrier", "batch", "cosched"),
                     default="pools", help="which simulator to time (default pools)")
-    bp.add_argument("--model", dest="model_opt", choices=("pools", "barrier", "batch"),
+    bp.add_argument("--model", dest="model_opt", choices=("pools", "barrier", "batch", "cosched"),
                     default=None, help="same as the positional MODEL")
     bp.add_argument("--jobs", type=int, default=100000, metavar="N",
                     help="pools: jobs to simulate (default 100000)")
@@ -916,6 +1020,8 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--repeat", type=int, default=5, metavar="N",
                     help="batch and barrier: runs per configuration, best reported "
                          "(default 5)")
+    bp.add_argument("--scale", type=float, default=0.25, metavar="F",
+                    help="cosched: fraction of the paper's iterations (default 0.25)")
     bp.add_argument("--json", action="store_true", help="print one JSON object")
     bp.set_defaults(func=cmd_bench)
     return p

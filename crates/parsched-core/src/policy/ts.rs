@@ -159,8 +159,9 @@ impl DispatchTable {
                 return Err(bad("not five fields"));
             };
             let small = |v: u64| u8::try_from(v).map_err(|_| bad("a level above 255"));
-            let quantum_ms = u32::try_from(q * 1000 / res)
-                .ok()
+            let quantum_ms = q
+                .checked_mul(1000)
+                .and_then(|v| u32::try_from(v / res).ok())
                 .filter(|&ms| ms > 0)
                 .ok_or_else(|| bad("quantum rounds to 0 ms or is too large"))?;
             level.push(DispatchLevel {

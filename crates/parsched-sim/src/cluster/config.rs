@@ -280,13 +280,8 @@ pub fn parse_table(text: &str) -> Result<DispatchTable, ConfigError> {
             )
         })?
     } else {
-        DispatchTable::parse_dispadmin(text).map_err(|e| {
-            ConfigError::new(
-                FIELD,
-                e.to_string(),
-                "TOML [[level]] entries or the output of `dispadmin -c TS -g`",
-            )
-        })?
+        DispatchTable::parse_dispadmin(text)
+            .map_err(|e| ConfigError::new(FIELD, e.message, e.allowed))?
     };
     table
         .validate()
