@@ -137,4 +137,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    # the public names only (not Any, TYPE_CHECKING, annotations, import_module)
+    return sorted(__all__)

@@ -46,6 +46,12 @@ def check_output_dir(path: str, field: str) -> None:
         raise ConfigError(field, f"{probe!r} is not writable", "a writable directory")
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_file(path: str) -> Iterator[str]:
     """Yields a temporary path next to ``path``; renames it over ``path`` on success."""
@@ -53,6 +59,9 @@ def atomic_file(path: str) -> Iterator[str]:
     fd, tmp = tempfile.mkstemp(prefix=".parsched-", suffix=os.path.splitext(path)[1], dir=parent)
     os.close(fd)
     try:
+        # mkstemp makes the file 0600; the output follows the umask as any
+        # other file would (0644 under the usual 022)
+        os.chmod(tmp, 0o666 & ~_umask())
         yield tmp
         os.replace(tmp, path)
     except BaseException:

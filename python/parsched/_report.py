@@ -102,3 +102,47 @@ def pyplot():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+class ResultRepr:
+    """A short ``repr`` (the model, the config keys that differ from the
+    defaults, the headline numbers) and an HTML table for notebooks, for the
+    result classes (whose configs would print hundreds of characters)."""
+
+    #: (label, attribute or summary key) of the numbers worth a glance
+    _HEADLINE: tuple[str, ...] = ()
+
+    def _headline(self) -> list[tuple[str, Any]]:
+        out = []
+        summary = getattr(self, "summary", None) or {}
+        for key in self._HEADLINE:
+            v = summary[key] if key in summary else getattr(self, key, None)
+            if v is not None:
+                out.append((key, v))
+        return out
+
+    def _label(self) -> str:
+        cfg = getattr(self, "config", None)
+        return cfg.summary_label() if cfg is not None else ""
+
+    def __repr__(self) -> str:
+        nums = ", ".join(f"{k}={_short(v)}" for k, v in self._headline())
+        return f"{type(self).__name__}({self._label()}; {nums})"
+
+    def _repr_html_(self) -> str:
+        import html
+
+        rows = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+                       f"<td>{html.escape(_short(v))}</td></tr>" for k, v in self._headline())
+        return (f"<div><b>{type(self).__name__}</b> <code>{html.escape(self._label())}"
+                f"</code><table>{rows}</table></div>")
+
+
+def _short(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    if isinstance(v, (list, tuple)):
+        inner = ", ".join(_short(x) for x in v[:6])
+        return f"[{inner}{', …' if len(v) > 6 else ''}]"
+    text = str(v)
+    return text if len(text) <= 60 else text[:59] + "…"

@@ -9,12 +9,14 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import multiprocessing
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ._report import ResultRepr
 from .config import BarrierConfig, BatchConfig, PoolsConfig
 from .errors import ConfigError, PolicyError, SimulationError
 
@@ -51,9 +53,9 @@ SUMMARY_KEYS = (
 )
 
 #: Keys of ``BarrierResult.summary`` (the Rust ``SyncResult`` fields but
-#: ``batch_means``, plus ``time_per_iteration``, an alias of ``time_per_iter``).
+#: ``batch_means``, with the core's ``time_per_iter`` named ``time_per_iteration``).
 BARRIER_SUMMARY_KEYS = (
-    "time_per_iteration", "time_per_iter", "ci90_half_width", "start", "end", "iterations",
+    "time_per_iteration", "ci90_half_width", "start", "end", "iterations",
     "utilization", "useful_time", "busy_wait_time", "measured_busy_wait_time",
     "overhead_time", "context_switches", "blocking_events", "yields", "alpha_measured",
     "preemptions", "slot_switches", "fragmentation", "gang_iterations", "events",
@@ -100,8 +102,8 @@ def _call(cfg: dict[str, Any], *, workers: int, records: bool, policy: Any, audi
         raise SimulationError(str(e)) from None
 
 
-@dataclass(frozen=True)
-class Result:
+@dataclass(frozen=True, repr=False)
+class Result(ResultRepr):
     """The outcome of one :func:`simulate` call.
 
     ``summary`` holds the scalar measures (``mean_response_time``,
@@ -112,9 +114,25 @@ class Result:
     warm-up jobs are included with ``measured == False``.
     """
 
+    _HEADLINE = ("mean_response_time", "ci90_half_width", "actual_parallelism",
+                 "utilization", "jobs", "reps")
+
     config: PoolsConfig
     summary: dict[str, Any]
-    jobs: pd.DataFrame = field(repr=False)
+    #: The core's per-job columns; :attr:`jobs` builds the DataFrame on first
+    #: use, so that a run that never looks at it never imports pandas.
+    job_columns: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
+
+    @functools.cached_property
+    def jobs(self) -> pd.DataFrame:
+        import pandas as pd
+
+        cols = self.job_columns
+        jobs = pd.DataFrame({c: cols.get(c, []) for c in JOB_COLUMNS if c != "measured"}
+                            | {k: v for k, v in cols.items() if k not in JOB_COLUMNS})
+        jobs.insert(JOB_COLUMNS.index("measured"), "measured",
+                    jobs["job"] >= self.config.warmup)
+        return jobs
 
     @property
     def mean_response_time(self) -> float:
@@ -144,19 +162,14 @@ def simulate(
     it is called from Rust for every arrival and every fork, so it is slower.
     ``audit=True`` asks the core to check its invariants as it runs.
     """
-    import pandas as pd
-
     config = PoolsConfig() if config is None else config
     if not isinstance(config, PoolsConfig):
         raise TypeError(f"config must be a PoolsConfig, not {type(config).__name__}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ConfigError("workers", f"{workers!r} is out of range", "integer >= 1")
     out = _call(config.to_dict(), workers=workers, records=records, policy=policy, audit=audit)
-    cols = dict(out.get("jobs") or {})
-    jobs = pd.DataFrame({c: cols.get(c, []) for c in JOB_COLUMNS if c != "measured"}
-                        | {k: v for k, v in cols.items() if k not in JOB_COLUMNS})
-    jobs.insert(JOB_COLUMNS.index("measured"), "measured", jobs["job"] >= config.warmup)
-    return Result(config=config, summary=dict(out["summary"]), jobs=jobs)
+    return Result(config=config, summary=dict(out["summary"]),
+                  job_columns=dict(out.get("jobs") or {}))
 
 
 def _row(config: AnyConfig, summary: dict[str, Any], *, model: bool = False) -> dict[str, Any]:
@@ -211,7 +224,7 @@ def _barrier_summary(
     hist = tuple((float(lo), float(hi), int(c)) for lo, hi, c in
                  out.pop("iteration_histogram", ()))
     out.pop("config", None)
-    summary: dict[str, Any] = {"time_per_iteration": out.get("time_per_iter")}
+    summary: dict[str, Any] = {"time_per_iteration": out.pop("time_per_iter", None)}
     par = {k: cfg[k] for k in ("n", "l", "tq", "tcs", "alpha")}
     for key, value in out.items():
         summary[key] = value
@@ -221,8 +234,8 @@ def _barrier_summary(
     return summary, means, hist
 
 
-@dataclass(frozen=True)
-class BarrierResult:
+@dataclass(frozen=True, repr=False)
+class BarrierResult(ResultRepr):
     """The outcome of one :func:`simulate_barrier` call (times in ms).
 
     ``summary`` holds :data:`BARRIER_SUMMARY_KEYS`: ``time_per_iteration``
@@ -240,6 +253,9 @@ class BarrierResult:
     ``wall_seconds``. ``batch_means`` are the means of the ``batches``
     consecutive batches of iteration times behind the confidence interval.
     """
+
+    _HEADLINE = ("time_per_iteration", "ci90_half_width", "utilization", "t_p", "t_w",
+                 "iterations")
 
     config: BarrierConfig
     summary: dict[str, Any]

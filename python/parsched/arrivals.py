@@ -33,7 +33,7 @@ def load_arrivals(path: str | os.PathLike[str], P: int | None = None) -> Arrival
         raise ConfigError("arrivals", f"cannot read {path!r}: {e.strerror or e}") from None
     arrival: list[float] = []
     d: list[int] = []
-    para: list[float] = []
+    para: list[float | None] = []
     with fh:
         try:
             rows = [
@@ -66,8 +66,11 @@ def load_arrivals(path: str | os.PathLike[str], P: int | None = None) -> Arrival
         arrival.append(_num(row[0], name, lineno, "arrival"))
         d.append(_int(row[1], name, lineno))
         if has_pw:
-            para.append(_num(row[2], name, lineno, "para_work"))
-    columns = {"arrival": arrival, "d": d, **({"para_work": para} if has_pw else {})}
+            # an empty cell means the default demand, para_unit·d
+            para.append(None if not row[2].strip()
+                        else _num(row[2], name, lineno, "para_work"))
+    pw_col = [math.nan if x is None else x for x in para]  # the core reads NaN as default
+    columns = {"arrival": arrival, "d": d, **({"para_work": pw_col} if has_pw else {})}
     try:
         check_arrivals(columns, P)  # the core's rules, reported at the file's line
     except ConfigError as e:

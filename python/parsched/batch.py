@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._report import pyplot
+from ._report import ResultRepr, pyplot
 from .config import BatchConfig
 from .errors import ConfigError, PolicyError, SimulationError, TraceError
 
@@ -191,8 +191,8 @@ def _time_unit(span: float) -> tuple[float, str]:
     return 1.0, "seconds"
 
 
-@dataclass(frozen=True)
-class BatchResult:
+@dataclass(frozen=True, repr=False)
+class BatchResult(ResultRepr):
     """The outcome of one :func:`simulate_batch` call (times in seconds).
 
     * ``summary``: :data:`BATCH_SUMMARY_KEYS` — ``jobs`` run, ``procs``,
@@ -209,6 +209,9 @@ class BatchResult:
     * ``header``: the parsed SWF header (``max_procs``, ``max_nodes``,
       ``unix_start_time``, ..., ``fields``: every ``Key: value``, ``notes``).
     """
+
+    _HEADLINE = ("policy", "jobs", "avg_wait", "avg_bounded_slowdown", "utilization",
+                 "makespan")
 
     config: BatchConfig
     policy: str

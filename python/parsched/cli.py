@@ -38,7 +38,26 @@ class UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
+        raise UsageError(_usage_hint(message))
+
+
+def _usage_hint(message: str) -> str:
+    """argparse's message with a hint: the closest command, or --set for KEY=VALUE."""
+    import difflib
+    import re
+
+    m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if m:
+        choices = re.findall(r"'([^']*)'", m.group(2))
+        near = difflib.get_close_matches(m.group(1), choices, n=1, cutoff=0.6)
+        if near:
+            return f"{message} (did you mean {near[0]}?)"
+    m = re.search(r"unrecognized arguments: (.*)", message)
+    if m:
+        pairs = [a for a in m.group(1).split() if "=" in a and not a.startswith("-")]
+        if pairs:
+            return f"{message} (to set a key, use --set {' '.join(pairs)})"
+    return message
 
 
 def _positive_float(text: str) -> float:
@@ -63,6 +82,22 @@ def _workers(text: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"{n} is out of range; allowed: integer >= 1")
     return n
+
+
+def _slot(text: str) -> str:
+    """``--slot``: a length with its unit (a bare number is refused: 50 could
+    be ms or s)."""
+    import re
+
+    if not re.fullmatch(r"\s*\d+(\.\d*)?\s*(ns|us|µs|ms|s|m|min)\s*", text):
+        if re.fullmatch(r"\s*\d+(\.\d*)?\s*", text):
+            raise argparse.ArgumentTypeError(
+                f"{text!r} has no unit; allowed: a length with its unit, e.g. 50ms, "
+                "0.05s, 500us")
+        raise argparse.ArgumentTypeError(
+            f"cannot parse {text[:60]!r}; allowed: a length with its unit, e.g. 50ms, "
+            "0.05s, 500us")
+    return text.strip()
 
 
 # ------------------------------------------------------------------ output
@@ -112,13 +147,15 @@ def _cell(v: Any) -> str:
 
 
 def cmd_simulate_pools(args: argparse.Namespace) -> int:
-    """Simulate the processor-pool model of Zhou & Brecht (seed 000) once.
+    """Simulate Zhou & Brecht's processor-pool model (SIGMETRICS 1991) once.
 
     Starts from Table 2's defaults (or --config FILE.toml), applies --set
     KEY=VALUE overrides (keys: P L D T F G p0 t W S r c pool_size spanning
     parallelism jobs warmup reps seed workload init final para_unit spread combine
-    switch_cost f_rounding g_rounding tie_break), and optionally replaces the
-    generated workload with --arrivals FILE.csv (header arrival,d[,para_work]).
+    switch_cost f_rounding g_rounding tie_break inflate_master ci), and optionally
+    replaces the generated workload with --arrivals FILE.csv (header
+    arrival,d[,para_work]). Setting jobs alone scales the warm-up with it (a
+    tenth). `parsched.PoolsConfig.field_doc(KEY)` describes a key.
     """
     from ._io import atomic_file, check_output_file
     from .api import simulate
@@ -168,7 +205,7 @@ def cmd_simulate_pools(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate_barrier(args: argparse.Namespace) -> int:
-    """Simulate seed 001's iterative-barrier machine once (Feitelson & Rudolph 1992).
+    """Simulate Feitelson & Rudolph's iterative-barrier machine (JPDC 1992) once.
 
     A gang of n threads (one per processor) iterates k times: compute
     U(grain, grain+var) + barrier_cost ms, then a barrier; l threads share each
@@ -226,7 +263,7 @@ def cmd_simulate_barrier(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate_batch(args: argparse.Namespace) -> int:
-    """Run a workload trace (SWF, .swf or .swf.gz) under a batch scheduler once (issue 4).
+    """Run a workload trace (SWF, .swf or .swf.gz) under a batch scheduler once.
 
     Policies: fcfs, easy (EASY backfilling), conservative (conservative
     backfilling), gang (time slicing on an Ousterhout matrix, mpl slots, with
@@ -313,7 +350,7 @@ def cmd_simulate_batch(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate_cosched(args: argparse.Namespace) -> int:
-    """Simulate seed 003's network of workstations once (Nagar et al., SPAA 1999).
+    """Simulate Nagar et al.'s network of workstations (SPAA 1999) once.
 
     Message-passing jobs (LIFE3.5, LIFE12, MG, LU, EP) on workstations whose
     Solaris time-sharing schedulers run independently, coscheduled by one of
@@ -424,7 +461,7 @@ def _fmt_status(st: dict[str, Any]) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """Run real programs on this Linux machine under a scheduling policy (issue 5).
+    """Run real programs on this Linux machine under a scheduling policy.
 
     Jobs come from --jobs FILE.toml (RunSpec keys plus [[jobs]] tables with argv,
     name, width, env, cwd, stdout, stderr) and/or the command line after `--`,
@@ -502,13 +539,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce_desktop(args: argparse.Namespace) -> int:
-    """Seed 002's coscheduling experiment (section 4.1, Figures 1-2) on this machine.
+    """Frachtenberg's parallel-desktop experiment (section 4.1, Figures 1-2) on this machine.
 
     k parallel programs (bench/bsp: 2 threads, spin barrier every 1 ms) plus s
     sequential stressors (busy loops, s = 0..3), under default Linux and under
     parsched's gang scheduling (50 ms slots); then a granularity sweep in the
-    manner of seed 001 (two 2-thread spin-barrier jobs, barrier every 0.1, 1, 10
-    ms). The ideal time-sharing reference is the sum of the solo runtimes. Prints
+    manner of Feitelson & Rudolph (two 2-thread spin-barrier jobs, barrier
+    every 0.1, 1, 10 ms). The ideal time-sharing reference is the sum of the solo runtimes. Prints
     tables, writes desktop.csv, granularity.csv, PNG plots and summary.md to
     --out (with the load average at each run); --json prints the data. Builds
     bench/bsp (make -C bench) if it is missing. Needs root and cgroups. A full run
@@ -555,7 +592,7 @@ def _make_executor(workers: int | None):
 
 
 def cmd_reproduce_gang(args: argparse.Namespace) -> int:
-    """Reproduce seed 001 (Feitelson & Rudolph 1992): model vs simulation vs paper.
+    """Reproduce Feitelson & Rudolph (JPDC 1992): model vs simulation vs paper.
 
     (a) eqs. 6, 8, 10, 12, 13 against simulation over t_p (0.05-200 ms), loads
     1-4 and gang sizes 2, 4, 10, each flagged in or out of its regime; (b)
@@ -594,7 +631,7 @@ def cmd_reproduce_gang(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce_cosched(args: argparse.Namespace) -> int:
-    """Reproduce seed 003 (Nagar et al. 1999): ten coscheduling schemes on a NOW.
+    """Reproduce Nagar et al. (SPAA 1999): ten coscheduling schemes on a NOW.
 
     Tables 3-4 (the ten schemes of Table 1 on the nine workloads of Table 2,
     plus gang scheduling and batch FCFS as references) beside the paper's
@@ -671,7 +708,7 @@ def cmd_reproduce_batch(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce_pools(args: argparse.Namespace) -> int:
-    """Regenerate seed 000's Figures 1, 3-8 as CSV tables, PNG plots and summary.md.
+    """Regenerate Zhou & Brecht's (1991) Figures 1, 3-8 as CSV, PNG and summary.md.
 
     Every configuration of every figure runs as one deduplicated sweep. Full runs
     use 10000 jobs per replication (1000 warm-up) and 5 replications; --quick uses
@@ -702,7 +739,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     pools: D=20, pool_size=30, --jobs jobs, no warm-up, one replication, no job
     records, one worker thread; reports simulated events per second.
-    barrier: seed 001's machine with n=10, l=3, k=--iterations (50000), under gang
+    barrier: Feitelson & Rudolph's machine with n=10, l=3, k=--iterations (50000), under gang
     and local scheduling (--wait busy by default), best of --repeat runs;
     reports measured-gang iterations per second (k / wall) and all gangs'
     iterations per second (gang_iterations / wall).
@@ -711,7 +748,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     simulation alone and of the whole call (reading, simulating, building the
     DataFrames). `cargo run --release -p parsched-sim --example batch` times the
     Rust side alone (and larger traces with concat=N).
-    cosched: seed 003's workload 5 (four LIFE(12) jobs on 8 workstations) under Local
+    cosched: Nagar et al.'s workload 5 (four LIFE(12) jobs on 8 workstations) under Local
     and PB at --scale (default 0.25 of the paper's 25 s jobs), one
     replication, best of --repeat runs; reports simulated events per second.
     `cargo bench -p parsched-sim --bench cosched` is the criterion version.
@@ -870,7 +907,8 @@ def _bench_batch(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
     p = _Parser(prog=PROG, description=_doc(sys.modules[__name__]), formatter_class=fmt)
-    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    p.add_argument("--version", action=_VersionAction, nargs=0,
+                   help="show the version and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     sim = sub.add_parser("simulate", help="run one simulation", description="Run one simulation.")
@@ -987,8 +1025,9 @@ def build_parser() -> argparse.ArgumentParser:
                         description=_doc(cmd_run), formatter_class=fmt)
     ru.add_argument("--policy", choices=("gang", "pools", "flexible", "default"), default=None,
                     help="scheduling policy (default: the job file's, else gang)")
-    ru.add_argument("--slot", default=None, metavar="LEN",
-                    help="slot length, e.g. 50ms, 0.05s, 500us (default 50ms)")
+    ru.add_argument("--slot", type=_slot, default=None, metavar="LEN",
+                    help="slot length with its unit, e.g. 50ms, 0.05s, 500us (default "
+                         "50ms; a bare number is refused)")
     ru.add_argument("--backend", choices=("auto", "cgroup2", "cgroup1", "signal"), default=None,
                     help="how slots are switched (default auto)")
     ru.add_argument("--jobs", metavar="FILE.toml", default=None,
@@ -1027,6 +1066,15 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _VersionAction(argparse.Action):
+    """``--version``, looked up only when asked for (importlib.metadata costs
+    ~40 ms at every start otherwise)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {_version()}")
+        parser.exit()
+
+
 def _version() -> str:
     from . import __version__
 
@@ -1039,9 +1087,60 @@ def _fail(message: str, code: int = 2) -> int:
     return code
 
 
+class _PipeSafe:
+    """Standard output that a closed pipe (``parsched ... | head``) silences
+    instead of failing: the run goes on, its files are written, exit 0."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.closed_pipe = False
+
+    def write(self, text: str) -> int:
+        if self.closed_pipe:
+            return len(text)
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._silence()
+            return len(text)
+
+    def flush(self) -> None:
+        if self.closed_pipe:
+            return
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._silence()
+
+    def _silence(self) -> None:
+        self.closed_pipe = True
+        # the interpreter flushes stdout at exit: point the descriptor at
+        # /dev/null so that flush cannot fail again
+        try:
+            fd = self._stream.fileno()
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, fd)
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``parsched`` command; returns the exit status."""
     parser = build_parser()
+    if not isinstance(sys.stdout, _PipeSafe):
+        sys.stdout = _PipeSafe(sys.stdout)
+    try:
+        return _main(parser, argv)
+    finally:
+        if isinstance(sys.stdout, _PipeSafe):
+            sys.stdout = sys.stdout._stream
+
+
+def _main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     try:
         args = parser.parse_args(argv)
         if getattr(args, "model_opt", None):
@@ -1059,6 +1158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(f"runtime unavailable: {e}")
     except RuntimeFailure as e:
         return _fail(f"runtime: {e}", code=1)
+    except BrokenPipeError:
+        return 0  # a reader that stops early is not an error
     except OSError as e:
         name = getattr(e, "filename", None)
         where = f" {name!r}" if name else ""

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._report import jsonable
+from ._report import ResultRepr, jsonable
 from .config import CoschedConfig
 from .config.base import _core_error
 from .errors import ConfigError, SimulationError, TimeLimitError
@@ -49,8 +49,8 @@ def _core():
     return core()
 
 
-@dataclass(frozen=True, eq=False)
-class CoschedResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class CoschedResult(ResultRepr):
     """The outcome of one :func:`simulate_cosched` call (times in seconds of
     simulated time from the launch, time 0).
 
@@ -66,6 +66,9 @@ class CoschedResult:
     probe interval) and one column per job, ``"J:NAME"`` (e.g. ``"0:LIFE12"``).
     Results compare by identity (they hold DataFrames): compare ``to_dict()``.
     """
+
+    _HEADLINE = ("scheme", "jobs", "completion_time", "completion_time_ci90",
+                 "job_completion_times", "cv", "slowdown")
 
     config: CoschedConfig
     scheme: str

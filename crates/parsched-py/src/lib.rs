@@ -190,7 +190,8 @@ fn arrivals_of(v: &Bound<'_, PyAny>) -> PyResult<Vec<Arrival>> {
         out.push(Arrival {
             arrival: t,
             d: dv as u32,
-            para_work: work.as_ref().map(|w| w[i]),
+            // NaN: the default demand (an empty cell of an arrivals file)
+            para_work: work.as_ref().map(|w| w[i]).filter(|w| !w.is_nan()),
         });
     }
     Ok(out)

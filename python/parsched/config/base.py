@@ -15,6 +15,7 @@ import dataclasses
 import json
 import math
 import os
+import re
 import sys
 import types
 import typing
@@ -133,7 +134,15 @@ class ConfigBase:
     @classmethod
     def _unknown_key(cls, key: str, where: str | None = None) -> ConfigError:
         msg = "unknown key" + (f" in {where}" if where else "")
-        return ConfigError(str(key), msg, ", ".join(cls._kinds()))
+        exact = [o.TOML_TABLE for o in _models() if o is not cls and str(key) in o._kinds()]
+        near = None if exact else _closest(str(key), list(cls._kinds()))
+        other = (exact[0], str(key)) if exact else (
+            None if near else _model_with_key(str(key), cls))
+        if near:
+            msg += f" (did you mean {near}?)"
+        elif other:
+            msg += f" ({other[1]} is a key of `parsched simulate {other[0]}`)"
+        return ConfigError(_cut(str(key)), msg, ", ".join(cls._kinds()))
 
     def _coerce_fields(self) -> None:
         """Converts every field to its kind (ints, floats, choices) or raises."""
@@ -254,7 +263,18 @@ class ConfigBase:
         kind = cls._kinds().get(key)
         if kind is None:
             raise cls._unknown_key(key)
-        return _parse_kind(key, kind, raw)
+        try:
+            return _parse_kind(key, kind, raw)
+        except ConfigError as e:
+            # "tq=50ms": say that times are plain numbers in the key's unit
+            m = _NUMBER_WITH_UNIT.fullmatch(raw.strip())
+            if m and kind in (int, float, _OptionalInt, _OptionalFloat):
+                unit = _unit_of(cls.field_doc(key)) or _unit_of(key)
+                where = f" in {unit}" if unit else " in the key's unit (see --help)"
+                raise ConfigError(
+                    key, f"{raw!r} has a unit; values are plain numbers{where}",
+                    f"e.g. {key}={m.group(1)}") from None
+            raise e from None
 
     def apply_overrides(self, items: Iterable[str]):
         """Applies ``KEY=VALUE`` strings, parsing each value by the field's type."""
@@ -289,6 +309,13 @@ class ConfigBase:
             raise ConfigError("config", f"cannot read {path!r}: {e.strerror or e}") from None
         except tomllib.TOMLDecodeError as e:
             raise ConfigError("config", f"{path}: invalid TOML: {e}") from None
+        if name not in doc:
+            for other in _models():
+                if name != other.TOML_TABLE and other.TOML_TABLE in doc:
+                    raise ConfigError(
+                        "config", f"{path} has a [{other.TOML_TABLE}] table, not [{name}]",
+                        f"`parsched simulate {other.TOML_TABLE} --config {path}`, or a "
+                        f"[{name}] table")
         table = doc.get(name, doc)
         if not isinstance(table, dict):
             raise ConfigError("config", f"{path}: {name!r} is not a table", f"a [{name}] table")
@@ -351,6 +378,53 @@ def _as_float(name: str, v: Any) -> float:
     if not math.isfinite(x):
         raise ConfigError(name, f"{v!r} is not finite", "a finite number")
     return x
+
+
+_NUMBER_WITH_UNIT = re.compile(r"([-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)\s*([a-zA-Zµ%]+)")
+
+
+def _unit_of(text: str) -> str | None:
+    m = re.search(r"(?:\b|_)(ms|us|µs|ns|s)\b", text)
+    return m.group(1) if m else None
+
+
+def _cut(text: str, n: int = 60) -> str:
+    """At most ``n`` characters of a user's value, for error messages."""
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _closest(key: str, keys: list[str]) -> str | None:
+    import difflib
+
+    for k in keys:  # D for d, Scheme for scheme
+        if k.lower() == key.lower():
+            return k
+    near = difflib.get_close_matches(key, keys, n=1, cutoff=0.7)
+    return near[0] if near else None
+
+
+def _models() -> list[type[ConfigBase]]:
+    """Every model's config class (the subclasses with a TOML table)."""
+    out, todo = [], list(ConfigBase.__subclasses__())
+    while todo:
+        c = todo.pop()
+        todo.extend(c.__subclasses__())
+        if c.TOML_TABLE:
+            out.append(c)
+    return sorted(out, key=lambda c: c.TOML_TABLE)
+
+
+def _model_with_key(key: str, cls: type) -> tuple[str, str] | None:
+    """(model, key) of another model that has ``key`` or one close to it."""
+    others = [o for o in _models() if o is not cls]
+    for other in others:
+        if key in other._kinds():
+            return other.TOML_TABLE, key
+    for other in others:
+        near = _closest(key, list(other._kinds()))
+        if near:
+            return other.TOML_TABLE, near
+    return None
 
 
 def _parse_kind(key: str, kind: Any, raw: str) -> Any:

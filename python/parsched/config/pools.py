@@ -4,6 +4,7 @@ are the paper's Table 2) and :class:`Arrivals`, an explicit job stream."""
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -31,13 +32,13 @@ class Arrivals:
     """An explicit job stream replacing the Poisson / bounded-geometric workload.
 
     ``arrival`` times are nondecreasing, ``d`` is each job's desired parallelism
-    (1..P) and ``para_work`` optionally gives each job's total PARA-phase demand
-    (otherwise ``para_unit * d``).
+    (1..P) and ``para_work`` optionally gives each job's total PARA-phase demand,
+    > 0 (otherwise, or where an entry is None or NaN, ``para_unit * d``).
     """
 
     arrival: tuple[float, ...]
     d: tuple[int, ...]
-    para_work: tuple[float, ...] | None = None
+    para_work: tuple[float | None, ...] | None = None
 
     def __post_init__(self) -> None:
         arrival = tuple(_as_float("arrivals.arrival", v) for v in self.arrival)
@@ -45,7 +46,8 @@ class Arrivals:
         object.__setattr__(self, "arrival", arrival)
         object.__setattr__(self, "d", d)
         if self.para_work is not None:
-            pw = tuple(_as_float("arrivals.para_work", v) for v in self.para_work)
+            pw = tuple(None if v is None or (isinstance(v, float) and math.isnan(v))
+                       else _as_float("arrivals.para_work", v) for v in self.para_work)
             object.__setattr__(self, "para_work", pw)
         check_arrivals(self.to_dict())
 
@@ -55,7 +57,8 @@ class Arrivals:
     def to_dict(self) -> dict[str, list]:
         out: dict[str, list] = {"arrival": list(self.arrival), "d": list(self.d)}
         if self.para_work is not None:
-            out["para_work"] = list(self.para_work)
+            # None (the default demand) crosses to the core as NaN
+            out["para_work"] = [math.nan if v is None else v for v in self.para_work]
         return out
 
     @classmethod
@@ -196,7 +199,28 @@ class PoolsConfig(ConfigBase):
     # ------------------------------------------------------------------ checks
     def __post_init__(self) -> None:
         self._coerce_fields()
-        self._validate()
+        try:
+            self._validate()
+        except ConfigError as e:
+            default = type(self).__dataclass_fields__["warmup"].default
+            if e.field == "warmup" and self.warmup == default:
+                raise ConfigError(
+                    "warmup", f"{e.message} (the default warm-up, {default} jobs, is a "
+                    "tenth of the paper's 10,000: give warmup with jobs, e.g. "
+                    f"warmup={max(self.jobs // 10, 0)})", e.allowed) from None
+            raise
+
+    def with_(self, **changes: Any) -> PoolsConfig:
+        """As :meth:`ConfigBase.with_`; when ``jobs`` changes and the warm-up
+        is the default one (1,000 of the paper's 10,000), the warm-up is
+        scaled with it (a tenth of the jobs) unless it is given too."""
+        if "jobs" in changes and "warmup" not in changes:
+            default = type(self).__dataclass_fields__["warmup"].default
+            jobs = changes["jobs"]
+            if (self.warmup == default and isinstance(jobs, int)
+                    and not isinstance(jobs, bool) and 0 < jobs <= default):
+                changes = {**changes, "warmup": jobs // 10}
+        return ConfigBase.with_(self, **changes)  # slots: no zero-argument super()
 
     def _special_coerce(self, name: str, v: Any) -> Any:  # arrivals
         if v is not None and not isinstance(v, Arrivals):
