@@ -3,10 +3,16 @@
 //! (keys of `BatchConfig`, e.g. `policy=fcfs|easy|conservative|gang`,
 //! `procs=N`). `TRACE` may also be `lublin:JOBS:PROCS` (a generated
 //! Lublin–Feitelson workload, typeless). `concat=N` repeats the trace N times
-//! back to back (for large benchmarks). Prints the load report, the metrics
+//! back to back (for large benchmarks). `load=X` scales the interarrival
+//! times so that the offered load is X (after `concat`), e.g. the
+//! 450,000-job benchmark: `lublin:450000:8192 load=0.9 policy=easy`.
+//! `estimates=random` replaces requested times by pseudo-random ones (30%
+//! exact, 10% half the run time, 10% up to 10 min over, 50% 2-10× over;
+//! the rule of the `batch_digest` example), as users' estimates are.
+//! Prints the load report, the metrics
 //! and the speed in jobs per second (simulation only, and including reading
 //! the trace).
-use parsched_sim::batch::{run_loaded, BatchConfig};
+use parsched_sim::batch::{self, run_loaded, BatchConfig};
 use parsched_sim::pools::Value;
 use parsched_sim::{lublin, swf};
 use std::time::Instant;
@@ -22,11 +28,15 @@ fn main() {
     let mut jobs_csv = None;
     let mut swf_out = None;
     let mut concat = 1u64;
+    let mut load = None;
+    let mut random_estimates = false;
     for arg in args {
         let (k, v) = arg.split_once('=').expect("KEY=VALUE");
         match k {
             "repeat" => repeat = v.parse().expect("repeat=N"),
             "concat" => concat = v.parse().expect("concat=N"),
+            "estimates" => random_estimates = v == "random",
+            "load" => load = Some(v.parse::<f64>().expect("load=X")),
             "jobs_csv" => jobs_csv = Some(v.to_string()),
             "swf_out" => swf_out = Some(v.to_string()),
             _ => {
@@ -71,6 +81,30 @@ fn main() {
         }
         trace.report.kept *= concat;
         trace.report.records *= concat;
+    }
+    if random_estimates {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for j in trace.jobs.iter_mut() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            j.requested = match x % 10 {
+                0..=2 => j.runtime,
+                3 => j.runtime / 2,
+                4 => j.runtime + (x >> 8) % 600,
+                _ => j.runtime.max(1) * (2 + (x >> 8) % 9),
+            };
+        }
+    }
+    if let Some(target) = load {
+        let procs = cfg
+            .procs
+            .or(trace.header.machine_procs().map(|p| p as u32))
+            .expect("procs");
+        trace.jobs.retain(|j| j.procs <= procs);
+        let f = target / batch::offered_load(&trace.jobs, procs);
+        batch::scale_load(&mut trace.jobs, f);
+        println!("offered load scaled by {f:.4} to {target}");
     }
     let load = t0.elapsed().as_secs_f64();
     println!(

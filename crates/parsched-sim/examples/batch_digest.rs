@@ -3,9 +3,12 @@
 //! wall-clock time) for every trace of a directory under a set of batch
 //! configurations, for before/after comparisons of the batch simulator:
 //! `cargo run --release -p parsched-sim --example batch_digest -- DIR`.
-use parsched_sim::batch::{run_loaded, BatchConfig, BatchResult};
+//! After the traces: generated Lublin–Feitelson workloads (fixed seeds) with
+//! pseudo-random requested times (exact, over- and under-estimates), load
+//! scaled, under fcfs, easy and conservative (`synthetic ...` lines).
+use parsched_sim::batch::{offered_load, run_loaded, scale_load, simulate, BatchConfig, BatchResult};
 use parsched_sim::pools::Value;
-use parsched_sim::swf;
+use parsched_sim::{lublin, swf};
 
 fn fnv(h: &mut u64, bytes: &[u8]) {
     for b in bytes {
@@ -101,6 +104,49 @@ fn main() {
                 s.utilization,
                 s.slot_switches
             );
+        }
+    }
+    // Generated workloads: (jobs, procs, seed, offered load).
+    for &(n, procs, seed, load) in &[
+        (20_000u64, 256u32, 1u64, 0.95),
+        (20_000, 1024, 2, 1.05),
+        (30_000, 8192, 3, 0.9),
+        (5_000, 64, 4, 1.3),
+    ] {
+        let mut lc = lublin::LublinConfig::for_machine(procs);
+        lc.jobs = n;
+        lc.seed = seed;
+        lc.include_types = false;
+        let mut jobs = lublin::generate(&lc, &Default::default()).unwrap().jobs;
+        jobs.retain(|j| j.procs <= procs);
+        let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ seed;
+        for j in jobs.iter_mut() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            j.requested = match x % 10 {
+                0..=2 => j.runtime,
+                3 => j.runtime / 2,
+                4 => j.runtime + (x >> 8) % 600,
+                _ => j.runtime.max(1) * (2 + (x >> 8) % 9),
+            };
+        }
+        let f = load / offered_load(&jobs, procs);
+        scale_load(&mut jobs, f);
+        for policy in ["fcfs", "easy", "conservative"] {
+            for kill in [false, true] {
+                let mut cfg = BatchConfig::default();
+                cfg.set("policy", &Value::Str(policy.into())).unwrap();
+                cfg.set("kill_on_overrun", &Value::Bool(kill)).unwrap();
+                let r = simulate(jobs.clone(), procs, &cfg).unwrap();
+                let d = digest(&r);
+                fnv(&mut all, &d.to_le_bytes());
+                let s = &r.summary;
+                println!(
+                    "synthetic {n}x{procs} seed {seed} load {load} {policy} kill {kill}: {d:016x} jobs {} wait {} bsld {} sim {:.3}s",
+                    s.jobs, s.avg_wait, s.avg_bounded_slowdown, s.wall_seconds
+                );
+            }
         }
     }
     println!("all {all:016x}");

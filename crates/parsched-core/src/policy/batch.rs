@@ -288,13 +288,22 @@ impl Profile {
     /// `(i, j)`: the fit starts at step `i`; `j` is the first step at or
     /// after the fit's end.
     fn find(&self, procs: u32, dur: u64) -> Option<(usize, usize)> {
+        self.find_from(0, procs, dur).map(|(i, j, _)| (i, j))
+    }
+
+    /// As `find`, examining steps from `from` on (every earlier step must be
+    /// known to have fewer than `procs` processors free); the third value is
+    /// the first step examined with at least `procs` free.
+    fn find_from(&self, from: usize, procs: u32, dur: u64) -> Option<(usize, usize, usize)> {
         let s = &self.steps;
-        let mut i = 0;
+        let mut i = from;
+        let mut first = usize::MAX;
         'outer: while i < s.len() {
             if s[i].1 < procs {
                 i += 1;
                 continue;
             }
+            first = first.min(i);
             let end = s[i].0.saturating_add(dur);
             let mut j = i + 1;
             while j < s.len() && s[j].0 < end {
@@ -304,9 +313,37 @@ impl Profile {
                 }
                 j += 1;
             }
-            return Some((i, j));
+            return Some((i, j, first));
         }
         None
+    }
+
+    /// `place` skipping the steps before `lb` (the caller knows that none
+    /// has `procs` processors free); returns the fit's time and the time of
+    /// the first step with `procs` free.
+    fn place_after(&mut self, lb: u64, procs: u32, dur: u64) -> Option<(u64, u64)> {
+        let from = self.steps.partition_point(|s| s.0 < lb);
+        let (i, j, first) = self.find_from(from, procs, dur)?;
+        let (t, tf) = (self.steps[i].0, self.steps[first].0);
+        self.reserve_at(i, j, t.saturating_add(dur), procs);
+        Some((t, tf))
+    }
+
+    /// The fewest processors free over `[now, now + dur)` (`now`: the
+    /// profile's first time).
+    fn min_free(&self, dur: u64) -> u32 {
+        let Some(&(t0, f0)) = self.steps.first() else {
+            return 0;
+        };
+        let end = t0.saturating_add(dur);
+        let mut m = f0;
+        for s in &self.steps[1..] {
+            if s.0 >= end || m == 0 {
+                break;
+            }
+            m = m.min(s.1);
+        }
+        m
     }
 
     /// Reserves `procs` processors on `[steps[i].0, end)` where `j` is the
@@ -358,31 +395,102 @@ impl Profile {
 }
 
 /// Conservative backfilling: a reservation for every queued job.
+///
+/// A pass places the queue in order, as the module documentation says, but
+/// does less work than placing every job: (1) the search for a job of `p`
+/// processors starts after the last time known to have fewer than `p`
+/// free (the profile only loses processors during a pass), and (2) the
+/// pass stops once no later job can start now: only jobs that fit in the
+/// processors free now can, and a job stops being able to once its window
+/// `[now, now + requested)` lacks its processors. Its decisions are those
+/// of the straightforward pass ([`reference::Conservative`]), which tests
+/// check on random workloads.
 #[derive(Debug, Clone, Default)]
 pub struct Conservative {
     ends: Vec<(u64, u32)>,
     profile: Profile,
     /// Reservations of the last pass (start times), by queue position.
     reservations: Vec<u64>,
-    suffix_min: Vec<u32>,
+    /// Queue positions of the jobs that may start now.
+    cands: Vec<u32>,
+    lb: LowerBounds,
+}
+
+/// Per processor count `p`, a time before which no step of the profile has
+/// `p` processors free; a query for `p` takes the maximum over counts
+/// `<= p` (a Fenwick tree of maxima). Entries of earlier passes are stale
+/// (epoch).
+#[derive(Debug, Clone, Default)]
+struct LowerBounds {
+    epoch: u32,
+    tree: Vec<(u32, u64)>,
+}
+
+impl LowerBounds {
+    fn reset(&mut self, total: u32) {
+        let n = total as usize + 1;
+        if self.tree.len() != n || self.epoch == u32::MAX {
+            self.tree.clear();
+            self.tree.resize(n, (0, 0));
+            self.epoch = 0;
+        }
+        self.epoch += 1;
+    }
+
+    fn raise(&mut self, p: u32, t: u64) {
+        let mut i = p as usize;
+        while i < self.tree.len() {
+            let e = &mut self.tree[i];
+            if e.0 != self.epoch {
+                *e = (self.epoch, t);
+            } else if e.1 < t {
+                e.1 = t;
+            }
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    fn get(&self, p: u32) -> u64 {
+        let mut i = (p as usize).min(self.tree.len().saturating_sub(1));
+        let mut m = 0;
+        while i > 0 {
+            let e = self.tree[i];
+            if e.0 == self.epoch {
+                m = m.max(e.1);
+            }
+            i &= i - 1;
+        }
+        m
+    }
 }
 
 impl Conservative {
     /// The reservations computed by the last pass, by queue position; jobs
-    /// after the point where the pass stopped (no later job narrow enough to
-    /// start now) are omitted.
+    /// after the point where the pass stopped (no later job could start
+    /// now) are omitted.
     pub fn reservations(&self) -> &[u64] {
         &self.reservations
     }
 
     /// Computes every job's reservation (all of them, unlike `schedule`,
-    /// which stops once no processor is free now). For inspection and tests.
+    /// which stops once no later job can start now). For inspection and
+    /// tests.
     pub fn plan(&mut self, view: &BatchView<'_>) -> Vec<u64> {
-        self.pass(view, None, true);
+        self.rebuild(view);
+        for q in view.queue {
+            let t = if q.procs > view.total {
+                u64::MAX
+            } else {
+                self.profile
+                    .place(q.procs, duration(q))
+                    .expect("a job no wider than the machine fits once all reservations end")
+            };
+            self.reservations.push(t);
+        }
         self.reservations.clone()
     }
 
-    fn pass(&mut self, view: &BatchView<'_>, mut start: Option<&mut Vec<usize>>, all: bool) {
+    fn rebuild(&mut self, view: &BatchView<'_>) {
         let now = view.now;
         self.ends.clear();
         self.ends
@@ -390,33 +498,59 @@ impl Conservative {
         self.ends.sort_unstable();
         self.profile.rebuild(now, view.free, &self.ends);
         self.reservations.clear();
-        if !all {
-            // suffix_min[i]: the narrowest job at or after position i. Once
-            // fewer processors are free now, no later job can start now and
-            // the pass stops (later reservations cannot affect earlier
-            // ones).
-            self.suffix_min.clear();
-            self.suffix_min.resize(view.queue.len() + 1, u32::MAX);
-            for i in (0..view.queue.len()).rev() {
-                self.suffix_min[i] = self.suffix_min[i + 1].min(view.queue[i].procs);
+    }
+
+    fn pass(&mut self, view: &BatchView<'_>, start: &mut Vec<usize>) {
+        let now = view.now;
+        self.rebuild(view);
+        let q = view.queue;
+        // The profile from running jobs only never decreases: a job can
+        // start now only if it fits in the processors free now.
+        let free0 = self.profile.free_now();
+        self.cands.clear();
+        self.cands.extend(
+            q.iter()
+                .enumerate()
+                .filter(|(_, j)| j.procs <= free0)
+                .map(|(i, _)| i as u32),
+        );
+        self.lb.reset(view.total);
+        // cands[..last]: the candidates still possible; the last one is
+        // known to fit now unless `dirty`.
+        let mut last = self.cands.len();
+        let mut dirty = false;
+        for (i, job) in q.iter().enumerate() {
+            loop {
+                if last == 0 || (self.cands[last - 1] as usize) < i {
+                    return;
+                }
+                if !dirty {
+                    break;
+                }
+                let c = &q[self.cands[last - 1] as usize];
+                if self.profile.min_free(duration(c)) >= c.procs {
+                    dirty = false;
+                    break;
+                }
+                last -= 1;
             }
-        }
-        for (i, q) in view.queue.iter().enumerate() {
-            if !all && self.profile.free_now() < self.suffix_min[i] {
-                break;
-            }
-            if q.procs > view.total {
+            if job.procs > view.total {
                 self.reservations.push(u64::MAX);
                 continue;
             }
-            let t = self
+            let (t, first) = self
                 .profile
-                .place(q.procs, duration(q))
+                .place_after(self.lb.get(job.procs), job.procs, duration(job))
                 .expect("a job no wider than the machine fits once all reservations end");
+            self.lb.raise(job.procs, first);
             self.reservations.push(t);
             if t == now {
-                if let Some(s) = start.as_deref_mut() {
-                    s.push(i);
+                start.push(i);
+            }
+            if last > 0 {
+                let c = &q[self.cands[last - 1] as usize];
+                if t < now.saturating_add(duration(c)) {
+                    dirty = true;
                 }
             }
         }
@@ -431,7 +565,95 @@ impl BatchPolicy for Conservative {
         if view.free == 0 {
             return;
         }
-        self.pass(view, Some(start), false);
+        self.pass(view, start);
+    }
+}
+
+/// The straightforward implementations the faster ones must agree with
+/// (tests compare the schedules): EASY scanning the whole queue, and
+/// conservative backfilling placing every job up to the narrowest one that
+/// could still start, each search from the profile's start.
+pub mod reference {
+    use super::{duration, expected_end, BatchPolicy, BatchView, Profile};
+
+    pub use super::Easy;
+
+    /// Conservative backfilling, every pass from scratch.
+    #[derive(Debug, Clone, Default)]
+    pub struct Conservative {
+        ends: Vec<(u64, u32)>,
+        profile: Profile,
+        /// Reservations of the last pass (start times), by queue position.
+        reservations: Vec<u64>,
+        suffix_min: Vec<u32>,
+    }
+
+    impl Conservative {
+        /// The reservations computed by the last pass, by queue position; jobs
+        /// after the point where the pass stopped (no later job narrow enough to
+        /// start now) are omitted.
+        pub fn reservations(&self) -> &[u64] {
+            &self.reservations
+        }
+
+        /// Computes every job's reservation (all of them, unlike `schedule`,
+        /// which stops once no processor is free now). For inspection and tests.
+        pub fn plan(&mut self, view: &BatchView<'_>) -> Vec<u64> {
+            self.pass(view, None, true);
+            self.reservations.clone()
+        }
+
+        fn pass(&mut self, view: &BatchView<'_>, mut start: Option<&mut Vec<usize>>, all: bool) {
+            let now = view.now;
+            self.ends.clear();
+            self.ends
+                .extend(view.running.iter().map(|r| (expected_end(r, now), r.procs)));
+            self.ends.sort_unstable();
+            self.profile.rebuild(now, view.free, &self.ends);
+            self.reservations.clear();
+            if !all {
+                // suffix_min[i]: the narrowest job at or after position i. Once
+                // fewer processors are free now, no later job can start now and
+                // the pass stops (later reservations cannot affect earlier
+                // ones).
+                self.suffix_min.clear();
+                self.suffix_min.resize(view.queue.len() + 1, u32::MAX);
+                for i in (0..view.queue.len()).rev() {
+                    self.suffix_min[i] = self.suffix_min[i + 1].min(view.queue[i].procs);
+                }
+            }
+            for (i, q) in view.queue.iter().enumerate() {
+                if !all && self.profile.free_now() < self.suffix_min[i] {
+                    break;
+                }
+                if q.procs > view.total {
+                    self.reservations.push(u64::MAX);
+                    continue;
+                }
+                let t = self
+                    .profile
+                    .place(q.procs, duration(q))
+                    .expect("a job no wider than the machine fits once all reservations end");
+                self.reservations.push(t);
+                if t == now {
+                    if let Some(s) = start.as_deref_mut() {
+                        s.push(i);
+                    }
+                }
+            }
+        }
+    }
+
+    impl BatchPolicy for Conservative {
+        fn name(&self) -> &'static str {
+            "conservative"
+        }
+        fn schedule(&mut self, view: &BatchView<'_>, start: &mut Vec<usize>) {
+            if view.free == 0 {
+                return;
+            }
+            self.pass(view, Some(start), false);
+        }
     }
 }
 
