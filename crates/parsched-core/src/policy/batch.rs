@@ -414,6 +414,12 @@ pub struct Conservative {
     /// Queue positions of the jobs that may start now.
     cands: Vec<u32>,
     lb: LowerBounds,
+    /// The last pass, for the next one: its time, the placed jobs that did
+    /// not start with their reservations, and the expected ends of the
+    /// jobs running after it (sorted).
+    saved: Option<u64>,
+    saved_jobs: Vec<(QueuedJob, u64)>,
+    saved_ends: Vec<(u64, u32)>,
 }
 
 /// Per processor count `p`, a time before which no step of the profile has
@@ -476,6 +482,7 @@ impl Conservative {
     /// which stops once no later job can start now). For inspection and
     /// tests.
     pub fn plan(&mut self, view: &BatchView<'_>) -> Vec<u64> {
+        self.saved = None;
         self.rebuild(view);
         for q in view.queue {
             let t = if q.procs > view.total {
@@ -500,29 +507,80 @@ impl Conservative {
         self.reservations.clear();
     }
 
+    /// Whether the last pass's placements hold at this one: the same
+    /// expected ends from now on (every job that ended did so at its
+    /// expected end, none is overrunning), the placed jobs that did not
+    /// start still first in the queue, none reserved before now. Then a
+    /// pass from scratch would place them exactly where they are (a job
+    /// started at the last pass runs in its reservation, and reservations
+    /// of jobs behind it in the queue fit beside it).
+    fn reusable(&self, view: &BatchView<'_>) -> bool {
+        let Some(then) = self.saved else {
+            return false;
+        };
+        let now = view.now;
+        let m = self.saved_jobs.len();
+        if now < then || view.queue.len() < m {
+            return false;
+        }
+        let busy: u64 = self.ends.iter().map(|e| e.1 as u64).sum();
+        if busy + view.free as u64 != view.total as u64 {
+            return false;
+        }
+        let live = self.saved_ends.partition_point(|e| e.0 <= now);
+        self.saved_ends[live..] == self.ends[..]
+            && self
+                .saved_jobs
+                .iter()
+                .zip(&view.queue[..m])
+                .all(|((j, t), q)| j == q && *t >= now)
+    }
+
     fn pass(&mut self, view: &BatchView<'_>, start: &mut Vec<usize>) {
         let now = view.now;
-        self.rebuild(view);
         let q = view.queue;
-        // The profile from running jobs only never decreases: a job can
-        // start now only if it fits in the processors free now.
+        self.ends.clear();
+        self.ends
+            .extend(view.running.iter().map(|r| (expected_end(r, now), r.procs)));
+        self.ends.sort_unstable();
+        self.reservations.clear();
+        let from = if self.reusable(view) {
+            // The profile from now on, with the placed jobs' reservations.
+            let steps = &mut self.profile.steps;
+            let k = steps.partition_point(|s| s.0 <= now) - 1;
+            steps.drain(..k);
+            steps[0].0 = now;
+            for (i, &(_, t)) in self.saved_jobs.iter().enumerate() {
+                self.reservations.push(t);
+                if t == now {
+                    start.push(i);
+                }
+            }
+            self.saved_jobs.len()
+        } else {
+            self.profile.rebuild(now, view.free, &self.ends);
+            self.lb.reset(view.total);
+            0
+        };
+        // A job can start now only if it fits in the processors free now
+        // (the profile never gains processors during a pass).
         let free0 = self.profile.free_now();
         self.cands.clear();
         self.cands.extend(
             q.iter()
                 .enumerate()
+                .skip(from)
                 .filter(|(_, j)| j.procs <= free0)
                 .map(|(i, _)| i as u32),
         );
-        self.lb.reset(view.total);
         // cands[..last]: the candidates still possible; the last one is
         // known to fit now unless `dirty`.
         let mut last = self.cands.len();
-        let mut dirty = false;
-        for (i, job) in q.iter().enumerate() {
+        let mut dirty = from > 0;
+        'pass: for (i, job) in q.iter().enumerate().skip(from) {
             loop {
                 if last == 0 || (self.cands[last - 1] as usize) < i {
-                    return;
+                    break 'pass;
                 }
                 if !dirty {
                     break;
@@ -554,6 +612,24 @@ impl Conservative {
                 }
             }
         }
+        // For the next pass.
+        self.saved = Some(now);
+        self.saved_jobs.clear();
+        self.saved_ends.clear();
+        self.saved_ends.extend_from_slice(&self.ends);
+        for (j, &t) in q.iter().zip(&self.reservations) {
+            if t == u64::MAX {
+                // (a job wider than the machine: never reused)
+                self.saved = None;
+                break;
+            }
+            if t == now {
+                self.saved_ends.push((now.saturating_add(duration(j)), j.procs));
+            } else {
+                self.saved_jobs.push((*j, t));
+            }
+        }
+        self.saved_ends.sort_unstable();
     }
 }
 
@@ -563,6 +639,8 @@ impl BatchPolicy for Conservative {
     }
     fn schedule(&mut self, view: &BatchView<'_>, start: &mut Vec<usize>) {
         if view.free == 0 {
+            // (the queue may change before the next pass; the saved
+            // placements are checked against it then)
             return;
         }
         self.pass(view, start);
