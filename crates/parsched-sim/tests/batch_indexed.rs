@@ -1,0 +1,68 @@
+//! The faster batch policies (`Easy`, `Conservative`: early stops, skipped
+//! profile steps, reused placements, an indexed queue) must give exactly the
+//! schedules of the straightforward ones (`policy::batch::reference`): every
+//! start, end, killed flag, processor interval, the queue-length series and
+//! the summary, on random workloads (ties, zero run times, under- and
+//! over-estimates, overruns, kills, jobs as wide as the machine).
+use parsched_core::policy::batch::{reference, BatchPolicy};
+use parsched_sim::batch::{simulate, simulate_with, BatchConfig, BatchPolicyKind, BatchResult};
+use parsched_sim::swf::BatchJob;
+use proptest::prelude::*;
+
+fn same(a: &BatchResult, b: &BatchResult) -> Result<(), TestCaseError> {
+    prop_assert_eq!(&a.outcomes, &b.outcomes);
+    prop_assert_eq!(&a.queue_length, &b.queue_length);
+    for i in 0..a.outcomes.len() {
+        prop_assert_eq!(a.resources(i), b.resources(i));
+    }
+    let (mut sa, mut sb) = (a.summary.clone(), b.summary.clone());
+    sa.wall_seconds = 0.0;
+    sb.wall_seconds = 0.0;
+    prop_assert_eq!(format!("{sa:?}"), format!("{sb:?}"));
+    Ok(())
+}
+
+fn workload() -> impl Strategy<Value = (u32, Vec<BatchJob>, bool)> {
+    (1u32..48, any::<bool>())
+        .prop_flat_map(|(procs, kill)| {
+            let job = (0u64..40, 0u64..200, 1..=procs, 0u8..6, 0u64..400);
+            (Just(procs), prop::collection::vec(job, 1..160), Just(kill))
+        })
+        .prop_map(|(procs, raw, kill)| {
+            let mut t = 0;
+            let jobs = raw
+                .into_iter()
+                .enumerate()
+                .map(|(i, (gap, run, w, est, extra))| {
+                    // bunches of simultaneous submissions and long gaps
+                    t += if gap < 15 { 0 } else { gap * gap };
+                    let requested = match est {
+                        0 | 1 => run,
+                        2 => run / 2,
+                        3 => run + extra,
+                        4 => run * 3 + 1,
+                        _ => extra,
+                    };
+                    BatchJob::new(i as i64 + 1, t, run, w, requested)
+                })
+                .collect();
+            (procs, jobs, kill)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn batch_indexed_policies_equal_the_reference((procs, jobs, kill) in workload()) {
+        for (kind, mut naive) in [
+            (BatchPolicyKind::Easy, Box::new(reference::Easy::default()) as Box<dyn BatchPolicy>),
+            (BatchPolicyKind::Conservative, Box::new(reference::Conservative::default())),
+        ] {
+            let cfg = BatchConfig { policy: kind, kill_on_overrun: kill, ..BatchConfig::default() };
+            let fast = simulate(jobs.clone(), procs, &cfg).unwrap();
+            let slow = simulate_with(jobs.clone(), procs, naive.as_mut(), &cfg).unwrap();
+            same(&fast, &slow)?;
+        }
+    }
+}
