@@ -42,6 +42,7 @@ NONDEFAULT = {
     "initial_level": 1,
     "age_running": False,
     "boost_refreshes_quantum": True,
+    "boost_to": "sleep_return",
     "tick_ms": 5.0,
     "launch_gap_ms": 20.0,
     "start_skew_ms": 10.0,

@@ -85,6 +85,10 @@ class CoschedConfig(ConfigBase):
         "ts_change_priority); off: it keeps the rest of its quantum (on, PBT livelocks on "
         "W4 and PB slows by a third on W5, against the paper)",
         _D["boost_refreshes_quantum"])
+    boost_to: Literal["top", "sleep_return"] = _doc(
+        "where a boost (DCS, PB, PBT, spin-yield) puts its target: top (TS 59) or "
+        "sleep_return (the level a wake-up gives, ts_slpret: 50-59 in the stock table); the "
+        "paper does not say", _D["boost_to"])
     tick_ms: float = _doc(
         "the clock tick, ms: quanta end on one of the node's ticks, each node with its own "
         "phase (0: quanta end exactly)", _D["tick_ms"])

@@ -223,10 +223,25 @@ struct ThreadState {
     queued: bool,
 }
 
+/// Where a boost puts a thread. Seed 003 does not say ("boosts the priority
+/// of the destination process causing it to be scheduled almost
+/// immediately"); both readings are modelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BoostTo {
+    /// The top level (TS 59 in the stock table), at the head of its queue.
+    #[default]
+    Top,
+    /// The level's sleep-return level (`ts_slpret`, what a wake-up gives:
+    /// 50-59 in the stock table), never lower than the current level.
+    SleepReturn,
+}
+
 /// The time-sharing policy of one run queue (see the module documentation).
 #[derive(Debug, Clone)]
 pub struct TimeSharing {
     table: DispatchTable,
+    boost_to: BoostTo,
     ticks_per_ms: u64,
     initial: u8,
     queues: Vec<VecDeque<ThreadId>>,
@@ -257,6 +272,7 @@ impl TimeSharing {
         let n = table.level.len();
         Ok(TimeSharing {
             table,
+            boost_to: BoostTo::Top,
             ticks_per_ms,
             initial,
             queues: vec![VecDeque::new(); n],
@@ -264,6 +280,12 @@ impl TimeSharing {
             threads: Vec::new(),
             ready: 0,
         })
+    }
+
+    /// Where [`LocalScheduler::boost`] puts a thread (default: the top).
+    pub fn with_boost_to(mut self, to: BoostTo) -> TimeSharing {
+        self.boost_to = to;
+        self
     }
 
     /// The table.
@@ -438,17 +460,22 @@ impl LocalScheduler for TimeSharing {
         }
     }
 
-    /// To the top level (seed 003's boost: "set the target to TS 59"); a
-    /// queued thread moves to the head of the top queue.
+    /// To the top level (seed 003's boost: "set the target to TS 59") or,
+    /// with [`BoostTo::SleepReturn`], to the level's sleep-return level; a
+    /// queued thread moves to the head of that queue.
     fn boost(&mut self, thread: ThreadId) -> bool {
-        let top = self.table.top();
+        let level = self.level(thread);
+        let to = match self.boost_to {
+            BoostTo::Top => self.table.top(),
+            BoostTo::SleepReturn => self.table.level[level as usize].slpret.max(level),
+        };
         if self.unqueue(thread) {
-            self.push(thread, top, true);
+            self.push(thread, to, true);
             return true;
         }
         let s = self.state(thread);
-        let changed = s.level != top;
-        s.level = top;
+        let changed = s.level != to;
+        s.level = to;
         changed
     }
 
@@ -506,6 +533,33 @@ mod tests {
             .level
             .windows(2)
             .all(|w| w[0].quantum_ms >= w[1].quantum_ms));
+    }
+
+    #[test]
+    fn a_boost_goes_to_the_top_or_to_the_sleep_return_level() {
+        let d = DispatchTable::solaris();
+        for (to, want_from_0, want_from_45) in
+            [(BoostTo::Top, 59, 59), (BoostTo::SleepReturn, 50, 56)]
+        {
+            let mut q = TimeSharing::new(d.clone(), 1, 0).unwrap().with_boost_to(to);
+            q.enqueue(t(0), EnqueueReason::New);
+            assert_eq!(q.level(t(0)), 0);
+            assert!(q.boost(t(0)));
+            assert_eq!(q.level(t(0)), want_from_0, "{to:?}");
+            let mut q = TimeSharing::new(d.clone(), 1, 45)
+                .unwrap()
+                .with_boost_to(to);
+            q.enqueue(t(1), EnqueueReason::New);
+            q.boost(t(1));
+            assert_eq!(q.level(t(1)), want_from_45, "{to:?}");
+            // never lower: at the top a boost changes nothing
+            let mut q = TimeSharing::new(d.clone(), 1, 59)
+                .unwrap()
+                .with_boost_to(to);
+            q.enqueue(t(2), EnqueueReason::New);
+            q.boost(t(2));
+            assert_eq!(q.level(t(2)), 59);
+        }
     }
 
     #[test]

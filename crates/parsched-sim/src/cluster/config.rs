@@ -7,7 +7,7 @@ use super::apps::AppKind;
 use crate::pools::Value;
 use parsched_core::policy::cosched::CoschedScheme;
 use parsched_core::policy::cosched::Scheme;
-use parsched_core::policy::ts::DispatchTable;
+use parsched_core::policy::ts::{BoostTo, DispatchTable};
 use parsched_core::ConfigError;
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
@@ -78,6 +78,10 @@ pub struct ClusterConfig {
     /// livelocks on W4 (every node keeps re-boosting its own choice) and PB
     /// slows by a third on W5, against the paper.
     pub boost_refreshes_quantum: bool,
+    /// Where a boost (DCS, PB, PBT, SY) puts its target: `top` (TS 59, the
+    /// default) or `sleep_return` (the level a wake-up gives, `ts_slpret`:
+    /// 50-59 in the stock table). The paper does not say.
+    pub boost_to: BoostTo,
     /// Once-a-second ageing also ages the running processes (Solaris'
     /// `ts_update` walks every time-sharing thread; with the stock table
     /// every thread below level 59 then moves to its `lwait`); off: only
@@ -175,6 +179,7 @@ impl Default for ClusterConfig {
             initial_level: 29,
             age_running: true,
             boost_refreshes_quantum: false,
+            boost_to: BoostTo::Top,
             tick_ms: 10.0,
             launch_gap_ms: 0.0,
             start_skew_ms: 50.0,
@@ -223,6 +228,7 @@ pub const KEYS: &[&str] = &[
     "initial_level",
     "age_running",
     "boost_refreshes_quantum",
+    "boost_to",
     "tick_ms",
     "launch_gap_ms",
     "start_skew_ms",
@@ -380,6 +386,12 @@ impl ClusterConfig {
             }
             "age_running" => self.age_running = v.as_bool(key)?,
             "boost_refreshes_quantum" => self.boost_refreshes_quantum = v.as_bool(key)?,
+            "boost_to" => {
+                self.boost_to = match v.as_str(key, &["top", "sleep_return"])?.as_str() {
+                    "sleep_return" => BoostTo::SleepReturn,
+                    _ => BoostTo::Top,
+                }
+            }
             "tick_ms" => self.tick_ms = v.as_f64(key)?,
             "launch_gap_ms" => self.launch_gap_ms = v.as_f64(key)?,
             "start_skew_ms" => self.start_skew_ms = v.as_f64(key)?,

@@ -373,11 +373,10 @@ impl ClusterMachine {
         let mut nodes = Vec::with_capacity(cfg.nodes as usize);
         for n in 0..cfg.nodes {
             let sched = match cfg.local {
-                LocalKind::Ts => NodeSched::Ts(TimeSharing::new(
-                    table.clone(),
-                    1_000_000,
-                    cfg.initial_level,
-                )?),
+                LocalKind::Ts => NodeSched::Ts(
+                    TimeSharing::new(table.clone(), 1_000_000, cfg.initial_level)?
+                        .with_boost_to(cfg.boost_to),
+                ),
                 LocalKind::Rr => {
                     NodeSched::Rr(RoundRobin::new(ms(cfg.rr_quantum_ms), Wakeup::Tail))
                 }
