@@ -102,14 +102,18 @@ struct SpaceModel<'a> {
     running_idx: Vec<u32>,
     /// Each running job's position in `running`.
     run_pos: Vec<u32>,
-    /// The queue: the policy's view and, in parallel, job indices.
+    /// The queue: the policy's view and, in parallel, job indices; the
+    /// jobs before `head` have started (removed lazily: FCFS starts a
+    /// prefix of a queue that may hold 100,000 jobs).
     queue: Vec<QueuedJob>,
+    head: usize,
     queue_idx: Vec<u32>,
     free: u32,
     /// Jobs that finished at the current instant, released when it closes.
     finishing: Vec<u32>,
     decisions: Vec<usize>,
-    taken: Vec<bool>,
+    /// The decisions, sorted (to check them and remove the started jobs).
+    taken: Vec<usize>,
     series: Series,
     set: ProcSet,
     /// Resource intervals: per job (offset, len) into `arena`, assigned at
@@ -171,16 +175,18 @@ impl SpaceModel<'_> {
             }
         }
         self.finishing.clear();
-        if !self.queue.is_empty() && self.free > 0 {
+        if self.queue.len() > self.head && self.free > 0 {
             self.schedule(t, engine)?;
         }
-        self.series.record(t, self.queue.len() as u32);
+        self.series.record(t, (self.queue.len() - self.head) as u32);
         Ok(())
     }
 
     /// One scheduling pass: the policy's decisions, checked and applied.
     fn schedule(&mut self, t: u64, engine: &mut Engine<SpaceEvent>) -> Result<(), BatchError> {
         let free = self.free;
+        let head = self.head;
+        let len = self.queue.len() - head;
         self.decisions.clear();
         self.policy.schedule(
             &BatchView {
@@ -188,7 +194,7 @@ impl SpaceModel<'_> {
                 total: self.procs,
                 free,
                 running: &self.running,
-                queue: &self.queue,
+                queue: &self.queue[head..],
             },
             &mut self.decisions,
         );
@@ -197,18 +203,22 @@ impl SpaceModel<'_> {
         }
         let taken = &mut self.taken;
         taken.clear();
-        taken.resize(self.queue.len(), false);
+        taken.extend_from_slice(&self.decisions);
+        taken.sort_unstable();
+        if let Some(&k) = taken
+            .windows(2)
+            .find(|w| w[0] == w[1])
+            .map(|w| &w[0])
+            .or_else(|| taken.last().filter(|&&k| k >= len))
+        {
+            return Err(PolicyError(format!(
+                "{} started queue position {k} twice or out of range 0..{len}",
+                self.policy.name(),
+            ))
+            .into());
+        }
         for &k in &self.decisions {
-            if k >= self.queue.len() || taken[k] {
-                return Err(PolicyError(format!(
-                    "{} started queue position {k} twice or out of range 0..{}",
-                    self.policy.name(),
-                    self.queue.len()
-                ))
-                .into());
-            }
-            taken[k] = true;
-            let q = self.queue[k];
+            let q = self.queue[head + k];
             if q.procs > self.free {
                 return Err(PolicyError(format!(
                     "{} started a job of {} processors with {} free",
@@ -219,7 +229,7 @@ impl SpaceModel<'_> {
                 .into());
             }
             self.free -= q.procs;
-            let i = self.queue_idx[k] as usize;
+            let i = self.queue_idx[head + k] as usize;
             let (run, killed) = effective_runtime(&self.jobs[i], self.kill);
             self.outcomes[i].start = t;
             self.outcomes[i].killed = killed;
@@ -236,22 +246,31 @@ impl SpaceModel<'_> {
                 self.res_at[i] = (off, self.arena.len() as u32 - off);
             }
         }
-        let prefix = self.decisions.len();
-        if taken[..prefix].iter().all(|&x| x) {
+        let n = taken.len();
+        if taken[n - 1] == n - 1 {
             // The usual case (FCFS, heads of the queue): a prefix.
-            self.queue.drain(..prefix);
-            self.queue_idx.drain(..prefix);
+            self.head += n;
+            if self.head == self.queue.len() || self.head * 2 > self.queue.len() {
+                self.queue.drain(..self.head);
+                self.queue_idx.drain(..self.head);
+                self.head = 0;
+            }
         } else {
-            let mut k = 0;
-            self.queue.retain(|_| {
-                k += 1;
-                !taken[k - 1]
-            });
-            let mut k = 0;
-            self.queue_idx.retain(|_| {
-                k += 1;
-                !taken[k - 1]
-            });
+            // Keep the jobs not started, in order (a merge with the sorted
+            // decisions).
+            let mut w = head;
+            let mut d = 0;
+            for r in head..self.queue.len() {
+                if d < n && taken[d] == r - head {
+                    d += 1;
+                    continue;
+                }
+                self.queue[w] = self.queue[r];
+                self.queue_idx[w] = self.queue_idx[r];
+                w += 1;
+            }
+            self.queue.truncate(w);
+            self.queue_idx.truncate(w);
         }
         Ok(())
     }
@@ -288,6 +307,7 @@ pub fn simulate_with(
         running_idx: Vec::with_capacity(running_cap),
         run_pos: vec![u32::MAX; n],
         queue: Vec::new(),
+        head: 0,
         queue_idx: Vec::new(),
         free: procs,
         finishing: Vec::new(),
