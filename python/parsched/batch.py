@@ -127,30 +127,68 @@ def simulate_batch(
     return _result(config, out)
 
 
+def _str_column(n: int, data: bytes, offsets: Any) -> Any:
+    """A pandas ``str`` column (Arrow storage) from UTF-8 text and int64
+    offsets, without a Python object per row."""
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+
+    arr = pa.LargeStringArray.from_buffers(n, pa.py_buffer(np.ascontiguousarray(offsets)),
+                                           pa.py_buffer(data)).cast(pa.string())
+    return pd.array(arr, dtype=pd.StringDtype("pyarrow", na_value=np.nan))
+
+
+def _repeat_str(n: int, values: tuple[str, ...], index: Any) -> Any:
+    """``values[index[i]]`` for every row as a pandas ``str`` column."""
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+
+    arr = pa.array(list(values), type=pa.string()).take(pa.array(index))
+    return pd.array(arr, dtype=pd.StringDtype("pyarrow", na_value=np.nan))
+
+
 def _result(config: BatchConfig, out: dict) -> BatchResult:
+    """The result's DataFrames from the extension's raw columns (arrays of
+    bytes; one NumPy array per column, no Python object per job)."""
+    import numpy as np
     import pandas as pd
 
-    cols = dict(out["jobs"])
-    n = len(cols.get("job_id", ()))
-    killed = [not s for s in cols.get("success", [True] * n)]
+    cols = out["columns"]
+
+    def i64(name: str) -> Any:
+        return np.frombuffer(cols[name], dtype=np.int64)
+
+    killed = np.frombuffer(cols["killed"], dtype=np.uint8)
+    n = len(killed)
+    k = killed.astype(np.int8)
+    offsets = np.frombuffer(cols["resources_offsets"], dtype=np.int64)
     data: dict[str, Any] = {}
     for c in JOBS_CSV_COLUMNS:
         if c == "workload_name":
-            data[c] = ["w0"] * n
+            data[c] = _repeat_str(n, ("w0",), np.zeros(n, dtype=np.int8))
         elif c == "profile":
-            data[c] = ["delay_killed" if k else "delay" for k in killed]
+            data[c] = _repeat_str(n, ("delay", "delay_killed"), k)
         elif c == "success":
-            data[c] = [0 if k else 1 for k in killed]
+            data[c] = (1 - k).astype(np.int64)
+        elif c == "final_state":
+            data[c] = _repeat_str(n, ("COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED"), k)
         elif c == "consumed_energy":
-            data[c] = [-1.0] * n
+            data[c] = np.full(n, -1.0)
         elif c == "metadata":
-            data[c] = [""] * n
+            data[c] = _repeat_str(n, ("",), np.zeros(n, dtype=np.int8))
+        elif c == "allocated_resources":
+            data[c] = _str_column(n, cols["resources_data"], offsets)
+        elif c == "stretch":
+            data[c] = np.frombuffer(cols[c], dtype=np.float64)
         else:
-            data[c] = cols.get(c, [])
-    data["bounded_slowdown"] = cols.get("bounded_slowdown", [])
+            data[c] = i64(c)
+    data["bounded_slowdown"] = np.frombuffer(cols["bounded_slowdown"], dtype=np.float64)
     jobs = pd.DataFrame(data)
-    q = out.get("queue") or {"time": [], "length": []}
-    queue = pd.DataFrame({"time": q["time"], "length": q["length"]})
+    q = out["queue"]
+    queue = pd.DataFrame({"time": np.frombuffer(q["time"], dtype=np.int64),
+                          "length": np.frombuffer(q["length"], dtype=np.int64)})
     return BatchResult(
         config=config, policy=str(out["policy"]), summary=dict(out["summary"]),
         report=dict(out.get("report") or {}), header=dict(out.get("header") or {}),

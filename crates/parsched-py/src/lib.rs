@@ -506,7 +506,122 @@ fn batch_err(e: BatchError) -> PyErr {
         BatchError::Swf(s) => TraceError::new_err(s.to_string()),
         BatchError::Policy(p) => PolicyError::new_err(p.0),
         BatchError::Input(m) => ConfigError::new_err(m),
+        BatchError::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted"),
     }
+}
+
+/// A column as raw native-endian bytes (`numpy.frombuffer` reads it).
+fn col_bytes<'py, T, const N: usize>(
+    py: Python<'py>,
+    n: usize,
+    f: impl Fn(usize) -> T,
+    to: impl Fn(T) -> [u8; N],
+) -> Bound<'py, pyo3::types::PyBytes> {
+    let mut v = Vec::with_capacity(n * N);
+    for i in 0..n {
+        v.extend_from_slice(&to(f(i)));
+    }
+    pyo3::types::PyBytes::new(py, &v)
+}
+
+/// The per-job columns of a batch result as raw arrays (no per-job Python
+/// object): `{name: bytes}` with int64 times and counts, float64 `stretch`
+/// and `bounded_slowdown`, uint8 `killed`, and `allocated_resources` as
+/// UTF-8 text `resources_data` with int64 `resources_offsets` (n + 1, Arrow's
+/// layout).
+fn batch_columns<'py>(py: Python<'py>, r: &batch::BatchResult) -> PyResult<Bound<'py, PyDict>> {
+    let n = r.jobs.len();
+    let (jobs, out) = (&r.jobs, &r.outcomes);
+    let d = PyDict::new(py);
+    let i64s = |f: &dyn Fn(usize) -> i64| col_bytes(py, n, f, i64::to_ne_bytes);
+    d.set_item("job_id", i64s(&|i| jobs[i].id))?;
+    d.set_item("submission_time", i64s(&|i| jobs[i].submit as i64))?;
+    d.set_item(
+        "requested_number_of_resources",
+        i64s(&|i| jobs[i].procs as i64),
+    )?;
+    d.set_item("requested_time", i64s(&|i| jobs[i].requested as i64))?;
+    d.set_item("starting_time", i64s(&|i| out[i].start as i64))?;
+    d.set_item(
+        "execution_time",
+        i64s(&|i| (out[i].end - out[i].start) as i64),
+    )?;
+    d.set_item("finish_time", i64s(&|i| out[i].end as i64))?;
+    d.set_item(
+        "waiting_time",
+        i64s(&|i| (out[i].start - jobs[i].submit) as i64),
+    )?;
+    d.set_item(
+        "turnaround_time",
+        i64s(&|i| (out[i].end - jobs[i].submit) as i64),
+    )?;
+    d.set_item(
+        "killed",
+        col_bytes(py, n, |i| out[i].killed as u8, u8::to_ne_bytes),
+    )?;
+    let stretch = |i: usize| {
+        let (exec, turn) = (out[i].end - out[i].start, out[i].end - jobs[i].submit);
+        if exec > 0 {
+            turn as f64 / exec as f64
+        } else if turn > 0 {
+            f64::INFINITY
+        } else {
+            1.0
+        }
+    };
+    d.set_item("stretch", col_bytes(py, n, stretch, f64::to_ne_bytes))?;
+    let bsld = |i: usize| {
+        let turn = out[i].end - jobs[i].submit;
+        (turn as f64 / (r.run_time(i) as f64).max(r.bsld_tau)).max(1.0)
+    };
+    d.set_item("bounded_slowdown", col_bytes(py, n, bsld, f64::to_ne_bytes))?;
+    let mut text = String::new();
+    let mut offsets: Vec<u8> = Vec::with_capacity((n + 1) * 8);
+    offsets.extend_from_slice(&0i64.to_ne_bytes());
+    for i in 0..n {
+        for (k, &(a, b)) in r.resources(i).iter().enumerate() {
+            use std::fmt::Write;
+            let sep = if k > 0 { " " } else { "" };
+            let _ = if a == b {
+                write!(text, "{sep}{a}")
+            } else {
+                write!(text, "{sep}{a}-{b}")
+            };
+        }
+        offsets.extend_from_slice(&(text.len() as i64).to_ne_bytes());
+    }
+    d.set_item(
+        "resources_data",
+        pyo3::types::PyBytes::new(py, text.as_bytes()),
+    )?;
+    d.set_item("resources_offsets", pyo3::types::PyBytes::new(py, &offsets))?;
+    Ok(d)
+}
+
+/// Writes a generated Lublin–Feitelson workload (typeless: `include_types`
+/// false) of `jobs` jobs for `procs` processors as SWF at `path`, its
+/// interarrival times scaled so that the offered load is `load`; returns the
+/// factor applied.
+#[pyfunction]
+#[pyo3(signature = (path, procs, jobs, load=0.9, seed=1))]
+fn write_lublin_swf(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    procs: u32,
+    jobs: u64,
+    load: f64,
+    seed: u64,
+) -> PyResult<f64> {
+    let mut lc = parsched_sim::lublin::LublinConfig::for_machine(procs);
+    lc.jobs = jobs;
+    lc.seed = seed;
+    lc.include_types = false;
+    lc.validate().map_err(config_err)?;
+    py.allow_threads(|| {
+        let f = std::fs::File::create(&path)?;
+        parsched_sim::lublin::write_swf_at_load(&lc, load, std::io::BufWriter::new(f))
+    })
+    .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))
 }
 
 /// Runs a batch policy (FCFS, EASY, conservative backfilling, gang) on an SWF
@@ -525,9 +640,11 @@ fn simulate_batch<'py>(
     let ModelConfig::Batch(cfg) = ModelConfig::build("batch", config)? else {
         unreachable!("build(\"batch\") makes a batch config")
     };
-    let r = py
-        .allow_threads(|| batch::run_trace(&trace, &cfg))
-        .map_err(batch_err)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let r = run_interruptible(py, &cancel, || {
+        batch::with_cancel(&cancel, || batch::run_trace(&trace, &cfg))
+    })?
+    .map_err(batch_err)?;
     let write = |path: &std::path::Path,
                  f: &dyn Fn(std::fs::File) -> std::io::Result<()>|
      -> PyResult<()> {
@@ -553,37 +670,17 @@ fn simulate_batch<'py>(
         report.set_item(reason, n)?;
     }
     out.set_item("report", report)?;
-    let rows: Vec<batch::JobRow> = r.job_rows().collect();
-    let jobs = PyDict::new(py);
-    macro_rules! col {
-        ($name:literal, $f:expr) => {
-            jobs.set_item($name, rows.iter().map($f).collect::<Vec<_>>())?;
-        };
-    }
-    col!("job_id", |j| j.job_id);
-    col!("submission_time", |j| j.submission_time);
-    col!("requested_number_of_resources", |j| j
-        .requested_number_of_resources);
-    col!("requested_time", |j| j.requested_time);
-    col!("success", |j| j.success);
-    col!("final_state", |j| j.final_state);
-    col!("starting_time", |j| j.starting_time);
-    col!("execution_time", |j| j.execution_time);
-    col!("finish_time", |j| j.finish_time);
-    col!("waiting_time", |j| j.waiting_time);
-    col!("turnaround_time", |j| j.turnaround_time);
-    col!("stretch", |j| j.stretch);
-    col!("bounded_slowdown", |j| j.bounded_slowdown);
-    col!("allocated_resources", |j| j.allocated_resources.clone());
-    out.set_item("jobs", jobs)?;
+    out.set_item("columns", batch_columns(py, &r)?)?;
     let queue = PyDict::new(py);
+    let nq = r.queue_length.len();
+    let ql = &r.queue_length;
     queue.set_item(
         "time",
-        r.queue_length.iter().map(|q| q.0).collect::<Vec<_>>(),
+        col_bytes(py, nq, |i| ql[i].0 as i64, i64::to_ne_bytes),
     )?;
     queue.set_item(
         "length",
-        r.queue_length.iter().map(|q| q.1).collect::<Vec<_>>(),
+        col_bytes(py, nq, |i| ql[i].1 as i64, i64::to_ne_bytes),
     )?;
     out.set_item("queue", queue)?;
     Ok(out)
@@ -895,6 +992,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(barrier_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(write_lublin_swf, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_cosched, m)?)?;
     m.add_function(wrap_pyfunction!(cosched_keys, m)?)?;
     m.add_function(wrap_pyfunction!(cancel_cosched, m)?)?;

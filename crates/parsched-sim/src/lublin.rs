@@ -601,6 +601,43 @@ pub fn write_swf<W: Write>(cfg: &LublinConfig, w: W) -> io::Result<()> {
     sw.finish().map(|_| ())
 }
 
+/// Writes a generated trace as SWF with its interarrival times divided by a
+/// factor (as `batch::scale_load` does) so that its offered load on
+/// `cfg.procs` processors — Σ procs·run time / (procs · (last submit − first
+/// submit)) — is `load`. Returns the factor. Holds the records in memory.
+pub fn write_swf_at_load<W: Write>(cfg: &LublinConfig, load: f64, w: W) -> io::Result<f64> {
+    let gen =
+        LublinGenerator::new(cfg).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let mut recs: Vec<SwfRecord> = gen.collect();
+    let s0 = recs.first().map_or(0, |r| r.submit_time);
+    let span = recs.last().map_or(0, |r| r.submit_time) - s0;
+    let work: f64 = recs
+        .iter()
+        .filter(|r| {
+            r.run_time > 0 && r.allocated_procs > 0 && r.allocated_procs <= cfg.procs as i64
+        })
+        .map(|r| r.allocated_procs as f64 * r.run_time as f64)
+        .sum();
+    let offered = if span > 0 {
+        work / (cfg.procs as f64 * span as f64)
+    } else {
+        0.0
+    };
+    let f = if offered > 0.0 && load > 0.0 {
+        load / offered
+    } else {
+        1.0
+    };
+    for r in &mut recs {
+        r.submit_time = s0 + ((r.submit_time - s0) as f64 / f).round() as i64;
+    }
+    let mut sw = SwfWriter::new(w, &header(cfg))?;
+    for r in &recs {
+        sw.write(r)?;
+    }
+    sw.finish().map(|_| f)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

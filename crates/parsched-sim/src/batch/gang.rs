@@ -6,7 +6,7 @@
 
 use super::result::{finish, Outcome, Series};
 use super::{check_jobs, effective_runtime, BatchConfig, BatchError, BatchResult};
-use crate::engine::{self, Engine, Flow, Model, Timer};
+use crate::engine::{Engine, Flow, Model, Timer};
 use crate::swf::BatchJob;
 use parsched_core::policy::gang::{GangId, GangMatrix, MatrixOptions, SlotId};
 use parsched_core::policy::gang_sched::{GangSchedOptions, GangScheduler};
@@ -334,7 +334,7 @@ pub fn simulate_gang(
     if let Some(j) = jobs.first() {
         engine.schedule_at(Time(j.submit), GangEvent::JobSubmitted(0));
     }
-    engine::run(&mut model, &mut engine)?;
+    super::run_model(&mut model, &mut engine)?;
     let (res, res_index) = if cfg.track_resources {
         let mut res = Vec::new();
         let mut idx = Vec::with_capacity(n + 1);

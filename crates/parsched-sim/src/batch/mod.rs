@@ -76,10 +76,13 @@ pub use gang::simulate_gang;
 pub use result::{BatchResult, BatchSummary, JobRow, Outcome, JOBS_CSV_COLUMNS};
 pub use space::simulate_with;
 
+use crate::engine::{self, Engine, Flow, Model};
 use crate::swf::{self, BatchJob, LoadReport, SwfError, Trace};
 use parsched_core::policy::batch::BatchKind;
 use parsched_core::{ConfigError, PolicyError};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use thiserror::Error;
 
 /// A batch run failed.
@@ -94,6 +97,61 @@ pub enum BatchError {
     /// A job list the machine cannot run (unsorted, too wide, no processors).
     #[error("{0}")]
     Input(String),
+    /// The run was stopped through the flag given to [`with_cancel`].
+    #[error("interrupted")]
+    Interrupted,
+}
+
+thread_local! {
+    static CANCEL: std::cell::RefCell<Option<Arc<AtomicBool>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` (any batch run of this thread: `run_trace`, `simulate`, ...)
+/// so that setting `flag` stops it within a few thousand events with
+/// [`BatchError::Interrupted`].
+pub fn with_cancel<T>(flag: &Arc<AtomicBool>, f: impl FnOnce() -> T) -> T {
+    let old = CANCEL.with(|c| c.replace(Some(flag.clone())));
+    let out = f();
+    CANCEL.with(|c| *c.borrow_mut() = old);
+    out
+}
+
+/// Runs `model` on `engine`, watching this thread's cancel flag.
+pub(crate) fn run_model<M: Model<Error = BatchError>>(
+    model: &mut M,
+    engine: &mut Engine<M::Event>,
+) -> Result<(), BatchError> {
+    let Some(flag) = CANCEL.with(|c| c.borrow().clone()) else {
+        engine::run(model, engine)?;
+        return Ok(());
+    };
+    struct Watch<'a, M> {
+        inner: &'a mut M,
+        flag: &'a AtomicBool,
+        n: u32,
+    }
+    impl<M: Model<Error = BatchError>> Model for Watch<'_, M> {
+        type Event = M::Event;
+        type Error = BatchError;
+        fn handle(
+            &mut self,
+            event: M::Event,
+            engine: &mut Engine<M::Event>,
+        ) -> Result<Flow, BatchError> {
+            self.n = self.n.wrapping_add(1);
+            if self.n.is_multiple_of(4096) && self.flag.load(Ordering::Relaxed) {
+                return Err(BatchError::Interrupted);
+            }
+            self.inner.handle(event, engine)
+        }
+    }
+    let mut w = Watch {
+        inner: model,
+        flag: &flag,
+        n: 0,
+    };
+    engine::run(&mut w, engine)?;
+    Ok(())
 }
 
 /// Compresses (`factor > 1`) or stretches (`factor < 1`) the interarrival

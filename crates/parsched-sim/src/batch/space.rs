@@ -5,7 +5,7 @@
 
 use super::result::{finish, Outcome, Series};
 use super::{check_jobs, effective_runtime, BatchConfig, BatchError, BatchResult};
-use crate::engine::{self, Engine, Flow, Model};
+use crate::engine::{Engine, Flow, Model};
 use crate::swf::BatchJob;
 use parsched_core::policy::batch::{BatchPolicy, BatchView, QueuedJob, RunningJob};
 use parsched_core::{PolicyError, Time};
@@ -322,7 +322,7 @@ pub fn simulate_with(
     if let Some(j) = jobs.first() {
         engine.schedule_at(Time(j.submit), SpaceEvent::JobSubmitted(0));
     }
-    engine::run(&mut model, &mut engine)?;
+    super::run_model(&mut model, &mut engine)?;
     let (resources, res_index) = if track {
         let mut res = Vec::with_capacity(model.arena.len());
         let mut idx = Vec::with_capacity(n + 1);
