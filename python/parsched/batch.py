@@ -185,10 +185,11 @@ def _result(config: BatchConfig, out: dict) -> BatchResult:
         else:
             data[c] = i64(c)
     data["bounded_slowdown"] = np.frombuffer(cols["bounded_slowdown"], dtype=np.float64)
-    jobs = pd.DataFrame(data)
+    # (the arrays view the extension's writable buffers: no copy)
+    jobs = pd.DataFrame(data, copy=False)
     q = out["queue"]
     queue = pd.DataFrame({"time": np.frombuffer(q["time"], dtype=np.int64),
-                          "length": np.frombuffer(q["length"], dtype=np.int64)})
+                          "length": np.frombuffer(q["length"], dtype=np.int64)}, copy=False)
     return BatchResult(
         config=config, policy=str(out["policy"]), summary=dict(out["summary"]),
         report=dict(out.get("report") or {}), header=dict(out.get("header") or {}),

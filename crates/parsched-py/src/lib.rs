@@ -510,18 +510,19 @@ fn batch_err(e: BatchError) -> PyErr {
     }
 }
 
-/// A column as raw native-endian bytes (`numpy.frombuffer` reads it).
+/// A column as raw native-endian bytes in a `bytearray` (`numpy.frombuffer`
+/// makes a writable array of it without a copy).
 fn col_bytes<'py, T, const N: usize>(
     py: Python<'py>,
     n: usize,
     f: impl Fn(usize) -> T,
     to: impl Fn(T) -> [u8; N],
-) -> Bound<'py, pyo3::types::PyBytes> {
+) -> Bound<'py, pyo3::types::PyByteArray> {
     let mut v = Vec::with_capacity(n * N);
     for i in 0..n {
         v.extend_from_slice(&to(f(i)));
     }
-    pyo3::types::PyBytes::new(py, &v)
+    pyo3::types::PyByteArray::new(py, &v)
 }
 
 /// The per-job columns of a batch result as raw arrays (no per-job Python
