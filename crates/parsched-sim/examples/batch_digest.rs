@@ -6,7 +6,9 @@
 //! After the traces: generated Lublin–Feitelson workloads (fixed seeds) with
 //! pseudo-random requested times (exact, over- and under-estimates), load
 //! scaled, under fcfs, easy and conservative (`synthetic ...` lines).
-use parsched_sim::batch::{offered_load, run_loaded, scale_load, simulate, BatchConfig, BatchResult};
+use parsched_sim::batch::{
+    offered_load, run_loaded, scale_load, simulate, BatchConfig, BatchResult,
+};
 use parsched_sim::pools::Value;
 use parsched_sim::{lublin, swf};
 

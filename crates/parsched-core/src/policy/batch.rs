@@ -624,7 +624,8 @@ impl Conservative {
                 break;
             }
             if t == now {
-                self.saved_ends.push((now.saturating_add(duration(j)), j.procs));
+                self.saved_ends
+                    .push((now.saturating_add(duration(j)), j.procs));
             } else {
                 self.saved_jobs.push((*j, t));
             }
