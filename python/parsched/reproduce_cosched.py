@@ -84,6 +84,10 @@ MECHANISMS: tuple[tuple[str, dict[str, Any], tuple[str, ...]], ...] = (
      (*SB_LIKE, *BUSY_LIKE)),
     ("fitted + boosts only to the sleep-return level", {"boost_to": "sleep_return"},
      (*SB_LIKE, *BUSY_LIKE)),
+    ("fitted + a boost ends with the quantum or a sleep", {"boost_transient": True},
+     (*SB_LIKE, *BUSY_LIKE)),
+    ("fitted + at most 30 boosts per process per second", {"boost_cap": 30},
+     (*SB_LIKE, *BUSY_LIKE)),
 )
 MECH_SCHEMES = (*SB_LIKE, *BUSY_LIKE)
 MECH_WORKLOADS = (1, 3, 5)
