@@ -519,7 +519,13 @@ LOCK_IN = (
     "sleep_return, what a wake-up gives) removes the lock-in (W5: the four jobs end "
     "together, CV 0.01, as the paper's DCS and PB-SY) but makes DCS, PB and PBT 2-4x "
     "slower than the paper, so the paper's machine lies between the two readings "
-    "(mechanisms.csv). Not the cause: a boost that refreshes the quantum, the literal "
+    "(mechanisms.csv). There is no level between them: every level below 59 is overtaken "
+    "within a second by the once-a-second ageing (lwait 59 from levels 49-58), so fixed "
+    "levels 52-58 act as sleep_return. A boost that ends with the quantum or a sleep "
+    "(boost_transient) softens the lock-in and raises the rank agreement (full run 0.45 "
+    "to 0.57) but holds no more findings; a cap of 10-40 boosts per process per second "
+    "(boost_cap) removes it and slows PB 2x (docs/policies/cosched.md, 'Where a boost "
+    "puts its target'). Not the cause: a boost that refreshes the quantum, the literal "
     "'pending' (livelocks PB on W5), the ageing of running processes.")
 
 #: Why a finding departs, when it does (our reading; see docs/policies/cosched.md).

@@ -300,7 +300,10 @@ fn boost_to_takes_a_name_a_level_or_an_offset() {
     let mut c = ClusterConfig::default();
     for (v, want) in [
         (Value::Str("sleep_return".into()), BoostTo::SleepReturn),
-        (Value::Str("sleep_return+2".into()), BoostTo::AboveSleepReturn(2)),
+        (
+            Value::Str("sleep_return+2".into()),
+            BoostTo::AboveSleepReturn(2),
+        ),
         (Value::Str("57".into()), BoostTo::Level(57)),
         (Value::Int(55), BoostTo::Level(55)),
         (Value::Float(58.0), BoostTo::Level(58)),
@@ -328,7 +331,10 @@ fn boost_to_takes_a_name_a_level_or_an_offset() {
     let e = c.validate().unwrap_err();
     assert_eq!(e.field, "boost_to");
     assert!(e.to_string().contains("0..=59"), "{e}");
-    for (key, bad) in [("boost_cap", Value::Int(-3)), ("boost_queue", Value::Str("mid".into()))] {
+    for (key, bad) in [
+        ("boost_cap", Value::Int(-3)),
+        ("boost_queue", Value::Str("mid".into())),
+    ] {
         let e = ClusterConfig::default().set(key, &bad).unwrap_err();
         assert_eq!(e.field, key);
     }
