@@ -1030,10 +1030,19 @@ mod tests {
     proptest! {
         /// Levels stay in the table, the queue holds exactly the threads
         /// enqueued and not picked (each once), and picks are always from
-        /// the highest non-empty level.
+        /// the highest non-empty level, under every reading of a boost (which
+        /// never lowers a thread).
         #[test]
         fn time_sharing_invariants(
             initial in 0u8..60,
+            to in prop_oneof![
+                Just(BoostTo::Top),
+                Just(BoostTo::SleepReturn),
+                (1u8..64).prop_map(BoostTo::AboveSleepReturn),
+                (0u8..60).prop_map(BoostTo::Level),
+            ],
+            tail in any::<bool>(),
+            transient in any::<bool>(),
             ops in proptest::collection::vec(
                 prop_oneof![
                     (0u32..12, any::<u8>()).prop_map(|(a, b)| Op::Enqueue(a, b)),
@@ -1046,7 +1055,11 @@ mod tests {
                 0..120,
             )
         ) {
-            let mut ts = TimeSharing::new(DispatchTable::solaris(), 1, initial).unwrap();
+            let mut ts = TimeSharing::new(DispatchTable::solaris(), 1, initial)
+                .unwrap()
+                .with_boost_to(to)
+                .with_boost_at_tail(tail)
+                .with_boost_transient(transient);
             let mut queued: std::collections::BTreeSet<u32> = Default::default();
             for op in ops {
                 match op {
@@ -1064,7 +1077,15 @@ mod tests {
                             prop_assert_eq!(Some(ts.level(g)), top);
                         }
                     }
-                    Op::Boost(i) => { ts.boost(t(i)); }
+                    Op::Boost(i) => {
+                        let before = ts.level(t(i));
+                        ts.boost(t(i));
+                        prop_assert!(ts.level(t(i)) >= before);
+                        prop_assert_eq!(
+                            ts.level(t(i)),
+                            to.target(ts.table(), before)
+                        );
+                    }
                     Op::Lower(i) => { ts.lower(t(i)); }
                     Op::Second => ts.on_second(),
                     Op::Continue(i) => {
