@@ -523,8 +523,8 @@ LOCK_IN = (
     "within a second by the once-a-second ageing (lwait 59 from levels 49-58), so the "
     "fixed levels tried (52, 54-58) act as sleep_return. A boost that ends with the "
     "quantum or a sleep (boost_transient) softens the lock-in and raises the rank "
-    "agreement (full run 0.45 to 0.57) but holds no more findings; a cap of 10-40 boosts per process per second "
-    "(boost_cap) removes it and slows PB 2x (docs/policies/cosched.md, 'Where a boost "
+    "agreement (full run 0.45 to 0.57) but holds no more findings; a cap of 10-40 "
+    "boosts per process per second (boost_cap) removes it and slows PB 2x (docs/policies/cosched.md, 'Where a boost "
     "puts its target'). Not the cause: a boost that refreshes the quantum, the literal "
     "'pending' (livelocks PB on W5), the ageing of running processes.")
 
