@@ -364,7 +364,9 @@ def cmd_simulate_cosched(args: argparse.Namespace) -> int:
     applies --set KEY=VALUE overrides; keys: workload (1-9) jobs (e.g.
     LIFE12,MG,LU,EP) scheme nodes cpus_per_node job_width local (ts|rr)
     rr_quantum_ms dispatch_table (a file: dispadmin -c TS -g text) initial_level
-    age_running boost_refreshes_quantum boost_to tick_ms launch_gap_ms start_skew_ms
+    age_running boost_refreshes_quantum boost_to (top|sleep_return|sleep_return+K|a
+    level 0-59) boost_cap boost_queue (head|tail)
+    boost_transient tick_ms launch_gap_ms start_skew_ms
     latency_us send_overhead_us recv_overhead_us per_byte_ns context_switch_us
     interrupt_us syscall_us timer_us spin_time_us boost_period_ms
     spin_cap_at_boost_period pending (unpolled|unconsumed) pb_sb_wake_interrupts
