@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from ._report import jsonable
+from ._report import FIGURE_FORMATS, jsonable
 from .config import BarrierConfig, BatchConfig, PoolsConfig
 from .errors import (
     ConfigError,
@@ -68,6 +68,19 @@ def _positive_float(text: str) -> float:
     if not (v > 0 and math.isfinite(v)):
         raise argparse.ArgumentTypeError(f"{v} is out of range; allowed: a number > 0")
     return v
+
+
+def _window(text: str) -> tuple[float, float]:
+    """``--gantt-window START:END`` (seconds, START < END)."""
+    parts = text.split(":")
+    try:
+        lo, hi = (float(x) for x in parts) if len(parts) == 2 else (math.nan, math.nan)
+    except ValueError:
+        lo = hi = math.nan
+    if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a window; allowed: START:END in seconds with START < END")
+    return lo, hi
 
 
 def _doc(fn: Any) -> str:
@@ -274,7 +287,8 @@ def cmd_simulate_batch(args: argparse.Namespace) -> int:
     cancelled unsorted too_wide (drop|clamp|error, alias reject) mpl quantum
     gang_backfill slot_allocation load_factor track_resources. Prints the metrics
     and what loading dropped or repaired and why; --jobs-out writes Batsim's jobs
-    CSV, --swf-out the schedule as SWF, --gantt and --utilization PNG plots.
+    CSV, --swf-out the schedule as SWF, --gantt and --utilization plots (.png,
+    .svg or .pdf; --gantt-window START:END sets the Gantt chart's window).
     """
     import contextlib
 
@@ -286,10 +300,12 @@ def cmd_simulate_batch(args: argparse.Namespace) -> int:
     if args.trace:
         cfg = cfg.with_(trace=args.trace)
     path = check_trace(cfg.trace)
+    if args.gantt_window and not args.gantt:
+        raise ConfigError("--gantt-window", "given without --gantt", "--gantt FILE.png")
     outs = {"jobs_out": (args.jobs_out, "--jobs-out", (".csv",)),
             "swf_out": (args.swf_out, "--swf-out", (".swf",)),
-            "gantt": (args.gantt, "--gantt", (".png",)),
-            "utilization": (args.utilization, "--utilization", (".png",))}
+            "gantt": (args.gantt, "--gantt", FIGURE_FORMATS),
+            "utilization": (args.utilization, "--utilization", FIGURE_FORMATS)}
     for target, flag, suffixes in outs.values():
         if target:
             check_output_file(target, flag, suffixes)
@@ -298,7 +314,7 @@ def cmd_simulate_batch(args: argparse.Namespace) -> int:
                for k, v in outs.items()}
         res = simulate_batch(path, cfg, jobs_csv=tmp["jobs_out"], swf_out=tmp["swf_out"])
         if tmp["gantt"]:
-            res.plot_gantt(tmp["gantt"])
+            res.plot_gantt(tmp["gantt"], window=args.gantt_window)
         if tmp["utilization"]:
             res.plot_utilization(tmp["utilization"])
     s = res.summary
@@ -681,8 +697,9 @@ def cmd_reproduce_batch(args: argparse.Namespace) -> int:
     under the four policies with the default configuration (machine size from the
     header, default loading rules; gang: mpl 4, quantum 60 s). Writes batch.csv and
     batch.md (jobs, procs, average wait, average bounded slowdown, utilization,
-    makespan, wall time, and what loading dropped or repaired) to --out, and checks
-    determinism by running the smallest trace twice under EASY.
+    makespan, wall time, and what loading dropped or repaired) to --out, checks
+    determinism by running the smallest trace twice under EASY, and draws that
+    trace's Gantt chart and utilization under EASY and gang (PNG).
     """
     from . import reproduce_batch
     from ._io import atomic_dir, check_output_dir
@@ -702,7 +719,7 @@ def cmd_reproduce_batch(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(jsonable({"out": args.out, "seconds": elapsed, **res})))
     else:
-        con.print(f"wrote {args.out}/ (batch.csv, batch.md) in {elapsed:.1f} s",
+        con.print(f"wrote {args.out}/ (batch.csv, batch.md, *.png) in {elapsed:.1f} s",
                   highlight=False)
     return 0 if res["deterministic"] else 1
 
@@ -943,9 +960,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="override a config key (repeatable)")
     sc.add_argument("--jobs-out", metavar="FILE.csv", help="write Batsim's jobs CSV")
     sc.add_argument("--swf-out", metavar="FILE.swf", help="write the schedule as SWF")
-    sc.add_argument("--gantt", metavar="FILE.png", help="write a Gantt chart")
+    sc.add_argument("--gantt", metavar="FILE.png", help="write a Gantt chart (.png, .svg, .pdf)")
+    sc.add_argument("--gantt-window", type=_window, default=None, metavar="START:END",
+                    help="the Gantt chart's time window, seconds of trace time")
     sc.add_argument("--utilization", metavar="FILE.png",
-                    help="write processors in use and queue length over time")
+                    help="write processors in use and queue length over time (.png, .svg, "
+                         ".pdf)")
     sc.add_argument("--json", action="store_true", help="print one JSON object")
     sc.set_defaults(func=cmd_simulate_batch)
     sn = sim_sub.add_parser("cosched", help=_doc(cmd_simulate_cosched).splitlines()[0],
@@ -1063,6 +1083,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="cosched: fraction of the paper's iterations (default 0.25)")
     bp.add_argument("--json", action="store_true", help="print one JSON object")
     bp.set_defaults(func=cmd_bench)
+
+    from .report_html import add_subcommand as add_report
+
+    add_report(sub, fmt)
     return p
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._report import fmt_short, markdown_table, pyplot
+from ._report import fmt_short, markdown_table, pyplot, save_figure
 from .config import PoolsConfig
 from .errors import ConfigError
 
@@ -302,12 +302,11 @@ def plot_figure(fig: Figure, table: pd.DataFrame, path: str) -> None:
         ax.set_xticklabels([str(t) for t in ticks])
         ax.minorticks_off()
     ax.set_xlabel(fig.xlabel)
-    ax.set_ylabel("mean response time (90% CI)")
+    ax.set_ylabel("mean response time (time units; bars: 90% CI)")
     ax.set_title(f"Figure {fig.number}: {fig.title}", fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
-    fg.tight_layout()
-    fg.savefig(path, dpi=120)
+    save_figure(fg, path, dpi=120)
     plt.close(fg)
 
 
