@@ -39,6 +39,9 @@ def results(tmp_path_factory):
     from parsched import _core
     from parsched import reproduce as pools
     from parsched import reproduce_cosched as rc
+    from parsched.reproduce_gang import plan as gang_plan
+    from parsched.reproduce_gang import reference as gang_reference
+    from parsched.reproduce_gang.params import Length
 
     root = tmp_path_factory.mktemp("results")
     out = {}
@@ -48,15 +51,19 @@ def results(tmp_path_factory):
     out["pools"] = d
 
     d = root / "gang"
-    assert main(["reproduce", "gang", "--quick", "--out", str(d), "--workers", "2",
-                 "--json"]) == 0
+    with pytest.MonkeyPatch.context() as mp:  # --quick, with shorter runs still
+        mp.setattr(gang_plan, "QUICK", Length(rounds=100, k_min=50, k_max=5000, seeds=2,
+                                              seeds_eq8=8))
+        mp.setattr(gang_reference, "REFERENCE_SEEDS_EQ8", (48, 2))
+        assert main(["reproduce", "gang", "--quick", "--out", str(d), "--workers", "1",
+                     "--json"]) == 0
     out["gang"] = d
 
     d = root / "cosched"
     with pytest.MonkeyPatch.context() as mp:
         tiny = rc.Plan(scale=0.02, reps=1, mech_scale=0.02)
         mp.setattr(rc.Plan, "make", staticmethod(lambda quick: tiny))
-        assert main(["reproduce", "cosched", "--quick", "--out", str(d), "--workers", "2",
+        assert main(["reproduce", "cosched", "--quick", "--out", str(d), "--workers", "1",
                      "--json"]) == 0
     out["cosched"] = d
 
@@ -77,10 +84,14 @@ def results(tmp_path_factory):
 
 
 def _desktop_results() -> str | None:
-    """A real ``reproduce desktop`` output when this machine can run one
-    quickly (root, cgroups, a C compiler), else None."""
+    """A real ``reproduce desktop`` output (real processes, ~15 s) when asked
+    for (PARSCHED_TEST_DESKTOP=1) and this machine can run one (root, cgroups,
+    a C compiler), else None."""
     from parsched import reproduce_desktop
     from parsched.errors import ConfigError, RuntimeUnavailable
+
+    if os.environ.get("PARSCHED_TEST_DESKTOP") != "1":
+        return None
 
     try:
         reproduce_desktop.check_runtime()
@@ -88,7 +99,7 @@ def _desktop_results() -> str | None:
     except (ConfigError, RuntimeUnavailable, OSError):
         return None
     d = tempfile.mkdtemp(prefix="parsched-desktop-test-")
-    code = main(["reproduce", "desktop", "--quick", "--out", d, "--solo-seconds", "0.05",
+    code = main(["reproduce", "desktop", "--quick", "--out", d, "--solo-seconds", "0.02",
                  "--reps", "1", "--json"])
     return d if code == 0 else None
 
@@ -101,6 +112,27 @@ def report(results, tmp_path_factory):
 
 
 # ------------------------------------------------------------------ structure
+
+
+@needs_core
+def test_desktop_section(results):
+    if "desktop" not in results:
+        pytest.skip("the desktop reproduction runs real processes: set PARSCHED_TEST_DESKTOP=1 "
+                    "(needs root and cgroups)")
+    sec = report_html.BUILDERS["desktop"](str(results["desktop"]))
+    assert [c.name for c in sec.checks] == ["speedup", "near-ideal"]
+    assert len(sec.tables) == 2 and {n for n, _ in sec.figures} == {"desktop.png",
+                                                                    "granularity.png"}
+
+
+@needs_core
+def test_reproduce_batch_draws_schedules(results):
+    d = results["batch"]
+    for name in ("gantt_easy.png", "gantt_gang.png", "utilization_easy.png",
+                 "utilization_gang.png"):
+        assert (d / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+    md = (d / "batch.md").read_text()
+    assert "![lublin_64 gang Gantt](gantt_gang.png)" in md
 
 
 @needs_core

@@ -121,8 +121,9 @@ FIGURE_FORMATS = (".png", ".svg", ".pdf")
 def save_figure(fig: Any, path: str, *, dpi: int = 110, layout: bool = True) -> str:
     """Writes ``fig`` to ``path`` (atomically) in the format its extension names:
     ``.png``, ``.svg`` or ``.pdf`` (:data:`FIGURE_FORMATS`); any other extension is
-    a ConfigError. SVG and PDF carry no creation date, so the same figure gives
-    the same bytes. ``layout``: apply ``tight_layout`` first. Returns the path."""
+    a ConfigError. SVG and PDF carry no creation date and SVG ids a fixed salt, so
+    the same figure gives the same bytes. ``layout``: apply ``tight_layout`` first.
+    Returns the path."""
     import os
 
     from ._io import atomic_file
@@ -137,7 +138,9 @@ def save_figure(fig: Any, path: str, *, dpi: int = 110, layout: bool = True) -> 
     meta = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}}.get(fmt)
     if layout:
         fig.tight_layout()
-    with atomic_file(path) as tmp:
+    import matplotlib
+
+    with atomic_file(path) as tmp, matplotlib.rc_context({"svg.hashsalt": "parsched"}):
         fig.savefig(tmp, format=fmt, dpi=dpi, metadata=meta)
     return path
 

@@ -205,7 +205,7 @@ def html_table(df: pd.DataFrame, columns: Sequence[str] | None = None,
     for _, r in df.iterrows():
         tds = []
         for c in columns:
-            v = r[c]
+            v = _maybe_number(r[c])
             raw = cell(c, v, r) if cell else None
             if raw is not None:
                 tds.append(f"<td>{raw}</td>")
@@ -215,6 +215,29 @@ def html_table(df: pd.DataFrame, columns: Sequence[str] | None = None,
         rows.append("<tr>" + "".join(tds) + "</tr>")
     return (f"<div class='tw'><table><thead><tr>{head}</tr></thead><tbody>"
             + "".join(rows) + "</tbody></table></div>")
+
+
+def _maybe_number(v: Any) -> Any:
+    """A cell read back from a mixed CSV column as text ("0.2790040000000001")
+    as the number it is, so that the table's formatter rounds it."""
+    if isinstance(v, str) and re.fullmatch(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*", v):
+        x = float(v)
+        return int(x) if x.is_integer() and "." not in v and "e" not in v.lower() else x
+    return v
+
+
+def _slug(text: str, most: int = 32) -> str:
+    s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return s[:most].rstrip("-")
+
+
+def _drop_lead_in(text: str) -> str:
+    """``text`` without a last sentence that introduces a table (ends with ':')."""
+    text = text.strip()
+    if text.endswith(":"):
+        cut = max(text.rfind(". ", 0, len(text) - 1), text.rfind("; ", 0, len(text) - 1))
+        text = text[:cut + 1] if cut > 0 else text
+    return text
 
 
 def badge(holds: bool | None, text: str | None = None) -> str:
@@ -382,7 +405,9 @@ def _pools(d: str) -> Section:
         if ci:
             ev += f" ± {fmt_short(ci)} (90% CI)"
         ev += f" ({rel:+.1%})"
-        sec.checks.append(Check(str(r["quantity"]), holds, str(r["quantity"]), ev))
+        note = r.get("note", "")
+        why = note if isinstance(note, str) else ""
+        sec.checks.append(Check(_slug(str(r["quantity"])), holds, str(r["quantity"]), ev, why))
     sec.note = (f"The pools reproduction states no tolerance of its own; a check holds here when "
                 f"parsched's value is within {tol:.0%} of the paper's or within its 90% "
                 "confidence interval. The paper plots its figures but states only these "
@@ -401,7 +426,7 @@ def _pools(d: str) -> Section:
 def _equation_why(md: str) -> dict[str, str]:
     """The per-equation bullets of the gang summary: ``* **eq6** — ...``."""
     out = {}
-    for m in re.finditer(r"^\* \*\*(eq\d+)\*\* — (.*)$", md, flags=re.M):
+    for m in re.finditer(r"^\* \*\*(eq\w+)\*\* — (.*)$", md, flags=re.M):
         out[m.group(1)] = m.group(2)
     return out
 
@@ -433,7 +458,8 @@ def _gang(d: str) -> Section:
             "fig9", sim > 0 and agree == sim,
             "Figure 9 (σ = 1/2): the simulation classifies every simulated grid point as "
             "eqs. (15)/(16) do", f"{agree}/{sim} agree ({parts})",
-            _first_paragraph(md, "Where they part:").removeprefix("Where they part:").strip()))
+            _drop_lead_in(_first_paragraph(md, "Where they part:")
+                          .removeprefix("Where they part:"))))
     sec.tables.append(("Headlines: paper, formula, simulation",
                        html_table(head, fmt=fmt_precise,
                                   headers={"simulation": "parsched (simulation)"})))
@@ -579,9 +605,16 @@ def _render_section(sec: Section) -> tuple[str, str]:
         if sec.note:
             parts.append(f"<p class='note'>{_inline(sec.note)}</p>")
         rows = []
+        told: dict[str, str] = {}  # an explanation shared by several checks: once
         for c in sorted(sec.checks, key=lambda c: c.holds):
-            why = f"<div class='why'><b>Why:</b> {_inline(c.why)}</div>" if (
-                c.why and not c.holds) else ""
+            why = ""
+            if c.why and not c.holds:
+                if c.why in told:
+                    why = (f"<div class='why'><b>Why:</b> as for <code>{esc(told[c.why])}"
+                           "</code> above.</div>")
+                else:
+                    told[c.why] = c.name
+                    why = f"<div class='why'><b>Why:</b> {_inline(c.why)}</div>"
             rows.append(f"<tr class='{'ok' if c.holds else 'bad'}'><td>{badge(c.holds)}</td>"
                         f"<td><code>{esc(c.name)}</code></td><td>{_inline(c.claim)}{why}</td>"
                         f"<td>{_inline(c.evidence)}</td></tr>")
