@@ -525,7 +525,13 @@ def _batch(d: str) -> Section:
 
 
 def _desktop(d: str) -> Section:
-    from .reproduce_desktop import DESK_SHOWN, GRAN_SHOWN, IDEAL_TARGET, SPEEDUP_TARGET
+    from .reproduce_desktop import (
+        DESK_SHOWN,
+        GRAN_SHOWN,
+        IDEAL_TARGET,
+        LOAD_NOTE,
+        SPEEDUP_TARGET,
+    )
 
     md = read_text(os.path.join(d, "summary.md"))
     desk = _csv(d, "desktop.csv")
@@ -542,11 +548,11 @@ def _desktop(d: str) -> Section:
             "spin-barrier jobs, barrier every 1 ms)",
             f"{r['speedup']:.2f}x (default {r['default_s']:.3g} s, gang {r['gang_s']:.3g} s; "
             f"foreign load {r['foreign_gang']:.2f} CPUs during the gang run)",
-            _LOAD_WHY))
+            LOAD_NOTE))
         sec.checks.append(Check(
             "near-ideal", bool(r["gang_vs_ideal"] <= IDEAL_TARGET),
             f"Gang within {IDEAL_TARGET - 1:.0%} of ideal time-sharing (2 × solo)",
-            f"{r['gang_vs_ideal']:.3f} × ideal", _LOAD_WHY))
+            f"{r['gang_vs_ideal']:.3f} × ideal", LOAD_NOTE))
     sec.note = ("The paper plots Figures 1-2 on its own machines (4-way SMPs) and states no "
                 "numbers for them; the tables show this machine's runs with the ideal "
                 "time-sharing reference beside them.")
@@ -557,10 +563,6 @@ def _desktop(d: str) -> Section:
     sec.figures = _figures(d, md)
     return sec
 
-
-_LOAD_WHY = ("Foreign load on a small machine preempts one thread of a running gang while "
-             "its sibling spins, which no user-level scheduler can prevent: read the result "
-             "with the load columns.")
 
 BUILDERS: dict[str, Callable[[str], Section]] = {
     "pools": _pools, "gang": _gang, "cosched": _cosched, "batch": _batch, "desktop": _desktop,

@@ -123,7 +123,7 @@ def plot_experiments(tables: dict[int, pd.DataFrame], path: str) -> None:
     ax.plot([PAPER_CROSSOVER_MS], [1.0], "k+", ms=11, label="paper: crossover 0.8 ms")
     ax.axhline(1.0, color="grey", lw=0.8)
     ax.set(title="Exp. 2 (Fig. 6): blocking / gang busy", xlabel="t_p + t_w (ms)",
-           ylabel="ratio", xlim=(0, 1.6))
+           ylabel="time ratio, blocking / gang busy", xlim=(0, 1.6))
     ax.legend(fontsize=7)
     ax = axes[1][0]
     ax.plot(t3["load"], t3["sim_block"], "o-", label="sim: blocking, competitors alike")
