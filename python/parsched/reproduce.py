@@ -311,7 +311,7 @@ def plot_figure(fig: Figure, table: pd.DataFrame, path: str) -> None:
         ax.set_xticks(ticks)
         ax.set_xticklabels([str(t) for t in ticks])
         ax.minorticks_off()
-    ax.set_xlabel(fig.xlabel)
+    ax.set_xlabel(f"{fig.xlabel} (processors)" if fig.xname == "pool_size" else fig.xlabel)
     ax.set_ylabel("mean response time (time units; bars: 90% CI)")
     ax.set_title(f"Figure {fig.number}: {fig.title}", fontsize=10)
     ax.grid(True, alpha=0.3)
