@@ -18,7 +18,7 @@ MAGIC = {".png": b"\x89PNG\r\n\x1a\n", ".svg": b"<?xml", ".pdf": b"%PDF"}
 @pytest.fixture(scope="module")
 def trace(tmp_path_factory):
     path = tmp_path_factory.mktemp("trace") / "lublin_64.swf"
-    parsched._core.write_lublin_swf(str(path), 64, 400, load=0.95, seed=5)
+    parsched.generate_lublin(path, procs=64, jobs=400, load=0.95, seed=5, include_types=False)
     return path
 
 

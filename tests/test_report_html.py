@@ -36,7 +36,7 @@ def _chromium() -> str | None:
 @pytest.fixture(scope="session")
 def results(tmp_path_factory):
     """Output directories of real, shortened reproductions: {kind: path}."""
-    from parsched import _core
+    import parsched
     from parsched import reproduce as pools
     from parsched import reproduce_cosched as rc
     from parsched.reproduce_gang import plan as gang_plan
@@ -69,7 +69,8 @@ def results(tmp_path_factory):
 
     traces = root / "traces"
     traces.mkdir()
-    _core.write_lublin_swf(str(traces / "lublin_64.swf"), 64, 300, load=0.9, seed=3)
+    parsched.generate_lublin(traces / "lublin_64.swf", procs=64, jobs=300, load=0.9, seed=3,
+                             include_types=False)
     d = root / "batch"
     assert main(["reproduce", "batch", "--traces", str(traces), "--out", str(d),
                  "--json"]) == 0

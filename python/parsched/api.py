@@ -348,9 +348,9 @@ def sweep(
                 "sweep takes PoolsConfig, BarrierConfig or BatchConfig objects, not "
                 f"{type(c).__name__}"
             )
-        if isinstance(c, BatchConfig) and c.trace is None:
+        if isinstance(c, BatchConfig) and c.trace is None and c.workload != "lublin":
             raise ConfigError("trace", "a BatchConfig in a sweep needs its trace",
-                              "BatchConfig(trace=PATH)")
+                              "BatchConfig(trace=PATH), or workload='lublin'")
     unique = list(dict.fromkeys(configs))
     results: dict[AnyConfig, dict[str, Any]] = {}
     if unique:
