@@ -294,5 +294,12 @@ def test_markdown_subset():
     assert "[Figure 3->fig3.png]" in out
 
 
+def test_score_badges():
+    assert "badge pass'>3 of 3" in report_html.score_badge(3, 3)
+    assert "badge partial'>1 of 3" in report_html.score_badge(1, 3)
+    assert "badge fail'>0 of 3" in report_html.score_badge(0, 3)
+    assert "no checks" in report_html.score_badge(0, 0)
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))

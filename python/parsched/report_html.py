@@ -247,6 +247,14 @@ def badge(holds: bool | None, text: str | None = None) -> str:
     return f"<span class='badge {cls}'>{esc(text or label)}</span>"
 
 
+def score_badge(held: int, n: int) -> str:
+    """"k of n checks hold": green when all hold, amber when some, red when none."""
+    if not n:
+        return badge(None, "no checks")
+    cls = "pass" if held == n else "partial" if held else "fail"
+    return f"<span class='badge {cls}'>{held} of {n} checks hold</span>"
+
+
 def _inline(text: str) -> str:
     """Markdown inline markup (code, bold, italics) on escaped text."""
     parts = re.split(r"(`[^`]*`)", text)
@@ -590,8 +598,7 @@ def _render_section(sec: Section) -> tuple[str, str]:
     a = sec.anchor
     held = sum(c.holds for c in sec.checks)
     n = len(sec.checks)
-    score = (badge(held == n, f"{held} of {n} checks hold") if n
-             else badge(None, "no checks"))
+    score = score_badge(held, n)
     parts = [f"<section id='{a}'>",
              f"<h2>{esc(s.title)}</h2>",
              f"<p class='cite'>{esc(s.cite)} · <code>{esc(s.command)}</code> → "
@@ -692,6 +699,7 @@ nav.toc ul { margin: .15rem 0 .2rem; padding-left: 1.1rem; font-size: .9rem;
   border-radius: 999px; white-space: nowrap; vertical-align: middle; }
 .badge.pass { color:var(--pass); background:var(--passbg); border:1px solid #aceebb; }
 .badge.fail { color:var(--fail); background:var(--failbg); border:1px solid #ffc1b8; }
+.badge.partial { color:#8a4b00; background:#fff1d6; border:1px solid #f5cf8a; }
 .badge.info { color:var(--muted); background:#eef1f5; border:1px solid var(--line); }
 .tw { overflow-x: auto; margin: .4rem 0 1.2rem; }
 table { border-collapse: collapse; font-size: .86rem; min-width: 40%; }
@@ -763,7 +771,7 @@ def build_html(results: Iterable[tuple[str, str]], *, title: str = "parsched: th
         toc.append(t)
     held = sum(c.holds for s in sections for c in s.checks)
     n = sum(len(s.checks) for s in sections)
-    overall = badge(held == n, f"{held} of {n} checks hold") if n else ""
+    overall = score_badge(held, n) if n else ""
     lead = ("Each section is one reproduction's output directory: the paper's title, the "
             "checks (where one does not hold, the reproduction's own explanation), the "
             "paper's numbers beside parsched's, the figures, and the full write-up. "
