@@ -201,6 +201,10 @@ def html_table(df: pd.DataFrame, columns: Sequence[str] | None = None,
     columns = [c for c in (list(df.columns) if columns is None else columns) if c in df.columns]
     headers = headers or {}
     head = "".join(f"<th>{esc(headers.get(c, c))}</th>" for c in columns)
+    # a column of numbers is right-aligned; one that mixes numbers and text
+    # (a paper's "≈ 4 / ≈ 1.2" beside 0.8) is left-aligned throughout
+    numeric = {c: all(_is_number(_maybe_number(v)) or v is None or v == ""
+                      for v in df[c]) for c in columns}
     rows = []
     for _, r in df.iterrows():
         tds = []
@@ -210,7 +214,7 @@ def html_table(df: pd.DataFrame, columns: Sequence[str] | None = None,
             if raw is not None:
                 tds.append(f"<td>{raw}</td>")
                 continue
-            num = _is_number(v)
+            num = numeric[c] and _is_number(v)
             tds.append(f"<td class='num'>{esc(fmt(v))}</td>" if num else f"<td>{esc(fmt(v))}</td>")
         rows.append("<tr>" + "".join(tds) + "</tr>")
     return (f"<div class='tw'><table><thead><tr>{head}</tr></thead><tbody>"
