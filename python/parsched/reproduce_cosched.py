@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._report import jsonable, markdown_table, pyplot
+from ._report import jsonable, log_ticks, markdown_table, pyplot, save_figure
 
 __all__ = ["PAPER", "PAPER_T5", "SCHEMES", "Plan", "findings", "run"]
 
@@ -354,8 +354,7 @@ def plot_fairness(tasks, results, path: str, workload: int) -> None:
         ax.set_ylim(0, 1)
     axes[0][0].set_ylabel("CPU share at the probed node")
     axes[0][-1].legend(fontsize=6, loc="upper right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 
@@ -672,12 +671,13 @@ def plot_tables(tab, path: str) -> None:
     ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("paper (s)")
-    ax.set_ylabel("simulated (s)")
+    ax.set_xlabel("paper: completion time (s)")
+    ax.set_ylabel("parsched: completion time (s, paper seconds)")
+    log_ticks(ax, "x")
+    log_ticks(ax, "y")
     ax.set_title("Tables 3-4: completion time, every scheme and workload", fontsize=9)
     ax.legend(fontsize=6, ncol=2)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 
