@@ -1063,6 +1063,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="cosched: fraction of the paper's iterations (default 0.25)")
     bp.add_argument("--json", action="store_true", help="print one JSON object")
     bp.set_defaults(func=cmd_bench)
+
+    from .sweep_spec import add_parser as add_sweep_parser
+
+    add_sweep_parser(sub)  # parsched sweep SPEC.toml --out DIR (sweep_spec.py)
     return p
 
 

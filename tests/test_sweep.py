@@ -1,0 +1,383 @@
+"""``parsched sweep SPEC.toml`` (parsched.sweep_spec) and ``parsched.sweep`` on
+threads, processes and a Dask cluster: spec parsing, grid expansion, resume,
+interruption, executor equality, CI-target replications, one-line errors."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import math
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+import parsched
+from conftest import needs_core, one_error_line, run_cli
+from parsched import ConfigError, PoolsConfig
+from parsched import sweep_spec as ss
+
+pytestmark = needs_core
+
+SMALL_BASE = 'jobs = 300\nwarmup = 30\nreps = 1\n'
+
+
+def write(path, text: str) -> str:
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+@pytest.fixture
+def grid_spec(tmp_path) -> str:
+    return write(tmp_path / "grid.toml", f"""
+        model = "pools"
+        [base]
+        {SMALL_BASE}
+        [grid]
+        D = [5, 20]
+        pool_size = [10, 30, 60]
+        [[points]]
+        D = 10
+        pool_size = 15
+        [[points]]          # the same config as a grid point: run once
+        D = 5
+        pool_size = 10
+        """)
+
+
+class CountingExecutor(cf.ThreadPoolExecutor):
+    """Threads that count the runs submitted to them."""
+
+    def __init__(self, n: int = 2) -> None:
+        super().__init__(max_workers=n)
+        self.submitted = 0
+
+    def submit(self, *a, **kw):
+        self.submitted += 1
+        return super().submit(*a, **kw)
+
+
+def strip(df: pd.DataFrame) -> pd.DataFrame:
+    return df.drop(columns=["wall_seconds"]).reset_index(drop=True)
+
+
+def no_temporaries(root) -> None:
+    for dirpath, _, names in os.walk(root):
+        assert not [n for n in names if n.startswith(".parsched-")], (dirpath, names)
+
+
+# --------------------------------------------------------------------- spec
+
+
+def test_spec_parsing_and_grid_expansion(grid_spec):
+    spec = ss.load_spec(grid_spec)
+    assert spec.model == "pools" and spec.replications == ss.Replications(seeds=1)
+    got = [(p.config.D, p.config.pool_size) for p in spec.points]
+    # the cartesian product in key order (last key fastest), then the explicit
+    # points; the duplicate of a grid point is dropped
+    assert got == [(5, 10), (5, 30), (5, 60), (20, 10), (20, 30), (20, 60), (10, 15)]
+    for p in spec.points:
+        assert isinstance(p.config, PoolsConfig)
+        assert (p.config.jobs, p.config.warmup, p.config.reps) == (300, 30, 1)
+    assert spec.points[1].label == "D=5, pool_size=30"
+    assert len({p.key for p in spec.points}) == len(spec.points)
+    # keys are stable: the same spec gives the same keys, another config another key
+    assert [p.key for p in ss.load_spec(grid_spec).points] == [p.key for p in spec.points]
+    cfg = spec.points[0].config
+    reps = spec.replications
+    assert ss.point_key(cfg, reps) == spec.points[0].key
+    assert ss.point_key(cfg.with_(seed=2), reps) != spec.points[0].key
+    assert ss.point_key(cfg, ss.Replications(seeds=2)) != spec.points[0].key
+
+
+def test_spec_from_dict_other_models_and_replication_rules(tmp_path):
+    b = ss.spec_from_dict({"model": "barrier", "base": {"k": 500},
+                           "grid": {"sched": ["gang", "local"]},
+                           "replications": {"ci_relative": 0.05, "min": 2, "max": 4}})
+    assert [p.config.sched for p in b.points] == ["gang", "local"]
+    assert b.replications == ss.Replications(metric="time_per_iteration", target=0.05,
+                                             relative=True, min=2, max=4)
+    c = ss.spec_from_dict({"model": "cosched", "points": [{"scheme": "DCS", "scale": 0.02}],
+                           "replications": {"seeds": 2}})
+    assert c.points[0].config.scheme == "DCS" and c.replications.seeds == 2
+    # an integer is shorthand for seeds = N
+    assert ss.spec_from_dict({"model": "pools", "points": [{}],
+                              "replications": 3}).replications.seeds == 3
+
+
+def test_ci90_half_width_and_stopping_rule():
+    vals = [10.0, 12.0, 11.0, 13.0]
+    mean = sum(vals) / 4
+    sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / 3)
+    assert ss.ci90_half_width(vals) == pytest.approx(2.353363 * sd / 2, rel=1e-6)
+    assert math.isnan(ss.ci90_half_width([1.0]))
+    rule = ss.Replications(metric="m", target=1.0, min=3, max=5)
+    assert not rule.done([1.0, 1.0])                 # below min
+    assert rule.done([1.0, 1.0, 1.0])                # no spread
+    assert not rule.done([1.0, 5.0, 9.0])            # too wide
+    assert rule.done([1.0, 5.0, 9.0, 2.0, 3.0])      # max reached
+    assert ss.Replications(seeds=2).done([1.0, 2.0])
+
+
+# ---------------------------------------------------------- resume, results
+
+
+def test_resume_skips_finished_points_and_matches_a_fresh_run(tmp_path, grid_spec):
+    small = write(tmp_path / "small.toml", f"""
+        model = "pools"
+        [base]
+        {SMALL_BASE}
+        [grid]
+        D = [5]
+        pool_size = [10, 30, 60]
+        """)
+    out = tmp_path / "out"
+    with CountingExecutor() as ex:
+        first = ss.run_spec(small, out, ex, progress=False)
+        assert ex.submitted == 3
+    assert (first.total, first.skipped, first.ran) == (3, 0, 3)
+    with CountingExecutor() as ex:  # the larger spec: only the 4 new points run
+        second = ss.run_spec(grid_spec, out, ex, progress=False)
+        assert ex.submitted == 4
+    assert (second.total, second.skipped, second.ran) == (7, 3, 4)
+    with CountingExecutor() as ex:  # everything done: nothing runs
+        third = ss.run_spec(grid_spec, out, ex, progress=False)
+        assert ex.submitted == 0
+    assert (third.skipped, third.ran) == (7, 0)
+    res = pd.read_parquet(out / "results.parquet")
+    spec = ss.load_spec(grid_spec)
+    assert list(res["point"]) == [p.key for p in spec.points]  # spec order
+    assert sorted(os.listdir(out / "points")) == sorted(p.key + ".parquet" for p in spec.points)
+    # resumed rows are the rows of a fresh run, and those of parsched.sweep
+    fresh = ss.run_spec(grid_spec, tmp_path / "fresh", cf.ThreadPoolExecutor(2),
+                        progress=False).results
+    pd.testing.assert_frame_equal(strip(res), strip(fresh))
+    api = parsched.sweep([p.config for p in spec.points], cf.ThreadPoolExecutor(2),
+                         progress=False)
+    pd.testing.assert_frame_equal(
+        strip(res.drop(columns=["point", "replications", "rep_metric", "rep_values",
+                                "rep_ci90_half_width"])),
+        strip(api.drop(columns=["rep_means"])))  # per-replication lists are left out
+    assert (res["replications"] == 1).all()
+    assert (res["rep_values"].map(list) == res["mean_response_time"].map(lambda v: [v])).all()
+    no_temporaries(out)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_interrupted_run_leaves_a_valid_file_and_resumes(tmp_path, sig):
+    spec = write(tmp_path / "long.toml", """
+        model = "pools"
+        [base]
+        jobs = 20000
+        warmup = 1000
+        reps = 1
+        [grid]
+        seed = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+        """)
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    cmd = [sys.executable, "-m", "parsched", "sweep", spec, "--out", str(out),
+           "--executor", "processes", "--workers", "1"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    parts = out / "points"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if parts.is_dir() and [n for n in os.listdir(parts) if not n.startswith(".")]:
+            break
+        time.sleep(0.02)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    msg = one_error_line(err)
+    assert msg.startswith("terminated" if sig == signal.SIGTERM else "interrupted"), msg
+    assert "run the same command to resume" in msg
+    table = pq.read_table(out / "results.parquet")  # a valid file
+    saved = table.num_rows
+    assert 1 <= saved < 10, saved
+    assert f"{saved} of 10 points saved" in msg
+    assert len(set(table.column("point").to_pylist())) == saved
+    no_temporaries(out)
+    # the same command again: runs the rest only
+    r = run_cli("sweep", spec, "--out", str(out), "--executor", "threads", "--json")
+    assert r.returncode == 0, r.stderr
+    import json
+
+    info = json.loads(r.stdout)
+    assert info["skipped"] >= saved and info["skipped"] + info["ran"] == 10
+    assert pq.read_table(out / "results.parquet").num_rows == 10
+
+
+# ---------------------------------------------------------------- executors
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=40)
+    client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+def test_results_identical_on_threads_processes_and_dask(tmp_path, dask_client):
+    spec = write(tmp_path / "mixed.toml", """
+        model = "barrier"
+        [base]
+        k = 2000
+        [grid]
+        sched = ["gang", "local"]
+        wait = ["busy", "block"]
+        [replications]
+        ci_relative = 0.002
+        min = 2
+        max = 3
+        """)
+    frames = {}
+    for name, ex in (("threads", cf.ThreadPoolExecutor(2)),
+                     ("processes", parsched.api.process_executor(workers=2)),
+                     ("dask", dask_client)):
+        frames[name] = ss.run_spec(spec, tmp_path / name, ex, progress=False).results
+        if name != "dask":
+            ex.shutdown()
+    assert len(frames["threads"]) == 4 and (frames["threads"]["replications"] >= 2).all()
+    for name in ("processes", "dask"):
+        pd.testing.assert_frame_equal(strip(frames["threads"]), strip(frames[name]),
+                                      check_exact=True)
+    # parsched.sweep takes the Client itself
+    configs = [PoolsConfig(jobs=300, warmup=30, reps=2, D=d) for d in (5, 10, 20)]
+    a = parsched.sweep(configs, executor=dask_client, progress=False)
+    b = parsched.sweep(configs, executor=cf.ThreadPoolExecutor(2), progress=False)
+    with parsched.api.process_executor(workers=2) as ex:
+        c = parsched.sweep(configs, executor=ex, progress=False)
+    pd.testing.assert_frame_equal(strip(a), strip(b), check_exact=True)
+    pd.testing.assert_frame_equal(strip(a), strip(c), check_exact=True)
+
+
+def test_sweep_from_a_plain_script_without_main_guard(tmp_path):
+    script = tmp_path / "plain.py"
+    script.write_text(textwrap.dedent("""
+        import parsched
+
+        cfg = parsched.PoolsConfig(jobs=300, warmup=30, reps=1)
+        configs = [cfg.with_(pool_size=p, D=D) for D in (10, 20) for p in (10, 30)]
+        df = parsched.sweep(configs)
+        print(len(df), df["mean_response_time"].notna().all())
+        """))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                       timeout=120, cwd=tmp_path, check=False)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["4", "True"]
+    assert "Traceback" not in r.stderr
+
+
+# ------------------------------------------------------------- replications
+
+
+def test_ci_target_replications_stop(tmp_path):
+    spec = write(tmp_path / "ci.toml", """
+        model = "pools"
+        [base]
+        jobs = 400
+        warmup = 40
+        reps = 1
+        [grid]
+        D = [5, 20]
+        [[points]]           # an unreachable target: stops at max
+        D = 10
+        pool_size = 10
+        [replications]
+        metric = "mean_response_time"
+        ci_relative = 0.04
+        min = 3
+        max = 8
+        """)
+    loaded = ss.load_spec(spec)
+    rule = loaded.replications
+    res = ss.run_spec(spec, tmp_path / "out", cf.ThreadPoolExecutor(2), progress=False).results
+    assert len(res) == 3
+    for row, point in zip(res.itertuples(), loaded.points, strict=True):
+        vals = list(row.rep_values)
+        n = row.replications
+        assert len(vals) == n and rule.min <= n <= rule.max
+        mean = sum(vals) / n
+        assert row.mean_response_time == pytest.approx(mean, rel=1e-12)
+        assert row.rep_ci90_half_width == pytest.approx(ss.ci90_half_width(vals))
+        # it stopped at the first n >= min where the half-width fell below 4% of the mean
+        for k in range(rule.min, n):
+            assert ss.ci90_half_width(vals[:k]) >= 0.04 * abs(sum(vals[:k]) / k)
+        if n < rule.max:
+            assert row.rep_ci90_half_width < 0.04 * abs(mean)
+        # replication r is the config run with seed + r
+        for r in (0, n - 1):
+            one = parsched.simulate(point.config.with_(seed=point.config.seed + r),
+                                    records=False)
+            assert vals[r] == one.summary["mean_response_time"]
+    assert sorted(res["replications"]) != [3, 3, 3]  # the rule did add replications
+    tight = ss.spec_from_dict({"model": "pools", "base": {"jobs": 300, "warmup": 30,
+                                                          "reps": 1},
+                               "points": [{}],
+                               "replications": {"ci_half_width": 1e-9, "min": 2, "max": 4}})
+    with CountingExecutor() as ex:
+        out = ss.run_spec(tight, tmp_path / "tight", ex, progress=False).results
+        assert ex.submitted == 4
+    assert list(out["replications"]) == [4]
+
+
+# ------------------------------------------------------------------- errors
+
+
+BAD = [
+    ('model = "pool"\n[grid]\nD = [5]\n', "model", "did you mean pools?"),
+    ('model = "pools"\n[grid]\npool_sise = [5]\n', "grid.pool_sise",
+     "did you mean pool_size?"),
+    ('model = "pools"\n[base]\nLL = 0.5\n[grid]\nD = [5]\n', "base.LL", "unknown key"),
+    ('model = "pools"\n[grid]\nL = [0.5, 1.5]\n', "grid.L", "(at L=1.5)"),
+    ('model = "pools"\n[grid]\nD = []\n', "grid.D", "empty list"),
+    ('model = "pools"\n[grid]\n', "grid", "no points"),
+    ('model = "pools"\n[grid]\nD = 5\n', "grid.D", "is not a list"),
+    ('model = "pools"\ngrids = 1\n', "grids", "did you mean grid?"),
+    ('model = "pools"\n[grid]\nD = [5]\n[replications]\nseeds = 2\nci_relative = 0.1\n',
+     "replications.seeds", "not both"),
+    ('model = "pools"\n[grid]\nD = [5]\n[replications]\nci_relative = 0.1\nmetric = "mrt"\n',
+     "replications.metric", "is not a metric of pools"),
+    ('model = "batch"\n[base]\ntrace = "x.swf"\n[grid]\npolicy = ["easy"]\n'
+     '[replications]\nseeds = 2\n', "replications.seeds", "has no seed"),
+    ('model = "pools"\n[grid\n', "", "invalid TOML"),
+]
+
+
+@pytest.mark.parametrize(("text", "key", "words"), BAD, ids=[b[1] or "toml" for b in BAD])
+def test_bad_specs_name_file_key_and_what_is_allowed(tmp_path, text, key, words):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        ss.load_spec(path)
+    msg = str(info.value)
+    assert "\n" not in msg
+    assert msg.startswith(f"{path}: {key}"), msg
+    assert words in msg, msg
+    if key:
+        assert "; allowed: " in msg, msg
+
+
+def test_cli_errors_exit_2_with_one_line(tmp_path, grid_spec):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('model = "pools"\n[grid]\npool_sise = [5, 10]\n')
+    r = run_cli("sweep", str(bad), "--out", str(tmp_path / "o"))
+    assert r.returncode == 2
+    msg = one_error_line(r.stderr)
+    assert msg.startswith(f"{bad}: grid.pool_sise: unknown key (did you mean pool_size?)")
+    assert not (tmp_path / "o").exists()
+    r = run_cli("sweep", grid_spec, "--out", str(tmp_path / "o"), "--executor", "threads",
+                "--scheduler", "tcp://127.0.0.1:1")
+    assert r.returncode == 2 and "--scheduler" in one_error_line(r.stderr)
+    r = run_cli("sweep", str(tmp_path / "missing.toml"), "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and "does not exist" in one_error_line(r.stderr)
