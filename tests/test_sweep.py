@@ -118,8 +118,12 @@ def test_ci90_half_width_and_stopping_rule():
     assert ss.ci90_half_width(vals) == pytest.approx(2.353363 * sd / 2, rel=1e-4)
     from scipy.special import stdtrit
 
-    for df in (1, 2, 5, 29, 30, 31, 60, 500):  # the core's table and its expansion
-        assert ss.t95(df) == pytest.approx(stdtrit(df, 0.95), abs=1e-3)
+    for n in (2, 3, 6, 31, 32, 61, 501):  # the core's t table and its expansion beyond 30
+        vals = [float(i % 7) for i in range(n)]
+        mean = sum(vals) / n
+        sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / (n - 1))
+        assert ss.ci90_half_width(vals) == pytest.approx(
+            stdtrit(n - 1, 0.95) * sd / math.sqrt(n), rel=1e-3)
     assert math.isnan(ss.ci90_half_width([1.0]))
     rule = ss.Replications(metric="m", target=1.0, min=3, max=5)
     assert not rule.done([1.0, 1.0])                 # below min
@@ -340,6 +344,8 @@ BAD = [
      "did you mean pool_size?"),
     ('model = "pools"\n[base]\nLL = 0.5\n[grid]\nD = [5]\n', "base.LL", "unknown key"),
     ('model = "pools"\n[grid]\nL = [0.5, 1.5]\n', "grid.L", "(at L=1.5)"),
+    ('model = "pools"\n[grid]\nP = [60, 70]\n', "pool_size", "does not divide P = 70 (at P=70)"),
+    ('model = "pools"\n[base]\nL = 1.5\n[grid]\nD = [5]\n', "base.L", "1.5 is outside"),
     ('model = "pools"\n[grid]\nD = []\n', "grid.D", "empty list"),
     ('model = "pools"\n[grid]\n', "grid", "no points"),
     ('model = "pools"\n[grid]\nD = 5\n', "grid.D", "is not a list"),

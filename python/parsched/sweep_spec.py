@@ -145,36 +145,15 @@ class Replications:
         return hw < limit
 
 
-#: Student's t 0.95 quantiles for 1-30 degrees of freedom: the table of the
-#: core's ``stats::t95`` (crates/parsched-sim/src/stats.rs), so that a sweep's
-#: intervals are the core's (and scipy, slow to import, is not needed).
-_T95 = (6.3138, 2.9200, 2.3534, 2.1318, 2.0150, 1.9432, 1.8946, 1.8595, 1.8331, 1.8125,
-        1.7959, 1.7823, 1.7709, 1.7613, 1.7531, 1.7459, 1.7396, 1.7341, 1.7291, 1.7247,
-        1.7207, 1.7171, 1.7139, 1.7109, 1.7081, 1.7056, 1.7033, 1.7011, 1.6991, 1.6973)
-
-
-def t95(df: int) -> float:
-    """The 0.95 quantile of Student's t (the core's ``t95``: the table to 30
-    degrees of freedom, a Cornish-Fisher expansion beyond, error < 0.001)."""
-    if df < 1:
-        return math.inf
-    if df <= 30:
-        return _T95[df - 1]
-    z = 1.6448536269514722
-    g1 = (z**3 + z) / 4.0
-    g2 = (5.0 * z**5 + 16.0 * z**3 + 3.0 * z) / 96.0
-    return z + g1 / df + g2 / (df * df)
-
-
 def ci90_half_width(values: Sequence[float]) -> float:
     """Half-width of the two-sided 90% Student-t confidence interval of the mean
-    (NaN for fewer than two values), as the core computes its intervals."""
-    n = len(values)
-    if n < 2:
+    (NaN for fewer than two values): the core's ``stats::mean_ci90``, the
+    intervals of every other result."""
+    if len(values) < 2:
         return math.nan
-    mean = math.fsum(values) / n
-    var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
-    return t95(n - 1) * math.sqrt(var / n)
+    from . import _core
+
+    return float(_core.mean_ci90([float(v) for v in values])[1])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -246,6 +225,13 @@ def spec_from_dict(doc: Mapping[str, Any], path: str = "<spec>") -> SweepSpec:
         hint = f" (did you mean {near}?)" if near else ""
         raise err("model", f"{_cut(repr(model))} is not a model{hint}", ", ".join(models))
     cls = models[model]
+    from .api import runner
+
+    try:
+        runner(model)
+    except ValueError:
+        raise err("model", f"{model} cannot be swept yet",
+                  ", ".join(m for m in models if m in HEADLINE)) from None
     base = _table(doc, "base", err)
     grid = _table(doc, "grid", err)
     points = doc.get("points", [])
@@ -285,7 +271,9 @@ def spec_from_dict(doc: Mapping[str, Any], path: str = "<spec>") -> SweepSpec:
                 at = f"{where}.{field}" if where.startswith("points") else f"grid.{field}"
                 label = ", ".join(f"{k}={_toml(v)}" for k, v in own.items())
                 raise err(at, f"{e.message} (at {label})", e.allowed) from None
-            raise err(f"base.{e.field}" if e.field in base else e.field, e.message,
+            at = "" if e.field in base else " (at " + (", ".join(
+                f"{k}={_toml(v)}" for k, v in own.items()) or "the base") + ")"
+            raise err(f"base.{e.field}" if e.field in base else e.field, e.message + at,
                       e.allowed) from None
 
     out: list[Point] = []
@@ -556,6 +544,13 @@ def run_spec(spec: SweepSpec | str | os.PathLike[str], out: str | os.PathLike[st
                         ran=len(done) - skipped, path=results_path, interrupted=interrupted)
 
 
+def pending(spec: SweepSpec, out: str | os.PathLike[str]) -> list[Point]:
+    """The points of ``spec`` that have no result in ``out`` yet."""
+    parts = os.path.join(os.fspath(out), PARTS)
+    return [p for p in spec.points
+            if not os.path.exists(os.path.join(parts, p.key + ".parquet"))]
+
+
 def _execute(spec: SweepSpec, todo: Sequence[Point], ex: cf.Executor,
              finished: Callable[[Point, dict[str, Any]], None]) -> None:
     """Runs every replication of ``todo`` on ``ex``; calls ``finished(point, row)``
@@ -754,10 +749,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     check_output_dir(args.out, "--out")
     t0 = time.perf_counter()
     outcome: SweepOutcome | None = None
+    todo = pending(spec, args.out)
     with _sigterm_raises():
         try:
-            with make_executor(kind, args.workers, args.scheduler, len(spec.points)) as ex:
-                outcome = run_spec(spec, args.out, ex, progress=True)
+            if not todo:  # all done: no executor to start
+                outcome = run_spec(spec, args.out, None, progress=False)
+            else:
+                with make_executor(kind, args.workers, args.scheduler, len(todo)) as ex:
+                    outcome = run_spec(spec, args.out, ex, progress=True)
         except KeyboardInterrupt as e:
             saved = _count_rows(os.path.join(args.out, RESULTS))
             what = "terminated" if isinstance(e, SweepTerminated) else "interrupted"
