@@ -417,6 +417,11 @@ def tw_per_unit_var(n: int, dist: str) -> float:
 def harmonic_number(n: int) -> float:
     """H_n = 1 + 1/2 + ... + 1/n, correctly rounded."""
 
+def write_lublin_swf(path: str | PathLike[str], procs: int, jobs: int, load: float = 0.9,
+                     seed: int = 1) -> float:
+    """Writes a generated Lublin-Feitelson workload as SWF at the offered load;
+    returns the interarrival scale factor applied."""
+
 def mean_ci90(values: list[float]) -> tuple[float, float]:
     """Mean and two-sided 90% Student-t half-width (NaN for one value): stats::mean_ci90."""
 
