@@ -387,3 +387,15 @@ def test_cli_errors_exit_2_with_one_line(tmp_path, grid_spec):
     assert r.returncode == 2 and "--scheduler" in one_error_line(r.stderr)
     r = run_cli("sweep", str(tmp_path / "missing.toml"), "--out", str(tmp_path / "o"))
     assert r.returncode == 2 and "does not exist" in one_error_line(r.stderr)
+
+
+def test_the_documented_example_spec_parses(tmp_path):
+    import pathlib
+    import re
+
+    page = pathlib.Path(__file__).parents[1] / "docs" / "formats" / "sweep-spec.md"
+    example = re.search(r"```toml\n(.*?)```", page.read_text(), re.S).group(1)
+    spec = ss.load_spec(write(tmp_path / "pools.toml", example))
+    assert spec.model == "pools" and len(spec.points) == 14
+    assert spec.replications.adaptive and spec.replications.metric == "mean_response_time"
+    assert spec.points[-1].config.spanning == "unlimited"
