@@ -365,7 +365,7 @@ def cmd_simulate_cosched(args: argparse.Namespace) -> int:
     interrupt_us syscall_us timer_us spin_time_us boost_period_ms
     spin_cap_at_boost_period pending (unpolled|unconsumed) pb_sb_wake_interrupts
     nic_sample_us wake_delay_us wake_loss block_timeout_ms daemon_period_ms
-    daemon_run_us gang_slot_ms probe_ms probe_node scale alone_s max_time_s seed
+    daemon_run_us gang_slot_ms probe_ms probe_node scale alone_s max_time_s boost_to seed
     reps. Prints the completion time (± 90% CI over reps), each job's completion
     time and communication share, the cv and the slowdown against the ideal;
     --timeline writes the probed node's CPU shares over time (first
