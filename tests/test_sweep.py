@@ -263,6 +263,14 @@ def test_results_identical_on_threads_processes_and_dask(tmp_path, dask_client):
                                       check_exact=True)
         pd.testing.assert_frame_equal(strip(rows["threads"]), strip(rows[name]),
                                       check_exact=True)
+    # the command line on the same cluster (--scheduler ADDRESS)
+    r = run_cli("sweep", spec, "--out", str(tmp_path / "cli"), "--scheduler",
+                dask_client.scheduler.address)
+    assert r.returncode == 0, r.stderr
+    assert "4 points, 0 already done, 4 run (dask)" in r.stdout
+    pd.testing.assert_frame_equal(strip(frames["threads"]),
+                                  strip(pd.read_parquet(tmp_path / "cli" / "results.parquet")),
+                                  check_exact=True)
 
 
 def test_sweep_from_a_plain_script_without_main_guard(tmp_path):
