@@ -462,7 +462,6 @@ class SweepOutcome:
     skipped: int
     ran: int
     path: str
-    interrupted: bool = False
 
 
 class SweepTerminated(KeyboardInterrupt):
@@ -492,23 +491,15 @@ def run_spec(spec: SweepSpec | str | os.PathLike[str], out: str | os.PathLike[st
     parts = os.path.join(out, PARTS)
     os.makedirs(parts, exist_ok=True)
     _remove_temporaries(out, parts)
-    done: dict[str, Any] = {}  # point key -> its one-row pyarrow Table
-    for p in spec.points:
-        f = os.path.join(parts, p.key + ".parquet")
-        if os.path.exists(f):
-            try:
-                done[p.key] = pq.read_table(f)
-            except Exception:  # unreadable (cannot happen with atomic writes): run again
-                with contextlib.suppress(OSError):
-                    os.unlink(f)
+    results_path = os.path.join(out, RESULTS)
+    done = _finished(spec, parts, results_path)  # point key -> its one-row pyarrow Table
     skipped = len(done)
     todo = [p for p in spec.points if p.key not in done]
-    results_path = os.path.join(out, RESULTS)
-    state = {"last": 0.0}
+    state = {"last": 0.0, "every": CONSOLIDATE_EVERY}
 
     def consolidate(force: bool) -> None:
         now = time.monotonic()
-        if not force and now - state["last"] < CONSOLIDATE_EVERY:
+        if not force and now - state["last"] < state["every"]:
             return
         if force:  # a part written just before an interruption counts too
             for p in todo:
@@ -517,7 +508,9 @@ def run_spec(spec: SweepSpec | str | os.PathLike[str], out: str | os.PathLike[st
                     with contextlib.suppress(Exception):
                         done[p.key] = pq.read_table(f)
         _write_table(results_path, [done[p.key] for p in spec.points if p.key in done])
-        state["last"] = now
+        state["last"] = time.monotonic()
+        # a large sweep spends at most ~10% of its time rewriting the file
+        state["every"] = max(CONSOLIDATE_EVERY, 10 * (state["last"] - now))
 
     def finished(point: Point, row: dict[str, Any]) -> None:
         table = _row_table(row)
@@ -527,21 +520,42 @@ def run_spec(spec: SweepSpec | str | os.PathLike[str], out: str | os.PathLike[st
             on_point(row)
         consolidate(False)
 
-    interrupted = False
     try:
         if todo:
             with executor_for(executor, len(todo)) as ex, \
                     _progress(progress, len(spec.points), completed=skipped,
                               label="sweep") as advance:
                 _execute(spec, todo, ex, lambda p, row: (finished(p, row), advance()))
-    except KeyboardInterrupt:
-        interrupted = True
-        raise
     finally:
         consolidate(True)
     frame = pd.read_parquet(results_path) if os.path.exists(results_path) else pd.DataFrame()
     return SweepOutcome(results=frame, total=len(spec.points), skipped=skipped,
-                        ran=len(done) - skipped, path=results_path, interrupted=interrupted)
+                        ran=len(done) - skipped, path=results_path)
+
+
+def _finished(spec: SweepSpec, parts: str, results_path: str) -> dict[str, Any]:
+    """The rows of the points of ``spec`` that have a part file, by key: taken
+    from ``results.parquet`` where it has them (one read), else from the part."""
+    import pyarrow.parquet as pq
+
+    on_disk = {name[:-8] for name in os.listdir(parts)
+               if name.endswith(".parquet") and not name.startswith(".")}
+    wanted = {p.key for p in spec.points} & on_disk
+    done: dict[str, Any] = {}
+    if wanted and os.path.exists(results_path):
+        with contextlib.suppress(Exception):  # unreadable: the parts are the truth
+            table = pq.read_table(results_path)
+            for i, key in enumerate(table.column("point").to_pylist()):
+                if key in wanted:
+                    done[key] = table.slice(i, 1)
+    for key in sorted(wanted - done.keys()):
+        f = os.path.join(parts, key + ".parquet")
+        try:
+            done[key] = pq.read_table(f)
+        except Exception:  # unreadable (cannot happen with atomic writes): run again
+            with contextlib.suppress(OSError):
+                os.unlink(f)
+    return done
 
 
 def pending(spec: SweepSpec, out: str | os.PathLike[str]) -> list[Point]:
@@ -595,11 +609,10 @@ def _execute(spec: SweepSpec, todo: Sequence[Point], ex: cf.Executor,
 
 
 def _row_table(row: dict[str, Any]) -> Any:
-    """A row as a one-row pyarrow Table (as pandas would convert it: NaN as null)."""
-    import pandas as pd
+    """A row as a one-row pyarrow Table."""
     import pyarrow as pa
 
-    return pa.Table.from_pandas(pd.DataFrame([row]), preserve_index=False)
+    return pa.Table.from_pylist([row])
 
 
 def _write_table(path: str, tables: list[Any]) -> None:
