@@ -407,3 +407,43 @@ def test_the_documented_example_spec_parses(tmp_path):
     assert spec.model == "pools" and len(spec.points) == 14
     assert spec.replications.adaptive and spec.replications.metric == "mean_response_time"
     assert spec.points[-1].config.spanning == "unlimited"
+
+
+def test_batch_and_cosched_specs(tmp_path):
+    header = "; Version: 2.2\n; MaxProcs: 16\n; MaxNodes: 16\n"
+    jobs = "".join(f"{i} {i * 5} -1 {50 + 10 * (i % 4)} {4 * (1 + i % 4)} -1 -1 "
+                   f"{4 * (1 + i % 4)} 200 -1 1 -1 -1 -1 -1 -1 -1 -1\n" for i in range(1, 40))
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / "t.swf").write_text(header + jobs)
+    spec = write(tmp_path / "batch.toml", """
+        model = "batch"
+        [base]
+        trace = "traces/t.swf"       # relative to the spec
+        [grid]
+        policy = ["fcfs", "easy"]
+        """)
+    res = ss.run_spec(spec, tmp_path / "b", cf.ThreadPoolExecutor(2), progress=False).results
+    api = parsched.sweep([parsched.BatchConfig(trace=str(tmp_path / "traces" / "t.swf"),
+                                               policy=p) for p in ("fcfs", "easy")],
+                         cf.ThreadPoolExecutor(2), progress=False)
+    assert list(res["avg_wait"]) == list(api["avg_wait"])
+    assert list(res["rep_metric"]) == ["avg_bounded_slowdown"] * 2
+    spec = write(tmp_path / "cosched.toml", """
+        model = "cosched"
+        [base]
+        scale = 0.02
+        nodes = 4
+        reps = 1
+        [[points]]
+        scheme = "DCS"
+        [replications]
+        seeds = 2
+        """)
+    res = ss.run_spec(spec, tmp_path / "c", cf.ThreadPoolExecutor(2), progress=False).results
+    row = res.iloc[0]
+    assert row["replications"] == 2 and not row["livelock"]
+    for r in (0, 1):
+        one = parsched.simulate_cosched(scheme="DCS", scale=0.02, nodes=4, reps=1,
+                                        seed=parsched.CoschedConfig().seed + r)
+        assert row["rep_values"][r] == one.completion_time
+    assert row["completion_time"] == pytest.approx(sum(row["rep_values"]) / 2, rel=1e-12)

@@ -427,7 +427,8 @@ def _rep_config(config: ConfigBase, r: int) -> dict[str, Any]:
 def _aggregate(point: Point, reps: Replications, summaries: list[dict[str, Any]]
                ) -> dict[str, Any]:
     """The point's row: ``point`` (its key), the config's fields, the summary
-    (the mean over replications of every number; other values from the first),
+    (the mean over replications of every number, a flag if any replication
+    has it, other values from the first),
     ``replications``, ``rep_metric``, ``rep_values`` (the metric per
     replication) and ``rep_ci90_half_width`` (across replications)."""
     from .api import _row
@@ -442,6 +443,8 @@ def _aggregate(point: Point, reps: Replications, summaries: list[dict[str, Any]]
         numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in vals)
         if n > 1 and numeric:
             summary[k] = math.fsum(float(x) for x in vals) / n
+        elif n > 1 and all(isinstance(x, bool) for x in vals):
+            summary[k] = any(vals)  # e.g. livelock: in any replication
         else:
             summary[k] = v
     metric = reps.metric or HEADLINE[point.config.MODEL]
