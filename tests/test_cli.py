@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -159,3 +161,23 @@ def test_help_comes_from_docstrings():
     assert "Zhou & Brecht" in r.stdout and "--jobs-out" in r.stdout
     r = run_cli("reproduce", "pools", "--help")
     assert r.returncode == 0 and "Figures 1, 3-8" in r.stdout
+
+
+@needs_core
+@pytest.mark.parametrize("args", [
+    ["simulate", "pools", "--set", "jobs=100", "warmup=10", "reps=1", "--json"],
+    ["simulate", "barrier", "--set", "k=200", "--json"],
+    ["simulate", "batch", "--set", "workload=lublin", "workload_jobs=200", "--json"],
+    ["simulate", "cosched", "--set", "scale=0.01", "workload=6", "reps=1", "--json"],
+])
+def test_json_runs_do_not_import_pandas(args):
+    # start-up: a --json run of a small simulation should cost little more than
+    # the simulation; pandas alone takes about a second to import
+    code = ("import sys, contextlib, io\n"
+            "from parsched.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    rc = main({args!r})\n"
+            "print(rc, 'pandas' in sys.modules, 'matplotlib' in sys.modules)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120, check=False)
+    assert r.stdout.split() == ["0", "False", "False"], r.stdout + r.stderr

@@ -265,7 +265,9 @@ def test_ratio_is_sigma_on_the_lines_compute(p, tp):
 
 
 @settings(max_examples=300)
-@given(p=params, tp=st.floats(0.0, 3.0), tw=st.floats(0.0, 3.0))
+# (subnormal times lose every digit of the ratios compared below)
+@given(p=params, tp=st.floats(0.0, 3.0, allow_subnormal=False),
+       tw=st.floats(0.0, 3.0, allow_subnormal=False))
 def test_classify_agrees_with_ratios(p, tp, tw):
     s, n, a, tq, tcs = (p[k] for k in ("sigma", "n", "alpha", "tq", "tcs"))
     if s == 1.0:

@@ -188,7 +188,7 @@ def test_interrupted_run_leaves_a_valid_file_and_resumes(tmp_path, sig, executor
         warmup = 500
         reps = 1
         [grid]
-        seed = [1, 2, 3, 4, 5, 6, 7, 8]
+        seed = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
         """)
     out = tmp_path / "out"
     env = dict(os.environ, PYTHONWARNINGS="ignore")
@@ -210,16 +210,16 @@ def test_interrupted_run_leaves_a_valid_file_and_resumes(tmp_path, sig, executor
     assert "run the same command to resume" in msg
     table = pq.read_table(out / "results.parquet")  # a valid file
     saved = table.num_rows
-    assert 1 <= saved < 8, saved
-    assert f"{saved} of 8 points saved" in msg
+    assert 1 <= saved < 16, (saved, err)
+    assert f"{saved} of 16 points saved" in msg
     assert len(set(table.column("point").to_pylist())) == saved
     no_temporaries(out)
     # the same sweep again runs the rest only
     with CountingExecutor() as ex:
         again = ss.run_spec(spec, out, ex, progress=False)
-        assert ex.submitted == 8 - saved
-    assert (again.skipped, again.ran) == (saved, 8 - saved)
-    assert pq.read_table(out / "results.parquet").num_rows == 8
+        assert ex.submitted == 16 - saved
+    assert (again.skipped, again.ran) == (saved, 16 - saved)
+    assert pq.read_table(out / "results.parquet").num_rows == 16
 
 
 # ---------------------------------------------------------------- executors
@@ -362,8 +362,6 @@ BAD = [
      "replications.seeds", "not both"),
     ('model = "pools"\n[grid]\nD = [5]\n[replications]\nci_relative = 0.1\nmetric = "mrt"\n',
      "replications.metric", "is not a metric of pools"),
-    ('model = "batch"\n[base]\ntrace = "x.swf"\n[grid]\npolicy = ["easy"]\n'
-     '[replications]\nseeds = 2\n', "replications.seeds", "has no seed"),
     ('model = "pools"\n[grid\n', "", "invalid TOML"),
 ]
 
@@ -428,6 +426,21 @@ def test_batch_and_cosched_specs(tmp_path):
                          cf.ThreadPoolExecutor(2), progress=False)
     assert list(res["avg_wait"]) == list(api["avg_wait"])
     assert list(res["rep_metric"]) == ["avg_bounded_slowdown"] * 2
+    # a trace has no seed: one replication only; a generated workload varies workload_seed
+    with pytest.raises(ConfigError, match=r"batch\.toml: replications: policy=\"fcfs\": a "
+                       r"trace runs as it is .*allowed: seeds = 1, or workload"):
+        ss.spec_from_dict({"model": "batch", "base": {"trace": "traces/t.swf"},
+                           "grid": {"policy": ["fcfs", "easy"]}, "replications": 2},
+                          str(tmp_path / "batch.toml"))
+    gen = ss.spec_from_dict({"model": "batch", "base": {"workload": "lublin", "procs": 64,
+                                                        "workload_jobs": 300},
+                             "points": [{"policy": "easy"}], "replications": 2})
+    row = ss.run_spec(gen, tmp_path / "g", cf.ThreadPoolExecutor(2), progress=False
+                      ).results.iloc[0]
+    for r in (0, 1):
+        one = parsched.simulate_batch(gen.points[0].config.with_(
+            workload_seed=gen.points[0].config.workload_seed + r))
+        assert row["rep_values"][r] == one.summary["avg_bounded_slowdown"]
     spec = write(tmp_path / "cosched.toml", """
         model = "cosched"
         [base]

@@ -70,6 +70,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .arrivals import load_arrivals
     from .batch import BatchResult, simulate_batch
     from .cosched import CoschedResult, cosched_sweep, simulate_cosched
+    from .generate import generate_lublin
     from .policies import LeastLoadedSpread, ZhouBrechtPolicy
     from .runtime import run_jobs
 
@@ -96,6 +97,7 @@ __all__ = [
     "apply_overrides",
     "cosched_sweep",
     "from_toml",
+    "generate_lublin",
     "load_arrivals",
     "run_jobs",
     "simulate",
@@ -117,6 +119,7 @@ _LAZY = {
     "simulate_cosched": "cosched",
     "cosched_sweep": "cosched",
     "load_arrivals": "arrivals",
+    "generate_lublin": "generate",
     "run_jobs": "runtime",
     "ZhouBrechtPolicy": "policies",
     "LeastLoadedSpread": "policies",

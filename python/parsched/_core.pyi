@@ -216,6 +216,11 @@ class _BatchConfig(TypedDict, total=False):
     slot_allocation: Literal["first_fit", "best_fit"]
     load_factor: float
     track_resources: bool
+    workload: Literal["trace", "lublin"]
+    workload_jobs: int
+    workload_load: float | None
+    workload_seed: int
+    workload_types: bool
 
 class _BatchSummary(TypedDict):
     jobs: int
@@ -264,7 +269,7 @@ class _BatchOutput(TypedDict):
     queue: _BatchQueue
 
 def simulate_batch(
-    trace: str | PathLike[str],
+    trace: str | PathLike[str] | None,
     config: _BatchConfig | dict[str, Any],
     jobs_csv: str | PathLike[str] | None = None,
     swf_out: str | PathLike[str] | None = None,
@@ -276,7 +281,24 @@ def simulate_batch(
     unix_start_time, ..., fields, notes); ``report``: non-zero counts of what
     loading dropped or repaired, by reason; ``queue``: queue length steps.
     ``jobs_csv`` / ``swf_out`` are written directly (Batsim jobs CSV / SWF).
+    ``trace`` is None exactly when ``config["workload"]`` is ``"lublin"`` (the
+    jobs are generated in memory).
     """
+
+class _LublinConfig(TypedDict, total=False):
+    procs: int
+    jobs: int
+    seed: int
+    include_types: bool
+    load: float | None
+
+def generate_lublin(
+    config: _LublinConfig | dict[str, Any],
+    path: str | PathLike[str] | None = None,
+) -> dict[str, Any]:
+    """Generates a Lublin-Feitelson workload: with ``path`` writes SWF (gzip
+    when it ends in .gz) and returns ``{"factor", "jobs"}``; without, returns
+    ``{"factor", "jobs", "columns"}`` (SWF fields as int64 bytearrays)."""
 
 def batch_keys() -> list[str]:
     """The keys ``simulate_batch`` accepts, in documentation order."""
@@ -416,11 +438,6 @@ def tw_per_unit_var(n: int, dist: str) -> float:
 
 def harmonic_number(n: int) -> float:
     """H_n = 1 + 1/2 + ... + 1/n, correctly rounded."""
-
-def write_lublin_swf(path: str | PathLike[str], procs: int, jobs: int, load: float = 0.9,
-                     seed: int = 1) -> float:
-    """Writes a generated Lublin-Feitelson workload as SWF at the offered load;
-    returns the interarrival scale factor applied."""
 
 def mean_ci90(values: list[float]) -> tuple[float, float]:
     """Mean and two-sided 90% Student-t half-width (NaN for one value): stats::mean_ci90."""

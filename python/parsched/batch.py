@@ -70,19 +70,31 @@ def check_trace(path: str | os.PathLike[str] | None) -> str:
     return path
 
 
-def _call(path: str, cfg: BatchConfig, jobs_csv: str | None = None,
+def _source(cfg: BatchConfig, trace: str | os.PathLike[str] | None = None) -> str | None:
+    """The checked trace path, or None for a generated workload (a
+    :class:`ConfigError` when a file is given with ``workload="lublin"``)."""
+    if cfg.workload == "lublin":
+        if trace is not None or cfg.trace is not None:
+            raise ConfigError("trace", "a trace file is given with workload=lublin",
+                              "a trace with workload=trace, or no trace with workload=lublin")
+        return None
+    return check_trace(trace if trace is not None else cfg.trace)
+
+
+def _call(path: str | None, cfg: BatchConfig, jobs_csv: str | None = None,
           swf_out: str | None = None) -> dict:
     c = _core()
+    path_label = path if path is not None else "generated workload"
     try:
         return c.simulate_batch(path, cfg.core_dict(), jobs_csv, swf_out)
     except c.TraceError as e:
-        raise TraceError(path, str(e)) from None
+        raise TraceError(path_label, str(e)) from None
     except c.ConfigError as e:
         err = ConfigError.from_message(str(e))
         if err.field not in BatchConfig.field_names():
             # the machine refused the job list (e.g. a job wider than the
             # machine under too_wide=error): a property of the trace
-            raise TraceError(path, str(e)) from None
+            raise TraceError(path_label, str(e)) from None
         raise err from None
     except c.PolicyError as e:
         raise PolicyError(str(e)) from None
@@ -101,8 +113,9 @@ def simulate_batch(
     header) and returns a :class:`BatchResult`.
 
     ``trace`` is the file (``.swf`` or ``.swf.gz``); it may be left out when
-    ``config.trace`` is set, and a :class:`BatchConfig` may be given as the
-    first argument. ``jobs_csv`` / ``swf_out`` also write the schedule as
+    ``config.trace`` is set or ``config.workload`` is ``"lublin"`` (a
+    generated workload, no file), and a :class:`BatchConfig` may be given as
+    the first argument. ``jobs_csv`` / ``swf_out`` also write the schedule as
     Batsim's jobs CSV / an SWF trace; they are written to temporary files and
     renamed only if the run succeeds. Raises :class:`TraceError` for a bad
     trace (the message names the line), :class:`ConfigError` for a bad key.
@@ -115,7 +128,7 @@ def simulate_batch(
     config = BatchConfig() if config is None else config
     if not isinstance(config, BatchConfig):
         raise TypeError(f"config must be a BatchConfig, not {type(config).__name__}")
-    path = check_trace(trace if trace is not None else config.trace)
+    path = _source(config, trace)
     if config.trace != path:
         config = config.with_(trace=path)
     outs = [os.fspath(p) if p is not None else None for p in (jobs_csv, swf_out)]
@@ -150,12 +163,21 @@ def _repeat_str(n: int, values: tuple[str, ...], index: Any) -> Any:
 
 
 def _result(config: BatchConfig, out: dict) -> BatchResult:
-    """The result's DataFrames from the extension's raw columns (arrays of
-    bytes; one NumPy array per column, no Python object per job)."""
+    """The result; its DataFrames are built from the extension's raw columns
+    on first use (so a caller that reads only the summary, such as
+    ``simulate batch --json``, never imports pandas)."""
+    return BatchResult(
+        config=config, policy=str(out["policy"]), summary=dict(out["summary"]),
+        report=dict(out.get("report") or {}), header=dict(out.get("header") or {}),
+        raw={"columns": out["columns"], "queue": out["queue"]},
+    )
+
+
+def _jobs_frame(cols: dict[str, Any]) -> pd.DataFrame:
+    """The per-job DataFrame from raw columns (arrays of bytes; one NumPy
+    array per column, no Python object per job)."""
     import numpy as np
     import pandas as pd
-
-    cols = out["columns"]
 
     def i64(name: str) -> Any:
         return np.frombuffer(cols[name], dtype=np.int64)
@@ -186,21 +208,21 @@ def _result(config: BatchConfig, out: dict) -> BatchResult:
             data[c] = i64(c)
     data["bounded_slowdown"] = np.frombuffer(cols["bounded_slowdown"], dtype=np.float64)
     # (the arrays view the extension's writable buffers: no copy)
-    jobs = pd.DataFrame(data, copy=False)
-    q = out["queue"]
-    queue = pd.DataFrame({"time": np.frombuffer(q["time"], dtype=np.int64),
-                          "length": np.frombuffer(q["length"], dtype=np.int64)}, copy=False)
-    return BatchResult(
-        config=config, policy=str(out["policy"]), summary=dict(out["summary"]),
-        report=dict(out.get("report") or {}), header=dict(out.get("header") or {}),
-        jobs=jobs, queue=queue,
-    )
+    return pd.DataFrame(data, copy=False)
+
+
+def _queue_frame(q: dict[str, Any]) -> pd.DataFrame:
+    import numpy as np
+    import pandas as pd
+
+    return pd.DataFrame({"time": np.frombuffer(q["time"], dtype=np.int64),
+                         "length": np.frombuffer(q["length"], dtype=np.int64)}, copy=False)
 
 
 def _run_batch_summary(cfg: dict[str, Any]) -> dict[str, Any]:
     """Worker entry point of :func:`parsched.sweep` for a :class:`BatchConfig`."""
     config = BatchConfig.from_dict(cfg)
-    out = _call(check_trace(config.trace), config)
+    out = _call(_source(config), config)
     summary = dict(out["summary"])
     summary["dropped"] = sum(n for k, n in out.get("report", {}).items()
                              if k.startswith("dropped"))
@@ -257,8 +279,26 @@ class BatchResult(ResultRepr):
     summary: dict[str, Any]
     report: dict[str, int]
     header: dict[str, Any] = field(repr=False)
-    jobs: pd.DataFrame = field(repr=False)
-    queue: pd.DataFrame = field(repr=False)
+    #: the extension's raw columns, turned into :attr:`jobs` / :attr:`queue` on first use
+    raw: dict[str, Any] = field(repr=False, compare=False)
+
+    @property
+    def jobs(self) -> pd.DataFrame:
+        """One row per job run: Batsim's ``_jobs.csv`` columns plus ``bounded_slowdown``."""
+        cached = self.__dict__.get("_jobs")
+        if cached is None:
+            cached = _jobs_frame(self.raw["columns"])
+            object.__setattr__(self, "_jobs", cached)
+        return cached
+
+    @property
+    def queue(self) -> pd.DataFrame:
+        """``time``, ``length`` at every change of the queue length."""
+        cached = self.__dict__.get("_queue")
+        if cached is None:
+            cached = _queue_frame(self.raw["queue"])
+            object.__setattr__(self, "_queue", cached)
+        return cached
 
     @property
     def dropped(self) -> int:

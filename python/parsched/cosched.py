@@ -81,8 +81,36 @@ class CoschedResult(ResultRepr):
     slowdown: float
     ideal: float
     comm_share: list[float]
-    runs: pd.DataFrame = field(repr=False)
-    timeline: pd.DataFrame = field(repr=False)
+    #: one dict per replication (the columns of :attr:`runs`, in order)
+    run_rows: list[dict[str, Any]] = field(repr=False)
+    #: ``time_s`` and one list per job label (the columns of :attr:`timeline`)
+    timeline_columns: dict[str, list[float]] = field(repr=False)
+
+    @property
+    def runs(self) -> pd.DataFrame:
+        """One row per replication (:data:`RUN_COLUMNS`, then any other number
+        the core reports), built on first use."""
+        cached = self.__dict__.get("_runs")
+        if cached is None:
+            import pandas as pd
+
+            cols = list(self.run_rows[0]) if self.run_rows else list(RUN_COLUMNS)
+            cached = pd.DataFrame(self.run_rows, columns=cols)
+            object.__setattr__(self, "_runs", cached)
+        return cached
+
+    @property
+    def timeline(self) -> pd.DataFrame:
+        """The first replication's CPU shares at the probed node: ``time_s`` and
+        one column per job label, built on first use."""
+        cached = self.__dict__.get("_timeline")
+        if cached is None:
+            import pandas as pd
+
+            cached = pd.DataFrame(self.timeline_columns,
+                                  columns=["time_s", *self.job_labels])
+            object.__setattr__(self, "_timeline", cached)
+        return cached
 
     @property
     def job_labels(self) -> list[str]:
@@ -105,10 +133,10 @@ class CoschedResult(ResultRepr):
             "slowdown": self.slowdown,
             "ideal": self.ideal,
             "comm_share": list(self.comm_share),
-            "runs": self.runs.to_dict(orient="records"),
+            "runs": [dict(r) for r in self.run_rows],
             "timeline": {
-                "time_s": self.timeline["time_s"].tolist(),
-                "shares": {c: self.timeline[c].tolist() for c in self.job_labels},
+                "time_s": list(self.timeline_columns["time_s"]),
+                "shares": {c: list(self.timeline_columns[c]) for c in self.job_labels},
             },
             "config": self.config.to_dict(),
         }
@@ -213,8 +241,6 @@ def simulate_cosched(
     simulated time (a livelock or deadlock of the configuration),
     ``KeyboardInterrupt`` promptly on Ctrl-C. Releases the GIL while it runs.
     """
-    import pandas as pd
-
     cfg = _as_config(config, overrides)
     out = _call(cfg, workers=_workers(workers, cfg.reps), audit=bool(audit))
     runs_raw = list(out["runs"])
@@ -222,7 +248,7 @@ def simulate_cosched(
     extra = [k for k, v in runs_raw[0].items()
              if k not in RUN_COLUMNS and not isinstance(v, (list, dict))]
     cols = [k for k in RUN_COLUMNS if k in runs_raw[0]] + extra
-    runs = pd.DataFrame([{k: r[k] for k in cols} for r in runs_raw], columns=cols)
+    run_rows = [{k: r[k] for k in cols} for r in runs_raw]
     jobs = [str(j) for j in out["jobs"]]
     labels = _labels(jobs)
     n = len(runs_raw)
@@ -232,7 +258,6 @@ def simulate_cosched(
     tl: dict[str, Any] = {"time_s": [float(t) for t in first["time_s"]]}
     for j, label in enumerate(labels):
         tl[label] = [float(row[j]) for row in shares]
-    timeline = pd.DataFrame(tl, columns=["time_s", *labels])
 
     def num(k: str) -> float:
         v = out[k]
@@ -250,8 +275,8 @@ def simulate_cosched(
         slowdown=num("slowdown"),
         ideal=num("ideal"),
         comm_share=comm,
-        runs=runs,
-        timeline=timeline,
+        run_rows=run_rows,
+        timeline_columns=tl,
     )
 
 

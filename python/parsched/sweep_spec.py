@@ -57,6 +57,9 @@ REPLICATION_KEYS = ("seeds", "metric", "ci_half_width", "ci_relative", "min", "m
 #: The metric a CI target applies to when ``metric`` is not given.
 HEADLINE = {"pools": "mean_response_time", "barrier": "time_per_iteration",
             "batch": "avg_bounded_slowdown", "cosched": "completion_time"}
+#: The key a replication varies (default ``seed``): a batch run's only
+#: randomness is its generated workload's.
+SEED_KEY = {"batch": "workload_seed"}
 #: Version of the point key and row layout (changing it invalidates old parts).
 FORMAT = 1
 RESULTS = "results.parquet"
@@ -284,6 +287,12 @@ def spec_from_dict(doc: Mapping[str, Any], path: str = "<spec>") -> SweepSpec:
         out.append(_point(build({**base, **own}, f"grid[{i}]", own), own, reps))
     for i, own in enumerate(points):
         out.append(_point(build({**base, **own}, f"points[{i}]", own), own, reps))
+    if model == "batch" and (reps.adaptive or reps.seeds > 1):
+        traced = [p for p in out if getattr(p.config, "workload", "trace") != "lublin"]
+        if traced:
+            raise err("replications", f"{traced[0].label}: a trace runs as it is (no seed to "
+                      "vary)", 'seeds = 1, or workload = "lublin" (replications vary '
+                      "workload_seed)")
     unique = []
     for p in out:  # the same configuration twice (grid and points): run once
         if p.key not in seen:
@@ -342,7 +351,7 @@ def _replications(t: Any, model: str, cls: type[ConfigBase], err) -> Replication
     if len(adaptive) == 2:
         raise err("replications.ci_relative", "given with ci_half_width",
                   "one of ci_half_width (absolute) or ci_relative (a fraction of the mean)")
-    has_seed = "seed" in cls._kinds()
+    has_seed = SEED_KEY.get(model, "seed") in cls._kinds()
     if not adaptive:
         for k in ("metric", "min", "max"):
             if k in t:
@@ -393,12 +402,15 @@ def _config(cls: type[ConfigBase], values: dict[str, Any], path: str,
     finally:
         cosched_mod._TOML_DIR.reset(token)
     if isinstance(cfg, BatchConfig):
-        from .batch import check_trace
+        from .batch import _source
 
         try:
-            check_trace(cfg.trace)
-        except Exception as e:
-            raise ConfigError("trace", str(e), "an existing SWF trace file") from None
+            _source(cfg)
+        except ConfigError:
+            raise
+        except Exception as e:  # TraceError: the file cannot be opened
+            raise ConfigError("trace", str(e), "an existing SWF trace file, or "
+                              'workload = "lublin"') from None
     return cfg
 
 
@@ -420,7 +432,8 @@ def _run_rep(model: str, cfg: dict[str, Any]) -> dict[str, Any]:
 def _rep_config(config: ConfigBase, r: int) -> dict[str, Any]:
     cfg = config.to_dict()
     if r:
-        cfg["seed"] = (int(cfg["seed"]) + r) % 2**64
+        key = SEED_KEY.get(config.MODEL, "seed")
+        cfg[key] = (int(cfg[key]) + r) % 2**64
     return cfg
 
 

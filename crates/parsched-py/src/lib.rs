@@ -599,30 +599,121 @@ fn batch_columns<'py>(py: Python<'py>, r: &batch::BatchResult) -> PyResult<Bound
     Ok(d)
 }
 
-/// Writes a generated Lublin–Feitelson workload (typeless: `include_types`
-/// false) of `jobs` jobs for `procs` processors as SWF at `path`, its
-/// interarrival times scaled so that the offered load is `load`; returns the
-/// factor applied.
+/// Generates a Lublin–Feitelson workload. `config`: the generator's keys
+/// (`procs`, `jobs`, `seed`, `include_types`) and `load`, the offered load
+/// its arrivals are scaled to (None: the model's own). With `path`, writes
+/// it as SWF (gzip-compressed when the name ends in `.gz`) and returns
+/// `{"factor", "jobs"}`; without, returns `{"factor", "jobs", "columns"}`,
+/// the SWF fields as raw native-endian int64 columns (`bytearray`s).
 #[pyfunction]
-#[pyo3(signature = (path, procs, jobs, load=0.9, seed=1))]
-fn write_lublin_swf(
-    py: Python<'_>,
-    path: std::path::PathBuf,
-    procs: u32,
-    jobs: u64,
-    load: f64,
-    seed: u64,
-) -> PyResult<f64> {
-    let mut lc = parsched_sim::lublin::LublinConfig::for_machine(procs);
-    lc.jobs = jobs;
-    lc.seed = seed;
-    lc.include_types = false;
+#[pyo3(signature = (config, path=None))]
+fn generate_lublin<'py>(
+    py: Python<'py>,
+    config: &Bound<'py, PyDict>,
+    path: Option<std::path::PathBuf>,
+) -> PyResult<Bound<'py, PyDict>> {
+    use parsched_sim::lublin;
+    let mut lc = lublin::LublinConfig::for_machine(batch::config::LUBLIN_DEFAULT_PROCS);
+    lc.jobs = 10_000;
+    let mut load = None;
+    // procs first: it retargets the model (the other keys are kept anyway).
+    let mut items: Vec<(String, Bound<'py, PyAny>)> = Vec::new();
+    for (k, v) in config.iter() {
+        items.push((k.extract()?, v));
+    }
+    items.sort_by_key(|(k, _)| k != "procs");
+    for (key, v) in &items {
+        if v.is_none() {
+            continue;
+        }
+        if key == "load" {
+            let l: f64 = v.extract().map_err(|_| {
+                config_err(parsched_core::ConfigError::new(
+                    "load",
+                    "not a number",
+                    "a number in (0, 100], or None (the model's own arrivals)",
+                ))
+            })?;
+            if !(l > 0.0 && l <= 100.0) {
+                return Err(config_err(parsched_core::ConfigError::new(
+                    "load",
+                    format!("{l} is not an offered load"),
+                    "a number in (0, 100], or None (the model's own arrivals)",
+                )));
+            }
+            load = Some(l);
+            continue;
+        }
+        set_value(key, v, |k, val| match k {
+            "procs" | "jobs" | "seed" | "include_types" => lc.set(k, val),
+            _ => Err(parsched_core::ConfigError::new(
+                k,
+                "unknown key",
+                "procs, jobs, seed, include_types, load",
+            )),
+        })?;
+    }
+    if !(1..=batch::config::MAX_WORKLOAD_JOBS).contains(&lc.jobs) {
+        return Err(config_err(parsched_core::ConfigError::new(
+            "jobs",
+            format!("{} jobs", lc.jobs),
+            format!("an integer in 1..={}", batch::config::MAX_WORKLOAD_JOBS),
+        )));
+    }
     lc.validate().map_err(config_err)?;
-    py.allow_threads(|| {
-        let f = std::fs::File::create(&path)?;
-        parsched_sim::lublin::write_swf_at_load(&lc, load, std::io::BufWriter::new(f))
-    })
-    .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))
+    let out = PyDict::new(py);
+    let cancel = Arc::new(AtomicBool::new(false));
+    let stop = || cancel.load(Ordering::Relaxed);
+    if let Some(path) = path {
+        let gz = path.extension().is_some_and(|e| e == "gz");
+        let res = run_interruptible(py, &cancel, || -> std::io::Result<Option<f64>> {
+            let file = std::fs::File::create(&path)?;
+            if gz {
+                // buffered before the encoder: it is slow on small writes
+                let e = flate2::write::GzEncoder::new(file, flate2::Compression::default());
+                let mut w = std::io::BufWriter::with_capacity(1 << 16, e);
+                let r = lublin::write_swf_stoppable(&lc, load, &mut w, &stop)?;
+                w.into_inner().map_err(|e| e.into_error())?.finish()?;
+                Ok(r)
+            } else {
+                let w = std::io::BufWriter::with_capacity(1 << 16, file);
+                lublin::write_swf_stoppable(&lc, load, w, &stop)
+            }
+        })?
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        let factor =
+            res.ok_or_else(|| pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted"))?;
+        out.set_item("factor", factor)?;
+        out.set_item("jobs", lc.jobs)?;
+        return Ok(out);
+    }
+    let recs = run_interruptible(py, &cancel, || lublin::records_at_load(&lc, load, &stop))?
+        .map_err(config_err)?
+        .ok_or_else(|| pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted"))?;
+    let (recs, factor) = recs;
+    let n = recs.len();
+    let cols = PyDict::new(py);
+    type Field = fn(&parsched_sim::swf::SwfRecord) -> i64;
+    let int_cols: [(&str, Field); 11] = [
+        ("job_number", |r| r.job_number),
+        ("submit_time", |r| r.submit_time),
+        ("wait_time", |r| r.wait_time),
+        ("run_time", |r| r.run_time),
+        ("allocated_procs", |r| r.allocated_procs),
+        ("requested_procs", |r| r.requested_procs),
+        ("requested_time", |r| r.requested_time),
+        ("status", |r| r.status),
+        ("user_id", |r| r.user_id),
+        ("group_id", |r| r.group_id),
+        ("queue", |r| r.queue),
+    ];
+    for (name, f) in int_cols {
+        cols.set_item(name, col_bytes(py, n, |i| f(&recs[i]), i64::to_ne_bytes))?;
+    }
+    out.set_item("factor", factor)?;
+    out.set_item("jobs", n)?;
+    out.set_item("columns", cols)?;
+    Ok(out)
 }
 
 /// Runs a batch policy (FCFS, EASY, conservative backfilling, gang) on an SWF
@@ -633,7 +724,7 @@ fn write_lublin_swf(
 #[pyo3(signature = (trace, config, jobs_csv=None, swf_out=None))]
 fn simulate_batch<'py>(
     py: Python<'py>,
-    trace: std::path::PathBuf,
+    trace: Option<std::path::PathBuf>,
     config: &Bound<'py, PyDict>,
     jobs_csv: Option<std::path::PathBuf>,
     swf_out: Option<std::path::PathBuf>,
@@ -642,8 +733,29 @@ fn simulate_batch<'py>(
         unreachable!("build(\"batch\") makes a batch config")
     };
     let cancel = Arc::new(AtomicBool::new(false));
+    let generated = cfg.workload == batch::WorkloadKind::Lublin;
+    match (&trace, generated) {
+        (Some(_), true) => {
+            return Err(config_err(parsched_core::ConfigError::new(
+                "trace",
+                "a trace file is given with workload=lublin",
+                "a trace with workload=trace, or no trace with workload=lublin",
+            )))
+        }
+        (None, false) => {
+            return Err(config_err(parsched_core::ConfigError::new(
+                "trace",
+                "no trace file given",
+                "an SWF file (.swf or .swf.gz), or workload=lublin to generate one",
+            )))
+        }
+        _ => {}
+    }
     let r = run_interruptible(py, &cancel, || {
-        batch::with_cancel(&cancel, || batch::run_trace(&trace, &cfg))
+        batch::with_cancel(&cancel, || match &trace {
+            Some(t) => batch::run_trace(t, &cfg),
+            None => batch::run_generated(&cfg),
+        })
     })?
     .map_err(batch_err)?;
     let write = |path: &std::path::Path,
@@ -1001,7 +1113,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(barrier_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch_keys, m)?)?;
-    m.add_function(wrap_pyfunction!(write_lublin_swf, m)?)?;
+    m.add_function(wrap_pyfunction!(generate_lublin, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_cosched, m)?)?;
     m.add_function(wrap_pyfunction!(cosched_keys, m)?)?;
     m.add_function(wrap_pyfunction!(cancel_cosched, m)?)?;

@@ -601,41 +601,154 @@ pub fn write_swf<W: Write>(cfg: &LublinConfig, w: W) -> io::Result<()> {
     sw.finish().map(|_| ())
 }
 
-/// Writes a generated trace as SWF with its interarrival times divided by a
-/// factor (as `batch::scale_load` does) so that its offered load on
-/// `cfg.procs` processors — Σ procs·run time / (procs · (last submit − first
-/// submit)) — is `load`. Returns the factor. Holds the records in memory.
-pub fn write_swf_at_load<W: Write>(cfg: &LublinConfig, load: f64, w: W) -> io::Result<f64> {
-    let gen =
-        LublinGenerator::new(cfg).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    let mut recs: Vec<SwfRecord> = gen.collect();
-    let s0 = recs.first().map_or(0, |r| r.submit_time);
-    let span = recs.last().map_or(0, |r| r.submit_time) - s0;
-    let work: f64 = recs
-        .iter()
-        .filter(|r| {
-            r.run_time > 0 && r.allocated_procs > 0 && r.allocated_procs <= cfg.procs as i64
-        })
-        .map(|r| r.allocated_procs as f64 * r.run_time as f64)
-        .sum();
-    let offered = if span > 0 {
-        work / (cfg.procs as f64 * span as f64)
-    } else {
-        0.0
-    };
-    let f = if offered > 0.0 && load > 0.0 {
-        load / offered
-    } else {
-        1.0
-    };
-    for r in &mut recs {
-        r.submit_time = s0 + ((r.submit_time - s0) as f64 / f).round() as i64;
+/// What the offered load of a stream of records is computed from: the
+/// first and last submit time and the work (Σ procs·run time of the records
+/// with a positive run time and 1..=`procs` processors).
+#[derive(Debug, Clone, Copy, Default)]
+struct LoadTally {
+    first: Option<i64>,
+    last: i64,
+    work: f64,
+}
+
+impl LoadTally {
+    fn add(&mut self, r: &SwfRecord, procs: u32) {
+        self.first.get_or_insert(r.submit_time);
+        self.last = r.submit_time;
+        if r.run_time > 0 && r.allocated_procs > 0 && r.allocated_procs <= procs as i64 {
+            self.work += r.allocated_procs as f64 * r.run_time as f64;
+        }
     }
+
+    /// The factor that divides interarrival times so that the offered load
+    /// on `procs` processors becomes `load` (1 when it cannot be computed).
+    fn factor(&self, load: f64, procs: u32) -> f64 {
+        let span = self.last - self.first.unwrap_or(0);
+        let offered = if span > 0 {
+            self.work / (procs as f64 * span as f64)
+        } else {
+            0.0
+        };
+        if offered > 0.0 && load > 0.0 {
+            load / offered
+        } else {
+            1.0
+        }
+    }
+
+    /// `submit` with the interarrival times before it divided by `f`.
+    fn scaled(&self, submit: i64, f: f64) -> i64 {
+        let s0 = self.first.unwrap_or(0);
+        s0 + ((submit - s0) as f64 / f).round() as i64
+    }
+}
+
+/// The generated records with their interarrival times divided by a factor
+/// (as `batch::scale_load` does) so that the offered load on `cfg.procs`
+/// processors — Σ procs·run time / (procs · (last submit − first submit)) —
+/// is `load` (`None`: the model's own arrivals, factor 1). Returns them and
+/// the factor, or `None` when `stop` (asked every 65,536 jobs) said yes.
+pub fn records_at_load(
+    cfg: &LublinConfig,
+    load: Option<f64>,
+    stop: &dyn Fn() -> bool,
+) -> Result<Option<(Vec<SwfRecord>, f64)>, ConfigError> {
+    let mut recs = Vec::with_capacity(cfg.jobs.min(1 << 24) as usize);
+    let mut tally = LoadTally::default();
+    for r in LublinGenerator::new(cfg)? {
+        if r.job_number % 65_536 == 0 && stop() {
+            return Ok(None);
+        }
+        tally.add(&r, cfg.procs);
+        recs.push(r);
+    }
+    let f = load.map_or(1.0, |l| tally.factor(l, cfg.procs));
+    if f != 1.0 {
+        for r in &mut recs {
+            r.submit_time = tally.scaled(r.submit_time, f);
+        }
+    }
+    Ok(Some((recs, f)))
+}
+
+/// Writes a generated trace as SWF, scaled to `load` as
+/// [`records_at_load`] does; returns the factor, or `None` when `stop` said
+/// yes (the file is then incomplete). Holds the records in memory when
+/// `load` is set.
+pub fn write_swf_stoppable<W: Write>(
+    cfg: &LublinConfig,
+    load: Option<f64>,
+    w: W,
+    stop: &dyn Fn() -> bool,
+) -> io::Result<Option<f64>> {
+    let bad = |e: ConfigError| io::Error::new(io::ErrorKind::InvalidInput, e);
     let mut sw = SwfWriter::new(w, &header(cfg))?;
+    if load.is_none() {
+        for r in LublinGenerator::new(cfg).map_err(bad)? {
+            if r.job_number % 65_536 == 0 && stop() {
+                return Ok(None);
+            }
+            sw.write(&r)?;
+        }
+        return sw.finish().map(|_| Some(1.0));
+    }
+    let Some((recs, f)) = records_at_load(cfg, load, stop).map_err(bad)? else {
+        return Ok(None);
+    };
     for r in &recs {
         sw.write(r)?;
     }
-    sw.finish().map(|_| f)
+    sw.finish().map(|_| Some(f))
+}
+
+/// Writes a generated trace as SWF with its interarrival times scaled so
+/// that its offered load is `load` (see [`records_at_load`]). Returns the
+/// factor. Holds the records in memory.
+pub fn write_swf_at_load<W: Write>(cfg: &LublinConfig, load: f64, w: W) -> io::Result<f64> {
+    write_swf_stoppable(cfg, Some(load), w, &|| false).map(|f| f.unwrap_or(1.0))
+}
+
+/// Generates a trace in memory as [`generate`] does, its interarrival times
+/// divided by the factor [`write_swf_at_load`] would apply for `load`
+/// (`None`: the model's own arrivals, factor 1). Returns the trace and the
+/// factor; the jobs are exactly those of loading the written file with
+/// `rules`, without holding the records. `stop` is asked every 65,536 jobs;
+/// when it says yes the generation ends with `Ok(None)`.
+pub fn generate_at_load(
+    cfg: &LublinConfig,
+    load: Option<f64>,
+    rules: &SwfRules,
+    stop: &dyn Fn() -> bool,
+) -> Result<Option<(Trace, f64)>, ConfigError> {
+    let mut report = LoadReport::default();
+    let mut tally = LoadTally::default();
+    let mut jobs = Vec::with_capacity(cfg.jobs.min(1 << 24) as usize);
+    for r in LublinGenerator::new(cfg)? {
+        if r.job_number % 65_536 == 0 && stop() {
+            return Ok(None);
+        }
+        tally.add(&r, cfg.procs);
+        if let Some(j) = rules.apply(&r, &mut report) {
+            jobs.push(j);
+        }
+    }
+    let f = match load {
+        Some(l) => tally.factor(l, cfg.procs),
+        None => 1.0,
+    };
+    if f != 1.0 {
+        for j in &mut jobs {
+            j.submit = tally.scaled(j.submit as i64, f) as u64;
+        }
+    }
+    Ok(Some((
+        Trace {
+            header: header(cfg),
+            jobs,
+            report,
+        },
+        f,
+    )))
 }
 
 #[cfg(test)]

@@ -1,5 +1,8 @@
 //! Integration tests of the simulator: queueing-theory validation and
-//! property tests over random configurations.
+//! property tests over random configurations (one test binary; the batch
+//! policies' equality with the reference ones is in `batch_indexed/`).
+
+mod batch_indexed;
 
 use parsched_core::time::TICKS_PER_UNIT;
 use parsched_sim::pools::{run, ParallelismMode, PoolsConfig, RunOptions, SpanningMode, Value};

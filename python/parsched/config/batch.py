@@ -14,7 +14,8 @@ __all__ = ["BatchConfig"]
 
 _D = core_defaults("batch")
 
-_BATCH_ALIASES = {"too_wide": {"reject": "error"}, "procs": {"auto": None, "header": None}}
+_BATCH_ALIASES = {"too_wide": {"reject": "error"}, "procs": {"auto": None, "header": None},
+                  "workload_load": {"none": None, "model": None}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,8 +26,11 @@ class BatchConfig(ConfigBase):
     ``parsched_sim::batch::BatchConfig``, ``batch_keys()``) with the Rust
     defaults, plus ``trace``, the SWF file to run (``.swf`` or ``.swf.gz``),
     so that a config alone describes a run (and :func:`parsched.sweep` can take
-    it). The loading rules (``procs_rule`` … ``unsorted``) are applied in the
-    order cancelled → submit unknown → run time unknown → run time 0 →
+    it). With ``workload="lublin"`` there is no file: the Lublin–Feitelson
+    model generates the jobs from the ``workload_*`` keys (sweepable like any
+    other key); the jobs are those ``parsched generate lublin`` writes. The
+    loading rules (``procs_rule`` … ``unsorted``) are applied in the order
+    cancelled → submit unknown → run time unknown → run time 0 →
     processor count → requested time; a dropped record is counted once, under
     its first reason (see docs/formats/swf.md). ``too_wide`` also accepts
     ``reject`` (= ``error``) and ``procs`` accepts ``auto`` (= None).
@@ -83,6 +87,21 @@ class BatchConfig(ConfigBase):
     track_resources: bool = _doc(
         "record which processors each job gets (lowest free first) for "
         "allocated_resources and the Gantt chart", _D["track_resources"])
+    workload: Literal["trace", "lublin"] = _doc(
+        "where the jobs come from: trace (the SWF file of trace) or lublin (the "
+        "Lublin-Feitelson model generated in memory from the workload_* keys, for procs "
+        "processors, 128 when procs is unset; no file needed)", _D["workload"])
+    workload_jobs: int = _doc(
+        "workload=lublin: number of jobs, 1 to 50,000,000", _D["workload_jobs"])
+    workload_load: float | None = _doc(
+        "workload=lublin: offered load the arrivals are scaled to, in (0, 100]; None (or "
+        "none): the model's own arrival process", _D["workload_load"])
+    workload_seed: int = _doc(
+        "workload=lublin: the model's seed (its own random streams: every policy sees the "
+        "same jobs)", _D["workload_seed"])
+    workload_types: bool = _doc(
+        "workload=lublin: batch and interactive job types (the published model) or the "
+        "typeless variant", _D["workload_types"])
 
     TOML_TABLE: ClassVar[str] = "batch"
     MODEL: ClassVar[str] = "batch"

@@ -25,10 +25,12 @@ and the GRAIN/VAR -> (t_p, t_w) mapping of eq. (14).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 __all__ = [
     "ALPHA_MAKBILAN",
@@ -387,6 +389,8 @@ def phase_diagram(
     with ``competitors="compute"``), ``ratio = t_bw / t_blk`` and ``region``
     (:func:`classify`). Defaults are Fig. 9's: Makbilan, σ = 1/2, α = 1.5.
     """
+    import pandas as pd
+
     tps, tws = np.meshgrid(np.linspace(0, tp_max, num), np.linspace(0, tw_max, num))
     tp, tw = tps.ravel(), tws.ravel()
     ll = 1 if l is None else l
@@ -524,6 +528,8 @@ def experiment_predictions(
     Columns always include ``grain, var, load, n, tp, tw, tp_plus_tw, alpha,
     tcs_gang, tcs_default``.
     """
+    import pandas as pd
+
     if exp not in EXPERIMENT_DEFAULTS:
         raise ValueError(f"exp must be 1, 2, 3 or 4, got {exp!r}")
     d = EXPERIMENT_DEFAULTS[exp]

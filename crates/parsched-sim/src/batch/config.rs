@@ -43,6 +43,25 @@ pub enum TooWide {
     Error,
 }
 
+/// Where the jobs come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkloadKind {
+    /// An SWF trace file (given beside the configuration).
+    #[default]
+    Trace,
+    /// The Lublin–Feitelson model ([`crate::lublin`]), generated in memory
+    /// from the `workload_*` keys for `procs` processors (128 when unset).
+    Lublin,
+}
+
+/// Machine size of a generated workload when `procs` is unset: the
+/// published Lublin–Feitelson model's 128 processors.
+pub const LUBLIN_DEFAULT_PROCS: u32 = 128;
+
+/// The largest generated workload (jobs): about 1.6 GB of jobs in memory.
+pub const MAX_WORKLOAD_JOBS: u64 = 50_000_000;
+
 /// The batch machine's configuration. Keys of [`BatchConfig::set`] are the
 /// field names (rules of [`SwfRules`] by their own names).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,6 +91,19 @@ pub struct BatchConfig {
     /// Record which processors each space-shared job gets (lowest free
     /// first), for `allocated_resources` in the jobs CSV.
     pub track_resources: bool,
+    /// The jobs: a trace file or a generated workload.
+    pub workload: WorkloadKind,
+    /// Generated workload: number of jobs.
+    pub workload_jobs: u64,
+    /// Generated workload: offered load the arrivals are scaled to
+    /// (`None`: the model's own arrival process).
+    pub workload_load: Option<f64>,
+    /// Generated workload: the model's random seed (its own streams, so
+    /// every policy sees the same jobs).
+    pub workload_seed: u64,
+    /// Generated workload: batch and interactive job types (the published
+    /// model) or the typeless variant.
+    pub workload_types: bool,
 }
 
 impl Default for BatchConfig {
@@ -89,6 +121,11 @@ impl Default for BatchConfig {
             slot_allocation: SlotAllocation::FirstFit,
             load_factor: 1.0,
             track_resources: true,
+            workload: WorkloadKind::Trace,
+            workload_jobs: 10_000,
+            workload_load: None,
+            workload_seed: 1,
+            workload_types: true,
         }
     }
 }
@@ -113,6 +150,11 @@ pub const KEYS: &[&str] = &[
     "slot_allocation",
     "load_factor",
     "track_resources",
+    "workload",
+    "workload_jobs",
+    "workload_load",
+    "workload_seed",
+    "workload_types",
 ];
 
 fn shown(v: &Value) -> String {
@@ -256,6 +298,21 @@ impl BatchConfig {
             }
             "load_factor" => self.load_factor = float(key, v)?,
             "track_resources" => self.track_resources = boolean(key, v)?,
+            "workload" => {
+                self.workload = match choice(key, v, &["trace", "lublin"])? {
+                    "lublin" => WorkloadKind::Lublin,
+                    _ => WorkloadKind::Trace,
+                }
+            }
+            "workload_jobs" => self.workload_jobs = uint(key, v)?,
+            "workload_load" => {
+                self.workload_load = match v {
+                    Value::Str(s) if s == "none" || s == "model" => None,
+                    _ => Some(float(key, v)?),
+                }
+            }
+            "workload_seed" => self.workload_seed = uint(key, v)?,
+            "workload_types" => self.workload_types = boolean(key, v)?,
             _ => return Err(ConfigError::new(key, "unknown key", KEYS.join(", "))),
         }
         Ok(())
@@ -298,6 +355,22 @@ impl BatchConfig {
                 "0 seconds",
                 "an integer >= 1 (seconds)",
             ));
+        }
+        if !(1..=MAX_WORKLOAD_JOBS).contains(&self.workload_jobs) {
+            return Err(ConfigError::new(
+                "workload_jobs",
+                format!("{} jobs", self.workload_jobs),
+                format!("an integer in 1..={MAX_WORKLOAD_JOBS}"),
+            ));
+        }
+        if let Some(l) = self.workload_load {
+            if !(l > 0.0 && l <= 100.0) {
+                return Err(ConfigError::new(
+                    "workload_load",
+                    format!("{l} is not an offered load"),
+                    "a number in (0, 100], or none (the model's own arrivals)",
+                ));
+            }
         }
         if !(self.load_factor > 0.0 && self.load_factor.is_finite()) {
             return Err(ConfigError::new(

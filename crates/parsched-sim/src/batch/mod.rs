@@ -71,7 +71,7 @@ pub mod gang;
 pub mod result;
 pub mod space;
 
-pub use config::{BatchConfig, BatchPolicyKind, TooWide, KEYS};
+pub use config::{BatchConfig, BatchPolicyKind, TooWide, WorkloadKind, KEYS};
 pub use gang::simulate_gang;
 pub use result::{BatchResult, BatchSummary, JobRow, Outcome, JOBS_CSV_COLUMNS};
 pub use space::simulate_with;
@@ -306,6 +306,36 @@ pub fn simulate(
 pub fn run_trace(path: impl AsRef<Path>, cfg: &BatchConfig) -> Result<BatchResult, BatchError> {
     cfg.validate()?;
     let trace = swf::load_file(path, &cfg.rules)?;
+    run_loaded(trace, cfg)
+}
+
+/// The Lublin–Feitelson configuration a `workload = "lublin"` batch config
+/// describes (`procs`, else 128 processors; `workload_jobs`, `_seed`,
+/// `_types`).
+pub fn lublin_config(cfg: &BatchConfig) -> crate::lublin::LublinConfig {
+    let mut lc =
+        crate::lublin::LublinConfig::for_machine(cfg.procs.unwrap_or(config::LUBLIN_DEFAULT_PROCS));
+    lc.jobs = cfg.workload_jobs;
+    lc.seed = cfg.workload_seed;
+    lc.include_types = cfg.workload_types;
+    lc
+}
+
+/// Generates the workload `cfg` describes (`workload = "lublin"`) in memory
+/// and runs it: the same jobs as writing it with `parsched generate lublin`
+/// and running that file.
+pub fn run_generated(cfg: &BatchConfig) -> Result<BatchResult, BatchError> {
+    cfg.validate()?;
+    let stop = || {
+        CANCEL.with(|c| {
+            c.borrow()
+                .as_ref()
+                .is_some_and(|f| f.load(Ordering::Relaxed))
+        })
+    };
+    let lc = lublin_config(cfg);
+    let (trace, _) = crate::lublin::generate_at_load(&lc, cfg.workload_load, &cfg.rules, &stop)?
+        .ok_or(BatchError::Interrupted)?;
     run_loaded(trace, cfg)
 }
 

@@ -236,3 +236,68 @@ fn absurd_times_are_errors() {
     let e = simulate(vec![j(1, 0, 1, 1, u64::MAX)], 4, &c).unwrap_err();
     assert!(e.to_string().contains("2^40"), "{e}");
 }
+
+/// A generated workload run in memory is the workload written as SWF (the
+/// `parsched generate lublin` file) and run from that file: same jobs, same
+/// schedule, with and without a target load, under every policy.
+#[test]
+fn generated_workload_equals_its_written_file() {
+    let dir = std::env::temp_dir().join(format!("parsched-gen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (load, policy) in [
+        (Some(0.9), "easy"),
+        (None, "fcfs"),
+        (Some(1.3), "conservative"),
+    ] {
+        let mut c = BatchConfig::default();
+        for (k, v) in [
+            ("workload", Value::Str("lublin".into())),
+            ("workload_jobs", Value::Int(3000)),
+            ("workload_seed", Value::Int(7)),
+            ("procs", Value::Int(256)),
+            ("policy", Value::Str(policy.into())),
+        ] {
+            c.set(k, &v).unwrap();
+        }
+        c.workload_load = load;
+        let mem = run_generated(&c).unwrap();
+        assert_eq!(mem.summary.jobs, 3000);
+        let path = dir.join(format!("w-{policy}.swf"));
+        let lc = lublin_config(&c);
+        let f = std::fs::File::create(&path).unwrap();
+        let factor = match load {
+            Some(l) => crate::lublin::write_swf_at_load(&lc, l, f).unwrap(),
+            None => {
+                crate::lublin::write_swf(&lc, f).unwrap();
+                1.0
+            }
+        };
+        let mut from_file = c.clone();
+        from_file.workload = WorkloadKind::Trace;
+        let file = run_trace(&path, &from_file).unwrap();
+        assert!(mem.same_schedule(&file), "{policy} {load:?}");
+        if let Some(l) = load {
+            // The scaled workload offers (close to) the asked load.
+            let (jobs, procs, _) =
+                prepare(swf::load_file(&path, &c.rules).unwrap(), &from_file).unwrap();
+            let offered = offered_load(&jobs, procs);
+            assert!((offered / l - 1.0).abs() < 0.01, "{offered} vs {l}");
+            assert!(factor != 1.0);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn generated_workload_keys_are_checked() {
+    let mut c = BatchConfig::default();
+    assert!(c.set("workload", &Value::Str("lubin".into())).is_err());
+    c.set("workload_jobs", &Value::Int(0)).unwrap();
+    assert_eq!(c.validate().unwrap_err().field, "workload_jobs");
+    c.workload_jobs = 10;
+    c.set("workload_load", &Value::Float(-1.0)).unwrap();
+    assert_eq!(c.validate().unwrap_err().field, "workload_load");
+    c.set("workload_load", &Value::Str("none".into())).unwrap();
+    assert_eq!(c.workload_load, None);
+    c.validate().unwrap();
+}
