@@ -640,8 +640,37 @@ def _write_table(path: str, tables: list[Any]) -> None:
     from ._io import atomic_file
 
     table = pa.concat_tables(tables, promote_options="permissive") if tables else pa.table({})
-    with atomic_file(path) as tmp:
+    with _signals_deferred(), atomic_file(path) as tmp:
         pq.write_table(table, tmp)
+
+
+@contextlib.contextmanager
+def _signals_deferred():
+    """Holds SIGINT and SIGTERM back while a file is written and renamed (in
+    the main thread), then acts on them as their handlers would: no temporary
+    file is left behind, whenever Ctrl-C comes."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got: list[int] = []
+
+    def note(signum: int, frame: Any) -> None:
+        got.append(signum)
+
+    old = {s: signal.signal(s, note) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+        if got:
+            handler = old[got[0]]
+            if callable(handler):
+                handler(got[0], None)  # raises KeyboardInterrupt / SweepTerminated
+            else:
+                signal.raise_signal(got[0])  # SIG_DFL or SIG_IGN: as it would have been
 
 
 def _remove_temporaries(*dirs: str) -> None:
@@ -760,7 +789,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     --executor threads (default), processes or dask (a LocalCluster of
     --workers processes, or the cluster at --scheduler ADDRESS, e.g. one
     started by dask-jobqueue on Slurm or PBS). Ctrl-C or SIGTERM keeps what
-    finished (exit 130). Format: docs/formats/sweep-spec.md; docs/sweeps.md.
+    finished (exit 130; SIGTERM 143). Format: docs/formats/sweep-spec.md;
+    docs/sweeps.md.
     """
     from ._report import jsonable
     from .cli import _fail
@@ -788,10 +818,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                     outcome = run_spec(spec, args.out, ex, progress=True)
         except KeyboardInterrupt as e:
             saved = _count_rows(os.path.join(args.out, RESULTS))
-            what = "terminated" if isinstance(e, SweepTerminated) else "interrupted"
+            # SIGTERM: ours, or the CLI's own handler's exception (exit 143 as elsewhere)
+            term = isinstance(e, SweepTerminated) or type(e).__name__ == "Terminated"
+            what = "terminated (SIGTERM)" if term else "interrupted"
             return _fail(f"{what}: {saved} of {len(spec.points)} points saved in "
                          f"{os.path.join(args.out, RESULTS)}; run the same command to resume",
-                         code=130)
+                         code=143 if term else 130)
     elapsed = time.perf_counter() - t0
     assert outcome is not None
     msg = {"spec": args.spec, "model": spec.model, "points": outcome.total,
@@ -817,7 +849,7 @@ def _count_rows(path: str) -> int:
 @contextlib.contextmanager
 def _sigterm_raises():
     """SIGTERM raises :class:`SweepTerminated` in the main thread while the
-    sweep runs, so that it ends as Ctrl-C does (results saved, exit 130)."""
+    sweep runs, so that it ends as Ctrl-C does (results saved; exit 143)."""
     def handler(signum, frame):
         raise SweepTerminated()
 
