@@ -43,6 +43,9 @@ NONDEFAULT = {
     "age_running": False,
     "boost_refreshes_quantum": True,
     "boost_to": "sleep_return",
+    "boost_cap": 20,
+    "boost_queue": "tail",
+    "boost_transient": True,
     "tick_ms": 5.0,
     "launch_gap_ms": 20.0,
     "start_skew_ms": 10.0,
@@ -176,6 +179,13 @@ def test_scheme_and_jobs_take_the_cores_spelling():
         ({"spin_time_us": -1.0}, "spin_time_us", "-1"),
         ({"dispatch_table": "/no/such/table.txt"}, "dispatch_table", "cannot read"),
         ({"bogus": 1}, "bogus", "unknown key"),
+        ({"boost_to": "middle"}, "boost_to", "not allowed"),
+        ({"boost_to": 60}, "boost_to", "60 is not a level"),
+        ({"boost_to": "300"}, "boost_to", "300 is not a level"),
+        ({"boost_to": "sleep_return+x"}, "boost_to", "K must be"),
+        ({"boost_to": 57.5}, "boost_to", "not a string"),
+        ({"boost_cap": -1}, "boost_cap", "-1"),
+        ({"boost_queue": "middle"}, "boost_queue", "not a choice"),
     ],
 )
 def test_bad_values_name_their_field(kw, field, needle):
@@ -184,6 +194,26 @@ def test_bad_values_name_their_field(kw, field, needle):
     assert ei.value.field == field
     assert needle in str(ei.value)
     assert "\n" not in str(ei.value)
+
+
+def test_boost_to_takes_a_name_a_level_or_an_offset(tmp_path, table_file):
+    # an integer (Python, TOML) or its text (--set) is a fixed level
+    assert CoschedConfig(boost_to=57).boost_to == "57"
+    for v in (57, "57", " sleep_return+2 ", "top", "sleep_return"):
+        c = CoschedConfig(boost_to=v)
+        assert c.core_values()["boost_to"] == str(v).strip()
+        assert_toml_round_trip(c, table=True)
+    c = CoschedConfig().apply_overrides(["boost_to=55", "boost_cap=10"])
+    assert (c.boost_to, c.boost_cap) == ("55", 10)
+    f = tmp_path / "b.toml"
+    f.write_text("[cosched]\nboost_to = 56\n")
+    assert CoschedConfig.from_toml(f).core_values()["boost_to"] == "56"
+    # a level is checked against the table in use (3 levels: 0..=2)
+    with pytest.raises(ConfigError) as ei:
+        CoschedConfig(dispatch_table=table_file, initial_level=1, boost_to=5)
+    assert ei.value.field == "boost_to" and "0..=2" in str(ei.value)
+    assert "\n" not in str(ei.value)
+    assert CoschedConfig(dispatch_table=table_file, initial_level=1, boost_to=2).boost_to == "2"
 
 
 def test_bad_dispatch_tables(tmp_path):

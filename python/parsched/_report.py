@@ -13,7 +13,17 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["fmt_3g", "fmt_precise", "fmt_short", "jsonable", "markdown_table", "pyplot"]
+__all__ = [
+    "FIGURE_FORMATS",
+    "fmt_3g",
+    "fmt_precise",
+    "fmt_short",
+    "jsonable",
+    "log_ticks",
+    "markdown_table",
+    "pyplot",
+    "save_figure",
+]
 
 
 def _number(v: Any) -> float | None:
@@ -102,6 +112,68 @@ def pyplot():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+#: Figure formats every plot writer accepts, chosen by the file's extension.
+FIGURE_FORMATS = (".png", ".svg", ".pdf")
+
+
+def save_figure(fig: Any, path: str, *, dpi: int = 110, layout: bool = True) -> str:
+    """Writes ``fig`` to ``path`` (atomically) in the format its extension names:
+    ``.png``, ``.svg`` or ``.pdf`` (:data:`FIGURE_FORMATS`); any other extension is
+    a ConfigError. SVG and PDF carry no creation date and SVG ids a fixed salt, so
+    the same figure gives the same bytes. ``layout``: apply ``tight_layout`` first.
+    Returns the path."""
+    import os
+
+    from ._io import atomic_file
+    from .errors import ConfigError
+
+    path = os.fspath(path)
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in FIGURE_FORMATS:
+        raise ConfigError("figure", f"{path!r} has unsupported extension {ext or '(none)'!r}",
+                          ", ".join(FIGURE_FORMATS))
+    fmt = ext[1:]
+    meta = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}}.get(fmt)
+    if layout:
+        fig.tight_layout()
+    import matplotlib
+
+    with atomic_file(path) as tmp, matplotlib.rc_context({"svg.hashsalt": "parsched"}):
+        fig.savefig(tmp, format=fmt, dpi=dpi, metadata=meta)
+    return path
+
+
+def log_ticks(ax: Any, which: str = "y", *, most: int = 8) -> None:
+    """Readable ticks on a log axis of ``ax`` (``which``: "x" or "y"): labelled
+    plain numbers (0.5, 1, 2, 5, 10, ...) at 1-2-5 steps, or finer steps when
+    the axis spans less than a factor of about 5, so that every log axis shows
+    at least three labelled ticks and never a lone "1" or mathtext powers only.
+    Call it after the data are drawn (the limits are read from ``ax``)."""
+    import matplotlib.ticker as mticker
+
+    axis = ax.yaxis if which == "y" else ax.xaxis
+    lo, hi = sorted(ax.get_ylim() if which == "y" else ax.get_xlim())
+    if not (lo > 0 and hi > lo):
+        return
+    e0, e1 = math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1
+    ticks: list[float] = []
+    for subs in ((1.0,), (1.0, 2.0, 5.0), (1.0, 1.5, 2.0, 3.0, 5.0, 7.0)):
+        ticks = sorted({float(f"{s * 10.0 ** e:.6g}") for e in range(e0, e1 + 1)
+                        for s in subs if lo <= s * 10.0 ** e <= hi})
+        if len(ticks) >= 3:
+            break
+    if len(ticks) < 3:  # a narrow span: evenly spaced round numbers (log ≈ linear there)
+        ticks = [float(f"{v:.6g}") for v in
+                 mticker.MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]).tick_values(lo, hi)
+                 if lo <= v <= hi and v > 0]
+    if len(ticks) > most:  # thin evenly, keeping the first
+        step = math.ceil(len(ticks) / most)
+        ticks = ticks[::step]
+    axis.set_major_locator(mticker.FixedLocator(ticks))
+    axis.set_major_formatter(mticker.FuncFormatter(lambda v, _pos: f"{v:g}"))
+    axis.set_minor_formatter(mticker.NullFormatter())
 
 
 class ResultRepr:

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._report import ResultRepr, pyplot
+from ._report import ResultRepr, pyplot, save_figure
 from .config import BatchConfig
 from .errors import ConfigError, PolicyError, SimulationError, TraceError
 
@@ -301,6 +301,18 @@ class BatchResult(ResultRepr):
         return cached
 
     @property
+    def slots(self) -> Any:
+        """Per job (the rows of :attr:`jobs`): the gang matrix slot it ran in (0
+        under space sharing), as int64; None from an extension that does not
+        report it."""
+        cols = self.raw["columns"]
+        if "slot" not in cols:
+            return None
+        import numpy as np
+
+        return np.frombuffer(cols["slot"], dtype=np.int64)
+
+    @property
     def dropped(self) -> int:
         """Records dropped while loading (every reason)."""
         return sum(n for k, n in self.report.items() if k.startswith("dropped"))
@@ -324,7 +336,8 @@ class BatchResult(ResultRepr):
     def busy(self) -> pd.DataFrame:
         """Processors in use over time, from the jobs: ``time``, ``busy`` (the value
         from that time on). Under gang scheduling this is the processors held by the
-        jobs resident in the matrix (up to mpl × procs)."""
+        jobs resident in the matrix, every slot added up (up to mpl × procs; see
+        :meth:`busy_by_slot` for one column per slot)."""
         import numpy as np
         import pandas as pd
 
@@ -340,28 +353,97 @@ class BatchResult(ResultRepr):
         last = np.r_[t[1:] != t[:-1], True]
         return pd.DataFrame({"time": t[last], "busy": level[last]})
 
+    def slot_lanes(self) -> Any:
+        """Per job (the rows of :attr:`jobs`), the gang matrix slot it ran in
+        (the core's slot index, 0..mpl−1; a job keeps its slot and columns from
+        admission to its end); all zeros under space sharing. Jobs of one slot
+        never share a processor at the same time."""
+        import numpy as np
+
+        n = len(self.jobs)
+        if self.slots is not None and len(self.slots) == n:
+            return np.asarray(self.slots, dtype=np.int64)
+        if self.policy == "gang" and n:
+            raise SimulationError("this build of parsched._core does not report gang slots; "
+                                  "rebuild it (make develop)")
+        return np.zeros(n, dtype=np.int64)
+
+    def busy_by_slot(self) -> pd.DataFrame:
+        """Processors held per gang slot over time: ``time`` and one column per
+        slot (``slot 0``, ``slot 1``, ...: the value from that time on; each at
+        most ``procs``), then ``active`` (slots holding jobs) and ``in_use``
+        (Σ slots / active: the processors in use averaged over a rotation, when
+        the active slots share the machine in turn). Space sharing: one slot."""
+        import numpy as np
+        import pandas as pd
+
+        j = self.jobs
+        lanes = self.slot_lanes()
+        k = int(lanes.max()) + 1 if len(lanes) else 1
+        w = j["requested_number_of_resources"].to_numpy(dtype=np.int64)
+        t = np.concatenate([j["starting_time"].to_numpy(), j["finish_time"].to_numpy()])
+        if len(t) == 0:
+            return pd.DataFrame({"time": [], "slot 0": [], "active": [], "in_use": []})
+        d = np.concatenate([w, -w])
+        ln = np.concatenate([lanes, lanes])
+        order = np.lexsort((d, t))
+        t, d, ln = t[order], d[order], ln[order]
+        levels = np.zeros((len(t), k), dtype=np.int64)
+        levels[np.arange(len(t)), ln] = d
+        levels = np.cumsum(levels, axis=0)
+        last = np.r_[t[1:] != t[:-1], True]
+        levels = levels[last]
+        out = pd.DataFrame({"time": t[last]})
+        for s in range(k):
+            out[f"slot {s}"] = levels[:, s]
+        active = (levels > 0).sum(axis=1)
+        out["active"] = active
+        out["in_use"] = levels.sum(axis=1) / np.maximum(active, 1)
+        return out
+
     def plot_utilization(self, path: str | os.PathLike[str], *, title: str | None = None) -> str:
-        """Writes a PNG with two panels: processors in use over time (from the jobs'
-        start and finish times; a dashed line at the machine size) and the queue
-        length over time. Returns the path. Written atomically."""
+        """Writes two panels: processors in use over time (from the jobs' start and
+        finish times; a dashed line at the machine size) and the queue length over
+        time. Under gang scheduling the processors held by each slot are drawn
+        apart (each at most P) with, thick, the processors in use averaged over a
+        rotation (Σ slots / active slots), so the curve never passes P. The format
+        follows the extension (.png, .svg, .pdf). Returns the path. Written
+        atomically."""
         path = os.fspath(path)
         plt = pyplot()
-        busy = self.busy()
         procs = int(self.summary["procs"])
         t0 = float(self.summary.get("first_submit", 0))
         span = float(self.summary.get("makespan", 0)) or 1.0
         unit, uname = _time_unit(span)
-        fig, (a1, a2) = plt.subplots(2, 1, figsize=(10, 6), sharex=True,
+        fig, (a1, a2) = plt.subplots(2, 1, figsize=(12 if self.policy == "gang" else 10, 6),
+                                     sharex=True,
                                      gridspec_kw={"height_ratios": [3, 2]})
         try:
-            if len(busy):
-                a1.step((busy["time"] - t0) / unit, busy["busy"], where="post", lw=0.6,
-                        color="tab:blue")
-            a1.axhline(procs, color="black", ls="--", lw=0.8, label=f"P = {procs}")
-            a1.set_ylabel("processors in use")
-            a1.legend(loc="upper right")
             u = self.summary.get("utilization", 0.0)
-            a1.set_title(title or f"{self._label()}: utilization {u:.3f}")
+            if self.policy == "gang":
+                by = self.busy_by_slot()
+                x = (by["time"] - t0) / unit
+                slots = [c for c in by.columns if c.startswith("slot ")]
+                cmap = plt.get_cmap("tab10")
+                for s, c in enumerate(slots):
+                    a1.step(x, by[c], where="post", lw=0.5, alpha=0.7, color=cmap(s % 10),
+                            label=f"held by {c}")
+                a1.step(x, by["in_use"], where="post", lw=1.2, color="black",
+                        label="in use:\nΣ slots / active slots")
+                a1.set_ylabel("processors")
+                default_title = (f"{self._label()}: utilization {u:.3f} (the slots run in "
+                                 "turn, each holds at most P)")
+            else:
+                busy = self.busy()
+                if len(busy):
+                    a1.step((busy["time"] - t0) / unit, busy["busy"], where="post", lw=0.6,
+                            color="tab:blue", label="in use")
+                a1.set_ylabel("processors in use")
+                default_title = f"{self._label()}: utilization {u:.3f}"
+            a1.axhline(procs, color="black", ls="--", lw=0.8, label=f"P = {procs}")
+            a1.set_ylim(0, procs * 1.08)
+            a1.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7)
+            a1.set_title(title or default_title, fontsize=10)
             if len(self.queue):
                 a2.step((self.queue["time"] - t0) / unit, self.queue["length"], where="post",
                         lw=0.6, color="tab:red")
@@ -380,7 +462,7 @@ class BatchResult(ResultRepr):
         max_jobs: int = 2000,
         title: str | None = None,
     ) -> str:
-        """Writes a Gantt chart PNG: one rectangle per job and allocated processor
+        """Writes a Gantt chart: one rectangle per job and allocated processor
         interval over [starting_time, finish_time] (x: time, y: processor).
 
         Large traces are shown through a time window: ``window=(t0, t1)`` (seconds,
@@ -389,12 +471,15 @@ class BatchResult(ResultRepr):
         from the first start to the start of the ``max_jobs``-th job (by start time),
         so about ``max_jobs`` jobs are drawn; the window is in the title. Without
         processor intervals (``track_resources=false``) each job is drawn as a bar
-        of its width stacked in start order. Under gang scheduling the intervals are
-        the job's columns in its slot of the matrix, so jobs of different slots
-        overlap (drawn translucent). Returns the path; written atomically.
+        of its width stacked in start order. Under gang scheduling each slot of the
+        matrix gets its own lane (P processors high, its own colour, a legend;
+        :meth:`slot_lanes`), since the slots share the processors in turn. The
+        format follows the extension (.png, .svg, .pdf). Returns the path; written
+        atomically.
         """
         import numpy as np
         from matplotlib.collections import PolyCollection
+        from matplotlib.patches import Patch
 
         path = os.fspath(path)
         if max_jobs < 1:
@@ -418,38 +503,67 @@ class BatchResult(ResultRepr):
         clipped = window is not None or len(j) > max_jobs
         unit, uname = _time_unit(hi - lo)
         procs = int(self.summary["procs"])
-        verts, colors = [], []
-        cmap = pyplot().get_cmap("tab20")
+        gang = self.policy == "gang"
+        lanes = self.slot_lanes() if gang else np.zeros(len(j), dtype=np.int64)
+        nlanes = int(lanes.max()) + 1 if gang and len(lanes) else 1  # the slots the run used
+        plt = pyplot()
+        cmap = plt.get_cmap("tab20")
+        lane_maps = [plt.get_cmap(m) for m in ("Blues", "Oranges", "Greens", "Purples",
+                                               "Reds", "Greys")]
         res = j["allocated_resources"].to_numpy()
         width = j["requested_number_of_resources"].to_numpy()
+        ids = j["job_id"].to_numpy()
+        verts, colors = [], []
         stack = 0
         for i in sel:
             a, b = max(start[i], lo), min(end[i], hi)
             if b <= a:
                 b = a + (hi - lo) * 1e-4  # zero-length jobs as a hairline
             x0, x1 = (a - lo) / unit, (b - lo) / unit
-            ivs = parse_intervals(res[i]) if res[i] else []
+            ivs = parse_intervals(res[i]) if isinstance(res[i], str) and res[i] else []
             if not ivs:  # no processor ids: stack by start order
                 ivs = [(stack % procs, stack % procs + int(width[i]) - 1)]
                 stack += int(width[i])
-            color = cmap(int(j["job_id"].iat[i]) % 20)
+            lane = int(lanes[i])
+            if gang:
+                shade = 0.35 + 0.5 * ((int(ids[i]) * 7919) % 97) / 97
+                color = lane_maps[lane % len(lane_maps)](shade)
+            else:
+                color = cmap(int(ids[i]) % 20)
+            base = (nlanes - 1 - lane) * procs  # slot 0 on top
             for p, q in ivs:
-                verts.append([(x0, p), (x1, p), (x1, q + 1), (x0, q + 1)])
+                verts.append([(x0, base + p), (x1, base + p), (x1, base + q + 1),
+                              (x0, base + q + 1)])
                 colors.append(color)
-        plt = pyplot()
-        fig, ax = plt.subplots(figsize=(12, 6))
+        fig, ax = plt.subplots(figsize=(12, 6 if nlanes == 1 else min(4 + 2.2 * nlanes, 14)))
         try:
-            alpha = 0.5 if self.policy == "gang" else 0.9
             ax.add_collection(PolyCollection(verts, facecolors=colors, edgecolors="black",
-                                             linewidths=0.2, alpha=alpha))
+                                             linewidths=0.2, alpha=0.9))
             ax.set_xlim(0, (hi - lo) / unit)
-            ax.set_ylim(0, procs)
+            ax.set_ylim(0, procs * nlanes)
             ax.set_xlabel(f"time since {lo:.0f} s ({uname})")
-            ax.set_ylabel("processor")
             what = f"{len(sel)} of {len(j)} jobs"
             if clipped:
                 what += f", window [{lo:.0f}, {hi:.0f}] s"
-            ax.set_title(title or f"{self._label()}: {what}")
+            if gang:
+                for k in range(1, nlanes):
+                    ax.axhline(k * procs, color="black", lw=1.0)
+                for k in sorted(set(range(nlanes)) - {int(x) for x in lanes[sel]}):
+                    ax.text((hi - lo) / unit / 2, (nlanes - 1 - k) * procs + procs / 2,
+                            f"slot {k}: no job in this window", ha="center", va="center",
+                            color="grey", fontsize=9)
+                ticks = [(nlanes - 1 - k) * procs + procs / 2 for k in range(nlanes)]
+                ax.set_yticks(ticks)
+                ax.set_yticklabels([f"slot {k}\n(0-{procs - 1})" for k in range(nlanes)])
+                ax.set_ylabel("processor, one lane per gang slot")
+                handles = [Patch(color=lane_maps[k % len(lane_maps)](0.6), label=f"slot {k}")
+                           for k in range(nlanes)]
+                ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0),
+                          fontsize=8, title="matrix slot")
+                what += f"; {nlanes} slots sharing the {procs} processors in turn"
+            else:
+                ax.set_ylabel("processor")
+            ax.set_title(title or f"{self._label()}: {what}", fontsize=10)
             _save_png(fig, path)
         finally:
             plt.close(fig)
@@ -461,9 +575,6 @@ class BatchResult(ResultRepr):
 
 
 def _save_png(fig, path) -> None:
-    """Lays ``fig`` out and writes it to ``path`` as PNG, atomically."""
-    from ._io import atomic_file
-
-    fig.tight_layout()
-    with atomic_file(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=110)
+    """Lays ``fig`` out and writes it to ``path`` atomically, in the format its
+    extension names (.png, .svg, .pdf; :func:`parsched._report.save_figure`)."""
+    save_figure(fig, path, dpi=110)

@@ -34,8 +34,8 @@ __all__ = ["RUN_COLUMNS", "SWEEP_COLUMNS", "CoschedResult", "cosched_sweep",
 #: Columns of :attr:`CoschedResult.runs`: one row per replication.
 RUN_COLUMNS = (
     "seed", "completion_time", "mean_job_time", "cv", "slowdown", "spin_time", "latency_us",
-    "small_latency_us", "context_switches", "interrupts", "boosts", "wakeups", "lost_wakeups",
-    "blocks", "yields", "messages", "slot_switches", "events", "wall_seconds",
+    "small_latency_us", "context_switches", "interrupts", "boosts", "boosts_capped", "wakeups",
+    "lost_wakeups", "blocks", "yields", "messages", "slot_switches", "events", "wall_seconds",
 )
 
 #: Columns of :func:`cosched_sweep`'s rows.

@@ -6,7 +6,9 @@ policies with the default configuration (machine size from the header, default
 loading rules; gang: mpl 4, quantum 60 s) and writes ``batch.csv`` and
 ``batch.md`` (jobs, procs, average wait, average bounded slowdown, utilization,
 makespan, wall time, and what loading dropped or repaired). It then runs one
-trace twice and checks that the two schedules are identical (determinism).
+trace twice and checks that the two schedules are identical (determinism), and
+draws that trace's schedule under EASY and gang (``gantt_<policy>.png``,
+``utilization_<policy>.png``, shown in ``batch.md``).
 """
 
 from __future__ import annotations
@@ -108,8 +110,10 @@ def run(out_dir: str, traces_dir: str, *, policies: tuple[str, ...] = POLICIES,
     md = results_markdown(df)
     note = (f"\nDeterminism: {trace_name(smallest)} under EASY run twice: "
             f"{'identical jobs, queue and summary' if same else 'DIFFERENT'}.\n")
+    plots = write_plots(out_dir, smallest, runs[0],
+                        [p for p in PLOT_POLICIES if p in policies and p != "easy"])
     with open(os.path.join(out_dir, "batch.md"), "w") as fh:
-        fh.write("# Batch scheduling on the shared traces\n\n" + md + note)
+        fh.write("# Batch scheduling on the shared traces\n\n" + md + note + plots)
     if echo is not None:
         echo("batch scheduling on the shared traces",
              df[["trace", "procs", "jobs", "policy", "avg_wait", "avg_bsld", "utilization",
@@ -119,6 +123,33 @@ def run(out_dir: str, traces_dir: str, *, policies: tuple[str, ...] = POLICIES,
         echo("determinism", f"{trace_name(smallest)} twice: {'identical' if same else 'DIFFERENT'}")
     return {"rows": rows, "deterministic": same, "determinism_trace": trace_name(smallest),
             "traces": [trace_name(t) for t in traces]}
+
+
+#: The policies whose schedules ``reproduce batch`` draws (on the smallest trace).
+PLOT_POLICIES = ("easy", "gang")
+#: Jobs in the Gantt charts' default window.
+PLOT_JOBS = 300
+
+
+def write_plots(out_dir: str, trace: str, easy, others: list[str]) -> str:
+    """Gantt chart and utilization plot of ``trace`` under EASY (``easy``, a
+    result already at hand) and each policy of ``others``; the Markdown that
+    shows them."""
+    from .batch import simulate_batch
+
+    name = trace_name(trace)
+    md = [f"\n## Schedules of {name} (the smallest trace)\n"]
+    results = [("easy", easy)] + [(p, simulate_batch(trace, BatchConfig(policy=p)))
+                                  for p in others]
+    for policy, r in results:
+        gantt, util = f"gantt_{policy}.png", f"utilization_{policy}.png"
+        r.plot_gantt(os.path.join(out_dir, gantt), max_jobs=PLOT_JOBS)
+        r.plot_utilization(os.path.join(out_dir, util))
+        md += [f"### {name} under {policy}: Gantt chart (first {PLOT_JOBS} jobs)\n",
+               f"![{name} {policy} Gantt]({gantt})\n",
+               f"### {name} under {policy}: processors in use and queue\n",
+               f"![{name} {policy} utilization]({util})\n"]
+    return "\n".join(md)
 
 
 def results_markdown(df) -> str:

@@ -37,12 +37,20 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ._report import fmt_3g, markdown_table, pyplot
+from ._report import fmt_3g, log_ticks, markdown_table, pyplot, save_figure
 from .errors import ConfigError, RuntimeUnavailable
 
 __all__ = ["check_runtime", "ensure_bsp", "run"]
 
 SLOT = "50ms"
+#: issue 5's targets at the 1 ms point: gang this much faster than default Linux,
+#: and within this factor of ideal time-sharing
+SPEEDUP_TARGET = 1.5
+IDEAL_TARGET = 1.10
+#: Why a target can be missed here (written into summary.md; the report quotes it).
+LOAD_NOTE = ("Foreign load on a small machine preempts one thread of a running gang while its "
+             "sibling spins, which no user-level scheduler can prevent: read every result "
+             "with its load and foreign_cpus columns.")
 DESK_SHOWN = ["k", "s", "scheduler", "runtime_s", "min_s", "max_s", "ideal_s", "vs_ideal",
               "load", "foreign_cpus", "switches"]
 GRAN_SHOWN = ["grain_ms", "solo_s", "ideal_s", "default_s", "gang_s", "speedup",
@@ -263,15 +271,16 @@ def run(out_dir: str, bsp: str, quick: bool = False, solo_s: float | None = None
     head = {
         "desktop_k2_s0_speedup": d_speed,
         "desktop_k2_s0_gang_vs_ideal": d_ideal,
-        "desktop_k2_s0_meets_both": bool(d_speed >= 1.5 and d_ideal <= 1.10),
+        "desktop_k2_s0_meets_both": bool(d_speed >= SPEEDUP_TARGET and d_ideal <= IDEAL_TARGET),
         "cpus": os.cpu_count(),
         "loops_per_us": lpu,
         "solo_s_1ms": float(solo[1.0]["runtime_s"]),
         "speedup_1ms": float(g1["speedup"]),
         "gang_vs_ideal_1ms": float(g1["gang_vs_ideal"]),
-        "meets_speedup_1_5x": bool(g1["speedup"] >= 1.5),
-        "meets_within_10pct_of_ideal": bool(g1["gang_vs_ideal"] <= 1.10),
-        "sweep_1ms_meets_both": bool(g1["speedup"] >= 1.5 and g1["gang_vs_ideal"] <= 1.10),
+        "meets_speedup_1_5x": bool(g1["speedup"] >= SPEEDUP_TARGET),
+        "meets_within_10pct_of_ideal": bool(g1["gang_vs_ideal"] <= IDEAL_TARGET),
+        "sweep_1ms_meets_both": bool(g1["speedup"] >= SPEEDUP_TARGET
+                                     and g1["gang_vs_ideal"] <= IDEAL_TARGET),
         "foreign_cpus_sweep_1ms_gang": float(g1["foreign_gang"]),
         "foreign_cpus_desktop_k2_s0_gang": float(desk[(desk.k == 2) & (desk.s == 0) & (
             desk.scheduler == "gang")].foreign_cpus.iloc[0]),
@@ -317,8 +326,7 @@ def plot_desktop(desk, path: str) -> None:
     ax.set_title("Seed 002 Fig. 1 on this machine (2 threads, spin barrier every 1 ms)",
                  fontsize=9)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -329,12 +337,12 @@ def plot_granularity(gran, path: str) -> None:
     ax.plot(gran.grain_ms, gran.gang_s, "-s", label="parsched gang, 50 ms slots")
     ax.plot(gran.grain_ms, gran.ideal_s, ":", color="k", label="ideal (2 x solo)")
     ax.set_xscale("log")
+    log_ticks(ax, "x")
     ax.set_xlabel("barrier interval (ms)")
     ax.set_ylabel("runtime, two 2-thread spin jobs (s)")
     ax.set_title("Granularity sweep", fontsize=9)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -353,7 +361,7 @@ per point, median; slots {head['slot']}; load average (1, 5, 15 min) at the star
 
 `foreign_cpus`: processors' worth of CPU used by *other* processes during the
 point (/proc/stat busy time minus our jobs' and the controller's CPU, over the
-run's wall time); the load average includes our own jobs' threads.
+run's wall time); the load average includes our own jobs' threads. {LOAD_NOTE}
 
 ## Headline (issue 5's Done means)
 

@@ -560,6 +560,7 @@ fn batch_columns<'py>(py: Python<'py>, r: &batch::BatchResult) -> PyResult<Bound
         "killed",
         col_bytes(py, n, |i| out[i].killed as u8, u8::to_ne_bytes),
     )?;
+    d.set_item("slot", i64s(&|i| out[i].slot as i64))?;
     let stretch = |i: usize| {
         let (exec, turn) = (out[i].end - out[i].start, out[i].end - jobs[i].submit);
         if exec > 0 {

@@ -85,10 +85,24 @@ class CoschedConfig(ConfigBase):
         "ts_change_priority); off: it keeps the rest of its quantum (on, PBT livelocks on "
         "W4 and PB slows by a third on W5, against the paper)",
         _D["boost_refreshes_quantum"])
-    boost_to: Literal["top", "sleep_return"] = _doc(
-        "where a boost (DCS, PB, PBT, spin-yield) puts its target: top (TS 59) or "
-        "sleep_return (the level a wake-up gives, ts_slpret: 50-59 in the stock table); the "
-        "paper does not say", _D["boost_to"])
+    boost_to: str = _doc(
+        "where a boost (DCS, PB, PBT, spin-yield) puts its target; the paper does not "
+        "say: top (TS 59), sleep_return (the level a wake-up gives, ts_slpret: 50-59 in "
+        "the stock table), sleep_return+K (K levels above that, at most 59) or a fixed "
+        "level 0-59 (e.g. 57; never lower than the target's own level)", _D["boost_to"])
+    boost_cap: int = _doc(
+        "the most boosts one process gets per second (between two of its node's "
+        "once-a-second ageings; later ones leave it as it is); 0: no cap. The paper's "
+        "future work: \"limiting the number of priority boosts for a particular process\"",
+        _D["boost_cap"])
+    boost_queue: Literal["head", "tail"] = _doc(
+        "where a boosted process that is queued goes in its new level's queue: head "
+        "(first to run at that level) or tail (behind the processes already there, as "
+        "Solaris does for a priority set from outside the dispatcher)", _D["boost_queue"])
+    boost_transient: bool = _doc(
+        "a boost lasts until the process's quantum ends or it blocks: the table then "
+        "moves it from its level before the boost (off: from the boosted level; with the "
+        "stock table TS 59 ends at 49, whose lwait is 59 again)", _D["boost_transient"])
     tick_ms: float = _doc(
         "the clock tick, ms: quanta end on one of the node's ticks, each node with its own "
         "phase (0: quanta end exactly)", _D["tick_ms"])
@@ -166,6 +180,8 @@ class CoschedConfig(ConfigBase):
     MODEL: ClassVar[str] = "cosched"
 
     def __post_init__(self) -> None:
+        if isinstance(self.boost_to, int) and not isinstance(self.boost_to, bool):
+            object.__setattr__(self, "boost_to", str(self.boost_to))  # a level, e.g. 57
         self._coerce_fields()
         table = self.dispatch_table
         if table is not None and table.strip().lower() in ("", "none", "null", *_STOCK_TABLE):

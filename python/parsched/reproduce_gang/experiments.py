@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._report import pyplot
+from .._report import log_ticks, pyplot, save_figure
 from ..models import feitelson_rudolph as fr
 from .params import PAPER_CROSSOVER_MS, PAPER_RATIO, PAPER_RATIO_AT_MS, TQ
 from .stats import _mean_alpha, _mean_time, harmonic
@@ -123,7 +123,7 @@ def plot_experiments(tables: dict[int, pd.DataFrame], path: str) -> None:
     ax.plot([PAPER_CROSSOVER_MS], [1.0], "k+", ms=11, label="paper: crossover 0.8 ms")
     ax.axhline(1.0, color="grey", lw=0.8)
     ax.set(title="Exp. 2 (Fig. 6): blocking / gang busy", xlabel="t_p + t_w (ms)",
-           ylabel="ratio", xlim=(0, 1.6))
+           ylabel="time ratio, blocking / gang busy", xlim=(0, 1.6))
     ax.legend(fontsize=7)
     ax = axes[1][0]
     ax.plot(t3["load"], t3["sim_block"], "o-", label="sim: blocking, competitors alike")
@@ -159,9 +159,10 @@ def plot_experiments(tables: dict[int, pd.DataFrame], path: str) -> None:
     ax.loglog(t4["load"], t4["sim_uncoord_busy"].iloc[0] * t4["load"] ** 2, "k--", lw=0.8,
               label="∝ ℓ²")
     ax.set(title="Exp. 4, log-log", xlabel="LOAD ℓ", ylabel="time per iteration (ms)")
+    log_ticks(ax, "x")
+    log_ticks(ax, "y")
     ax.legend(fontsize=7)
     for a in axes.ravel():
         a.grid(True, alpha=0.3)
-    fg.tight_layout()
-    fg.savefig(path, dpi=110)
+    save_figure(fg, path, dpi=110)
     plt.close(fg)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._report import pyplot
+from .._report import pyplot, save_figure
 from ..config import tw_per_unit_var
 from ..models import feitelson_rudolph as fr
 from .params import ALPHA, PHASE_TP_MAX, PHASE_TW_MAX, SIGMA, TCS_GANG, TQ
@@ -149,6 +149,5 @@ def plot_phase(table: pd.DataFrame, path: str) -> None:
     fg.suptitle("Figure 9 (σ = 1/2; τq = 50, τcs = 0.2, α = 1.5, n = 10): busy waiting with "
                 "gang scheduling at least 2× faster (blue) / blocking at least 2× faster (red)",
                 fontsize=9)
-    fg.tight_layout()
-    fg.savefig(path, dpi=110)
+    save_figure(fg, path, dpi=110)
     plt.close(fg)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._report import pyplot
+from .._report import log_ticks, pyplot, save_figure
 from .params import FINE, TQ
 from .regimes import EQUATIONS
 
@@ -14,8 +14,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def plot_grid(table: pd.DataFrame, path: str) -> None:
     plt = pyplot()
-    import matplotlib.ticker as mticker
-
     keys = [e[0] for e in EQUATIONS]
     ns = sorted(table["n"].unique())
     fg, axes = plt.subplots(len(keys), len(ns), figsize=(4.0 * len(ns), 2.3 * len(keys)),
@@ -33,21 +31,20 @@ def plot_grid(table: pd.DataFrame, path: str) -> None:
             ax.axvspan(1e-3, FINE * TQ, color="blue", alpha=0.05)
             ax.set_xscale("log")
             ax.set_yscale("log")
-            ax.yaxis.set_major_formatter(mticker.FormatStrFormatter("%g"))
-            ax.yaxis.set_minor_formatter(mticker.NullFormatter())
             ax.set_xlim(table["tp"].min() * 0.8, table["tp"].max() * 1.25)
+            log_ticks(ax, "y", most=6)
+            log_ticks(ax, "x", most=6)
             ax.grid(True, alpha=0.3)
             if i == 0:
                 ax.set_title(f"n = {n}", fontsize=9)
             if j == 0:
-                ax.set_ylabel(f"{key}\nsim / model", fontsize=8)
+                ax.set_ylabel(f"{key}\nsimulated / equation (ratio)", fontsize=8)
                 ax.text(0.02, 0.95, label, transform=ax.transAxes, fontsize=6, va="top")
             if i == len(keys) - 1:
-                ax.set_xlabel("t_p (ms)")
+                ax.set_xlabel("t_p, compute per iteration (ms)")
             if i == 0 and j == len(ns) - 1:
                 ax.legend(fontsize=6)
     fg.suptitle("Simulation / equation (circled: inside the equation's regime; green: ±5%; "
                 "blue: fine grain t_p <= 0.1 τq)", fontsize=9)
-    fg.tight_layout()
-    fg.savefig(path, dpi=110)
+    save_figure(fg, path, dpi=110)
     plt.close(fg)

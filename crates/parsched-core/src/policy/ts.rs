@@ -221,13 +221,20 @@ struct ThreadState {
     /// Seconds waited on the queue since the last expiry or wake-up.
     dispwait: u32,
     queued: bool,
+    /// With a transient boost: the level before the boost, until the boost
+    /// ends.
+    unboosted: Option<u8>,
 }
 
-/// Where a boost puts a thread. Seed 003 does not say ("boosts the priority
-/// of the destination process causing it to be scheduled almost
-/// immediately"); both readings are modelled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// Where a boost puts a thread. Seed 003 does not say: its handler and timer
+/// "boost the priority of the destination process causing it to be scheduled
+/// almost immediately" (§2, DCS), with an unmodified Solaris 2.5.1 kernel
+/// and "without requiring any modifications to the Solaris kernel" (§1). A
+/// boost never lowers a thread; a queued thread moves to the head of its
+/// new level's queue. From then on the table moves it as any other thread:
+/// its quantum ends at `tqexp` of the boosted level, ageing sends it to
+/// that level's `lwait`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum BoostTo {
     /// The top level (TS 59 in the stock table), at the head of its queue.
     #[default]
@@ -235,6 +242,116 @@ pub enum BoostTo {
     /// The level's sleep-return level (`ts_slpret`, what a wake-up gives:
     /// 50-59 in the stock table), never lower than the current level.
     SleepReturn,
+    /// `k` levels above the level's sleep-return level, at most the top
+    /// (`sleep_return+k`): a boost that beats a wake-up from the same level
+    /// (and the `lwait` that ageing gives it, the same as `slpret` in the
+    /// stock table) by `k` levels.
+    AboveSleepReturn(u8),
+    /// A fixed level (at most the top; never lower than the current level):
+    /// a driver that sets its target's time-sharing level to this.
+    Level(u8),
+}
+
+impl BoostTo {
+    /// What [`BoostTo::from_str`](std::str::FromStr) accepts.
+    pub const ALLOWED: &'static str =
+        "top, sleep_return, sleep_return+K (K levels above it) or a level of the table (0..=59)";
+
+    /// The level a boost gives a thread at `level` of `table`.
+    pub fn target(self, table: &DispatchTable, level: u8) -> u8 {
+        let top = table.top();
+        let slpret = table.level[level as usize].slpret;
+        match self {
+            BoostTo::Top => top,
+            BoostTo::SleepReturn => slpret.max(level),
+            BoostTo::AboveSleepReturn(k) => slpret.saturating_add(k).min(top).max(level),
+            BoostTo::Level(n) => n.min(top).max(level),
+        }
+    }
+
+    /// Checks a fixed level against `table`; errors name `boost_to`.
+    pub fn validate(self, table: &DispatchTable) -> Result<(), ConfigError> {
+        match self {
+            BoostTo::Level(n) if n > table.top() => Err(ConfigError::new(
+                "boost_to",
+                format!("{n} is not a level of the table"),
+                format!(
+                    "top, sleep_return, sleep_return+K or a level 0..={}",
+                    table.top()
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl std::fmt::Display for BoostTo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BoostTo::Top => f.write_str("top"),
+            BoostTo::SleepReturn => f.write_str("sleep_return"),
+            BoostTo::AboveSleepReturn(k) => write!(f, "sleep_return+{k}"),
+            BoostTo::Level(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+impl std::str::FromStr for BoostTo {
+    type Err = ConfigError;
+
+    /// `top`, `sleep_return`, `sleep_return+K` or a level (`57`); errors are
+    /// one line naming `boost_to`.
+    fn from_str(s: &str) -> Result<BoostTo, ConfigError> {
+        let t = s.trim();
+        let bad = |why: String| ConfigError::new("boost_to", why, BoostTo::ALLOWED);
+        match t {
+            "top" => return Ok(BoostTo::Top),
+            "sleep_return" => return Ok(BoostTo::SleepReturn),
+            _ => {}
+        }
+        if let Some(k) = t.strip_prefix("sleep_return+") {
+            return match k.trim().parse::<u8>() {
+                Ok(0) => Ok(BoostTo::SleepReturn),
+                Ok(k) if k < 64 => Ok(BoostTo::AboveSleepReturn(k)),
+                _ => Err(bad(format!(
+                    "{t:?}: K must be a whole number of levels below 64"
+                ))),
+            };
+        }
+        if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+            return match t.parse::<u8>() {
+                Ok(n) if n < 64 => Ok(BoostTo::Level(n)),
+                _ => Err(bad(format!("{t} is not a level"))),
+            };
+        }
+        Err(bad(format!("{t:?} is not allowed")))
+    }
+}
+
+impl Serialize for BoostTo {
+    /// As the text [`FromStr`](std::str::FromStr) reads (`"top"`, `"57"`).
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for BoostTo {
+    /// From that text or from an integer level.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<BoostTo, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Level(u64),
+            Text(String),
+        }
+        let text = match Raw::deserialize(d)? {
+            Raw::Level(n) => n.to_string(),
+            Raw::Text(t) => t,
+        };
+        text.parse().map_err(|e: ConfigError| {
+            serde::de::Error::custom(format!("{}; allowed: {}", e.message, e.allowed))
+        })
+    }
 }
 
 /// The time-sharing policy of one run queue (see the module documentation).
@@ -242,6 +359,11 @@ pub enum BoostTo {
 pub struct TimeSharing {
     table: DispatchTable,
     boost_to: BoostTo,
+    /// A boosted queued thread goes to the tail of its new level's queue
+    /// (default: the head).
+    boost_at_tail: bool,
+    /// A boost ends when the thread's quantum ends or it sleeps.
+    boost_transient: bool,
     ticks_per_ms: u64,
     initial: u8,
     queues: Vec<VecDeque<ThreadId>>,
@@ -273,6 +395,8 @@ impl TimeSharing {
         Ok(TimeSharing {
             table,
             boost_to: BoostTo::Top,
+            boost_at_tail: false,
+            boost_transient: false,
             ticks_per_ms,
             initial,
             queues: vec![VecDeque::new(); n],
@@ -286,6 +410,35 @@ impl TimeSharing {
     pub fn with_boost_to(mut self, to: BoostTo) -> TimeSharing {
         self.boost_to = to;
         self
+    }
+
+    /// Where in its new level's queue a boosted queued thread goes: the
+    /// head (default, the digest's reading) or, with `tail`, the tail, as
+    /// Solaris does when a thread's priority is changed from outside the
+    /// dispatcher (`ts_parmsset` → `thread_change_pri` puts a thread on a
+    /// run queue at the back unless it is an interactive-class thread).
+    pub fn with_boost_at_tail(mut self, tail: bool) -> TimeSharing {
+        self.boost_at_tail = tail;
+        self
+    }
+
+    /// With `transient`, a boost lasts until the thread's quantum ends or it
+    /// sleeps: the table then moves it from the level it had before the
+    /// boost (`tqexp`, `slpret` of that level), not from the boosted one.
+    /// Default (off): the boosted level is its level, and with the stock
+    /// table a boost to 59 ends at `tqexp` 49, whose `lwait` is 59 again.
+    pub fn with_boost_transient(mut self, transient: bool) -> TimeSharing {
+        self.boost_transient = transient;
+        self
+    }
+
+    /// The level the table moves `thread` from at its quantum's end or its
+    /// wake-up: the level before a transient boost, else its level.
+    fn base_level(&self, thread: ThreadId) -> u8 {
+        self.threads
+            .get(thread.0 as usize)
+            .and_then(|s| s.unboosted)
+            .unwrap_or_else(|| self.level(thread))
     }
 
     /// The table.
@@ -366,12 +519,17 @@ impl TimeSharing {
 impl LocalScheduler for TimeSharing {
     fn enqueue(&mut self, thread: ThreadId, reason: EnqueueReason) {
         let cur = self.level(thread);
-        let entry = self.table.level[cur as usize];
+        let ends = matches!(reason, EnqueueReason::QuantumExpired | EnqueueReason::Woken);
+        let base = if ends { self.base_level(thread) } else { cur };
+        if ends {
+            self.state(thread).unboosted = None;
+        }
+        let entry = self.table.level[base as usize];
         let level = match reason {
             EnqueueReason::New | EnqueueReason::Yielded => cur,
             EnqueueReason::QuantumExpired => entry.tqexp,
             EnqueueReason::Woken => entry.slpret,
-            EnqueueReason::Boosted => self.table.top(),
+            EnqueueReason::Boosted => self.boost_to.target(&self.table, cur),
             EnqueueReason::Preempted => cur,
         };
         if matches!(reason, EnqueueReason::QuantumExpired | EnqueueReason::Woken) {
@@ -409,15 +567,16 @@ impl LocalScheduler for TimeSharing {
     /// The expired thread drops to `tqexp` and yields to anyone queued at or
     /// above that level.
     fn should_preempt(&self, running: ThreadId) -> bool {
-        let after = self.table.level[self.level(running) as usize].tqexp;
+        let after = self.table.level[self.base_level(running) as usize].tqexp;
         self.highest_queued().is_some_and(|h| h >= after)
     }
 
     fn continue_running(&mut self, running: ThreadId) {
-        let after = self.table.level[self.level(running) as usize].tqexp;
+        let after = self.table.level[self.base_level(running) as usize].tqexp;
         let s = self.state(running);
         s.level = after;
         s.dispwait = 0;
+        s.unboosted = None;
     }
 
     fn preempts(&self, woken: ThreadId, running: ThreadId) -> bool {
@@ -441,6 +600,7 @@ impl LocalScheduler for TimeSharing {
         for (t, lwait) in promote {
             self.unqueue(t);
             self.state(t).dispwait = 0;
+            self.state(t).unboosted = None;
             self.push(t, lwait, false);
         }
     }
@@ -457,20 +617,23 @@ impl LocalScheduler for TimeSharing {
         if s.dispwait > entry.maxwait_s {
             s.dispwait = 0;
             s.level = entry.lwait;
+            s.unboosted = None;
         }
     }
 
-    /// To the top level (seed 003's boost: "set the target to TS 59") or,
-    /// with [`BoostTo::SleepReturn`], to the level's sleep-return level; a
-    /// queued thread moves to the head of that queue.
+    /// To the level [`BoostTo::target`] says: by default the top (the
+    /// digest's reading of seed 003's boost, "set the target to TS 59"); a
+    /// queued thread moves to the head of that queue (the tail with
+    /// [`TimeSharing::with_boost_at_tail`]).
     fn boost(&mut self, thread: ThreadId) -> bool {
         let level = self.level(thread);
-        let to = match self.boost_to {
-            BoostTo::Top => self.table.top(),
-            BoostTo::SleepReturn => self.table.level[level as usize].slpret.max(level),
-        };
+        let to = self.boost_to.target(&self.table, level);
+        if self.boost_transient && to > level {
+            let s = self.state(thread);
+            s.unboosted = s.unboosted.or(Some(level));
+        }
         if self.unqueue(thread) {
-            self.push(thread, to, true);
+            self.push(thread, to, !self.boost_at_tail);
             return true;
         }
         let s = self.state(thread);
@@ -483,6 +646,7 @@ impl LocalScheduler for TimeSharing {
     /// the digest's choice: TS 0), to the tail.
     fn lower(&mut self, thread: ThreadId) -> bool {
         let level = self.level(thread);
+        self.state(thread).unboosted = None;
         if level == 0 {
             return false;
         }
@@ -560,6 +724,199 @@ mod tests {
             q.boost(t(2));
             assert_eq!(q.level(t(2)), 59);
         }
+    }
+
+    #[test]
+    fn a_boost_to_a_fixed_level_or_above_the_sleep_return_level() {
+        let d = DispatchTable::solaris();
+        // (reading, from level 0, from 29, from 45, from 58)
+        for (to, want) in [
+            (BoostTo::Level(55), [55, 55, 55, 58]),
+            (BoostTo::Level(30), [30, 30, 45, 58]),
+            (BoostTo::AboveSleepReturn(2), [52, 54, 58, 59]),
+            (BoostTo::AboveSleepReturn(9), [59, 59, 59, 59]),
+            (BoostTo::Level(59), [59, 59, 59, 59]),
+        ] {
+            for (from, want) in [0u8, 29, 45, 58].into_iter().zip(want) {
+                // queued: to the head of the new level's queue
+                let mut q = TimeSharing::new(d.clone(), 1, from)
+                    .unwrap()
+                    .with_boost_to(to);
+                q.enqueue(t(0), EnqueueReason::New);
+                q.enqueue(t(1), EnqueueReason::New);
+                q.boost(t(1));
+                assert_eq!(q.level(t(1)), want, "{to:?} from {from}");
+                assert_eq!(q.pick_next(), Some(t(1)), "{to:?} from {from}");
+                // running: only the level changes
+                let mut q = TimeSharing::new(d.clone(), 1, from)
+                    .unwrap()
+                    .with_boost_to(to);
+                q.enqueue(t(2), EnqueueReason::New);
+                assert_eq!(q.pick_next(), Some(t(2)));
+                assert_eq!(q.boost(t(2)), want != from);
+                assert_eq!(q.level(t(2)), want);
+                assert_eq!(q.len(), 0);
+            }
+        }
+        // From the boosted level the table takes over: a boosted thread's
+        // quantum ends at tqexp of its new level, ageing sends it to lwait.
+        let mut q = TimeSharing::new(d.clone(), 1, 0)
+            .unwrap()
+            .with_boost_to(BoostTo::Level(55));
+        q.enqueue(t(0), EnqueueReason::New);
+        q.boost(t(0));
+        assert_eq!(q.pick_next(), Some(t(0)));
+        assert_eq!(q.quantum(t(0)), 40);
+        q.continue_running(t(0)); // quantum expired: tqexp(55) = 45
+        assert_eq!(q.level(t(0)), 45);
+        q.on_second_running(t(0)); // lwait(45) = 56
+        assert_eq!(q.level(t(0)), 56);
+        // a fixed level above a smaller table's top goes to its top
+        let mut small = DispatchTable {
+            level: d.level[..10].to_vec(),
+        };
+        for l in &mut small.level {
+            (l.slpret, l.lwait) = (9, 9);
+        }
+        let mut q = TimeSharing::new(small.clone(), 1, 0)
+            .unwrap()
+            .with_boost_to(BoostTo::Level(55));
+        q.enqueue(t(0), EnqueueReason::New);
+        q.boost(t(0));
+        assert_eq!(q.level(t(0)), 9);
+        let e = BoostTo::Level(55).validate(&small).unwrap_err();
+        assert_eq!(
+            (e.field.as_str(), e.allowed.contains("0..=9")),
+            ("boost_to", true)
+        );
+        assert!(BoostTo::Level(9).validate(&small).is_ok());
+    }
+
+    #[test]
+    fn a_boost_puts_a_queued_thread_at_the_head_or_the_tail() {
+        let d = DispatchTable::solaris();
+        for (tail, want) in [(false, [t(2), t(1), t(0)]), (true, [t(1), t(2), t(0)])] {
+            let mut q = TimeSharing::new(d.clone(), 1, 29)
+                .unwrap()
+                .with_boost_at_tail(tail);
+            q.enqueue(t(0), EnqueueReason::New); // stays at 29
+            q.enqueue(t(1), EnqueueReason::New);
+            q.enqueue(t(2), EnqueueReason::New);
+            q.boost(t(1)); // 59, alone there
+            q.boost(t(2)); // 59: ahead of t(1), or behind it
+            assert_eq!((q.level(t(1)), q.level(t(2))), (59, 59));
+            let order: Vec<_> = std::iter::from_fn(|| q.pick_next()).collect();
+            assert_eq!(order, want, "tail {tail}");
+        }
+    }
+
+    #[test]
+    fn a_transient_boost_ends_with_the_quantum_or_a_sleep() {
+        let d = DispatchTable::solaris();
+        for transient in [false, true] {
+            let new = || {
+                TimeSharing::new(d.clone(), 1, 29)
+                    .unwrap()
+                    .with_boost_transient(transient)
+            };
+            // quantum ends while running: tqexp of 29 (19), or of 59 (49)
+            let mut q = new();
+            q.enqueue(t(0), EnqueueReason::New);
+            assert_eq!(q.pick_next(), Some(t(0)));
+            q.boost(t(0));
+            assert_eq!(q.level(t(0)), 59);
+            q.enqueue(t(1), EnqueueReason::New); // at 29
+                                                 // the expired thread gives way to t(1) only from 19
+            assert_eq!(q.should_preempt(t(0)), transient);
+            q.continue_running(t(0));
+            assert_eq!(q.level(t(0)), if transient { 19 } else { 49 });
+            // ... and a second quantum drops it further either way
+            q.continue_running(t(0));
+            assert_eq!(q.level(t(0)), if transient { 9 } else { 39 });
+            // expired and queued
+            let mut q = new();
+            q.enqueue(t(0), EnqueueReason::New);
+            q.boost(t(0));
+            assert_eq!(q.pick_next(), Some(t(0)));
+            q.enqueue(t(0), EnqueueReason::QuantumExpired);
+            assert_eq!(q.level(t(0)), if transient { 19 } else { 49 });
+            // sleeps and wakes: slpret of 29 (52), or of 59 (59)
+            let mut q = new();
+            q.enqueue(t(0), EnqueueReason::New);
+            assert_eq!(q.pick_next(), Some(t(0)));
+            q.boost(t(0));
+            q.boost(t(0)); // a second boost keeps the first base
+            q.enqueue(t(0), EnqueueReason::Woken);
+            assert_eq!(q.level(t(0)), if transient { 52 } else { 59 });
+            // preempted: the boost goes on (still 59 when queued again)
+            let mut q = new();
+            q.enqueue(t(0), EnqueueReason::New);
+            q.boost(t(0));
+            assert_eq!(q.pick_next(), Some(t(0)));
+            q.enqueue(t(0), EnqueueReason::Preempted);
+            assert_eq!(q.level(t(0)), 59);
+            assert_eq!(q.pick_next(), Some(t(0)));
+            q.continue_running(t(0));
+            assert_eq!(q.level(t(0)), if transient { 19 } else { 49 });
+            // lowered (spin-yield): the boost is over
+            let mut q = new();
+            q.enqueue(t(0), EnqueueReason::New);
+            q.boost(t(0));
+            q.lower(t(0));
+            assert_eq!(q.pick_next(), Some(t(0)));
+            q.continue_running(t(0));
+            assert_eq!(q.level(t(0)), 0);
+        }
+    }
+
+    #[test]
+    fn boost_readings_parse_and_print() {
+        for (text, want) in [
+            ("top", BoostTo::Top),
+            ("sleep_return", BoostTo::SleepReturn),
+            ("sleep_return+0", BoostTo::SleepReturn),
+            (" sleep_return+3 ", BoostTo::AboveSleepReturn(3)),
+            ("57", BoostTo::Level(57)),
+            ("0", BoostTo::Level(0)),
+        ] {
+            let got: BoostTo = text.parse().unwrap();
+            assert_eq!(got, want, "{text}");
+            assert_eq!(got.to_string().parse::<BoostTo>().unwrap(), want);
+        }
+        for bad in [
+            "",
+            "Top",
+            "59.5",
+            "-1",
+            "64",
+            "300",
+            "sleep_return+",
+            "sleep_return+x",
+            "level",
+        ] {
+            let e = bad.parse::<BoostTo>().unwrap_err();
+            assert_eq!(e.field, "boost_to", "{bad}");
+            let line = e.to_string();
+            assert!(
+                !line.contains('\n') && line.starts_with("boost_to: "),
+                "{line}"
+            );
+        }
+        // serde: the same text, or an integer level
+        #[derive(Debug, Serialize, Deserialize)]
+        struct W {
+            b: BoostTo,
+        }
+        let w: W = toml::from_str("b = 57").unwrap();
+        assert_eq!(w.b, BoostTo::Level(57));
+        let w: W = toml::from_str("b = \"sleep_return+2\"").unwrap();
+        assert_eq!(w.b, BoostTo::AboveSleepReturn(2));
+        assert_eq!(
+            toml::to_string(&w).unwrap().trim(),
+            "b = \"sleep_return+2\""
+        );
+        let e = toml::from_str::<W>("b = \"middle\"").unwrap_err();
+        assert!(e.to_string().contains("is not allowed"), "{e}");
     }
 
     #[test]
@@ -673,10 +1030,19 @@ mod tests {
     proptest! {
         /// Levels stay in the table, the queue holds exactly the threads
         /// enqueued and not picked (each once), and picks are always from
-        /// the highest non-empty level.
+        /// the highest non-empty level, under every reading of a boost (which
+        /// never lowers a thread).
         #[test]
         fn time_sharing_invariants(
             initial in 0u8..60,
+            to in prop_oneof![
+                Just(BoostTo::Top),
+                Just(BoostTo::SleepReturn),
+                (1u8..64).prop_map(BoostTo::AboveSleepReturn),
+                (0u8..60).prop_map(BoostTo::Level),
+            ],
+            tail in any::<bool>(),
+            transient in any::<bool>(),
             ops in proptest::collection::vec(
                 prop_oneof![
                     (0u32..12, any::<u8>()).prop_map(|(a, b)| Op::Enqueue(a, b)),
@@ -689,7 +1055,11 @@ mod tests {
                 0..120,
             )
         ) {
-            let mut ts = TimeSharing::new(DispatchTable::solaris(), 1, initial).unwrap();
+            let mut ts = TimeSharing::new(DispatchTable::solaris(), 1, initial)
+                .unwrap()
+                .with_boost_to(to)
+                .with_boost_at_tail(tail)
+                .with_boost_transient(transient);
             let mut queued: std::collections::BTreeSet<u32> = Default::default();
             for op in ops {
                 match op {
@@ -707,7 +1077,15 @@ mod tests {
                             prop_assert_eq!(Some(ts.level(g)), top);
                         }
                     }
-                    Op::Boost(i) => { ts.boost(t(i)); }
+                    Op::Boost(i) => {
+                        let before = ts.level(t(i));
+                        ts.boost(t(i));
+                        prop_assert!(ts.level(t(i)) >= before);
+                        prop_assert_eq!(
+                            ts.level(t(i)),
+                            to.target(ts.table(), before)
+                        );
+                    }
                     Op::Lower(i) => { ts.lower(t(i)); }
                     Op::Second => ts.on_second(),
                     Op::Continue(i) => {

@@ -272,6 +272,7 @@ impl GangModel<'_> {
             self.stale[k] = true;
             self.unstarted[k] = true;
             self.outcomes[i].killed = killed;
+            self.outcomes[i].slot = k as u32;
             if self.cfg.track_resources {
                 let v = &mut self.resources[i];
                 for p in &a.procs {
@@ -309,6 +310,7 @@ pub fn simulate_gang(
         start: u64::MAX,
         end: u64::MAX,
         killed: false,
+        slot: 0,
     };
     let mut model = GangModel {
         jobs: &jobs,

@@ -14,6 +14,9 @@ pub struct Outcome {
     pub end: u64,
     /// Killed at its requested time (`kill_on_overrun`).
     pub killed: bool,
+    /// Gang: the matrix slot the job ran in, from admission to its end (0
+    /// under space sharing).
+    pub slot: u32,
 }
 
 /// Aggregate metrics.

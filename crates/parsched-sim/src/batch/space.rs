@@ -294,6 +294,7 @@ pub fn simulate_with(
         start: u64::MAX,
         end: u64::MAX,
         killed: false,
+        slot: 0,
     };
     let running_cap = procs.min(1 << 16) as usize;
     let mut model = SpaceModel {

@@ -109,10 +109,20 @@ fn config_keys_and_errors() {
         ("slot_allocation", Value::Str("best_fit".into())),
         ("load_factor", Value::Float(1.2)),
         ("track_resources", Value::Bool(false)),
+        ("workload", Value::Str("lublin".into())),
+        ("workload_jobs", Value::Int(500)),
+        ("workload_load", Value::Float(0.7)),
+        ("workload_seed", Value::Int(9)),
+        ("workload_types", Value::Bool(false)),
     ] {
         c.set(k, &v).unwrap();
     }
-    assert_eq!(KEYS.len(), 18);
+    assert_eq!(KEYS.len(), 23);
+    assert_eq!(c.workload, WorkloadKind::Lublin);
+    assert_eq!(
+        (c.workload_jobs, c.workload_load, c.workload_seed, c.workload_types),
+        (500, Some(0.7), 9, false)
+    );
     c.validate().unwrap();
     assert_eq!(c.policy, BatchPolicyKind::Gang);
     assert_eq!(c.procs, Some(64));

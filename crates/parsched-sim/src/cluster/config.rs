@@ -23,6 +23,16 @@ pub enum LocalKind {
     Rr,
 }
 
+/// Where a boosted queued process goes in its new level's queue (see
+/// [`ClusterConfig::boost_queue`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BoostQueue {
+    #[default]
+    Head,
+    Tail,
+}
+
 /// What counts as a pending message (see [`ClusterConfig::pending`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -79,9 +89,25 @@ pub struct ClusterConfig {
     /// slows by a third on W5, against the paper.
     pub boost_refreshes_quantum: bool,
     /// Where a boost (DCS, PB, PBT, SY) puts its target: `top` (TS 59, the
-    /// default) or `sleep_return` (the level a wake-up gives, `ts_slpret`:
-    /// 50-59 in the stock table). The paper does not say.
+    /// default), `sleep_return` (the level a wake-up gives, `ts_slpret`:
+    /// 50-59 in the stock table), `sleep_return+K` (K levels above that, at
+    /// most the top) or a fixed level (`57`; never lower than the target's
+    /// own). The paper does not say.
     pub boost_to: BoostTo,
+    /// The most boosts one process gets per second (between two of its
+    /// node's once-a-second ageings; further boosts leave it as it is); 0:
+    /// no cap. A fair-share limit the paper names as future work ("limiting
+    /// the number of priority boosts for a particular process", §4).
+    pub boost_cap: u32,
+    /// A boosted process that is queued goes to the head of its new level's
+    /// queue (`head`, the default) or to its tail (`tail`: Solaris'
+    /// `thread_change_pri` for a priority set from outside the dispatcher).
+    pub boost_queue: BoostQueue,
+    /// A boost lasts until the process's quantum ends or it blocks: the
+    /// table then moves it from its level before the boost. Off (default):
+    /// from the boosted level (with the stock table, TS 59 ends at 49,
+    /// whose `lwait` is 59 again).
+    pub boost_transient: bool,
     /// Once-a-second ageing also ages the running processes (Solaris'
     /// `ts_update` walks every time-sharing thread; with the stock table
     /// every thread below level 59 then moves to its `lwait`); off: only
@@ -180,6 +206,9 @@ impl Default for ClusterConfig {
             age_running: true,
             boost_refreshes_quantum: false,
             boost_to: BoostTo::Top,
+            boost_cap: 0,
+            boost_queue: BoostQueue::Head,
+            boost_transient: false,
             tick_ms: 10.0,
             launch_gap_ms: 0.0,
             start_skew_ms: 50.0,
@@ -229,6 +258,9 @@ pub const KEYS: &[&str] = &[
     "age_running",
     "boost_refreshes_quantum",
     "boost_to",
+    "boost_cap",
+    "boost_queue",
+    "boost_transient",
     "tick_ms",
     "launch_gap_ms",
     "start_skew_ms",
@@ -387,9 +419,27 @@ impl ClusterConfig {
             "age_running" => self.age_running = v.as_bool(key)?,
             "boost_refreshes_quantum" => self.boost_refreshes_quantum = v.as_bool(key)?,
             "boost_to" => {
-                self.boost_to = match v.as_str(key, &["top", "sleep_return"])?.as_str() {
-                    "sleep_return" => BoostTo::SleepReturn,
-                    _ => BoostTo::Top,
+                self.boost_to = match v {
+                    Value::Str(s) => s.parse()?,
+                    Value::Int(i) => i.to_string().parse()?,
+                    Value::Float(f) if f.fract() == 0.0 && f.abs() < 1e9 => {
+                        (*f as i64).to_string().parse()?
+                    }
+                    _ => {
+                        return Err(ConfigError::new(
+                            key,
+                            "not a level or a name",
+                            BoostTo::ALLOWED,
+                        ))
+                    }
+                }
+            }
+            "boost_cap" => self.boost_cap = v.as_u32(key)?,
+            "boost_transient" => self.boost_transient = v.as_bool(key)?,
+            "boost_queue" => {
+                self.boost_queue = match v.as_str(key, &["head", "tail"])?.as_str() {
+                    "tail" => BoostQueue::Tail,
+                    _ => BoostQueue::Head,
                 }
             }
             "tick_ms" => self.tick_ms = v.as_f64(key)?,
@@ -505,6 +555,7 @@ impl ClusterConfig {
         positive("rr_quantum_ms", self.rr_quantum_ms)?;
         let table = self.table();
         table.validate()?;
+        self.boost_to.validate(&table)?;
         if self.initial_level as usize >= table.level.len() {
             return Err(ConfigError::new(
                 "initial_level",

@@ -24,7 +24,7 @@
 //! (`nic_sample_us`, 0: the current one) is running.
 
 use super::apps::AppKind;
-use super::config::{ClusterConfig, LocalKind, PendingRule};
+use super::config::{BoostQueue, ClusterConfig, LocalKind, PendingRule};
 use crate::engine::{Engine, Flow, Model, Timer};
 use crate::rng::{stream, Stream, StreamRng};
 use parsched_core::policy::cosched::{
@@ -134,6 +134,8 @@ pub(crate) struct Proc {
     cpu: u32,
     /// Launched (before that it is `Blocked` and nothing wakes it).
     started: bool,
+    /// Boosts since its node's last once-a-second ageing (`boost_cap`).
+    boosts_this_s: u32,
 }
 
 enum NodeSched {
@@ -228,6 +230,8 @@ pub struct Counters {
     pub interrupts: u64,
     pub interrupt_ns: u64,
     pub boosts: u64,
+    /// Boosts refused by `boost_cap`.
+    pub boosts_capped: u64,
     pub wakeups: u64,
     pub lost_wakeups: u64,
     pub block_timeouts: u64,
@@ -310,6 +314,7 @@ pub(crate) struct ClusterMachine {
     literal_pending: bool,
     age_running: bool,
     boost_refreshes_quantum: bool,
+    boost_cap: u32,
     policy_rng: StreamRng,
     view: Vec<EndpointView>,
     pub counters: Counters,
@@ -375,7 +380,9 @@ impl ClusterMachine {
             let sched = match cfg.local {
                 LocalKind::Ts => NodeSched::Ts(
                     TimeSharing::new(table.clone(), 1_000_000, cfg.initial_level)?
-                        .with_boost_to(cfg.boost_to),
+                        .with_boost_to(cfg.boost_to)
+                        .with_boost_at_tail(cfg.boost_queue == BoostQueue::Tail)
+                        .with_boost_transient(cfg.boost_transient),
                 ),
                 LocalKind::Rr => {
                     NodeSched::Rr(RoundRobin::new(ms(cfg.rr_quantum_ms), Wakeup::Tail))
@@ -494,6 +501,7 @@ impl ClusterMachine {
                     daemon: false,
                     cpu: NONE,
                     started: true,
+                    boosts_this_s: 0,
                 });
             }
         }
@@ -532,6 +540,7 @@ impl ClusterMachine {
                     daemon: true,
                     cpu: NONE,
                     started: true,
+                    boosts_this_s: 0,
                 });
                 let at = phase_rng.random_range(0..daemon_period);
                 eng.schedule_at(Time(at), Ev::DaemonWoke { proc: id });
@@ -575,6 +584,7 @@ impl ClusterMachine {
             literal_pending: cfg.pending == PendingRule::Unconsumed,
             age_running: cfg.age_running,
             boost_refreshes_quantum: cfg.boost_refreshes_quantum,
+            boost_cap: cfg.boost_cap,
             policy_rng: stream(seed, Stream::Policy, 0),
             view: Vec::new(),
             counters: Counters::default(),
@@ -1155,11 +1165,22 @@ impl ClusterMachine {
         self.check_preempt(node, now, eng);
     }
 
-    /// Raises `p` to the top priority (a blocked process is woken instead).
+    /// Raises `p`'s priority (`boost_to`; a blocked process is woken
+    /// instead). With `boost_cap`, a process already boosted that many times
+    /// since its node's last once-a-second ageing is left as it is.
     fn boost(&mut self, p: u32, now: u64, eng: &mut Engine<Ev>) {
         let node = self.procs[p as usize].node as usize;
         let local = self.procs[p as usize].local;
-        match self.procs[p as usize].state {
+        let state = self.procs[p as usize].state;
+        if matches!(state, ProcState::Ready | ProcState::Running) && self.boost_cap > 0 {
+            let pr = &mut self.procs[p as usize];
+            if pr.boosts_this_s >= self.boost_cap {
+                self.counters.boosts_capped += 1;
+                return;
+            }
+            pr.boosts_this_s += 1;
+        }
+        match state {
             ProcState::Ready => {
                 self.counters.boosts += 1;
                 self.nodes[node].sched.boost(local);
@@ -1370,6 +1391,11 @@ impl ClusterMachine {
 
     fn on_second(&mut self, n: usize, now: u64, eng: &mut Engine<Ev>) {
         self.nodes[n].sched.on_second();
+        if self.boost_cap > 0 {
+            for &p in &self.nodes[n].procs {
+                self.procs[p as usize].boosts_this_s = 0;
+            }
+        }
         if self.age_running {
             let cpus = self.nodes[n].cpu0 as usize
                 ..self.nodes[n].cpu0 as usize + self.cpus.len() / self.nodes.len();

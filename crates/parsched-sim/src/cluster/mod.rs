@@ -17,7 +17,7 @@ mod machine;
 mod tests;
 
 pub use apps::{AppKind, AppModel};
-pub use config::{ClusterConfig, LocalKind, PendingRule, KEYS, WORKLOADS};
+pub use config::{BoostQueue, ClusterConfig, LocalKind, PendingRule, KEYS, WORKLOADS};
 pub use machine::{ClusterError, Counters};
 
 use crate::engine::{run as run_engine, Engine};
@@ -66,6 +66,8 @@ pub struct ClusterRun {
     pub context_switches: u64,
     pub interrupts: u64,
     pub boosts: u64,
+    /// Boosts refused by `boost_cap`.
+    pub boosts_capped: u64,
     pub wakeups: u64,
     pub lost_wakeups: u64,
     pub blocks: u64,
@@ -195,6 +197,7 @@ pub fn run_once(
         context_switches: c.context_switches,
         interrupts: c.interrupts,
         boosts: c.boosts,
+        boosts_capped: c.boosts_capped,
         wakeups: c.wakeups,
         lost_wakeups: c.lost_wakeups,
         blocks: c.blocks,

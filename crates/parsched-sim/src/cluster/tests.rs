@@ -292,3 +292,107 @@ fn small_messages_take_the_papers_32_us_one_way() {
     let r = run(&c, &ClusterOptions::default()).unwrap();
     assert!(r.runs[0].latency_us > 1000.0, "{}", r.runs[0].latency_us);
 }
+
+#[test]
+fn boost_to_takes_a_name_a_level_or_an_offset() {
+    use crate::pools::Value;
+    use parsched_core::policy::ts::BoostTo;
+    let mut c = ClusterConfig::default();
+    for (v, want) in [
+        (Value::Str("sleep_return".into()), BoostTo::SleepReturn),
+        (
+            Value::Str("sleep_return+2".into()),
+            BoostTo::AboveSleepReturn(2),
+        ),
+        (Value::Str("57".into()), BoostTo::Level(57)),
+        (Value::Int(55), BoostTo::Level(55)),
+        (Value::Float(58.0), BoostTo::Level(58)),
+        (Value::Str("top".into()), BoostTo::Top),
+    ] {
+        c.set("boost_to", &v).unwrap();
+        assert_eq!(c.boost_to, want, "{v:?}");
+        c.validate().unwrap();
+    }
+    // errors: one line naming boost_to
+    for v in [
+        Value::Str("middle".into()),
+        Value::Int(-1),
+        Value::Int(300),
+        Value::Float(57.5),
+        Value::Bool(true),
+        Value::Str("sleep_return+x".into()),
+    ] {
+        let e = ClusterConfig::default().set("boost_to", &v).unwrap_err();
+        assert_eq!(e.field, "boost_to", "{v:?}");
+        assert!(!e.to_string().contains('\n'), "{e}");
+    }
+    // a level is checked against the table in use
+    c.set("boost_to", &Value::Int(60)).unwrap();
+    let e = c.validate().unwrap_err();
+    assert_eq!(e.field, "boost_to");
+    assert!(e.to_string().contains("0..=59"), "{e}");
+    for (key, bad) in [
+        ("boost_cap", Value::Int(-3)),
+        ("boost_queue", Value::Str("mid".into())),
+    ] {
+        let e = ClusterConfig::default().set(key, &bad).unwrap_err();
+        assert_eq!(e.field, key);
+    }
+}
+
+/// The cap holds every process to `boost_cap` boosts per second, and the
+/// refused ones are counted; without a cap none are refused.
+#[test]
+fn boost_cap_limits_the_boosts_per_second() {
+    let o = ClusterOptions {
+        audit: true,
+        ..Default::default()
+    };
+    let mut c = cfg(CoschedScheme::Dynamic(Scheme::PB), 5, 0.05);
+    let free = run_once(&c, 1, &o).unwrap();
+    assert_eq!(free.boosts_capped, 0);
+    c.boost_cap = 2;
+    let capped = run_once(&c, 1, &o).unwrap();
+    assert_eq!(capped.audit_failures, 0);
+    assert!(capped.boosts_capped > 0);
+    // 32 processes, each at most 2 boosts in each (per-node) second
+    let seconds = capped.completion_time.ceil() + 1.0;
+    assert!(
+        (capped.boosts as f64) <= 32.0 * 2.0 * seconds,
+        "{} boosts in {seconds} s",
+        capped.boosts
+    );
+    assert!(free.boosts as f64 > 32.0 * 2.0 * seconds);
+}
+
+/// The other readings of a boost run clean under the busy-waiting schemes
+/// that boost (the audit checks the machine's invariants).
+#[test]
+fn every_boost_reading_runs_clean() {
+    use parsched_core::policy::ts::BoostTo;
+    let o = ClusterOptions {
+        audit: true,
+        ..Default::default()
+    };
+    for s in [Scheme::DCS, Scheme::PBT, Scheme::PB_SY] {
+        for (to, tail, transient) in [
+            (BoostTo::Level(55), false, false),
+            (BoostTo::AboveSleepReturn(1), true, false),
+            (BoostTo::Top, true, true),
+        ] {
+            let mut c = cfg(CoschedScheme::Dynamic(s), 3, 0.02);
+            c.boost_to = to;
+            c.boost_queue = if tail {
+                BoostQueue::Tail
+            } else {
+                BoostQueue::Head
+            };
+            c.boost_transient = transient;
+            c.boost_cap = 5;
+            let r = run_once(&c, 2, &o).unwrap();
+            assert_eq!(r.audit_failures, 0, "{s} {to}");
+            assert_eq!(r.messages, r.messages_received, "{s} {to}");
+            assert!(r.boosts > 0, "{s} {to}");
+        }
+    }
+}
