@@ -120,7 +120,12 @@ fn config_keys_and_errors() {
     assert_eq!(KEYS.len(), 23);
     assert_eq!(c.workload, WorkloadKind::Lublin);
     assert_eq!(
-        (c.workload_jobs, c.workload_load, c.workload_seed, c.workload_types),
+        (
+            c.workload_jobs,
+            c.workload_load,
+            c.workload_seed,
+            c.workload_types
+        ),
         (500, Some(0.7), 9, false)
     );
     c.validate().unwrap();
