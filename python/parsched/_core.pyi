@@ -439,6 +439,9 @@ def tw_per_unit_var(n: int, dist: str) -> float:
 def harmonic_number(n: int) -> float:
     """H_n = 1 + 1/2 + ... + 1/n, correctly rounded."""
 
+def mean_ci90(values: list[float]) -> tuple[float, float]:
+    """Mean and two-sided 90% Student-t half-width (NaN for one value): stats::mean_ci90."""
+
 def check_arrivals(columns: dict[str, Any], procs: int | None = None) -> None:
     """The core's checks of an arrivals list; raises ConfigError naming the row."""
 

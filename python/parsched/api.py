@@ -12,12 +12,14 @@ import concurrent.futures as cf
 import functools
 import multiprocessing
 import os
+import signal
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._report import ResultRepr
-from .config import BarrierConfig, BatchConfig, PoolsConfig
+from .config import BarrierConfig, BatchConfig, CoschedConfig, PoolsConfig
 from .errors import ConfigError, PolicyError, SimulationError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -71,8 +73,8 @@ JOB_COLUMNS = (
     "finish", "response", "d", "a", "pools_used", "home_pool", "measured",
 )
 
-#: Either kind of config.
-AnyConfig = PoolsConfig | BarrierConfig | BatchConfig
+#: Any kind of config :func:`sweep` takes.
+AnyConfig = PoolsConfig | BarrierConfig | BatchConfig | CoschedConfig
 
 #: Summary keys that share a name with a config field get this prefix in sweep rows.
 _CLASH_PREFIX = "measured_"
@@ -175,13 +177,14 @@ def simulate(
 def _row(config: AnyConfig, summary: dict[str, Any], *, model: bool = False) -> dict[str, Any]:
     row: dict[str, Any] = {}
     if model:
-        row["model"] = ("barrier" if isinstance(config, BarrierConfig)
-                        else "batch" if isinstance(config, BatchConfig) else "pools")
+        row["model"] = config.MODEL
     row.update(config.scalars())
     if isinstance(config, PoolsConfig):
         row["arrivals"] = None if config.arrivals is None else len(config.arrivals)
     if isinstance(config, BarrierConfig):
         row["samples"] = len(config.samples)  # how many (the values stay in the config)
+    if isinstance(config, CoschedConfig):
+        row["jobs"] = ",".join(config.jobs)  # the mix ("" = the workload's)
     for k, v in summary.items():
         if k in row:
             if row[k] == v:
@@ -315,49 +318,201 @@ def default_executor(n_tasks: int | None = None) -> cf.Executor:
     return cf.ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"))
 
 
+def thread_executor(n_tasks: int | None = None, workers: int | None = None) -> cf.Executor:
+    """The executor :func:`sweep` uses by default: a ``ThreadPoolExecutor`` with
+    ``workers`` threads (default one per CPU; at most ``n_tasks``).
+
+    The Rust core releases the GIL for the whole of a run, so threads run
+    simulations in parallel as processes would, without their start-up cost and
+    without re-importing the caller's ``__main__`` module (a plain script with no
+    ``if __name__ == "__main__":`` guard works).
+    """
+    return cf.ThreadPoolExecutor(max_workers=_n_workers(workers, n_tasks),
+                                 thread_name_prefix="parsched-sweep")
+
+
+def process_executor(n_tasks: int | None = None, workers: int | None = None) -> cf.Executor:
+    """A pool of ``workers`` spawned processes (default one per CPU, at most
+    ``n_tasks``) as an Executor (:class:`ProcessPool`): the workers ignore
+    SIGINT, so that Ctrl-C reaches the parent alone, which ends them at once."""
+    return ProcessPool(_n_workers(workers, n_tasks))
+
+
+class ProcessPool(cf.Executor):
+    """``multiprocessing.Pool`` (spawned workers that ignore SIGINT) as a
+    ``concurrent.futures.Executor``. Unlike ``ProcessPoolExecutor`` it can end
+    its workers at once: ``shutdown(cancel_futures=True)`` terminates them
+    (the runs in progress are lost), with no traceback from a manager thread."""
+
+    def __init__(self, workers: int) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self._pool = ctx.Pool(workers, initializer=_ignore_sigint)
+        self._open = True
+
+    def submit(self, fn, /, *args, **kwargs) -> cf.Future:
+        fut: cf.Future = cf.Future()
+        fut.set_running_or_notify_cancel()
+
+        def ok(value: Any) -> None:
+            if not fut.done():
+                fut.set_result(value)
+
+        def failed(e: BaseException) -> None:
+            if not fut.done():
+                fut.set_exception(e)
+
+        self._pool.apply_async(fn, args, kwargs, callback=ok, error_callback=failed)
+        return fut
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if not self._open:
+            return
+        self._open = False
+        if cancel_futures:
+            self._pool.terminate()
+        else:
+            self._pool.close()
+        if wait or cancel_futures:
+            self._pool.join()
+
+
+def _n_workers(workers: int | None, n_tasks: int | None) -> int:
+    n = workers or os.cpu_count() or 1
+    if n_tasks is not None:
+        n = max(1, min(n, n_tasks))
+    return n
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def is_dask_client(obj: Any) -> bool:
+    """True for a ``dask.distributed.Client`` (checked without importing dask)."""
+    mod = type(obj).__module__ or ""
+    return (mod == "distributed" or mod.startswith("distributed.")) and hasattr(
+        obj, "submit") and hasattr(obj, "gather")
+
+
+class DaskExecutor(cf.Executor):
+    """A ``dask.distributed.Client`` seen as a ``concurrent.futures.Executor``
+    (``submit`` returns a ``concurrent.futures.Future``, so ``as_completed`` and
+    ``wait`` work). :meth:`shutdown` cancels the tasks still in flight and leaves
+    the client (and its cluster) open: they belong to the caller.
+    """
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self._inflight: dict[int, Any] = {}
+        self._lock = threading.Lock()
+
+    def submit(self, fn, /, *args, **kwargs) -> cf.Future:
+        dfut = self.client.submit(fn, *args, pure=False, **kwargs)
+        fut: cf.Future = cf.Future()
+        fut.set_running_or_notify_cancel()
+        key = id(fut)
+        with self._lock:
+            self._inflight[key] = dfut
+
+        def done(d: Any) -> None:  # called on a dask thread when d is final
+            with self._lock:
+                self._inflight.pop(key, None)
+            try:
+                fut.set_result(d.result())
+            except BaseException as e:
+                fut.set_exception(e)
+
+        dfut.add_done_callback(done)
+        return fut
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if cancel_futures:
+            with self._lock:
+                pending = list(self._inflight.values())
+                self._inflight.clear()
+            if pending:
+                self.client.cancel(pending)
+
+
+class executor_for:
+    """Context manager: the executor to run ``n_tasks`` tasks on, from what a
+    caller passed (None: :func:`thread_executor`, shut down afterwards; a Dask
+    ``Client``: wrapped in a :class:`DaskExecutor`; any ``Executor``: as is, left
+    running). On an exception (Ctrl-C included) pending tasks are cancelled, and
+    an executor of our own does not wait for running ones."""
+
+    def __init__(self, executor: Any, n_tasks: int | None = None) -> None:
+        self.own = executor is None or is_dask_client(executor)
+        if executor is None:
+            self.executor: cf.Executor = thread_executor(n_tasks)
+        elif is_dask_client(executor):
+            self.executor = DaskExecutor(executor)
+        elif isinstance(executor, cf.Executor) or hasattr(executor, "submit"):
+            self.executor = executor
+        else:
+            raise TypeError("executor must be a concurrent.futures.Executor or a "
+                            f"dask.distributed.Client, not {type(executor).__name__}")
+
+    def __enter__(self) -> cf.Executor:
+        return self.executor
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if self.own:
+            stop(self.executor, failed=exc_type is not None)
+
+
+def stop(ex: cf.Executor, *, failed: bool) -> None:
+    """Shuts down an executor of our own: waits for it after success; after a
+    failure or Ctrl-C cancels what is queued (a :class:`ProcessPool` ends its
+    workers at once; threads finish the runs in progress)."""
+    if failed:
+        ex.shutdown(wait=False, cancel_futures=True)
+    else:
+        ex.shutdown(wait=True)
+
 
 def sweep(
     configs: Iterable[AnyConfig],
-    executor: cf.Executor | None = None,
+    executor: cf.Executor | Any | None = None,
     progress: bool = True,
 ) -> pd.DataFrame:
     """Simulates many configs; returns one row per input config, in input order.
 
     Configs may be :class:`PoolsConfig` (seed 000), :class:`BarrierConfig`
-    (seed 001) or :class:`BatchConfig` (issue 4; ``trace`` set; the row adds
-    ``dropped``, the records loading dropped) objects, mixed or not. Each row
+    (seed 001), :class:`BatchConfig` (``trace`` set; the row adds ``dropped``,
+    the records loading dropped) or :class:`CoschedConfig` (the row holds
+    ``completion_time``, ``completion_time_ci90``, ``mean_job_time``, ``cv``,
+    ``slowdown``, ``ideal`` and ``livelock``) objects, mixed or not. Each row
     holds the config's scalar fields (``arrivals``, the number of listed jobs
     or None, for pools configs) and the
-    summary measures (``Result.summary`` or ``BarrierResult.summary``; when both
-    kinds are mixed, a first column ``model`` says "pools", "barrier" or "batch");
-    summary keys that clash with a config field (``jobs``: the measured job
-    count) get the prefix ``measured_``. Identical configs are simulated once and
-    share their row values. Each config carries its own seed, so the results do
-    not depend on the executor or its number of workers (except ``wall_seconds``).
+    summary measures (``Result.summary`` or ``BarrierResult.summary``; when
+    kinds are mixed, a first column ``model`` says "pools", "barrier", "batch"
+    or "cosched"); summary keys that clash with a config field (``jobs``: the
+    measured job count) get the prefix ``measured_``. Identical configs are
+    simulated once and share their row values. Each config carries its own
+    seed, so the results do not depend on the executor or its number of
+    workers (except ``wall_seconds``).
 
-    ``executor`` defaults to a ``ProcessPoolExecutor`` with ``os.cpu_count()``
-    workers (shut down afterwards); any ``concurrent.futures.Executor`` works.
-    ``progress`` shows a rich progress bar on stderr when it is a terminal.
+    ``executor`` defaults to a ``ThreadPoolExecutor`` with ``os.cpu_count()``
+    threads (shut down afterwards; the core releases the GIL, so the runs are
+    parallel, and a script needs no ``if __name__ == "__main__":`` guard). Any
+    ``concurrent.futures.Executor`` works (a ``ProcessPoolExecutor`` needs the
+    guard in the calling script), and so does a ``dask.distributed.Client``
+    (its cluster runs the simulations; it is left open). ``progress`` shows a
+    rich progress bar with an ETA on stderr when it is a terminal.
+    ``parsched sweep SPEC.toml`` (:mod:`parsched.sweep_spec`) adds grids,
+    replications, Parquet output and resuming.
     """
     import pandas as pd
 
     configs = list(configs)
     for c in configs:
-        if not isinstance(c, (PoolsConfig, BarrierConfig, BatchConfig)):
-            raise TypeError(
-                "sweep takes PoolsConfig, BarrierConfig or BatchConfig objects, not "
-                f"{type(c).__name__}"
-            )
-        if isinstance(c, BatchConfig) and c.trace is None and c.workload != "lublin":
-            raise ConfigError("trace", "a BatchConfig in a sweep needs its trace",
-                              "BatchConfig(trace=PATH), or workload='lublin'")
+        check_sweep_config(c)
     unique = list(dict.fromkeys(configs))
     results: dict[AnyConfig, dict[str, Any]] = {}
     if unique:
-        own = executor is None
-        ex = default_executor(len(unique)) if own else executor
-        try:
-            futures = {ex.submit(_runner(c), c.to_dict()): c for c in unique}
+        with executor_for(executor, len(unique)) as ex:
+            futures = {ex.submit(runner(c), c.to_dict()): c for c in unique}
             with _progress(progress, len(unique)) as advance:
                 try:
                     for fut in cf.as_completed(futures):
@@ -367,30 +522,58 @@ def sweep(
                     for f in futures:
                         f.cancel()
                     raise
-        finally:
-            if own:
-                ex.shutdown(wait=True, cancel_futures=True)
     mixed = len({type(c) for c in configs}) > 1
     rows = [_row(c, results[c], model=mixed) for c in configs]
     return pd.DataFrame(rows)
 
 
-def _runner(c: AnyConfig):
-    if isinstance(c, BarrierConfig):
+def check_sweep_config(c: Any) -> None:
+    """Raises unless ``c`` is a config :func:`sweep` can run."""
+    if not isinstance(c, (PoolsConfig, BarrierConfig, BatchConfig, CoschedConfig)):
+        raise TypeError(
+            "sweep takes PoolsConfig, BarrierConfig, BatchConfig or CoschedConfig "
+            f"objects, not {type(c).__name__}"
+        )
+    if isinstance(c, BatchConfig) and c.trace is None and c.workload != "lublin":
+        raise ConfigError("trace", "a BatchConfig in a sweep needs its trace",
+                          "BatchConfig(trace=PATH), or workload='lublin'")
+
+
+def runner(c: AnyConfig | str):
+    """The module-level function (it pickles) that runs ``c.to_dict()`` and
+    returns its summary dict: the worker entry point of :func:`sweep`. ``c``
+    may also be a model's name (``"pools"``, ``"barrier"``, ``"batch"``,
+    ``"cosched"``)."""
+    model = c if isinstance(c, str) else c.MODEL
+    if model == "barrier":
         return _run_barrier_summary
-    if isinstance(c, BatchConfig):
+    if model == "batch":
         from .batch import _run_batch_summary
 
         return _run_batch_summary
-    return _run_summary
+    if model == "cosched":
+        from .cosched import _run_cosched_summary
+
+        return _run_cosched_summary
+    if model == "pools":
+        return _run_summary
+    raise ValueError(f"no sweep runner for model {model!r}")
+
+
+_runner = runner  # the former private name
 
 
 class _progress:
-    """Context manager yielding an ``advance()`` callable (rich bar when useful)."""
+    """Context manager yielding an ``advance()`` callable: a rich bar with an
+    ETA on stderr when ``enabled`` and stderr is a terminal, else a no-op.
+    ``completed`` items count as done already (a resumed sweep)."""
 
-    def __init__(self, enabled: bool, total: int) -> None:
+    def __init__(self, enabled: bool, total: int, *, completed: int = 0,
+                 label: str = "simulating") -> None:
         self.enabled = enabled
         self.total = total
+        self.completed = completed
+        self.label = label
         self._bar = None
 
     def __enter__(self):
@@ -402,16 +585,19 @@ class _progress:
                 Progress,
                 TextColumn,
                 TimeElapsedColumn,
+                TimeRemainingColumn,
             )
 
             console = Console(stderr=True)
             if console.is_terminal:
                 self._bar = Progress(
-                    TextColumn("simulating"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), console=console, transient=True,
+                    TextColumn(self.label), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                    console=console, transient=True,
                 )
                 self._bar.start()
-                task = self._bar.add_task("sweep", total=self.total)
+                task = self._bar.add_task("sweep", total=self.total,
+                                          completed=self.completed)
                 return lambda: self._bar.advance(task)
         return lambda: None
 

@@ -1181,6 +1181,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .report_html import add_subcommand as add_report
 
     add_report(sub, fmt)
+
+    from .sweep_spec import add_parser as add_sweep_parser
+
+    add_sweep_parser(sub)  # parsched sweep SPEC.toml --out DIR (sweep_spec.py)
     return p
 
 

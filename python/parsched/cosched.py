@@ -339,3 +339,24 @@ def cosched_sweep(
             _core().cancel_cosched()  # the runs in progress end within ~50 ms
             raise
     return pd.DataFrame(rows, columns=list(SWEEP_COLUMNS))
+
+
+def _run_cosched_summary(cfg: dict[str, Any]) -> dict[str, Any]:
+    """Worker entry point of :func:`parsched.sweep` for a :class:`CoschedConfig`:
+    the summary numbers of one configuration (its ``reps`` replications on one
+    thread); a run that passes ``max_time_s`` gives NaNs and ``livelock`` True."""
+    config = CoschedConfig.from_dict(cfg)
+    keys = ("completion_time", "completion_time_ci90", "mean_job_time", "cv", "slowdown",
+            "ideal")
+    try:
+        out = _call(config, workers=1, audit=False)
+    except TimeLimitError:
+        return {**dict.fromkeys(keys, math.nan), "events": 0, "wall_seconds": math.nan,
+                "livelock": True}
+    runs = list(out["runs"])
+    summary: dict[str, Any] = {
+        k: math.nan if out.get(k) is None else float(out[k]) for k in keys}
+    summary["events"] = int(sum(int(r.get("events", 0)) for r in runs))
+    summary["wall_seconds"] = float(sum(float(r.get("wall_seconds", 0.0)) for r in runs))
+    summary["livelock"] = False
+    return summary

@@ -1056,6 +1056,14 @@ fn harmonic_number(n: u32) -> f64 {
     sync::harmonic_number(n)
 }
 
+/// Mean and half-width of the two-sided 90% Student-t confidence interval of
+/// independent observations (`stats::mean_ci90`; the half-width is NaN for
+/// one value): the core's intervals, for `parsched sweep`'s replication targets.
+#[pyfunction]
+fn mean_ci90(values: Vec<f64>) -> (f64, f64) {
+    parsched_sim::stats::mean_ci90(&values)
+}
+
 /// Checks an arrivals list (columns `arrival`, `d`, optional `para_work`)
 /// with the core's rules; `procs` (if given) bounds d. Raises `ConfigError`
 /// naming the row (`arrivals row N: COLUMN`).
@@ -1118,6 +1126,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(barrier_moments, m)?)?;
     m.add_function(wrap_pyfunction!(tw_per_unit_var, m)?)?;
     m.add_function(wrap_pyfunction!(harmonic_number, m)?)?;
+    m.add_function(wrap_pyfunction!(mean_ci90, m)?)?;
     m.add_function(wrap_pyfunction!(check_arrivals, m)?)?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("PolicyError", m.py().get_type::<PolicyError>())?;
