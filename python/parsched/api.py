@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import functools
 import multiprocessing
 import os
@@ -312,7 +313,38 @@ def default_executor(n_tasks: int | None = None) -> cf.Executor:
     n = os.cpu_count() or 1
     if n_tasks is not None:
         n = max(1, min(n, n_tasks))
-    return cf.ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"))
+    return process_executor(n)
+
+
+def _worker_init() -> None:
+    # Ctrl-C reaches the whole process group: workers leave it to the parent,
+    # which stops them (stop_executor), instead of each printing a traceback.
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def process_executor(workers: int) -> cf.ProcessPoolExecutor:
+    """A spawned process pool whose workers ignore Ctrl-C (the parent stops
+    them with :func:`stop_executor`)."""
+    return cf.ProcessPoolExecutor(max_workers=workers,
+                                  mp_context=multiprocessing.get_context("spawn"),
+                                  initializer=_worker_init)
+
+
+def stop_executor(ex: cf.Executor, interrupted: bool) -> None:
+    """Shuts ``ex`` down; after an interruption (Ctrl-C, SIGTERM) first stops
+    the runs in progress: a process pool's workers are terminated, a thread
+    pool's simulations are cancelled (``_core.cancel_runs``: each ends within
+    ~50 ms), so that the command exits at once."""
+    if interrupted:
+        if isinstance(ex, cf.ProcessPoolExecutor):
+            for p in list((getattr(ex, "_processes", None) or {}).values()):
+                with contextlib.suppress(Exception):
+                    p.terminate()
+        else:
+            core().cancel_runs()
+    ex.shutdown(wait=True, cancel_futures=True)
 
 
 
@@ -356,6 +388,7 @@ def sweep(
     if unique:
         own = executor is None
         ex = default_executor(len(unique)) if own else executor
+        interrupted = False
         try:
             futures = {ex.submit(_runner(c), c.to_dict()): c for c in unique}
             with _progress(progress, len(unique)) as advance:
@@ -363,13 +396,14 @@ def sweep(
                     for fut in cf.as_completed(futures):
                         results[futures[fut]] = fut.result()
                         advance()
-                except BaseException:
+                except BaseException as e:
+                    interrupted = isinstance(e, KeyboardInterrupt)
                     for f in futures:
                         f.cancel()
                     raise
         finally:
             if own:
-                ex.shutdown(wait=True, cancel_futures=True)
+                stop_executor(ex, interrupted)
     mixed = len({type(c) for c in configs}) > 1
     rows = [_row(c, results[c], model=mixed) for c in configs]
     return pd.DataFrame(rows)

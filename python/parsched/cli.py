@@ -578,17 +578,19 @@ def cmd_reproduce_desktop(args: argparse.Namespace) -> int:
 def _make_executor(workers: int | None):
     import concurrent.futures as cf
 
-    from .api import default_executor
+    from .api import default_executor, process_executor
 
     if workers == 1:
         return cf.ThreadPoolExecutor(max_workers=1)
     if workers:
-        import multiprocessing
-
-        return cf.ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context("spawn")
-        )
+        return process_executor(workers)
     return default_executor()
+
+
+def _stop_executor(executor, interrupted: bool) -> None:
+    from .api import stop_executor
+
+    stop_executor(executor, interrupted)
 
 
 def cmd_reproduce_gang(args: argparse.Namespace) -> int:
@@ -610,14 +612,18 @@ def cmd_reproduce_gang(args: argparse.Namespace) -> int:
     con = _console()
     start = time.perf_counter()
     quiet = args.json
+    interrupted = False
     try:
         with atomic_dir(args.out) as tmp:
             res = reproduce_gang.run(
                 tmp, quick=args.quick, executor=executor, progress=not quiet,
                 echo=None if quiet else (lambda title, obj: _print_table(con, title, obj)),
             )
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
     finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+        _stop_executor(executor, interrupted)
     elapsed = time.perf_counter() - start
     if args.json:
         obj = dict(res["headlines"])
@@ -653,14 +659,18 @@ def cmd_reproduce_cosched(args: argparse.Namespace) -> int:
     con = _console()
     start = time.perf_counter()
     quiet = args.json
+    interrupted = False
     try:
         with atomic_dir(args.out) as tmp:
             res = reproduce_cosched.run(
                 tmp, quick=args.quick, executor=executor, progress=not quiet,
                 echo=None if quiet else (lambda title, obj: _print_table(con, title, obj)),
             )
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
     finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+        _stop_executor(executor, interrupted)
     elapsed = time.perf_counter() - start
     if args.json:
         obj = dict(res["headlines"])
@@ -723,12 +733,16 @@ def cmd_reproduce_pools(args: argparse.Namespace) -> int:
     executor = _make_executor(args.workers)
     con = _console()
     start = time.perf_counter()
+    interrupted = False
     try:
         with atomic_dir(args.out) as tmp:
             reproduce.run(tmp, quick=args.quick, executor=executor, progress=True,
                           echo=lambda title, obj: _print_table(con, title, obj))
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
     finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+        _stop_executor(executor, interrupted)
     con.print(f"wrote {args.out}/ (fig*.csv, fig*.png, summary.md) in "
               f"{time.perf_counter() - start:.1f} s", highlight=False)
     return 0
@@ -1082,9 +1096,22 @@ def _version() -> str:
 
 
 def _fail(message: str, code: int = 2) -> int:
-    line = " ".join(str(message).split())
+    from .errors import clip
+
+    # every word cut to 200 characters: a safety net for echoed values that
+    # were not cut where they were quoted (60 characters)
+    line = " ".join(clip(w, 200) for w in str(message).split())
     print(f"{PROG}: error: {line}", file=sys.stderr)
     return code
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised by the handler :func:`main` installs: handled as
+    Ctrl-C (runs stopped, temporary files removed), exit status 143."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise Terminated("terminated")
 
 
 class _PipeSafe:
@@ -1129,13 +1156,24 @@ class _PipeSafe:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``parsched`` command; returns the exit status."""
+    """Entry point of the ``parsched`` command; returns the exit status.
+
+    Ctrl-C (SIGINT) and SIGTERM stop any run within ~50 ms, remove the
+    temporary outputs and print one line: exit 130 (SIGINT) or 143 (SIGTERM)."""
+    import signal
+    import threading
+
     parser = build_parser()
     if not isinstance(sys.stdout, _PipeSafe):
         sys.stdout = _PipeSafe(sys.stdout)
+    old_term = None
+    if threading.current_thread() is threading.main_thread():
+        old_term = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return _main(parser, argv)
     finally:
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
         if isinstance(sys.stdout, _PipeSafe):
             sys.stdout = sys.stdout._stream
 
@@ -1166,6 +1204,8 @@ def _main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         return _fail(f"io: {e.strerror or e}{where}")
     except ImportError as e:
         return _fail(str(e), code=1)
+    except Terminated:
+        return _fail("terminated (SIGTERM)", code=143)
     except KeyboardInterrupt:
         return _fail("interrupted", code=130)
 

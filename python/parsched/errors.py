@@ -9,7 +9,17 @@ Both mirror the exceptions of the Rust extension (``parsched._core``): a
 from __future__ import annotations
 
 __all__ = ["ConfigError", "PolicyError", "RuntimeFailure", "RuntimeUnavailable",
-           "SimulationError", "TimeLimitError", "TraceError"]
+           "SimulationError", "TimeLimitError", "TraceError", "clip"]
+
+#: Longest value echoed in an error message (characters), as in the core.
+ECHO_MAX = 60
+
+
+def clip(text: object, limit: int = ECHO_MAX) -> str:
+    """``text`` for an error message: cut to ``limit`` characters with an
+    ellipsis when longer (a 5,000-character bad value does not fill the line)."""
+    s = str(text)
+    return s if len(s) <= limit else s[:limit] + "…"
 
 
 class ConfigError(ValueError):

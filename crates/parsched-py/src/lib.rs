@@ -66,6 +66,9 @@ fn to_py_err(e: RunError) -> PyErr {
     match e {
         RunError::Config(c) => config_err(c),
         RunError::Machine(MachineError::Policy(p)) => PolicyError::new_err(p.0),
+        RunError::Machine(MachineError::Interrupted) => {
+            pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted")
+        }
         RunError::Machine(m) => SimulationError::new_err(m.to_string()),
     }
 }
@@ -274,7 +277,12 @@ fn simulate_pools<'py>(
         records,
     };
     let result = match policy {
-        None => py.allow_threads(|| pools::run(&cfg, opts, None)),
+        None => {
+            let cancel = Arc::new(AtomicBool::new(false));
+            run_interruptible(py, &cancel, || {
+                parsched_sim::cancel::with_cancel(&cancel, || pools::run(&cfg, opts, None))
+            })?
+        }
         Some(obj) => {
             let make = move || -> Box<dyn PoolPolicy> {
                 Box::new(PyPolicy {
@@ -363,9 +371,11 @@ fn simulate_barrier<'py>(
         audit,
         ..Default::default()
     };
-    let result = py
-        .allow_threads(|| sync::run(&cfg, opts))
-        .map_err(to_py_err)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let result = run_interruptible(py, &cancel, || {
+        parsched_sim::cancel::with_cancel(&cancel, || sync::run(&cfg, opts))
+    })?
+    .map_err(to_py_err)?;
     let out =
         pythonize::pythonize(py, &result).map_err(|e| SimulationError::new_err(e.to_string()))?;
     let c = pythonize::pythonize(py, &cfg).map_err(|e| SimulationError::new_err(e.to_string()))?;
@@ -382,16 +392,23 @@ fn cluster_err(e: ClusterError) -> PyErr {
     }
 }
 
-/// `cancel_cosched()` calls so far: a run that sees it change stops as on
+/// `cancel_runs()` calls so far: a run that sees it change stops as on
 /// Ctrl-C (runs on threads other than the main one never see the signal).
 static CANCEL_CALLS: AtomicU64 = AtomicU64::new(0);
 
-/// Stops every `simulate_cosched` call in progress, in any thread: each ends
-/// within ~50 ms with `KeyboardInterrupt` (for thread pools: Ctrl-C reaches
-/// only the main thread).
+/// Stops every simulation in progress (pools, barrier, batch, cosched), in
+/// any thread: each ends within ~50 ms with `KeyboardInterrupt` (for thread
+/// pools: Ctrl-C reaches only the main thread).
+#[pyfunction]
+fn cancel_runs() {
+    CANCEL_CALLS.fetch_add(1, Ordering::SeqCst);
+}
+
+/// The same as `cancel_runs()` (its first name, when only cosched runs
+/// watched it).
 #[pyfunction]
 fn cancel_cosched() {
-    CANCEL_CALLS.fetch_add(1, Ordering::SeqCst);
+    cancel_runs();
 }
 
 /// Runs `f` on a thread of its own with the GIL released, checking for
@@ -750,7 +767,10 @@ const MODELS: &str = "pools, barrier, batch, cosched";
 fn unknown_model(model: &str) -> PyErr {
     config_err(parsched_core::ConfigError::new(
         "model",
-        format!("{model:?} is not a model"),
+        format!(
+            "{:?} is not a model",
+            parsched_core::clip(model, parsched_core::ECHO_MAX)
+        ),
         MODELS,
     ))
 }
@@ -929,7 +949,10 @@ fn tw_per_unit_var(n: u32, dist: &str) -> PyResult<f64> {
         other => {
             return Err(config_err(parsched_core::ConfigError::new(
                 "dist",
-                format!("unknown distribution {other:?}"),
+                format!(
+                    "unknown distribution {:?}",
+                    parsched_core::clip(other, parsched_core::ECHO_MAX)
+                ),
                 "uniform, exponential, empirical",
             )))
         }
@@ -997,6 +1020,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_cosched, m)?)?;
     m.add_function(wrap_pyfunction!(cosched_keys, m)?)?;
     m.add_function(wrap_pyfunction!(cancel_cosched, m)?)?;
+    m.add_function(wrap_pyfunction!(cancel_runs, m)?)?;
     #[cfg(all(feature = "runtime", target_os = "linux"))]
     m.add_function(wrap_pyfunction!(run_jobs, m)?)?;
     m.add_function(wrap_pyfunction!(validate_config, m)?)?;

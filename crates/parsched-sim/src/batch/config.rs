@@ -2,7 +2,9 @@
 //! ([`BatchConfig::set`], [`KEYS`]) and [`BatchConfig::validate`].
 
 use crate::pools::Value;
-use crate::swf::{KeepDrop, MissingRequested, MissingRuntime, ProcsRule, SwfRules, Unsorted};
+use crate::swf::{
+    ExtraFields, KeepDrop, MissingRequested, MissingRuntime, ProcsRule, SwfRules, Unsorted,
+};
 use parsched_core::policy::gang::SlotAllocation;
 use parsched_core::ConfigError;
 use serde::{Deserialize, Serialize};
@@ -106,6 +108,7 @@ pub const KEYS: &[&str] = &[
     "zero_runtime",
     "cancelled",
     "unsorted",
+    "extra_fields",
     "too_wide",
     "mpl",
     "quantum",
@@ -118,7 +121,7 @@ pub const KEYS: &[&str] = &[
 fn shown(v: &Value) -> String {
     // Not an exhaustive match, so that a new `Value` variant still compiles.
     if let Value::Str(s) = v {
-        format!("{s:?}")
+        format!("{:?}", parsched_core::clip(s, parsched_core::ECHO_MAX))
     } else if let Value::Int(i) = v {
         i.to_string()
     } else if let Value::Float(f) = v {
@@ -233,6 +236,12 @@ impl BatchConfig {
                 r.unsorted = match choice(key, v, &["sort", "reject"])? {
                     "reject" => Unsorted::Reject,
                     _ => Unsorted::Sort,
+                }
+            }
+            "extra_fields" => {
+                r.extra_fields = match choice(key, v, &["ignore", "error"])? {
+                    "error" => ExtraFields::Error,
+                    _ => ExtraFields::Ignore,
                 }
             }
             "too_wide" => {

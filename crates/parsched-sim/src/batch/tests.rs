@@ -109,10 +109,12 @@ fn config_keys_and_errors() {
         ("slot_allocation", Value::Str("best_fit".into())),
         ("load_factor", Value::Float(1.2)),
         ("track_resources", Value::Bool(false)),
+        ("extra_fields", Value::Str("error".into())),
     ] {
         c.set(k, &v).unwrap();
     }
-    assert_eq!(KEYS.len(), 18);
+    assert_eq!(KEYS.len(), 19);
+    assert_eq!(c.rules.extra_fields, crate::swf::ExtraFields::Error);
     c.validate().unwrap();
     assert_eq!(c.policy, BatchPolicyKind::Gang);
     assert_eq!(c.procs, Some(64));

@@ -331,6 +331,8 @@ pub struct SyncMachine<L: LocalScheduler = RoundRobin> {
     iter_max: u64,
     done: Option<Time>,
     max_pending: usize,
+    /// The cancel flag, looked at every few thousand events or solver steps.
+    watch: crate::cancel::Watch,
 }
 
 /// Units → ticks, rounded to nearest: `units_to_ticks` without the libm
