@@ -214,7 +214,10 @@ def cmd_simulate_barrier(args: argparse.Namespace) -> int:
     KEY=VALUE overrides; keys: n l P k grain var dist (uniform|exponential|empirical)
     samples (empirical: a,b,c or @FILE) barrier_cost tq tcs alpha wait
     (busy|block|twophase|yield) spin_limit wakeup (tail|priority) sched (gang|local)
-    competitors (same|compute) skew shuffle batches seed; times in ms.
+    competitors (same|compute) skew shuffle batches seed max_events; times in ms.
+    Each time key is at most 1e9 ms and a run at most 1e12 ms of simulated time;
+    a run whose estimated event count is above max_events (default 1e10, about a
+    quarter of an hour) is refused before it starts (max_events=0: no limit).
     """
     from .api import simulate_barrier
 
@@ -271,10 +274,10 @@ def cmd_simulate_batch(args: argparse.Namespace) -> int:
     table or flat keys) and applies --set KEY=VALUE overrides; keys: policy procs
     (default: the header's MaxProcs) kill_on_overrun bsld_tau procs_rule
     missing_requested_time requested_time_factor missing_runtime zero_runtime
-    cancelled unsorted too_wide (drop|clamp|error, alias reject) mpl quantum
-    gang_backfill slot_allocation load_factor track_resources. Prints the metrics
-    and what loading dropped or repaired and why; --jobs-out writes Batsim's jobs
-    CSV, --swf-out the schedule as SWF, --gantt and --utilization PNG plots.
+    cancelled unsorted extra_fields (ignore|error) too_wide (drop|clamp|error, alias
+    reject) mpl quantum gang_backfill slot_allocation load_factor track_resources.
+    Prints the metrics and what loading dropped or repaired and why; --jobs-out
+    writes Batsim's jobs CSV, --swf-out the schedule as SWF, --gantt and --utilization PNG plots.
     """
     import contextlib
 

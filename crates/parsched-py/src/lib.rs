@@ -916,6 +916,34 @@ fn config_values<'py>(
     }
 }
 
+/// What a run of `model`'s configuration `config` will cost, estimated from
+/// the configuration alone (an upper bound): `{"sim_time": ..., "events":
+/// ...}` (simulated time in the model's unit: ms for barrier). `validate`
+/// refuses a run estimated above its `max_events`. Models: barrier.
+#[pyfunction]
+fn estimate_run<'py>(
+    py: Python<'py>,
+    model: &str,
+    config: &Bound<'py, PyDict>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    match ModelConfig::build(model, config)? {
+        ModelConfig::Barrier(c) => {
+            let e = c.estimate();
+            out.set_item("sim_time", e.sim_time_ms)?;
+            out.set_item("events", e.events)?;
+        }
+        _ => {
+            return Err(config_err(parsched_core::ConfigError::new(
+                "model",
+                format!("no estimate for {model}"),
+                "barrier",
+            )))
+        }
+    }
+    Ok(out)
+}
+
 /// Seed 000's bounded-geometric desired parallelism on 1..=`max` with mean
 /// `mean`: the parameter q of the geometric law P(d = k) ∝ (1 − q)^(k−1)·q
 /// that, truncated at `max`, has that mean (the workload generator's own
@@ -1025,6 +1053,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_jobs, m)?)?;
     m.add_function(wrap_pyfunction!(validate_config, m)?)?;
     m.add_function(wrap_pyfunction!(config_values, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate_run, m)?)?;
     m.add_function(wrap_pyfunction!(bounded_geometric_q, m)?)?;
     m.add_function(wrap_pyfunction!(barrier_moments, m)?)?;
     m.add_function(wrap_pyfunction!(tw_per_unit_var, m)?)?;

@@ -97,6 +97,12 @@ class BarrierConfig(ConfigBase):
         "at random places in the round)", _D["shuffle"])
     batches: int = _doc("batches for the batch-means 90% confidence interval", _D["batches"])
     seed: int = _doc("random seed", _D["seed"])
+    max_events: int = _doc(
+        "a run whose estimated event count is above this is refused before it starts "
+        "(the estimate, an upper bound from k, n, l, P, the compute times and the "
+        "quantum, is `parsched._core.estimate_run('barrier', cfg)`); 0: no limit. "
+        "Times are bounded too: each time key <= 1e9 ms, the whole run <= 1e12 ms",
+        _D["max_events"])
 
     TOML_TABLE: ClassVar[str] = "barrier"
     MODEL: ClassVar[str] = "barrier"

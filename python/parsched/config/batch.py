@@ -67,6 +67,10 @@ class BatchConfig(ConfigBase):
     unsorted: Literal["sort", "reject"] = _doc(
         "submit times out of order: sort (stable, trace order among equal times; counted) or "
         "reject (error naming the first line out of order)", _D["unsorted"])
+    extra_fields: Literal["ignore", "error"] = _doc(
+        "job lines with more than SWF's 18 fields (some conversions of real logs, e.g. "
+        "ALCF Theta/Mira, append columns): ignore (read the first 18, count the lines in "
+        "the report) or error (refuse the line)", _D["extra_fields"])
     too_wide: Literal["drop", "clamp", "error"] = _doc(
         "jobs wider than the machine: drop (counted), clamp to the machine width (counted as "
         "repaired) or error (refuse the trace; also spelled reject)", _D["too_wide"])

@@ -134,8 +134,8 @@ mod result;
 mod tests;
 
 pub use config::{
-    harmonic_number, tw_per_unit_var, Competitors, ComputeDist, SyncConfig, SyncSched,
-    WaitStrategy, Wakeup, KEYS,
+    harmonic_number, human_ms, tw_per_unit_var, Competitors, ComputeDist, RunEstimate, SyncConfig,
+    SyncSched, WaitStrategy, Wakeup, DEFAULT_MAX_EVENTS, KEYS, MAX_RUN_MS, MAX_TIME_MS,
 };
 use fast::draw;
 use result::log_bins;
