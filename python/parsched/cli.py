@@ -25,6 +25,7 @@ from .errors import (
     RuntimeUnavailable,
     SimulationError,
     TraceError,
+    shown,
 )
 
 __all__ = ["main"]
@@ -38,6 +39,10 @@ class UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
+        import re
+
+        # argparse quotes the bad argument in full: cut long ones
+        message = re.sub(r"'([^']{61,})'", lambda m: shown(m.group(1)), message)
         raise UsageError(_usage_hint(message))
 
 
@@ -64,7 +69,7 @@ def _positive_float(text: str) -> float:
     try:
         v = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a number") from None
     if not (v > 0 and math.isfinite(v)):
         raise argparse.ArgumentTypeError(f"{v} is out of range; allowed: a number > 0")
     return v
@@ -78,7 +83,7 @@ def _workers(text: str) -> int:
     try:
         n = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not an integer") from None
     if n < 1:
         raise argparse.ArgumentTypeError(f"{n} is out of range; allowed: integer >= 1")
     return n
@@ -92,7 +97,7 @@ def _slot(text: str) -> str:
     if not re.fullmatch(r"\s*\d+(\.\d*)?\s*(ns|us|µs|ms|s|m|min)\s*", text):
         if re.fullmatch(r"\s*\d+(\.\d*)?\s*", text):
             raise argparse.ArgumentTypeError(
-                f"{text!r} has no unit; allowed: a length with its unit, e.g. 50ms, "
+                f"{shown(text)} has no unit; allowed: a length with its unit, e.g. 50ms, "
                 "0.05s, 500us")
         raise argparse.ArgumentTypeError(
             f"cannot parse {text[:60]!r}; allowed: a length with its unit, e.g. 50ms, "

@@ -9,7 +9,7 @@ Both mirror the exceptions of the Rust extension (``parsched._core``): a
 from __future__ import annotations
 
 __all__ = ["ConfigError", "PolicyError", "RuntimeFailure", "RuntimeUnavailable",
-           "SimulationError", "TimeLimitError", "TraceError", "clip"]
+           "SimulationError", "TimeLimitError", "TraceError", "clip", "shown"]
 
 #: Longest value echoed in an error message (characters), as in the core.
 ECHO_MAX = 60
@@ -20,6 +20,14 @@ def clip(text: object, limit: int = ECHO_MAX) -> str:
     ellipsis when longer (a 5,000-character bad value does not fill the line)."""
     s = str(text)
     return s if len(s) <= limit else s[:limit] + "…"
+
+
+def shown(value: object) -> str:
+    """A value as an error message quotes it: ``repr``, a string cut to
+    :data:`ECHO_MAX` characters first."""
+    if isinstance(value, str):
+        return repr(clip(value))
+    return clip(repr(value))
 
 
 class ConfigError(ValueError):
