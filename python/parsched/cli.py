@@ -280,7 +280,8 @@ def cmd_simulate_batch(args: argparse.Namespace) -> int:
     (default: the header's MaxProcs) kill_on_overrun bsld_tau procs_rule
     missing_requested_time requested_time_factor missing_runtime zero_runtime
     cancelled unsorted extra_fields (ignore|error) too_wide (drop|clamp|error, alias
-    reject) mpl quantum gang_backfill slot_allocation load_factor track_resources.
+    reject) mpl quantum gang_backfill slot_allocation load_factor track_resources
+    max_events (gang: runs estimated above it are refused; 0: no limit).
     Prints the metrics and what loading dropped or repaired and why; --jobs-out
     writes Batsim's jobs CSV, --swf-out the schedule as SWF, --gantt and --utilization PNG plots.
     """

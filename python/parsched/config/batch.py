@@ -87,6 +87,10 @@ class BatchConfig(ConfigBase):
     track_resources: bool = _doc(
         "record which processors each job gets (lowest free first) for "
         "allocated_resources and the Gantt chart", _D["track_resources"])
+    max_events: int = _doc(
+        "gang: a run whose estimated event count (a few per job plus two per quantum "
+        "over the jobs' total run time) is above this is refused before it starts; "
+        "0: no limit", _D["max_events"])
 
     TOML_TABLE: ClassVar[str] = "batch"
     MODEL: ClassVar[str] = "batch"

@@ -74,6 +74,9 @@ pub struct BatchConfig {
     /// Record which processors each space-shared job gets (lowest free
     /// first), for `allocated_resources` in the jobs CSV.
     pub track_resources: bool,
+    /// A gang run whose estimated event count ([`BatchConfig::estimate_events`])
+    /// is above this is refused before it starts; 0: no limit.
+    pub max_events: u64,
 }
 
 impl Default for BatchConfig {
@@ -91,6 +94,7 @@ impl Default for BatchConfig {
             slot_allocation: SlotAllocation::FirstFit,
             load_factor: 1.0,
             track_resources: true,
+            max_events: crate::sync::DEFAULT_MAX_EVENTS,
         }
     }
 }
@@ -116,6 +120,7 @@ pub const KEYS: &[&str] = &[
     "slot_allocation",
     "load_factor",
     "track_resources",
+    "max_events",
 ];
 
 fn shown(v: &Value) -> String {
@@ -265,7 +270,42 @@ impl BatchConfig {
             }
             "load_factor" => self.load_factor = float(key, v)?,
             "track_resources" => self.track_resources = boolean(key, v)?,
+            "max_events" => self.max_events = uint(key, v)?,
             _ => return Err(ConfigError::new(key, "unknown key", KEYS.join(", "))),
+        }
+        Ok(())
+    }
+
+    /// An upper estimate of the events of a run of `jobs` (sorted by submit
+    /// time): a few per job, and under gang scheduling one per quantum while
+    /// any job runs (at most the sum of the run times, as every quantum
+    /// serves at least one job).
+    pub fn estimate_events(&self, jobs: &[crate::swf::BatchJob]) -> f64 {
+        let n = jobs.len() as f64;
+        let mut events = 64.0 + 4.0 * n;
+        if self.policy == BatchPolicyKind::Gang {
+            let run: f64 = jobs.iter().map(|j| j.runtime as f64).sum();
+            events += 2.0 * run / self.quantum.max(1) as f64;
+        }
+        events
+    }
+
+    /// Refuses a run of `jobs` estimated above `max_events`.
+    pub fn check_events(&self, jobs: &[crate::swf::BatchJob]) -> Result<(), ConfigError> {
+        let est = self.estimate_events(jobs);
+        if self.max_events > 0 && est > self.max_events as f64 {
+            return Err(ConfigError::new(
+                "max_events",
+                format!(
+                    "the run would take about {est:.1e} events (~{} at 10^7 events/s; \
+                     gang scheduling: one per quantum of {} s over the jobs' total run \
+                     time), above max_events = {}",
+                    crate::sync::human_ms(est / 1e7 * 1e3),
+                    self.quantum,
+                    self.max_events
+                ),
+                "a longer quantum, or max_events=0 (or a larger limit) to run it anyway",
+            ));
         }
         Ok(())
     }

@@ -110,10 +110,11 @@ fn config_keys_and_errors() {
         ("load_factor", Value::Float(1.2)),
         ("track_resources", Value::Bool(false)),
         ("extra_fields", Value::Str("error".into())),
+        ("max_events", Value::Int(5)),
     ] {
         c.set(k, &v).unwrap();
     }
-    assert_eq!(KEYS.len(), 19);
+    assert_eq!(KEYS.len(), 20);
     assert_eq!(c.rules.extra_fields, crate::swf::ExtraFields::Error);
     c.validate().unwrap();
     assert_eq!(c.policy, BatchPolicyKind::Gang);
@@ -237,4 +238,37 @@ fn absurd_times_are_errors() {
     assert!(e.to_string().contains("2^40"), "{e}");
     let e = simulate(vec![j(1, 0, 1, 1, u64::MAX)], 4, &c).unwrap_err();
     assert!(e.to_string().contains("2^40"), "{e}");
+}
+
+#[test]
+fn gang_runs_estimated_above_max_events_are_refused() {
+    // One job of 2^39 s: under 60 s quanta about 1.8·10^10 slot ends.
+    let jobs = vec![BatchJob::new(1, 0, 1 << 39, 4, 1 << 39)];
+    let mut cfg = BatchConfig {
+        policy: BatchPolicyKind::Gang,
+        ..BatchConfig::default()
+    };
+    let e = simulate(jobs.clone(), 8, &cfg).unwrap_err().to_string();
+    assert!(e.starts_with("max_events: the run would take about"), "{e}");
+    // Space sharing: a few events per job, whatever the run times.
+    cfg.policy = BatchPolicyKind::Easy;
+    simulate(jobs.clone(), 8, &cfg).unwrap();
+    // The estimate bounds a real gang run's events.
+    let mut jobs: Vec<BatchJob> = (0..200)
+        .map(|i| {
+            BatchJob::new(
+                i,
+                i as u64 * 7,
+                50 + (i as u64 * 37) % 900,
+                1 + (i as u32 % 8),
+                2000,
+            )
+        })
+        .collect();
+    jobs.sort_by_key(|j| j.submit);
+    cfg.policy = BatchPolicyKind::Gang;
+    cfg.quantum = 5;
+    let r = simulate(jobs.clone(), 8, &cfg).unwrap();
+    assert!(r.summary.slot_switches > 0);
+    assert!(((r.summary.slot_switches + 3 * 200) as f64) <= cfg.estimate_events(&jobs));
 }
