@@ -38,10 +38,11 @@ class ConfigError(ValueError):
     """
 
     def __init__(self, field: str, message: str, allowed: str | None = None) -> None:
-        self.field = field
+        # (a field may be a user's unknown key: one line, cut like any value)
+        self.field = clip(" ".join(str(field).split()))
         self.message = " ".join(str(message).split())
         self.allowed = None if allowed is None else " ".join(str(allowed).split())
-        text = f"{field}: {self.message}"
+        text = f"{self.field}: {self.message}"
         if self.allowed:
             text += f"; allowed: {self.allowed}"
         super().__init__(text)
