@@ -231,3 +231,10 @@ def test_extra_fields_are_ignored_and_counted_or_refused(tmp_path, capsys):
     assert e.value.line == 3 and "19 fields" in str(e.value)
     err = _batch_error(capsys, "--trace", t, "--set", "extra_fields=error")
     assert err.startswith(f"trace {t}: line 3: 19 fields"), err
+
+
+def test_an_empty_file_is_nothing_to_simulate_not_a_header_problem(tmp_path, capsys):
+    p = tmp_path / "empty.swf"
+    p.write_text("")
+    err = _batch_error(capsys, "--trace", str(p))
+    assert err == f"trace {p}: nothing to simulate: the trace has no job line", err

@@ -290,29 +290,38 @@ pub fn run_trace(path: impl AsRef<Path>, cfg: &BatchConfig) -> Result<BatchResul
     })
 }
 
+/// The error for a trace with no job to run, with the reasons.
+fn nothing_to_simulate(report: &LoadReport) -> BatchError {
+    let why = if report.records == 0 {
+        "the trace has no job line".to_string()
+    } else {
+        let reasons: Vec<String> = report
+            .reasons()
+            .iter()
+            .filter(|(r, _)| r.starts_with("dropped"))
+            .map(|(r, n)| format!("{n} {r}"))
+            .collect();
+        format!(
+            "all {} records were dropped ({})",
+            report.records,
+            reasons.join("; ")
+        )
+    };
+    BatchError::Input(format!("nothing to simulate: {why}"))
+}
+
 /// Runs an already loaded trace under `cfg`. A trace with no job to run
 /// (no job line, or every record dropped by the rules) is an error
 /// ([`BatchError::Input`]): nothing would be simulated.
 pub fn run_loaded(trace: Trace, cfg: &BatchConfig) -> Result<BatchResult, BatchError> {
     let header = trace.header.clone();
+    // Before the machine size: an empty trace is that, whatever its header.
+    if trace.jobs.is_empty() {
+        return Err(nothing_to_simulate(&trace.report));
+    }
     let (jobs, procs, report) = prepare(trace, cfg)?;
     if jobs.is_empty() {
-        let why = if report.records == 0 {
-            "the trace has no job line".to_string()
-        } else {
-            let reasons: Vec<String> = report
-                .reasons()
-                .iter()
-                .filter(|(r, _)| r.starts_with("dropped"))
-                .map(|(r, n)| format!("{n} {r}"))
-                .collect();
-            format!(
-                "all {} records were dropped ({})",
-                report.records,
-                reasons.join("; ")
-            )
-        };
-        return Err(BatchError::Input(format!("nothing to simulate: {why}")));
+        return Err(nothing_to_simulate(&report));
     }
     let mut r = simulate(jobs, procs, cfg)?;
     r.report = report;
