@@ -3,6 +3,10 @@
 #   make test   - cargo fmt/clippy/test (+ the runtime's privileged tests as root), ruff, pytest
 #   make bench-bin - build the real benchmark program bench/bsp (needs a C compiler);
 #                  `parsched reproduce desktop` also builds it on demand
+#   make fuzz   - the input fuzzers for minutes: the SWF reader and batch machine on mutated
+#                 real traces (PARSCHED_FUZZ_CASES, default 200000), the TOML/CSV/--set/
+#                 dispatch-table parsers with hypothesis (PARSCHED_FUZZ_EXAMPLES, default
+#                 3000); make test runs both briefly (a few hundred cases, seconds)
 #   make develop, make clean
 # Idempotent: the venv, the Python dependencies and the extension build are
 # redone only when their inputs change (stamp files under .venv/).
@@ -18,7 +22,7 @@ BUILD_STAMP := $(VENV)/.parsched-build
 RUST_SRC    := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 PY_DEPS     := "maturin>=1.5,<2" numpy pandas matplotlib rich pyarrow pytest hypothesis scipy ruff nbclient nbformat ipykernel "dask[distributed]"
 
-.PHONY: all demo test develop venv lint rust-test py-test clean bench-bin
+.PHONY: all demo test develop venv lint rust-test py-test clean bench-bin fuzz
 
 all: develop
 
@@ -61,6 +65,13 @@ py-test: develop
 	$(BIN)/python -m pytest -q tests
 
 test: rust-test lint py-test
+
+FUZZ_CASES    ?= 200000
+FUZZ_EXAMPLES ?= 3000
+
+fuzz: develop
+	PARSCHED_FUZZ_CASES=$(FUZZ_CASES) cargo test --release -p parsched-sim --test fuzz_swf
+	PARSCHED_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q tests/test_fuzz_inputs.py
 
 clean:
 	rm -rf $(DEPS_STAMP) $(BUILD_STAMP) python/parsched/_core*.so results/pools

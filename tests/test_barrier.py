@@ -174,7 +174,8 @@ def barrier_configs(draw) -> BarrierConfig:
     return BarrierConfig(
         n=n, l=draw(st.integers(1, 16)),
         P=draw(st.one_of(st.none(), st.integers(n, 128))),
-        k=draw(st.integers(1, 10**9)),
+        # (k <= 10^6: the whole run must stay within the clock's 10^12 ms)
+        k=draw(st.integers(1, 10**6)),
         grain=draw(st.floats(1e-3, 1e3)), var=draw(st.floats(0.0, 1e3)),
         barrier_cost=draw(st.floats(0.0, 1.0)), tq=tq,
         tcs=draw(st.floats(1e-6 if wait == "yield" else 0.0, tq, exclude_max=True)),
@@ -186,6 +187,8 @@ def barrier_configs(draw) -> BarrierConfig:
         skew=draw(st.booleans()), shuffle=draw(st.booleans()),
         batches=draw(st.integers(1, 1000)), seed=draw(st.integers(0, 2**64 - 1)),
         dist=draw(st.sampled_from(["uniform", "exponential"])),
+        # round trips of configurations, not runs: no event limit
+        max_events=draw(st.sampled_from([0, 2**63 - 1])),
     )
 
 

@@ -403,8 +403,17 @@ def cosched_keys() -> list[str]:
     """The keys ``simulate_cosched`` accepts, in documentation order."""
 
 def cancel_cosched() -> None:
-    """Stops every ``simulate_cosched`` call in progress, in any thread
-    (KeyboardInterrupt within ~50 ms): Ctrl-C reaches only the main thread."""
+    """The same as :func:`cancel_runs` (its first name)."""
+
+def cancel_runs() -> None:
+    """Stops every simulation in progress (pools, barrier, batch, cosched), in
+    any thread (KeyboardInterrupt within ~50 ms): Ctrl-C reaches only the main
+    thread."""
+
+def estimate_run(model: Literal["barrier"], config: dict[str, Any]) -> dict[str, float]:
+    """Upper estimates of a run's cost from its configuration alone:
+    ``{"sim_time": ms, "events": n}``; ``validate_config`` refuses a run
+    estimated above its ``max_events`` (0: no limit)."""
 
 def validate_config(
     model: Literal["pools", "barrier", "batch", "cosched"], config: dict[str, Any]

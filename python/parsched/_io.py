@@ -52,11 +52,29 @@ def _umask() -> int:
     return mask
 
 
+def _as_user_path(e: OSError, tmp: str | None, path: str) -> OSError:
+    """The error of an operation on the temporary file, naming ``path`` (the
+    user's file) instead."""
+    text = e.strerror or str(e)
+    if tmp:
+        text = text.replace(tmp, path)
+    if path in text:
+        return OSError(e.errno, text)
+    return OSError(e.errno, text, path)
+
+
 @contextlib.contextmanager
 def atomic_file(path: str) -> Iterator[str]:
-    """Yields a temporary path next to ``path``; renames it over ``path`` on success."""
+    """Yields a temporary path next to ``path``; renames it over ``path`` on
+    success. On failure (an exception, Ctrl-C, SIGTERM) the temporary file is
+    removed; an ``OSError`` about it names ``path``."""
+    path = os.fspath(path)
     parent = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".parsched-", suffix=os.path.splitext(path)[1], dir=parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".parsched-", suffix=os.path.splitext(path)[1],
+                                   dir=parent)
+    except OSError as e:
+        raise _as_user_path(e, None, path) from None
     os.close(fd)
     try:
         # mkstemp makes the file 0600; the output follows the umask as any
@@ -64,9 +82,11 @@ def atomic_file(path: str) -> Iterator[str]:
         os.chmod(tmp, 0o666 & ~_umask())
         yield tmp
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(e, OSError) and (e.filename == tmp or tmp in str(e)):
+            raise _as_user_path(e, tmp, path) from None
         raise
 
 

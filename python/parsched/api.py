@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import functools
 import multiprocessing
 import os
@@ -315,7 +316,38 @@ def default_executor(n_tasks: int | None = None) -> cf.Executor:
     n = os.cpu_count() or 1
     if n_tasks is not None:
         n = max(1, min(n, n_tasks))
-    return cf.ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"))
+    return spawned_pool(n)
+
+
+def _worker_init() -> None:
+    # Ctrl-C reaches the whole process group: workers leave it to the parent,
+    # which stops them (stop_executor), instead of each printing a traceback.
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def spawned_pool(workers: int) -> cf.ProcessPoolExecutor:
+    """A spawned process pool whose workers ignore Ctrl-C (the parent stops
+    them with :func:`stop_executor`)."""
+    return cf.ProcessPoolExecutor(max_workers=workers,
+                                  mp_context=multiprocessing.get_context("spawn"),
+                                  initializer=_worker_init)
+
+
+def stop_executor(ex: cf.Executor, interrupted: bool) -> None:
+    """Shuts ``ex`` down; after an interruption (Ctrl-C, SIGTERM) first stops
+    the runs in progress: a process pool's workers are terminated, a thread
+    pool's simulations are cancelled (``_core.cancel_runs``: each ends within
+    ~50 ms), so that the command exits at once."""
+    if interrupted:
+        if isinstance(ex, cf.ProcessPoolExecutor):
+            for p in list((getattr(ex, "_processes", None) or {}).values()):
+                with contextlib.suppress(Exception):
+                    p.terminate()
+        else:
+            core().cancel_runs()
+    ex.shutdown(wait=True, cancel_futures=True)
 
 
 def thread_executor(n_tasks: int | None = None, workers: int | None = None) -> cf.Executor:
@@ -458,13 +490,18 @@ class executor_for:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if self.own:
-            stop(self.executor, failed=exc_type is not None)
+            stop(self.executor, failed=exc_type is not None,
+                 interrupted=exc_type is not None and issubclass(exc_type, KeyboardInterrupt))
 
 
-def stop(ex: cf.Executor, *, failed: bool) -> None:
+def stop(ex: cf.Executor, *, failed: bool, interrupted: bool = False) -> None:
     """Shuts down an executor of our own: waits for it after success; after a
     failure or Ctrl-C cancels what is queued (a :class:`ProcessPool` ends its
-    workers at once; threads finish the runs in progress)."""
+    workers at once; after Ctrl-C or SIGTERM a thread pool's runs in progress
+    are cancelled too, each within ~50 ms)."""
+    if interrupted and isinstance(ex, cf.ThreadPoolExecutor):
+        stop_executor(ex, True)
+        return
     if failed:
         ex.shutdown(wait=False, cancel_futures=True)
     else:

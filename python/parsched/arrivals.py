@@ -16,7 +16,7 @@ import re
 
 from .config import Arrivals
 from .config.pools import check_arrivals
-from .errors import ConfigError
+from .errors import ConfigError, shown
 
 __all__ = ["load_arrivals"]
 
@@ -49,7 +49,7 @@ def load_arrivals(path: str | os.PathLike[str], P: int | None = None) -> Arrival
     header = [h.strip().lower() for h in header]
     if header not in (["arrival", "d"], ["arrival", "d", "para_work"]):
         raise ConfigError(
-            "arrivals", f"{name} line {head_line}: header is {','.join(header)!r}",
+            "arrivals", f"{name} line {head_line}: header is {shown(','.join(header))}",
             "arrival,d or arrival,d,para_work",
         )
     has_pw = len(header) == 3
@@ -91,10 +91,10 @@ def _num(text: str, name: str, lineno: int, field: str) -> float:
     try:
         x = float(text)
     except ValueError:
-        raise ConfigError(field, f"{name} line {lineno}: {text.strip()!r} is not a number",
+        raise ConfigError(field, f"{name} line {lineno}: {shown(text.strip())} is not a number",
                           "a finite number") from None
     if not math.isfinite(x):
-        raise ConfigError(field, f"{name} line {lineno}: {text.strip()!r} is not finite",
+        raise ConfigError(field, f"{name} line {lineno}: {shown(text.strip())} is not finite",
                           "a finite number")
     return x
 
@@ -103,5 +103,5 @@ def _int(text: str, name: str, lineno: int) -> int:
     try:
         return int(text)
     except ValueError:
-        raise ConfigError("d", f"{name} line {lineno}: {text.strip()!r} is not an integer",
+        raise ConfigError("d", f"{name} line {lineno}: {shown(text.strip())} is not an integer",
                           "integers >= 1") from None

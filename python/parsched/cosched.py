@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ._report import ResultRepr, jsonable
 from .config import CoschedConfig
 from .config.base import _core_error
-from .errors import ConfigError, SimulationError, TimeLimitError
+from .errors import ConfigError, SimulationError, TimeLimitError, shown
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -150,7 +150,7 @@ class CoschedResult(ResultRepr):
         given, else on a new figure (matplotlib's ``Figure``, no pyplot state);
         returns the figure. Save it with ``fig.savefig("timeline.png")``."""
         if kind not in ("area", "line"):
-            raise ConfigError("kind", f"{kind!r} is not a choice", "area, line")
+            raise ConfigError("kind", f"{shown(kind)} is not a choice", "area, line")
         if ax is None:
             from matplotlib.figure import Figure
 
@@ -204,7 +204,7 @@ def _workers(workers: int | None, reps: int) -> int:
     if workers is None:
         return max(1, min(reps, os.cpu_count() or 1))
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ConfigError("workers", f"{workers!r} is out of range", "integer >= 1")
+        raise ConfigError("workers", f"{shown(workers)} is out of range", "integer >= 1")
     return workers
 
 

@@ -9,7 +9,25 @@ Both mirror the exceptions of the Rust extension (``parsched._core``): a
 from __future__ import annotations
 
 __all__ = ["ConfigError", "PolicyError", "RuntimeFailure", "RuntimeUnavailable",
-           "SimulationError", "TimeLimitError", "TraceError"]
+           "SimulationError", "TimeLimitError", "TraceError", "clip", "shown"]
+
+#: Longest value echoed in an error message (characters), as in the core.
+ECHO_MAX = 60
+
+
+def clip(text: object, limit: int = ECHO_MAX) -> str:
+    """``text`` for an error message: cut to ``limit`` characters with an
+    ellipsis when longer (a 5,000-character bad value does not fill the line)."""
+    s = str(text)
+    return s if len(s) <= limit else s[:limit] + "…"
+
+
+def shown(value: object) -> str:
+    """A value as an error message quotes it: ``repr``, a string cut to
+    :data:`ECHO_MAX` characters first."""
+    if isinstance(value, str):
+        return repr(clip(value))
+    return clip(repr(value))
 
 
 class ConfigError(ValueError):
@@ -20,10 +38,11 @@ class ConfigError(ValueError):
     """
 
     def __init__(self, field: str, message: str, allowed: str | None = None) -> None:
-        self.field = field
+        # (a field may be a user's unknown key: one line, cut like any value)
+        self.field = clip(" ".join(str(field).split()))
         self.message = " ".join(str(message).split())
         self.allowed = None if allowed is None else " ".join(str(allowed).split())
-        text = f"{field}: {self.message}"
+        text = f"{self.field}: {self.message}"
         if self.allowed:
             text += f"; allowed: {self.allowed}"
         super().__init__(text)

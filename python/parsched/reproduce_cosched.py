@@ -178,13 +178,14 @@ def _tasks(plan: Plan) -> list[dict[str, Any]]:
 
 def _simulate(tasks: list[dict[str, Any]], executor: cf.Executor | None,
               progress: bool) -> list[dict[str, Any]]:
-    from .api import _progress, default_executor
+    from .api import _progress, default_executor, stop_executor
 
     own = executor is None
     ex = default_executor(len(tasks)) if own else executor
     # longest first, so that the pool ends together
     order = sorted(range(len(tasks)), key=lambda i: -_cost(tasks[i]))
     results: list[dict[str, Any] | None] = [None] * len(tasks)
+    interrupted = False
     try:
         futures = {ex.submit(_run_one, tasks[i]): i for i in order}
         with _progress(progress, len(tasks)) as advance:
@@ -192,13 +193,14 @@ def _simulate(tasks: list[dict[str, Any]], executor: cf.Executor | None,
                 for fut in cf.as_completed(futures):
                     results[futures[fut]] = fut.result()
                     advance()
-            except BaseException:
+            except BaseException as e:
+                interrupted = isinstance(e, KeyboardInterrupt)
                 for f in futures:
                     f.cancel()
                 raise
     finally:
         if own:
-            ex.shutdown(wait=True, cancel_futures=True)
+            stop_executor(ex, interrupted)
     return [r for r in results if r is not None]
 
 

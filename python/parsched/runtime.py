@@ -33,7 +33,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from .errors import ConfigError, PolicyError, RuntimeFailure, RuntimeUnavailable
+from .errors import ConfigError, PolicyError, RuntimeFailure, RuntimeUnavailable, shown
 
 __all__ = ["BACKENDS", "POLICIES", "load_job_file", "make_spec", "run_jobs", "split_commands"]
 
@@ -117,14 +117,14 @@ def make_spec(spec: Mapping[str, Any] | str | os.PathLike[str] | None = None,
         elif isinstance(j, (list, tuple)):
             jobs.append({"argv": [str(a) for a in j]})
         else:
-            raise ConfigError("jobs", f"{j!r} is not a job", "an argv list or a job table")
+            raise ConfigError("jobs", f"{shown(j)} is not a job", "an argv list or a job table")
     if not jobs:
         raise ConfigError("jobs", "no job given", "at least one job")
     for i, j in enumerate(jobs):
         _check_program(i, j)
     out["jobs"] = jobs
     if "policy" in out and out["policy"] not in POLICIES:
-        raise ConfigError("policy", f"unknown policy {out['policy']!r}", ", ".join(POLICIES))
+        raise ConfigError("policy", f"unknown policy {shown(out['policy'])}", ", ".join(POLICIES))
     if "backend" in out and out["backend"] not in BACKENDS:
         raise ConfigError("backend", f"unknown backend {out['backend']!r}", ", ".join(BACKENDS))
     return out

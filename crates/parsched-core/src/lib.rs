@@ -13,6 +13,6 @@ pub mod program;
 pub mod time;
 pub mod topology;
 
-pub use error::{ConfigError, PolicyError};
+pub use error::{clip, ConfigError, PolicyError, ECHO_MAX};
 pub use ids::{CoreId, DomainId, JobId, NodeId, PoolId, ProcId, ThreadId};
 pub use time::Time;

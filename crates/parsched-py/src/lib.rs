@@ -66,6 +66,9 @@ fn to_py_err(e: RunError) -> PyErr {
     match e {
         RunError::Config(c) => config_err(c),
         RunError::Machine(MachineError::Policy(p)) => PolicyError::new_err(p.0),
+        RunError::Machine(MachineError::Interrupted) => {
+            pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted")
+        }
         RunError::Machine(m) => SimulationError::new_err(m.to_string()),
     }
 }
@@ -274,7 +277,12 @@ fn simulate_pools<'py>(
         records,
     };
     let result = match policy {
-        None => py.allow_threads(|| pools::run(&cfg, opts, None)),
+        None => {
+            let cancel = Arc::new(AtomicBool::new(false));
+            run_interruptible(py, &cancel, || {
+                parsched_sim::cancel::with_cancel(&cancel, || pools::run(&cfg, opts, None))
+            })?
+        }
         Some(obj) => {
             let make = move || -> Box<dyn PoolPolicy> {
                 Box::new(PyPolicy {
@@ -363,9 +371,11 @@ fn simulate_barrier<'py>(
         audit,
         ..Default::default()
     };
-    let result = py
-        .allow_threads(|| sync::run(&cfg, opts))
-        .map_err(to_py_err)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let result = run_interruptible(py, &cancel, || {
+        parsched_sim::cancel::with_cancel(&cancel, || sync::run(&cfg, opts))
+    })?
+    .map_err(to_py_err)?;
     let out =
         pythonize::pythonize(py, &result).map_err(|e| SimulationError::new_err(e.to_string()))?;
     let c = pythonize::pythonize(py, &cfg).map_err(|e| SimulationError::new_err(e.to_string()))?;
@@ -382,16 +392,23 @@ fn cluster_err(e: ClusterError) -> PyErr {
     }
 }
 
-/// `cancel_cosched()` calls so far: a run that sees it change stops as on
+/// `cancel_runs()` calls so far: a run that sees it change stops as on
 /// Ctrl-C (runs on threads other than the main one never see the signal).
 static CANCEL_CALLS: AtomicU64 = AtomicU64::new(0);
 
-/// Stops every `simulate_cosched` call in progress, in any thread: each ends
-/// within ~50 ms with `KeyboardInterrupt` (for thread pools: Ctrl-C reaches
-/// only the main thread).
+/// Stops every simulation in progress (pools, barrier, batch, cosched), in
+/// any thread: each ends within ~50 ms with `KeyboardInterrupt` (for thread
+/// pools: Ctrl-C reaches only the main thread).
+#[pyfunction]
+fn cancel_runs() {
+    CANCEL_CALLS.fetch_add(1, Ordering::SeqCst);
+}
+
+/// The same as `cancel_runs()` (its first name, when only cosched runs
+/// watched it).
 #[pyfunction]
 fn cancel_cosched() {
-    CANCEL_CALLS.fetch_add(1, Ordering::SeqCst);
+    cancel_runs();
 }
 
 /// Runs `f` on a thread of its own with the GIL released, checking for
@@ -863,7 +880,10 @@ const MODELS: &str = "pools, barrier, batch, cosched";
 fn unknown_model(model: &str) -> PyErr {
     config_err(parsched_core::ConfigError::new(
         "model",
-        format!("{model:?} is not a model"),
+        format!(
+            "{:?} is not a model",
+            parsched_core::clip(model, parsched_core::ECHO_MAX)
+        ),
         MODELS,
     ))
 }
@@ -1009,6 +1029,34 @@ fn config_values<'py>(
     }
 }
 
+/// What a run of `model`'s configuration `config` will cost, estimated from
+/// the configuration alone (an upper bound): `{"sim_time": ..., "events":
+/// ...}` (simulated time in the model's unit: ms for barrier). `validate`
+/// refuses a run estimated above its `max_events`. Models: barrier.
+#[pyfunction]
+fn estimate_run<'py>(
+    py: Python<'py>,
+    model: &str,
+    config: &Bound<'py, PyDict>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    match ModelConfig::build(model, config)? {
+        ModelConfig::Barrier(c) => {
+            let e = c.estimate();
+            out.set_item("sim_time", e.sim_time_ms)?;
+            out.set_item("events", e.events)?;
+        }
+        _ => {
+            return Err(config_err(parsched_core::ConfigError::new(
+                "model",
+                format!("no estimate for {model}"),
+                "barrier",
+            )))
+        }
+    }
+    Ok(out)
+}
+
 /// Seed 000's bounded-geometric desired parallelism on 1..=`max` with mean
 /// `mean`: the parameter q of the geometric law P(d = k) ∝ (1 − q)^(k−1)·q
 /// that, truncated at `max`, has that mean (the workload generator's own
@@ -1042,7 +1090,10 @@ fn tw_per_unit_var(n: u32, dist: &str) -> PyResult<f64> {
         other => {
             return Err(config_err(parsched_core::ConfigError::new(
                 "dist",
-                format!("unknown distribution {other:?}"),
+                format!(
+                    "unknown distribution {:?}",
+                    parsched_core::clip(other, parsched_core::ECHO_MAX)
+                ),
                 "uniform, exponential, empirical",
             )))
         }
@@ -1118,10 +1169,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_cosched, m)?)?;
     m.add_function(wrap_pyfunction!(cosched_keys, m)?)?;
     m.add_function(wrap_pyfunction!(cancel_cosched, m)?)?;
+    m.add_function(wrap_pyfunction!(cancel_runs, m)?)?;
     #[cfg(all(feature = "runtime", target_os = "linux"))]
     m.add_function(wrap_pyfunction!(run_jobs, m)?)?;
     m.add_function(wrap_pyfunction!(validate_config, m)?)?;
     m.add_function(wrap_pyfunction!(config_values, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate_run, m)?)?;
     m.add_function(wrap_pyfunction!(bounded_geometric_q, m)?)?;
     m.add_function(wrap_pyfunction!(barrier_moments, m)?)?;
     m.add_function(wrap_pyfunction!(tw_per_unit_var, m)?)?;

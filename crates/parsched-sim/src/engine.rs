@@ -346,6 +346,30 @@ pub fn run<M: Model>(model: &mut M, engine: &mut Engine<M::Event>) -> Result<Run
     Ok(RunEnd::Drained)
 }
 
+/// [`run`], watching this thread's cancel flag ([`crate::cancel`]): once it
+/// is set the run ends within [`crate::cancel::CHECK_EVERY`] events with
+/// `interrupted()`. Without a flag it is [`run`]; the flag is only read, so
+/// the events handled are the same.
+pub fn run_watched<M: Model>(
+    model: &mut M,
+    engine: &mut Engine<M::Event>,
+    interrupted: impl Fn() -> M::Error,
+) -> Result<RunEnd, M::Error> {
+    let mut watch = crate::cancel::Watch::new();
+    if !watch.is_armed() {
+        return run(model, engine);
+    }
+    while let Some(ev) = engine.pop() {
+        if watch.tick() {
+            return Err(interrupted());
+        }
+        if model.handle(ev, engine)? == Flow::Stop {
+            return Ok(RunEnd::Stopped);
+        }
+    }
+    Ok(RunEnd::Drained)
+}
+
 /// Runs `model` over the events at times up to `horizon` (inclusive); later
 /// events stay queued, so the run can be resumed. The clock is left at the
 /// last event handled.

@@ -9,8 +9,10 @@
 //! * [`sync`]: seed 001's machine: pinned threads with barriers, waiting
 //!   strategies, per-processor round robin or gang scheduling.
 //! * [`stats`]: summary statistics.
+//! * [`cancel`]: the cancel flag every long loop watches (Ctrl-C).
 
 pub mod batch;
+pub mod cancel;
 pub mod cluster;
 pub mod engine;
 pub mod lublin;

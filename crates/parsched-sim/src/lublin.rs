@@ -205,7 +205,14 @@ impl LublinConfig {
             match v {
                 Value::Int(i) if *i >= 0 => Ok(*i as u64),
                 Value::Str(s) => s.trim().parse().map_err(|_| {
-                    ConfigError::new(key, format!("{s:?} is not accepted"), "an integer >= 0")
+                    ConfigError::new(
+                        key,
+                        format!(
+                            "{:?} is not accepted",
+                            parsched_core::clip(s, parsched_core::ECHO_MAX)
+                        ),
+                        "an integer >= 0",
+                    )
                 }),
                 _ => Err(ConfigError::new(
                     key,

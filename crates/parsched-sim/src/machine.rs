@@ -170,6 +170,9 @@ pub enum MachineError {
     Program { job: u64, msg: String },
     #[error("invariant violated at t={time}: {msg}")]
     Invariant { time: f64, msg: String },
+    /// The run was stopped through its cancel flag ([`crate::cancel`]).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 /// Counters of one run.
@@ -355,7 +358,7 @@ impl<'a> PoolMachine<'a> {
         if let Some(j) = &self.pending {
             engine.schedule_at(j.arrival, Ev::JobArrived);
         }
-        crate::engine::run(self, engine)?;
+        crate::engine::run_watched(self, engine, || MachineError::Interrupted)?;
         Ok(engine.now())
     }
 

@@ -63,7 +63,10 @@ impl Value {
                     t.parse::<f64>().map_err(|_| {
                         ConfigError::new(
                             key,
-                            format!("{t:?} is not a number"),
+                            format!(
+                                "{:?} is not a number",
+                                parsched_core::clip(t, parsched_core::ECHO_MAX)
+                            ),
                             "numbers separated by commas",
                         )
                     })
@@ -111,7 +114,7 @@ fn type_err(key: &str, v: &Value, allowed: &str) -> ConfigError {
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
         Value::Float(f) => f.to_string(),
-        Value::Str(s) => format!("{s:?}"),
+        Value::Str(s) => format!("{:?}", parsched_core::clip(s, parsched_core::ECHO_MAX)),
         Value::List(v) => format!("a list of {} numbers", v.len()),
     };
     ConfigError::new(key, format!("{shown} is not accepted"), allowed)
@@ -670,6 +673,9 @@ pub fn run(
     if workers <= 1 {
         for r in 0..cfg.reps {
             reps.push(one(r));
+            if matches!(reps.last(), Some(Err(_))) {
+                break;
+            }
         }
     } else {
         let mut slots: Vec<Option<Result<RepResult, RunError>>> =
@@ -684,7 +690,16 @@ pub fn run(
                 .collect();
             let handles: Vec<_> = chunks
                 .into_iter()
-                .map(|c| s.spawn(move || c.into_iter().map(|r| (r, one(r))).collect::<Vec<_>>()))
+                .map(|c| {
+                    let flag = crate::cancel::current();
+                    s.spawn(move || {
+                        let reps = || c.into_iter().map(|r| (r, one(r))).collect::<Vec<_>>();
+                        match &flag {
+                            Some(f) => crate::cancel::with_cancel(f, reps),
+                            None => reps(),
+                        }
+                    })
+                })
                 .collect();
             for h in handles {
                 for (r, res) in h.join().expect("replication thread panicked") {

@@ -10,9 +10,13 @@
 //!   the trace length); [`open`] opens `.swf` or `.swf.gz` (by content: a gzip
 //!   magic number selects decompression). Header comments before the first
 //!   job are parsed into [`SwfHeader`]; comments between jobs are added to it.
-//! * A malformed line — not 18 fields, a non-numeric field, a negative value
-//!   other than −1 in a time or count field — is an error naming its line
-//!   number ([`SwfError::Malformed`]); a truncated or corrupt gzip stream is an
+//! * A malformed line — fewer than 18 fields, a non-numeric field, a negative
+//!   value other than −1 in a time or count field — is an error naming its
+//!   line number and field ([`SwfError::Malformed`]); values are echoed cut
+//!   to 60 characters. Fields beyond the 18th (some conversions of real
+//!   logs, e.g. ALCF's, append columns) are ignored and counted
+//!   ([`ExtraFields::Ignore`], the default of [`load_jobs`]) or refused
+//!   ([`ExtraFields::Error`]); a truncated or corrupt gzip stream is an
 //!   I/O error naming the line being read ([`SwfError::Io`]). Blank lines are
 //!   skipped.
 //! * [`load_jobs`] turns records into the rigid jobs a batch machine runs,
@@ -185,6 +189,16 @@ fn int_field(s: &str) -> Option<i64> {
 impl SwfRecord {
     /// Parses one job line (18 fields). `line` is used in errors.
     pub fn parse(text: &str, line: u64) -> Result<SwfRecord, SwfError> {
+        Self::parse_with(text, line, ExtraFields::Error).map(|(r, _)| r)
+    }
+
+    /// Parses one job line under an extra-fields rule; also returns the
+    /// number of fields beyond the 18th (0 under [`ExtraFields::Error`]).
+    pub fn parse_with(
+        text: &str,
+        line: u64,
+        extra: ExtraFields,
+    ) -> Result<(SwfRecord, usize), SwfError> {
         let mut ints = [0i64; 18];
         let mut floats = [0f64; 3];
         let mut n = 0;
@@ -196,9 +210,10 @@ impl SwfRecord {
             let bad = || SwfError::Malformed {
                 line,
                 message: format!(
-                    "field {} ({}) is {tok:?}, not a number",
+                    "field {} ({}) is {:?}, not a number",
                     n + 1,
-                    FIELD_NAMES[n]
+                    FIELD_NAMES[n],
+                    parsched_core::clip(tok, parsched_core::ECHO_MAX)
                 ),
             };
             match n {
@@ -213,15 +228,23 @@ impl SwfRecord {
             }
             n += 1;
         }
-        if n != 18 {
-            let count = if n > 18 {
-                text.split_ascii_whitespace().count()
-            } else {
-                n
-            };
+        let mut extras = 0;
+        if n > 18 {
+            extras = text.split_ascii_whitespace().count() - 18;
+            if extra == ExtraFields::Error {
+                return Err(SwfError::Malformed {
+                    line,
+                    message: format!(
+                        "{} fields; an SWF job line has 18 (rule extra_fields=error; \
+                         extra_fields=ignore reads the first 18)",
+                        18 + extras
+                    ),
+                });
+            }
+        } else if n != 18 {
             return Err(SwfError::Malformed {
                 line,
-                message: format!("{count} fields; an SWF job line has 18"),
+                message: format!("{n} fields; an SWF job line has 18"),
             });
         }
         // Time and count fields: −1 (unknown) or non-negative.
@@ -238,26 +261,29 @@ impl SwfRecord {
                 });
             }
         }
-        Ok(SwfRecord {
-            job_number: ints[0],
-            submit_time: ints[1],
-            wait_time: ints[2],
-            run_time: ints[3],
-            allocated_procs: ints[4],
-            avg_cpu_time: floats[0],
-            used_memory: floats[1],
-            requested_procs: ints[7],
-            requested_time: ints[8],
-            requested_memory: floats[2],
-            status: ints[10],
-            user_id: ints[11],
-            group_id: ints[12],
-            executable: ints[13],
-            queue: ints[14],
-            partition: ints[15],
-            preceding_job: ints[16],
-            think_time: ints[17],
-        })
+        Ok((
+            SwfRecord {
+                job_number: ints[0],
+                submit_time: ints[1],
+                wait_time: ints[2],
+                run_time: ints[3],
+                allocated_procs: ints[4],
+                avg_cpu_time: floats[0],
+                used_memory: floats[1],
+                requested_procs: ints[7],
+                requested_time: ints[8],
+                requested_memory: floats[2],
+                status: ints[10],
+                user_id: ints[11],
+                group_id: ints[12],
+                executable: ints[13],
+                queue: ints[14],
+                partition: ints[15],
+                preceding_job: ints[16],
+                think_time: ints[17],
+            },
+            extras,
+        ))
     }
 }
 
@@ -383,6 +409,8 @@ pub struct SwfReader<R> {
     header: SwfHeader,
     pending: Option<Result<SwfRecord, SwfError>>,
     done: bool,
+    extra: ExtraFields,
+    extra_lines: u64,
 }
 
 /// Opens a trace file, decompressing it if it is gzip (by magic number, so
@@ -420,6 +448,8 @@ impl<R: BufRead> SwfReader<R> {
             header: SwfHeader::default(),
             pending: None,
             done: false,
+            extra: ExtraFields::Error,
+            extra_lines: 0,
         };
         r.pending = r.next_record();
         if let Some(Err(e)) = &r.pending {
@@ -440,6 +470,38 @@ impl<R: BufRead> SwfReader<R> {
     /// The number of the last line read (1-based).
     pub fn line(&self) -> u64 {
         self.line
+    }
+
+    /// Sets the rule for job lines with more than 18 fields (default
+    /// [`ExtraFields::Error`] for a bare reader). The first job line, read
+    /// ahead by [`SwfReader::new`], is parsed again under the new rule.
+    pub fn set_extra_fields(&mut self, extra: ExtraFields) {
+        self.extra = extra;
+        if extra == ExtraFields::Ignore {
+            if let Some(Err(SwfError::Malformed { line, .. })) = &self.pending {
+                if *line == self.line {
+                    // Re-parse the line just read (still in the buffer).
+                    let t = self.buf.trim_start();
+                    self.done = false;
+                    self.pending = Some(SwfRecord::parse_with(t, self.line, extra).map(
+                        |(r, extras)| {
+                            if extras > 0 {
+                                self.extra_lines += 1;
+                            }
+                            r
+                        },
+                    ));
+                    if matches!(self.pending, Some(Err(_))) {
+                        self.done = true;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Job lines read so far that had fields beyond the 18th (ignored).
+    pub fn extra_field_lines(&self) -> u64 {
+        self.extra_lines
     }
 
     fn next_record(&mut self) -> Option<Result<SwfRecord, SwfError>> {
@@ -469,7 +531,12 @@ impl<R: BufRead> SwfReader<R> {
             if t.trim().is_empty() {
                 continue;
             }
-            let r = SwfRecord::parse(t, line);
+            let r = SwfRecord::parse_with(t, line, self.extra).map(|(r, extras)| {
+                if extras > 0 {
+                    self.extra_lines += 1;
+                }
+                r
+            });
             if r.is_err() {
                 self.done = true;
             }
@@ -533,6 +600,9 @@ pub struct BatchJob {
     pub group: i32,
     pub queue: i32,
     pub partition: i32,
+    /// The trace line the job came from (0: not from a file; saturates at
+    /// 2^32 − 1), for error messages.
+    pub line: u32,
 }
 
 impl BatchJob {
@@ -548,6 +618,7 @@ impl BatchJob {
             group: -1,
             queue: -1,
             partition: -1,
+            line: 0,
         }
     }
 
@@ -623,6 +694,18 @@ pub enum Unsorted {
     Reject,
 }
 
+/// What to do with job lines of more than 18 fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ExtraFields {
+    /// Read the first 18 fields, ignore the rest, count the line
+    /// ([`LoadReport::extra_fields`]).
+    #[default]
+    Ignore,
+    /// Refuse the line (an error naming it).
+    Error,
+}
+
 /// One rule per quirk of real logs. Defaults: allocated processors,
 /// requested time = run time when unknown, drop unknown run times, keep zero
 /// run times, drop cancelled jobs (status 5), sort by submit time.
@@ -639,6 +722,8 @@ pub struct SwfRules {
     /// started; those that ran are kept by `keep` if their run time is known).
     pub cancelled: KeepDrop,
     pub unsorted: Unsorted,
+    /// Job lines with more than 18 fields.
+    pub extra_fields: ExtraFields,
 }
 
 impl Default for SwfRules {
@@ -651,6 +736,7 @@ impl Default for SwfRules {
             zero_runtime: KeepDrop::Keep,
             cancelled: KeepDrop::Drop,
             unsorted: Unsorted::Sort,
+            extra_fields: ExtraFields::Ignore,
         }
     }
 }
@@ -678,6 +764,9 @@ pub struct LoadReport {
     /// Records whose submit time was earlier than the previous record's
     /// (reordered by `unsorted=sort`).
     pub out_of_order: u64,
+    /// Job lines with fields beyond the 18th, read as their first 18
+    /// (`extra_fields=ignore`).
+    pub extra_fields: u64,
 }
 
 impl LoadReport {
@@ -728,6 +817,10 @@ impl LoadReport {
             (
                 "reordered: submit time earlier than the previous job's (rule unsorted=sort)",
                 self.out_of_order,
+            ),
+            (
+                "ignored: fields beyond the 18th (rule extra_fields=ignore)",
+                self.extra_fields,
             ),
         ]
         .into_iter()
@@ -817,6 +910,7 @@ impl SwfRules {
             group: r.group_id.clamp(-1, i32::MAX as i64) as i32,
             queue: r.queue.clamp(-1, i32::MAX as i64) as i32,
             partition: r.partition.clamp(-1, i32::MAX as i64) as i32,
+            line: 0,
         })
     }
 }
@@ -839,14 +933,16 @@ pub fn load_jobs<R: BufRead>(
     let mut report = LoadReport::default();
     let mut jobs = Vec::new();
     let mut last_submit = i64::MIN;
+    reader.set_extra_fields(rules.extra_fields);
     while let Some(rec) = reader.read_record() {
         let rec = rec?;
+        let line = reader.line();
         if rec.submit_time >= 0 {
             if rec.submit_time < last_submit {
                 report.out_of_order += 1;
                 if rules.unsorted == Unsorted::Reject {
                     return Err(SwfError::Rejected {
-                        line: reader.line(),
+                        line,
                         message: format!(
                             "job {} submitted at {} after a job submitted at {} (rule unsorted=reject)",
                             rec.job_number, rec.submit_time, last_submit
@@ -856,10 +952,28 @@ pub fn load_jobs<R: BufRead>(
             }
             last_submit = last_submit.max(rec.submit_time);
         }
-        if let Some(j) = rules.apply(&rec, &mut report) {
+        if let Some(mut j) = rules.apply(&rec, &mut report) {
+            if let Some((field, v)) = [
+                ("field 2 (submit_time)", j.submit),
+                ("field 4 (run_time)", j.runtime),
+                ("the requested time", j.requested),
+            ]
+            .into_iter()
+            .find(|&(_, v)| v >= crate::batch::MAX_TIME)
+            {
+                return Err(SwfError::Malformed {
+                    line,
+                    message: format!(
+                        "job {}: {field} is {v} s; allowed: below 2^40 s (about 35,000 years)",
+                        j.id
+                    ),
+                });
+            }
+            j.line = u32::try_from(line).unwrap_or(u32::MAX);
             jobs.push(j);
         }
     }
+    report.extra_fields = reader.extra_field_lines();
     if report.out_of_order > 0 {
         jobs.sort_by_key(|j| j.submit); // stable: trace order among equals
     }
@@ -930,6 +1044,7 @@ mod tests {
                 user: 1,
                 group: 1,
                 queue: 1,
+                line: 9,
                 ..BatchJob::new(1, 0, 100, 4, 200)
             }
         );
@@ -944,6 +1059,7 @@ mod tests {
             zero_runtime: KeepDrop::Drop,
             cancelled: KeepDrop::Keep,
             unsorted: Unsorted::Sort,
+            extra_fields: ExtraFields::Error,
         };
         let t = load_jobs(SwfReader::new(SMALL.as_bytes()).unwrap(), &rules).unwrap();
         let ids: Vec<i64> = t.jobs.iter().map(|j| j.id).collect();
@@ -984,7 +1100,73 @@ mod tests {
         );
         let long = "1 0 5 1 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1 7 8\n";
         let e = read_all(long.as_bytes()).unwrap_err();
-        assert_eq!(e.to_string(), "line 1: 20 fields; an SWF job line has 18");
+        assert!(
+            e.to_string()
+                .starts_with("line 1: 20 fields; an SWF job line has 18 (rule extra_fields=error"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn extra_fields_are_ignored_and_counted_or_refused() {
+        // ALCF-style lines: 19 fields (a walltime column appended).
+        let text = "; MaxProcs: 8\n1 0 5 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1 3600\n\
+                    2 1 5 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n\
+                    3 2 5 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1 3600 7\n";
+        let t = load_jobs(
+            SwfReader::new(text.as_bytes()).unwrap(),
+            &SwfRules::default(),
+        )
+        .unwrap();
+        assert_eq!(t.jobs.len(), 3);
+        assert_eq!(t.report.extra_fields, 2);
+        assert_eq!(t.jobs[2].runtime, 100);
+        assert!(t
+            .report
+            .reasons()
+            .iter()
+            .any(|(r, n)| r.contains("extra_fields=ignore") && *n == 2));
+        let rules = SwfRules {
+            extra_fields: ExtraFields::Error,
+            ..SwfRules::default()
+        };
+        let e = load_jobs(SwfReader::new(text.as_bytes()).unwrap(), &rules).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("line 2: 19 fields; an SWF job line has 18"),
+            "{e}"
+        );
+        // Too few fields stay an error under either rule.
+        let short = "1 0 5 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1\n";
+        let e = load_jobs(
+            SwfReader::new(short.as_bytes()).unwrap(),
+            &SwfRules::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e.to_string(), "line 1: 17 fields; an SWF job line has 18");
+    }
+
+    #[test]
+    fn huge_times_and_long_values_name_the_line_and_are_cut() {
+        let text = "; MaxProcs: 8\n1 0 5 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n\
+                    1 1 5 1099511627776 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n";
+        let e = load_jobs(
+            SwfReader::new(text.as_bytes()).unwrap(),
+            &SwfRules::default(),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("line 3: job 1: field 4 (run_time) is 1099511627776 s"),
+            "{e}"
+        );
+        let long = format!(
+            "1 0 5 {} 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n",
+            "x".repeat(5000)
+        );
+        let e = read_all(long.as_bytes()).unwrap_err().to_string();
+        assert!(e.len() < 200, "{e}");
+        assert!(e.contains(&format!("{}…", "x".repeat(60))), "{e}");
     }
 
     fn gz(data: &[u8]) -> Vec<u8> {

@@ -321,6 +321,7 @@ mod sync_machine {
                     } else {
                         Competitors::Same
                     },
+                    max_events: parsched_sim::sync::DEFAULT_MAX_EVENTS,
                     skew,
                     shuffle,
                     batches: 5,

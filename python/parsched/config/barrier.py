@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from ..errors import ConfigError
+from ..errors import ConfigError, shown
 from .base import ConfigBase, _as_float, _class_doc, _doc, core_defaults
 
 __all__ = ["BarrierConfig", "harmonic_number", "tw_per_unit_var"]
@@ -97,6 +97,12 @@ class BarrierConfig(ConfigBase):
         "at random places in the round)", _D["shuffle"])
     batches: int = _doc("batches for the batch-means 90% confidence interval", _D["batches"])
     seed: int = _doc("random seed", _D["seed"])
+    max_events: int = _doc(
+        "a run whose estimated event count is above this is refused before it starts "
+        "(the estimate, an upper bound from k, n, l, P, the compute times and the "
+        "quantum, is `parsched._core.estimate_run('barrier', cfg)`); 0: no limit. "
+        "Times are bounded too: each time key <= 1e9 ms, the whole run <= 1e12 ms",
+        _D["max_events"])
 
     TOML_TABLE: ClassVar[str] = "barrier"
     MODEL: ClassVar[str] = "barrier"
@@ -133,7 +139,7 @@ class BarrierConfig(ConfigBase):
             try:
                 out.append(float(t))
             except ValueError:
-                raise ConfigError("samples", f"{t!r} is not a number",
+                raise ConfigError("samples", f"{shown(t)} is not a number",
                                   "numbers separated by commas, spaces or newlines") from None
         return tuple(out)
 
@@ -196,7 +202,7 @@ class BarrierConfig(ConfigBase):
             dist = "uniform" if tw <= tw_per_unit_var(n, "uniform") * 2.0 * (tp - bc) + 1e-12 \
                 else "exponential"
         if dist not in ("uniform", "exponential"):
-            raise ConfigError("dist", f"{dist!r} is not a choice", "uniform, exponential")
+            raise ConfigError("dist", f"{shown(dist)} is not a choice", "uniform, exponential")
         per_var = tw_per_unit_var(n, dist)
         mean_per_var = 1.0 if dist == "exponential" else 0.5
         var = 0.0 if tw == 0 else (tw / per_var if per_var > 0 else math.inf)

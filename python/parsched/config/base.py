@@ -24,7 +24,7 @@ from dataclasses import field
 from typing import Any, ClassVar, Literal
 
 from .. import _core
-from ..errors import ConfigError
+from ..errors import ConfigError, shown
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -154,7 +154,7 @@ class ConfigBase:
                     object.__setattr__(self, name, v2)
             elif kind is bool:
                 if not isinstance(v, bool):
-                    raise ConfigError(name, f"{v!r} is not a boolean", "true, false")
+                    raise ConfigError(name, f"{shown(v)} is not a boolean", "true, false")
             elif kind is int:
                 object.__setattr__(self, name, _as_int(name, v))
             elif kind is _OptionalInt:
@@ -165,7 +165,7 @@ class ConfigBase:
                     if isinstance(v, os.PathLike):
                         v = os.fspath(v)
                     if not isinstance(v, str):
-                        raise ConfigError(name, f"{v!r} is not a string", "a string (path)")
+                        raise ConfigError(name, f"{shown(v)} is not a string", "a string (path)")
                     object.__setattr__(self, name, v)
             elif kind is float:
                 object.__setattr__(self, name, _as_float(name, v))
@@ -174,9 +174,9 @@ class ConfigBase:
                     object.__setattr__(self, name, _as_float(name, v))
             elif kind is str:
                 if not isinstance(v, str):
-                    raise ConfigError(name, f"{v!r} is not a string", "a name")
+                    raise ConfigError(name, f"{shown(v)} is not a string", "a name")
             elif not isinstance(v, str) or v not in kind:
-                raise ConfigError(name, f"{v!r} is not a choice", ", ".join(kind))
+                raise ConfigError(name, f"{shown(v)} is not a choice", ", ".join(kind))
 
     # ----------------------------------------------------------- hooks
     def _special_coerce(self, name: str, value: Any) -> Any:  # pragma: no cover - no specials
@@ -272,7 +272,7 @@ class ConfigBase:
                 unit = _unit_of(cls.field_doc(key)) or _unit_of(key)
                 where = f" in {unit}" if unit else " in the key's unit (see --help)"
                 raise ConfigError(
-                    key, f"{raw!r} has a unit; values are plain numbers{where}",
+                    key, f"{shown(raw)} has a unit; values are plain numbers{where}",
                     f"e.g. {key}={m.group(1)}") from None
             raise e from None
 
@@ -286,7 +286,7 @@ class ConfigBase:
             key, raw = key.strip(), raw.strip()
             if not sep or not key:
                 raise ConfigError(
-                    "--set", f"{item!r} is not KEY=VALUE",
+                    "--set", f"{shown(item)} is not KEY=VALUE",
                     "KEY=VALUE with KEY one of " + ", ".join(cls._scalar_keys()),
                 )
             if key not in kinds:
@@ -364,19 +364,19 @@ def _as_int(name: str, v: Any) -> int:
                 return int(v)
         except ImportError:  # pragma: no cover
             pass
-        raise ConfigError(name, f"{v!r} is not an integer", "an integer")
+        raise ConfigError(name, f"{shown(v)} is not an integer", "an integer")
     return int(v)
 
 
 def _as_float(name: str, v: Any) -> float:
     if isinstance(v, bool):
-        raise ConfigError(name, f"{v!r} is not a number", "a finite number")
+        raise ConfigError(name, f"{shown(v)} is not a number", "a finite number")
     try:
         x = float(v)
     except (TypeError, ValueError):
-        raise ConfigError(name, f"{v!r} is not a number", "a finite number") from None
+        raise ConfigError(name, f"{shown(v)} is not a number", "a finite number") from None
     if not math.isfinite(x):
-        raise ConfigError(name, f"{v!r} is not finite", "a finite number")
+        raise ConfigError(name, f"{shown(v)} is not finite", "a finite number")
     return x
 
 
@@ -434,7 +434,7 @@ def _parse_kind(key: str, kind: Any, raw: str) -> Any:
             return True
         if v in ("false", "0", "no", "off"):
             return False
-        raise ConfigError(key, f"{raw!r} is not a boolean", "true, false")
+        raise ConfigError(key, f"{shown(raw)} is not a boolean", "true, false")
     if kind is _OptionalInt:
         if raw.strip().lower() in ("", "none", "null"):
             return None
@@ -457,20 +457,20 @@ def _parse_kind(key: str, kind: Any, raw: str) -> Any:
                 x = math.nan
             if math.isfinite(x) and x.is_integer():
                 return int(x)
-            raise ConfigError(key, f"{raw!r} is not an integer", "an integer") from None
+            raise ConfigError(key, f"{shown(raw)} is not an integer", "an integer") from None
     if kind is float:
         text = raw[:-1] if raw.endswith("%") else raw
         try:
             x = float(text)
         except ValueError:
-            raise ConfigError(key, f"{raw!r} is not a number", "a finite number") from None
+            raise ConfigError(key, f"{shown(raw)} is not a number", "a finite number") from None
         if not math.isfinite(x):
-            raise ConfigError(key, f"{raw!r} is not finite", "a finite number")
+            raise ConfigError(key, f"{shown(raw)} is not finite", "a finite number")
         return x / 100.0 if raw.endswith("%") else x
     if isinstance(kind, tuple):
         v = raw.strip().strip("'\"")
         if v not in kind:
-            raise ConfigError(key, f"{raw!r} is not a choice", ", ".join(kind))
+            raise ConfigError(key, f"{shown(raw)} is not a choice", ", ".join(kind))
         return v
     raise ConfigError(key, "cannot be set with KEY=VALUE", "a scalar key")
 

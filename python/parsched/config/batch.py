@@ -71,6 +71,10 @@ class BatchConfig(ConfigBase):
     unsorted: Literal["sort", "reject"] = _doc(
         "submit times out of order: sort (stable, trace order among equal times; counted) or "
         "reject (error naming the first line out of order)", _D["unsorted"])
+    extra_fields: Literal["ignore", "error"] = _doc(
+        "job lines with more than SWF's 18 fields (some conversions of real logs, e.g. "
+        "ALCF Theta/Mira, append columns): ignore (read the first 18, count the lines in "
+        "the report) or error (refuse the line)", _D["extra_fields"])
     too_wide: Literal["drop", "clamp", "error"] = _doc(
         "jobs wider than the machine: drop (counted), clamp to the machine width (counted as "
         "repaired) or error (refuse the trace; also spelled reject)", _D["too_wide"])
@@ -102,6 +106,10 @@ class BatchConfig(ConfigBase):
     workload_types: bool = _doc(
         "workload=lublin: batch and interactive job types (the published model) or the "
         "typeless variant", _D["workload_types"])
+    max_events: int = _doc(
+        "gang: a run whose estimated event count (a few per job plus two per quantum "
+        "over the jobs' total run time) is above this is refused before it starts; "
+        "0: no limit", _D["max_events"])
 
     TOML_TABLE: ClassVar[str] = "batch"
     MODEL: ClassVar[str] = "batch"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from .. import _core
-from ..errors import ConfigError
+from ..errors import ConfigError, shown
 from .base import ConfigBase, _class_doc, _core_error, _doc, core_defaults
 
 __all__ = ["APPLICATIONS", "SCHEMES", "CoschedConfig"]
@@ -289,7 +289,7 @@ def _job_names(v: Any) -> tuple[str, ...]:
     out = []
     for x in items:
         if not isinstance(x, str):
-            raise ConfigError("jobs", f"{x!r} is not a name", "LIFE3.5, LIFE12, MG, LU, EP")
+            raise ConfigError("jobs", f"{shown(x)} is not a name", "LIFE3.5, LIFE12, MG, LU, EP")
         x = x.strip().strip("'\"")
         if x:
             out.append(x)

@@ -222,7 +222,7 @@ impl FromStr for CoschedScheme {
             .ok_or_else(|| {
                 ConfigError::new(
                     "scheme",
-                    format!("unknown scheme {s:?}"),
+                    format!("unknown scheme {:?}", crate::clip(s, crate::ECHO_MAX)),
                     CoschedScheme::NAMES,
                 )
             })

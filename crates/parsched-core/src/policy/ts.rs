@@ -137,7 +137,11 @@ impl DispatchTable {
             let bad = |what: &str| {
                 ConfigError::new(
                     "dispatch_table",
-                    format!("line {}: {what}: {raw:?}", i + 1),
+                    format!(
+                        "line {}: {what}: {:?}",
+                        i + 1,
+                        crate::clip(raw, crate::ECHO_MAX)
+                    ),
                     "RES=n, then lines 'quantum tqexp slpret maxwait lwait'",
                 )
             };

@@ -2,7 +2,9 @@
 //! ([`BatchConfig::set`], [`KEYS`]) and [`BatchConfig::validate`].
 
 use crate::pools::Value;
-use crate::swf::{KeepDrop, MissingRequested, MissingRuntime, ProcsRule, SwfRules, Unsorted};
+use crate::swf::{
+    ExtraFields, KeepDrop, MissingRequested, MissingRuntime, ProcsRule, SwfRules, Unsorted,
+};
 use parsched_core::policy::gang::SlotAllocation;
 use parsched_core::ConfigError;
 use serde::{Deserialize, Serialize};
@@ -104,6 +106,9 @@ pub struct BatchConfig {
     /// Generated workload: batch and interactive job types (the published
     /// model) or the typeless variant.
     pub workload_types: bool,
+    /// A gang run whose estimated event count ([`BatchConfig::estimate_events`])
+    /// is above this is refused before it starts; 0: no limit.
+    pub max_events: u64,
 }
 
 impl Default for BatchConfig {
@@ -126,6 +131,7 @@ impl Default for BatchConfig {
             workload_load: None,
             workload_seed: 1,
             workload_types: true,
+            max_events: crate::sync::DEFAULT_MAX_EVENTS,
         }
     }
 }
@@ -143,6 +149,7 @@ pub const KEYS: &[&str] = &[
     "zero_runtime",
     "cancelled",
     "unsorted",
+    "extra_fields",
     "too_wide",
     "mpl",
     "quantum",
@@ -155,12 +162,13 @@ pub const KEYS: &[&str] = &[
     "workload_load",
     "workload_seed",
     "workload_types",
+    "max_events",
 ];
 
 fn shown(v: &Value) -> String {
     // Not an exhaustive match, so that a new `Value` variant still compiles.
     if let Value::Str(s) = v {
-        format!("{s:?}")
+        format!("{:?}", parsched_core::clip(s, parsched_core::ECHO_MAX))
     } else if let Value::Int(i) = v {
         i.to_string()
     } else if let Value::Float(f) = v {
@@ -277,6 +285,12 @@ impl BatchConfig {
                     _ => Unsorted::Sort,
                 }
             }
+            "extra_fields" => {
+                r.extra_fields = match choice(key, v, &["ignore", "error"])? {
+                    "error" => ExtraFields::Error,
+                    _ => ExtraFields::Ignore,
+                }
+            }
             "too_wide" => {
                 self.too_wide = match choice(key, v, &["drop", "clamp", "error"])? {
                     "clamp" => TooWide::Clamp,
@@ -313,7 +327,42 @@ impl BatchConfig {
             }
             "workload_seed" => self.workload_seed = uint(key, v)?,
             "workload_types" => self.workload_types = boolean(key, v)?,
+            "max_events" => self.max_events = uint(key, v)?,
             _ => return Err(ConfigError::new(key, "unknown key", KEYS.join(", "))),
+        }
+        Ok(())
+    }
+
+    /// An upper estimate of the events of a run of `jobs` (sorted by submit
+    /// time): a few per job, and under gang scheduling one per quantum while
+    /// any job runs (at most the sum of the run times, as every quantum
+    /// serves at least one job).
+    pub fn estimate_events(&self, jobs: &[crate::swf::BatchJob]) -> f64 {
+        let n = jobs.len() as f64;
+        let mut events = 64.0 + 4.0 * n;
+        if self.policy == BatchPolicyKind::Gang {
+            let run: f64 = jobs.iter().map(|j| j.runtime as f64).sum();
+            events += 2.0 * run / self.quantum.max(1) as f64;
+        }
+        events
+    }
+
+    /// Refuses a run of `jobs` estimated above `max_events`.
+    pub fn check_events(&self, jobs: &[crate::swf::BatchJob]) -> Result<(), ConfigError> {
+        let est = self.estimate_events(jobs);
+        if self.max_events > 0 && est > self.max_events as f64 {
+            return Err(ConfigError::new(
+                "max_events",
+                format!(
+                    "the run would take about {est:.1e} events (~{} at 10^7 events/s; \
+                     gang scheduling: one per quantum of {} s over the jobs' total run \
+                     time), above max_events = {}",
+                    crate::sync::human_ms(est / 1e7 * 1e3),
+                    self.quantum,
+                    self.max_events
+                ),
+                "a longer quantum, or max_events=0 (or a larger limit) to run it anyway",
+            ));
         }
         Ok(())
     }

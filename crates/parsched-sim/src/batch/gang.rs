@@ -296,6 +296,7 @@ pub fn simulate_gang(
     let wall = Instant::now();
     cfg.validate()?;
     check_jobs(&jobs, procs)?;
+    cfg.check_events(&jobs)?;
     let n = jobs.len();
     let matrix = GangMatrix::with_options(
         procs,

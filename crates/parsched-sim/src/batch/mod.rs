@@ -76,13 +76,12 @@ pub use gang::simulate_gang;
 pub use result::{BatchResult, BatchSummary, JobRow, Outcome, JOBS_CSV_COLUMNS};
 pub use space::simulate_with;
 
-use crate::engine::{self, Engine, Flow, Model};
+use crate::engine::{self, Engine, Model};
 use crate::swf::{self, BatchJob, LoadReport, SwfError, Trace};
 use parsched_core::policy::batch::BatchKind;
 use parsched_core::{ConfigError, PolicyError};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use thiserror::Error;
 
 /// A batch run failed.
@@ -102,55 +101,15 @@ pub enum BatchError {
     Interrupted,
 }
 
-thread_local! {
-    static CANCEL: std::cell::RefCell<Option<Arc<AtomicBool>>> = const { std::cell::RefCell::new(None) };
-}
+pub use crate::cancel::with_cancel;
 
-/// Runs `f` (any batch run of this thread: `run_trace`, `simulate`, ...)
-/// so that setting `flag` stops it within a few thousand events with
-/// [`BatchError::Interrupted`].
-pub fn with_cancel<T>(flag: &Arc<AtomicBool>, f: impl FnOnce() -> T) -> T {
-    let old = CANCEL.with(|c| c.replace(Some(flag.clone())));
-    let out = f();
-    CANCEL.with(|c| *c.borrow_mut() = old);
-    out
-}
-
-/// Runs `model` on `engine`, watching this thread's cancel flag.
+/// Runs `model` on `engine`, watching this thread's cancel flag
+/// ([`with_cancel`]).
 pub(crate) fn run_model<M: Model<Error = BatchError>>(
     model: &mut M,
     engine: &mut Engine<M::Event>,
 ) -> Result<(), BatchError> {
-    let Some(flag) = CANCEL.with(|c| c.borrow().clone()) else {
-        engine::run(model, engine)?;
-        return Ok(());
-    };
-    struct Watch<'a, M> {
-        inner: &'a mut M,
-        flag: &'a AtomicBool,
-        n: u32,
-    }
-    impl<M: Model<Error = BatchError>> Model for Watch<'_, M> {
-        type Event = M::Event;
-        type Error = BatchError;
-        fn handle(
-            &mut self,
-            event: M::Event,
-            engine: &mut Engine<M::Event>,
-        ) -> Result<Flow, BatchError> {
-            self.n = self.n.wrapping_add(1);
-            if self.n.is_multiple_of(4096) && self.flag.load(Ordering::Relaxed) {
-                return Err(BatchError::Interrupted);
-            }
-            self.inner.handle(event, engine)
-        }
-    }
-    let mut w = Watch {
-        inner: model,
-        flag: &flag,
-        n: 0,
-    };
-    engine::run(&mut w, engine)?;
+    engine::run_watched(model, engine, || BatchError::Interrupted)?;
     Ok(())
 }
 
@@ -215,8 +174,10 @@ pub fn prepare(
         TooWide::Error => {
             if let Some(j) = jobs.iter().find(|j| j.procs > procs) {
                 return Err(BatchError::Input(format!(
-                    "job {} needs {} processors; the machine has {procs} (rule too_wide=error)",
-                    j.id, j.procs
+                    "{}job {} needs {} processors; the machine has {procs} (rule too_wide=error)",
+                    at_line(j),
+                    j.id,
+                    j.procs
                 )));
             }
         }
@@ -244,6 +205,15 @@ pub fn prepare(
 /// and every time is exact as a float.
 pub const MAX_TIME: u64 = 1 << 40;
 
+/// `line N: ` for a job read from a trace line, else nothing.
+fn at_line(j: &BatchJob) -> String {
+    if j.line > 0 {
+        format!("line {}: ", j.line)
+    } else {
+        String::new()
+    }
+}
+
 fn check_jobs(jobs: &[BatchJob], procs: u32) -> Result<(), BatchError> {
     if procs == 0 {
         return Err(ConfigError::new("procs", "0 processors", "an integer >= 1").into());
@@ -254,19 +224,23 @@ fn check_jobs(jobs: &[BatchJob], procs: u32) -> Result<(), BatchError> {
     for (i, j) in jobs.iter().enumerate() {
         if j.procs == 0 || j.procs > procs {
             return Err(BatchError::Input(format!(
-                "job {} needs {} processors; allowed 1..={procs} (set too_wide=drop or clamp when loading)",
-                j.id, j.procs
+                "{}job {} needs {} processors; allowed 1..={procs} (set too_wide=drop or clamp when loading)",
+                at_line(j),
+                j.id,
+                j.procs
             )));
         }
         if j.submit >= MAX_TIME || j.runtime >= MAX_TIME || j.requested >= MAX_TIME {
             return Err(BatchError::Input(format!(
-                "job {}: submit, run or requested time of 2^40 s or more (about 35,000 years)",
+                "{}job {}: submit, run or requested time of 2^40 s or more (about 35,000 years)",
+                at_line(j),
                 j.id
             )));
         }
         if i > 0 && jobs[i - 1].submit > j.submit {
             return Err(BatchError::Input(format!(
-                "job {} is submitted at {}, before the previous job ({}); sort the jobs by submit time",
+                "{}job {} is submitted at {}, before the previous job ({}); sort the jobs by submit time",
+                at_line(j),
                 j.id,
                 j.submit,
                 jobs[i - 1].submit
@@ -302,11 +276,19 @@ pub fn simulate(
     simulate_with(jobs, procs, policy.as_mut(), cfg)
 }
 
-/// Loads a trace file and runs it under `cfg`.
+/// Loads a trace file and runs it under `cfg`. A header without a machine
+/// size (and no `procs` key) is an error naming the file.
 pub fn run_trace(path: impl AsRef<Path>, cfg: &BatchConfig) -> Result<BatchResult, BatchError> {
     cfg.validate()?;
+    let path = path.as_ref();
     let trace = swf::load_file(path, &cfg.rules)?;
-    run_loaded(trace, cfg)
+    run_loaded(trace, cfg).map_err(|e| match e {
+        BatchError::Config(mut c) if c.field == "procs" && cfg.procs.is_none() => {
+            c.message = format!("{} (trace {})", c.message, path.display());
+            BatchError::Config(c)
+        }
+        e => e,
+    })
 }
 
 /// The Lublin–Feitelson configuration a `workload = "lublin"` batch config
@@ -326,23 +308,47 @@ pub fn lublin_config(cfg: &BatchConfig) -> crate::lublin::LublinConfig {
 /// and running that file.
 pub fn run_generated(cfg: &BatchConfig) -> Result<BatchResult, BatchError> {
     cfg.validate()?;
-    let stop = || {
-        CANCEL.with(|c| {
-            c.borrow()
-                .as_ref()
-                .is_some_and(|f| f.load(Ordering::Relaxed))
-        })
-    };
+    let flag = crate::cancel::current();
+    let stop = || flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed));
     let lc = lublin_config(cfg);
     let (trace, _) = crate::lublin::generate_at_load(&lc, cfg.workload_load, &cfg.rules, &stop)?
         .ok_or(BatchError::Interrupted)?;
     run_loaded(trace, cfg)
 }
 
-/// Runs an already loaded trace under `cfg`.
+/// The error for a trace with no job to run, with the reasons.
+fn nothing_to_simulate(report: &LoadReport) -> BatchError {
+    let why = if report.records == 0 {
+        "the trace has no job line".to_string()
+    } else {
+        let reasons: Vec<String> = report
+            .reasons()
+            .iter()
+            .filter(|(r, _)| r.starts_with("dropped"))
+            .map(|(r, n)| format!("{n} {r}"))
+            .collect();
+        format!(
+            "all {} records were dropped ({})",
+            report.records,
+            reasons.join("; ")
+        )
+    };
+    BatchError::Input(format!("nothing to simulate: {why}"))
+}
+
+/// Runs an already loaded trace under `cfg`. A trace with no job to run
+/// (no job line, or every record dropped by the rules) is an error
+/// ([`BatchError::Input`]): nothing would be simulated.
 pub fn run_loaded(trace: Trace, cfg: &BatchConfig) -> Result<BatchResult, BatchError> {
     let header = trace.header.clone();
+    // Before the machine size: an empty trace is that, whatever its header.
+    if trace.jobs.is_empty() {
+        return Err(nothing_to_simulate(&trace.report));
+    }
     let (jobs, procs, report) = prepare(trace, cfg)?;
+    if jobs.is_empty() {
+        return Err(nothing_to_simulate(&report));
+    }
     let mut r = simulate(jobs, procs, cfg)?;
     r.report = report;
     r.header = header;

@@ -114,10 +114,13 @@ fn config_keys_and_errors() {
         ("workload_load", Value::Float(0.7)),
         ("workload_seed", Value::Int(9)),
         ("workload_types", Value::Bool(false)),
+        ("extra_fields", Value::Str("error".into())),
+        ("max_events", Value::Int(5)),
     ] {
         c.set(k, &v).unwrap();
     }
-    assert_eq!(KEYS.len(), 23);
+    assert_eq!(KEYS.len(), 25);
+    assert_eq!(c.rules.extra_fields, crate::swf::ExtraFields::Error);
     assert_eq!(c.workload, WorkloadKind::Lublin);
     assert_eq!(
         (
@@ -315,4 +318,37 @@ fn generated_workload_keys_are_checked() {
     c.set("workload_load", &Value::Str("none".into())).unwrap();
     assert_eq!(c.workload_load, None);
     c.validate().unwrap();
+}
+
+#[test]
+fn gang_runs_estimated_above_max_events_are_refused() {
+    // One job of 2^39 s: under 60 s quanta about 1.8·10^10 slot ends.
+    let jobs = vec![BatchJob::new(1, 0, 1 << 39, 4, 1 << 39)];
+    let mut cfg = BatchConfig {
+        policy: BatchPolicyKind::Gang,
+        ..BatchConfig::default()
+    };
+    let e = simulate(jobs.clone(), 8, &cfg).unwrap_err().to_string();
+    assert!(e.starts_with("max_events: the run would take about"), "{e}");
+    // Space sharing: a few events per job, whatever the run times.
+    cfg.policy = BatchPolicyKind::Easy;
+    simulate(jobs.clone(), 8, &cfg).unwrap();
+    // The estimate bounds a real gang run's events.
+    let mut jobs: Vec<BatchJob> = (0..200)
+        .map(|i| {
+            BatchJob::new(
+                i,
+                i as u64 * 7,
+                50 + (i as u64 * 37) % 900,
+                1 + (i as u32 % 8),
+                2000,
+            )
+        })
+        .collect();
+    jobs.sort_by_key(|j| j.submit);
+    cfg.policy = BatchPolicyKind::Gang;
+    cfg.quantum = 5;
+    let r = simulate(jobs.clone(), 8, &cfg).unwrap();
+    assert!(r.summary.slot_switches > 0);
+    assert!(((r.summary.slot_switches + 3 * 200) as f64) <= cfg.estimate_events(&jobs));
 }

@@ -138,7 +138,10 @@ impl FromStr for AppKind {
             .ok_or_else(|| {
                 ConfigError::new(
                     "jobs",
-                    format!("unknown application {s:?}"),
+                    format!(
+                        "unknown application {:?}",
+                        parsched_core::clip(s, parsched_core::ECHO_MAX)
+                    ),
                     "LIFE3.5, LIFE12, MG, LU, EP",
                 )
             })

@@ -97,6 +97,37 @@ pub struct SyncConfig {
     /// Batches for the batch-means confidence interval.
     pub batches: u32,
     pub seed: u64,
+    /// A run whose estimated event count ([`SyncConfig::estimate`]) is
+    /// above this is refused before it starts; 0: no limit.
+    #[serde(default = "default_max_events")]
+    pub max_events: u64,
+}
+
+fn default_max_events() -> u64 {
+    DEFAULT_MAX_EVENTS
+}
+
+/// The default of `max_events`: 10^10 estimated events (the estimate is an
+/// upper bound; at ~10^7 events per second, up to a quarter of an hour).
+pub const DEFAULT_MAX_EVENTS: u64 = 10_000_000_000;
+
+/// Longest time a time key may hold (ms): 10^9 ms, 11.6 days. The clock
+/// counts nanoseconds in 64 bits (584 years over a whole run), so a
+/// quantum, compute or cost beyond this leaves no room for a run.
+pub const MAX_TIME_MS: f64 = 1e9;
+
+/// Longest simulated time of a run (ms): 10^12 ms, about 31.7 years, well
+/// inside the clock's 1.8·10^13 ms.
+pub const MAX_RUN_MS: f64 = 1e12;
+
+/// What a configuration will cost, from the configuration alone: upper
+/// estimates of the simulated time and of the events handled.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RunEstimate {
+    /// Simulated time, ms.
+    pub sim_time_ms: f64,
+    /// Events (the result's `events` stays below this).
+    pub events: f64,
 }
 
 impl Default for SyncConfig {
@@ -123,6 +154,7 @@ impl Default for SyncConfig {
             shuffle: true,
             batches: 20,
             seed: 1,
+            max_events: DEFAULT_MAX_EVENTS,
         }
     }
 }
@@ -150,6 +182,7 @@ pub const KEYS: &[&str] = &[
     "shuffle",
     "batches",
     "seed",
+    "max_events",
 ];
 
 fn num(key: &str, v: &Value) -> Result<f64, ConfigError> {
@@ -230,6 +263,7 @@ impl SyncConfig {
             "shuffle" => self.shuffle = boolean(key, v)?,
             "batches" => self.batches = int32(key, v)?,
             "seed" => self.seed = int(key, v)?,
+            "max_events" => self.max_events = int(key, v)?,
             _ => return Err(ConfigError::new(key, "unknown key", KEYS.join(", "))),
         }
         Ok(())
@@ -289,6 +323,33 @@ impl SyncConfig {
                 ));
             }
         }
+        for (f, v) in [
+            ("grain", self.grain),
+            ("var", self.var),
+            ("barrier_cost", self.barrier_cost),
+            ("tq", self.tq),
+            ("tcs", self.tcs),
+            ("spin_limit", self.spin_limit),
+            ("samples", self.samples.iter().copied().fold(0.0, f64::max)),
+        ] {
+            if v > MAX_TIME_MS {
+                return Err(ConfigError::new(
+                    f,
+                    format!(
+                        "{v} ms is beyond 10^9 ms (11.6 days): the clock counts ns in 64 bits, \
+                         584 years for a whole run"
+                    ),
+                    "0..=1e9 (ms)",
+                ));
+            }
+        }
+        if self.alpha > 1e6 {
+            return Err(ConfigError::new(
+                "alpha",
+                format!("{} is beyond 10^6: a block would cost α·τcs", self.alpha),
+                "0..=1e6",
+            ));
+        }
         if self.dist == ComputeDist::Empirical {
             if self.samples.is_empty() {
                 return Err(ConfigError::new(
@@ -345,7 +406,99 @@ impl SyncConfig {
         if self.batches == 0 {
             return Err(ConfigError::new("batches", "0 batches", "batches >= 1"));
         }
+        let est = self.estimate();
+        if est.sim_time_ms > MAX_RUN_MS {
+            return Err(ConfigError::new(
+                "k",
+                format!(
+                    "the run would simulate about {:.1e} ms ({}), beyond the simulator's \
+                     clock (10^12 ms, 31.7 years, at most)",
+                    est.sim_time_ms,
+                    human_ms(est.sim_time_ms)
+                ),
+                "fewer iterations k, or a shorter compute (grain, var, barrier_cost) or quantum",
+            ));
+        }
+        if self.max_events > 0 && est.events > self.max_events as f64 {
+            return Err(ConfigError::new(
+                "max_events",
+                format!(
+                    "the run would take about {:.1e} events (~{} at 10^7 events/s; estimated \
+                     from k, n, l, the compute times and the quantum), above max_events = {}",
+                    est.events,
+                    human_ms(est.events / 1e7 * 1e3),
+                    self.max_events
+                ),
+                "set max_events=0 (or a larger limit) to run it anyway",
+            ));
+        }
         Ok(())
+    }
+
+    /// Upper estimates of a run's simulated time and events, from the
+    /// configuration alone (no simulation): under local scheduling each
+    /// iteration takes at most ⌈c/τq⌉ + 1 rounds of ℓ quanta (a thread gets
+    /// a quantum in each round of its processor, needs ⌈c/τq⌉ of them for a
+    /// compute c, and one more to see the release); under gang scheduling
+    /// ⌊τq/c⌋ iterations fit in a slot (⌈c/τq⌉ + 1 slots per iteration if
+    /// c > τq); c is the longest likely compute (grain + var +
+    /// barrier_cost for uniforms; grain + barrier_cost + var·(H_n + 8) for
+    /// exponentials; the largest sample); the events are a few per thread
+    /// and iteration plus one per processor and quantum (per yield, τcs, for
+    /// `wait = yield`). `validate` refuses a run above `max_events` or
+    /// beyond the clock; a test checks the estimate against real runs.
+    pub fn estimate(&self) -> RunEstimate {
+        let p = self.procs().max(1) as f64;
+        let l = self.l.max(1) as f64;
+        let k = self.k as f64;
+        let bc = self.barrier_cost.max(0.0);
+        let c = match self.dist {
+            ComputeDist::Uniform => self.grain + self.var + bc,
+            ComputeDist::Exponential => {
+                self.grain + bc + self.var * (harmonic_number(self.n.max(1)) + 8.0)
+            }
+            ComputeDist::Empirical => bc + self.samples.iter().copied().fold(0.0, f64::max),
+        }
+        .max(1e-6);
+        let tq = self.tq.max(1e-6);
+        let tcs = self.tcs.max(0.0);
+        let switch = tcs * (1.0 + self.alpha.max(0.0));
+        let rounds = l * (tq + switch);
+        let sim_iterations = match self.sched {
+            // A gang's threads run together in their slot: an iteration of
+            // at most c fits in one if c <= τq (⌊τq/c⌋ of them per slot),
+            // else takes ⌈c/τq⌉ slots; a round of slots lasts ℓ(τq + τcs).
+            SyncSched::Gang => {
+                let c = c + switch;
+                let slots = if c <= tq {
+                    (k / (tq / c).floor()).ceil()
+                } else {
+                    k * ((c / tq).ceil() + 1.0)
+                };
+                slots * rounds
+            }
+            // Uncoordinated: a thread gets one quantum per round of its
+            // processor, needs ⌈c/τq⌉ of them and one more to see the
+            // release.
+            SyncSched::Local if self.l == 1 => k * (c + 2.0 * (switch + self.spin_limit.max(0.0))),
+            SyncSched::Local => k * rounds * ((c / tq).ceil() + 1.0),
+        };
+        // The skewing threads and the first round.
+        let sim = sim_iterations + 2.0 * (rounds + tq) + c;
+        let per_thread = match self.wait {
+            WaitStrategy::Busy => 2.0,
+            WaitStrategy::Block => 4.0,
+            WaitStrategy::TwoPhase => 6.0,
+            WaitStrategy::Yield => 4.0,
+        };
+        let mut events = 64.0 + per_thread * (k + 1.0) * p * l + 2.0 * p * sim / tq;
+        if self.wait == WaitStrategy::Yield {
+            events += p * sim / tcs.max(1e-6);
+        }
+        RunEstimate {
+            sim_time_ms: sim,
+            events,
+        }
     }
 
     /// t_p: mean processing time per iteration, barrier cost included (eq. 1).
@@ -402,6 +555,22 @@ impl SyncConfig {
                 values: self.samples.iter().map(|x| x + bc).collect(),
             },
         }
+    }
+}
+
+/// A duration in ms in words (for messages).
+pub fn human_ms(ms: f64) -> String {
+    let s = ms / 1e3;
+    if s < 120.0 {
+        format!("{s:.0} s")
+    } else if s < 7200.0 {
+        format!("{:.0} min", s / 60.0)
+    } else if s < 2.0 * 86400.0 {
+        format!("{:.0} h", s / 3600.0)
+    } else if s < 2.0 * 365.25 * 86400.0 {
+        format!("{:.0} days", s / 86400.0)
+    } else {
+        format!("{:.1e} years", s / (365.25 * 86400.0))
     }
 }
 

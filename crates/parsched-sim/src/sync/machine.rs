@@ -123,6 +123,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
             iter_max: 0,
             done: None,
             max_pending: 0,
+            watch: crate::cancel::Watch::new(),
         };
         for (gi, (kind, width, program)) in specs.into_iter().enumerate() {
             let g = gi as u32;
@@ -230,6 +231,9 @@ impl<L: LocalScheduler> SyncMachine<L> {
                 Some(end) => eng.pop_through(end),
                 None => eng.pop(),
             };
+            if self.watch.tick() {
+                return Err(MachineError::Interrupted);
+            }
             let Some(ev) = next else {
                 if self.done.is_some() {
                     break;
@@ -240,7 +244,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
                 });
             };
             if self.handle(ev, eng)? == Flow::Stop {
-                return Ok(self.run_periodic(eng.now()));
+                return self.run_periodic(eng.now());
             }
         }
         let end = self

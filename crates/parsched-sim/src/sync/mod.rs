@@ -134,8 +134,8 @@ mod result;
 mod tests;
 
 pub use config::{
-    harmonic_number, tw_per_unit_var, Competitors, ComputeDist, SyncConfig, SyncSched,
-    WaitStrategy, Wakeup, KEYS,
+    harmonic_number, human_ms, tw_per_unit_var, Competitors, ComputeDist, RunEstimate, SyncConfig,
+    SyncSched, WaitStrategy, Wakeup, DEFAULT_MAX_EVENTS, KEYS, MAX_RUN_MS, MAX_TIME_MS,
 };
 use fast::draw;
 use result::log_bins;
@@ -331,6 +331,8 @@ pub struct SyncMachine<L: LocalScheduler = RoundRobin> {
     iter_max: u64,
     done: Option<Time>,
     max_pending: usize,
+    /// The cancel flag, looked at every few thousand events or solver steps.
+    watch: crate::cancel::Watch,
 }
 
 /// Units → ticks, rounded to nearest: `units_to_ticks` without the libm

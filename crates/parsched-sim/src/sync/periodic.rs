@@ -153,7 +153,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
     /// at equal times (a quantum that ends as a compute does preempts first:
     /// the thread arrives at its next quantum); tests check this. Returns the
     /// end of the run.
-    pub(super) fn run_periodic(&mut self, t0: Time) -> Time {
+    pub(super) fn run_periodic(&mut self, t0: Time) -> Result<Time, MachineError> {
         // In-progress segments are charged up to t0.
         for p in 0..self.procs.len() {
             let th = self.procs[p].thread;
@@ -189,11 +189,11 @@ impl<L: LocalScheduler> SyncMachine<L> {
             self.start = Some(Time(first));
             self.last_iter = Time(first);
         }
-        let end = self.periodic_gang(mg, &wins, t0.0, None);
+        let end = self.periodic_gang(mg, &wins, t0.0, None)?;
         for gi in 0..self.gangs.len() {
             match self.gangs[gi].kind {
                 Kind::Same => {
-                    self.periodic_gang(gi, &wins, t0.0, Some(end));
+                    self.periodic_gang(gi, &wins, t0.0, Some(end))?;
                 }
                 Kind::Compute => {
                     for i in 0..self.gangs[gi].threads.len() {
@@ -207,10 +207,10 @@ impl<L: LocalScheduler> SyncMachine<L> {
         }
         match self.sched {
             SyncSched::Local => self.local_switches(&wins, end),
-            SyncSched::Gang => self.gang_switches(&rotation, end),
+            SyncSched::Gang => self.gang_switches(&rotation, end)?,
         }
         self.done = Some(Time(end));
-        Time(end)
+        Ok(Time(end))
     }
 
     /// Local round robin: each thread's quanta. The running one's began at
@@ -310,7 +310,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
     /// Gang scheduling, up to `end`: the slot switches (fragmentation,
     /// switch costs, context switches) and, when the measured gang had its
     /// slot to itself, the early switch its exit at the end triggers.
-    fn gang_switches(&mut self, rot: &[SlotId], end: u64) {
+    fn gang_switches(&mut self, rot: &[SlotId], end: u64) -> Result<(), MachineError> {
         let p = self.procs.len() as u64;
         let s = rot.len();
         let inc = if s == 1 { self.tq } else { self.tq + self.tcs };
@@ -331,6 +331,9 @@ impl<L: LocalScheduler> SyncMachine<L> {
             }
         };
         while e <= end {
+            if self.watch.tick() {
+                return Err(MachineError::Interrupted);
+            }
             let d = (e - slot_start) as u128;
             self.frag_idle += self.gang.matrix().free_cells(rot[k]) as u128 * d;
             self.frag_total += p as u128 * d;
@@ -353,6 +356,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
                 switch_to(self, (k + 1) % s, &mut last);
             }
         }
+        Ok(())
     }
 
     /// Runs gang `gi` on the periodic schedule `wins` from `t0`: the measured
@@ -361,7 +365,13 @@ impl<L: LocalScheduler> SyncMachine<L> {
     /// The gang's program is `Repeat { count, [Compute, Barrier] }`, so the
     /// draws are made directly (the same calls, in thread order, that the
     /// cursors make at a release).
-    fn periodic_gang(&mut self, gi: usize, wins: &[Win], t0: u64, limit: Option<u64>) -> u64 {
+    fn periodic_gang(
+        &mut self,
+        gi: usize,
+        wins: &[Win],
+        t0: u64,
+        limit: Option<u64>,
+    ) -> Result<u64, MachineError> {
         let measured = gi == self.measured as usize;
         let tq = self.tq;
         let (first, width) = (self.gangs[gi].first as usize, self.gangs[gi].width as usize);
@@ -389,6 +399,9 @@ impl<L: LocalScheduler> SyncMachine<L> {
             if aligned {
                 let mut p = at[0];
                 loop {
+                    if self.watch.tick() {
+                        return Err(MachineError::Interrupted);
+                    }
                     let (mut mx, mut sum) = (0u64, 0u64);
                     for &r in &rem {
                         mx = mx.max(r);
@@ -415,6 +428,9 @@ impl<L: LocalScheduler> SyncMachine<L> {
                     rem.iter_mut()
                         .for_each(|r| *r = draw(&demand, g.width, &mut g.rng));
                 }
+            }
+            if self.watch.tick() {
+                return Err(MachineError::Interrupted);
             }
             // This iteration's arrivals (positions after the compute) and its
             // release.
@@ -478,6 +494,6 @@ impl<L: LocalScheduler> SyncMachine<L> {
         if measured {
             self.measured_spin += spin;
         }
-        end
+        Ok(end)
     }
 }

@@ -1,0 +1,123 @@
+//! Stopping a run from outside: a cancel flag watched by every long loop.
+//!
+//! [`with_cancel`] installs an `Arc<AtomicBool>` for the calling thread while
+//! a closure runs; every machine (pools, barrier, batch, cosched) and every
+//! loop that may run long without events (the barrier machine's periodic
+//! solver, its slot-switch accounting) reads it every [`CHECK_EVERY`]
+//! events or steps — never per event, and only reads, so a run that is not
+//! stopped gives exactly the results it gives without a flag. A stopped run
+//! returns its machine's `Interrupted` error (`BatchError::Interrupted`,
+//! `MachineError::Interrupted`, `ClusterError::Interrupted`).
+//!
+//! The flag belongs to the thread: a runner that spawns threads (the pools
+//! replications) passes it on with [`current`] and [`with_cancel`].
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Events (or loop steps) between two looks at the flag.
+pub const CHECK_EVERY: u32 = 4096;
+
+thread_local! {
+    static CANCEL: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` so that setting `flag` stops any run of this thread within a few
+/// thousand events with its `Interrupted` error. Nested calls restore the
+/// outer flag on return.
+pub fn with_cancel<T>(flag: &Arc<AtomicBool>, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<Arc<AtomicBool>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let old = self.0.take();
+            CANCEL.with(|c| *c.borrow_mut() = old);
+        }
+    }
+    let _restore = Restore(CANCEL.with(|c| c.replace(Some(flag.clone()))));
+    f()
+}
+
+/// This thread's flag, if a [`with_cancel`] is in force.
+pub fn current() -> Option<Arc<AtomicBool>> {
+    CANCEL.with(|c| c.borrow().clone())
+}
+
+/// A cheap watcher for a loop: [`Watch::tick`] is true once the flag is set,
+/// looked at every [`CHECK_EVERY`] ticks.
+pub struct Watch {
+    flag: Option<Arc<AtomicBool>>,
+    n: u32,
+}
+
+impl Watch {
+    /// Watches this thread's flag (none: never stops).
+    pub fn new() -> Watch {
+        Watch {
+            flag: current(),
+            n: 0,
+        }
+    }
+
+    /// Counts one step; true if the run should stop.
+    #[inline]
+    pub fn tick(&mut self) -> bool {
+        self.n = self.n.wrapping_add(1);
+        self.n.is_multiple_of(CHECK_EVERY)
+            && self
+                .flag
+                .as_ref()
+                .is_some_and(|f| f.load(Ordering::Relaxed))
+    }
+
+    /// Whether a flag is watched at all.
+    pub fn is_armed(&self) -> bool {
+        self.flag.is_some()
+    }
+
+    /// Whether the flag is set now.
+    pub fn stopped(&self) -> bool {
+        self.flag
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
+    }
+}
+
+impl Default for Watch {
+    fn default() -> Self {
+        Watch::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_flag_is_per_thread_and_restored() {
+        assert!(current().is_none());
+        let a = Arc::new(AtomicBool::new(false));
+        let b = Arc::new(AtomicBool::new(true));
+        with_cancel(&a, || {
+            assert!(!Watch::new().stopped());
+            with_cancel(&b, || assert!(Watch::new().stopped()));
+            assert!(Arc::ptr_eq(&current().unwrap(), &a));
+            std::thread::scope(|s| {
+                s.spawn(|| assert!(current().is_none()));
+            });
+        });
+        assert!(current().is_none());
+    }
+
+    #[test]
+    fn a_watch_looks_every_check_every_ticks() {
+        let f = Arc::new(AtomicBool::new(true));
+        with_cancel(&f, || {
+            let mut w = Watch::new();
+            let first = (1..=2 * CHECK_EVERY).find(|_| w.tick());
+            assert_eq!(first, Some(CHECK_EVERY));
+        });
+        let mut w = Watch::new();
+        assert!((0..3 * CHECK_EVERY).all(|_| !w.tick()));
+    }
+}
