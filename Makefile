@@ -70,7 +70,7 @@ FUZZ_CASES    ?= 200000
 FUZZ_EXAMPLES ?= 3000
 
 fuzz: develop
-	PARSCHED_FUZZ_CASES=$(FUZZ_CASES) cargo test --release -p parsched-sim --test fuzz_swf
+	PARSCHED_FUZZ_CASES=$(FUZZ_CASES) cargo test --release -p parsched-sim --test integration fuzz_swf
 	PARSCHED_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q tests/test_fuzz_inputs.py
 
 clean:

@@ -1,8 +1,10 @@
 //! Integration tests of the simulator: queueing-theory validation and
-//! property tests over random configurations (one test binary; the batch
-//! policies' equality with the reference ones is in `batch_indexed/`).
+//! property tests over random configurations (one test binary: the batch
+//! policies' equality with the reference ones is in `batch_indexed/`, the
+//! SWF mutation fuzzer in `fuzz_swf/`).
 
 mod batch_indexed;
+mod fuzz_swf;
 
 use parsched_core::time::TICKS_PER_UNIT;
 use parsched_sim::pools::{run, ParallelismMode, PoolsConfig, RunOptions, SpanningMode, Value};

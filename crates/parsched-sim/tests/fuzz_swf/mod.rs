@@ -8,10 +8,10 @@
 //! the line (for a malformed job line) and echoing at most 60 characters of
 //! a value; a run that ends gives a schedule consistent with its jobs.
 //!
-//! `cargo test --release -p parsched-sim --test fuzz_swf` runs a few hundred
+//! `cargo test --release -p parsched-sim --test integration fuzz_swf` runs a few hundred
 //! cases (seconds, part of `make test`); `make fuzz` runs
 //! `PARSCHED_FUZZ_CASES` (default 20000) cases, several minutes. A failure is
-//! shrunk by proptest and its seed saved in `tests/fuzz_swf.proptest-regressions`
+//! shrunk by proptest and its seed saved in `tests/fuzz_swf/mod.proptest-regressions`
 //! (committed, replayed first by every later run); the crash itself becomes a
 //! named case in `regressions` below.
 
