@@ -38,8 +38,12 @@ class ConfigError(ValueError):
     """
 
     def __init__(self, field: str, message: str, allowed: str | None = None) -> None:
-        # (a field may be a user's unknown key: one line, cut like any value)
-        self.field = clip(" ".join(str(field).split()))
+        # (a field may be a user's unknown key: one line, cut like any value;
+        # a field qualified by a file, "FILE: key", keeps the file's path)
+        *where, key = " ".join(str(field).split()).split(": ")
+        path_like = "/" in key or "\\" in key
+        self.field = ": ".join([*(clip(w, 4096) for w in where),
+                                clip(key, 4096 if path_like else ECHO_MAX)])
         self.message = " ".join(str(message).split())
         self.allowed = None if allowed is None else " ".join(str(allowed).split())
         text = f"{self.field}: {self.message}"
