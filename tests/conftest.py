@@ -45,6 +45,15 @@ def run_cli(*args: str, cwd: str | os.PathLike[str] | None = None, timeout: floa
     )
 
 
+def sigint_default() -> None:
+    """``preexec_fn`` for a child that a test sends SIGINT: a shell's background
+    job (``make test &``, some CI runners) starts with SIGINT ignored, which a
+    child inherits, and Python then never raises KeyboardInterrupt."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def one_error_line(err: str) -> str:
     """The message of a command's one-line error (``parsched: error: MESSAGE``);
     fails the test unless stderr is exactly that one line, with no traceback."""

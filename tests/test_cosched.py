@@ -18,7 +18,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import parsched
-from conftest import assert_toml_round_trip, needs_core, one_error_line, run_cli
+from conftest import (
+    assert_toml_round_trip,
+    needs_core,
+    one_error_line,
+    run_cli,
+    sigint_default,
+)
 from parsched import ConfigError, CoschedConfig, SimulationError, TimeLimitError
 from parsched.cli import main
 
@@ -545,7 +551,7 @@ def test_cli_subprocess_errors_and_interrupt():
     env = dict(os.environ, PYTHONWARNINGS="ignore")
     p = subprocess.Popen([sys.executable, "-m", "parsched", "simulate", "cosched", "--set",
                           "scale=200", "scheme=Local"], env=env, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default)
     _wait_for_run(p.pid)
     t0 = time.perf_counter()
     p.send_signal(signal.SIGINT)

@@ -14,7 +14,7 @@ import time
 import pytest
 
 import parsched
-from conftest import needs_core, one_error_line
+from conftest import needs_core, one_error_line, sigint_default
 from parsched import BarrierConfig, ConfigError, TraceError
 from parsched.cli import main
 
@@ -57,7 +57,8 @@ def _long_trace(path) -> str:
 def _interrupt(args: list[str], sig: int, cwd) -> tuple[int, str, str, float]:
     env = dict(os.environ, PYTHONWARNINGS="ignore")
     p = subprocess.Popen([sys.executable, "-m", "parsched", *args], env=env, cwd=cwd,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=sigint_default)
     try:
         _wait_for_run(p.pid)
         t0 = time.perf_counter()

@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import parsched
-from conftest import needs_core, one_error_line, run_cli
+from conftest import needs_core, one_error_line, run_cli, sigint_default
 from parsched import ConfigError, PoolsConfig
 from parsched import sweep_spec as ss
 from parsched.api import process_executor
@@ -195,7 +195,7 @@ def test_interrupted_run_leaves_a_valid_file_and_resumes(tmp_path, sig, executor
     cmd = [sys.executable, "-m", "parsched", "sweep", spec, "--out", str(out),
            "--executor", executor, "--workers", "1"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=sigint_default)
     parts = out / "points"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
