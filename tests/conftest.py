@@ -45,6 +45,28 @@ def run_cli(*args: str, cwd: str | os.PathLike[str] | None = None, timeout: floa
     )
 
 
+def wait_for_run(pid: int, timeout: float = 60.0) -> None:
+    """Waits until process ``pid`` runs a simulation (its ``parsched-run``
+    thread exists), so that a signal reaches the run, not the imports."""
+    import time
+
+    task = f"/proc/{pid}/task"
+    if not os.path.isdir(task):  # pragma: no cover - not Linux
+        time.sleep(3.0)
+        return
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        for t in os.listdir(task):
+            try:
+                with open(os.path.join(task, t, "comm")) as fh:
+                    if fh.read().strip() == "parsched-run":
+                        return
+            except OSError:
+                pass
+        time.sleep(0.02)
+    raise AssertionError("the run did not start")
+
+
 def sigint_default() -> None:
     """``preexec_fn`` for a child that a test sends SIGINT: a shell's background
     job (``make test &``, some CI runners) starts with SIGINT ignored, which a

@@ -24,6 +24,7 @@ from conftest import (
     one_error_line,
     run_cli,
     sigint_default,
+    wait_for_run,
 )
 from parsched import ConfigError, CoschedConfig, SimulationError, TimeLimitError
 from parsched.cli import main
@@ -522,26 +523,6 @@ def test_cli_bad_input_is_one_line(tmp_path, capsys, args, field):
     assert os.listdir(tmp_path) == []
 
 
-def _wait_for_run(pid: int, timeout: float = 30.0) -> None:
-    """Waits until process ``pid`` runs a simulation (its ``parsched-run``
-    thread exists), so that a signal reaches the run, not the imports."""
-    task = f"/proc/{pid}/task"
-    if not os.path.isdir(task):  # pragma: no cover - not Linux
-        time.sleep(3.0)
-        return
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        for t in os.listdir(task):
-            try:
-                with open(os.path.join(task, t, "comm")) as fh:
-                    if fh.read().strip() == "parsched-run":
-                        return
-            except OSError:
-                pass
-        time.sleep(0.02)
-    raise AssertionError("the run did not start")
-
-
 def test_cli_subprocess_errors_and_interrupt():
     r = run_cli("simulate", "cosched", "--set", "bogus=1")
     assert r.returncode == 2
@@ -552,7 +533,7 @@ def test_cli_subprocess_errors_and_interrupt():
     p = subprocess.Popen([sys.executable, "-m", "parsched", "simulate", "cosched", "--set",
                           "scale=200", "scheme=Local"], env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default)
-    _wait_for_run(p.pid)
+    wait_for_run(p.pid)
     t0 = time.perf_counter()
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=20)

@@ -14,7 +14,7 @@ import time
 import pytest
 
 import parsched
-from conftest import needs_core, one_error_line, sigint_default
+from conftest import needs_core, one_error_line, sigint_default, wait_for_run
 from parsched import BarrierConfig, ConfigError, TraceError
 from parsched.cli import main
 
@@ -22,26 +22,6 @@ pytestmark = needs_core
 
 HEADER = "; Version: 2.2\n; MaxProcs: 16\n"
 JOB = "{i} {s} -1 100 4 -1 -1 4 200 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
-
-
-def _wait_for_run(pid: int, timeout: float = 60.0) -> None:
-    """Waits until process ``pid`` runs a simulation (its ``parsched-run``
-    thread exists), so that the signal reaches the run, not the imports."""
-    task = f"/proc/{pid}/task"
-    if not os.path.isdir(task):  # pragma: no cover - not Linux
-        time.sleep(3.0)
-        return
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        for t in os.listdir(task):
-            try:
-                with open(os.path.join(task, t, "comm")) as fh:
-                    if fh.read().strip() == "parsched-run":
-                        return
-            except OSError:
-                pass
-        time.sleep(0.02)
-    raise AssertionError("the run did not start")
 
 
 def _long_trace(path) -> str:
@@ -60,7 +40,7 @@ def _interrupt(args: list[str], sig: int, cwd) -> tuple[int, str, str, float]:
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          preexec_fn=sigint_default)
     try:
-        _wait_for_run(p.pid)
+        wait_for_run(p.pid)
         t0 = time.perf_counter()
         p.send_signal(sig)
         out, err = p.communicate(timeout=30)
