@@ -347,6 +347,10 @@ def stop_executor(ex: cf.Executor, interrupted: bool) -> None:
                     p.terminate()
         else:
             core().cancel_runs()
+            # (a thread busy with pure-Python work, e.g. the seed-001
+            # reference model, is not waited for: the command exits at once)
+            ex.shutdown(wait=False, cancel_futures=True)
+            return
     ex.shutdown(wait=True, cancel_futures=True)
 
 

@@ -7,6 +7,7 @@ stderr with exit status 2, and no output file is written.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import inspect
 import json
 import math
@@ -1237,6 +1238,20 @@ def _fail(message: str, code: int = 2) -> int:
     return code
 
 
+def _exit_now_if_threads_remain(code: int) -> None:
+    """After Ctrl-C or SIGTERM on the command line (temporary files already
+    removed): exit at once even if a worker thread is still busy with pure
+    Python work, which interpreter shutdown would otherwise wait for."""
+    import threading
+
+    if any(t.is_alive() and not t.daemon and t is not threading.main_thread()
+           for t in threading.enumerate()):
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(code)
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised by the handler :func:`main` installs: handled as
     Ctrl-C (runs stopped, temporary files removed), exit status 143."""
@@ -1302,7 +1317,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
         old_term = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        return _main(parser, argv)
+        code = _main(parser, argv)
+        if argv is None and code in (130, 143):
+            _exit_now_if_threads_remain(code)
+        return code
     finally:
         if old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
