@@ -1,0 +1,296 @@
+//! Batch scheduling on traces and generated workloads; results as raw columns.
+
+use super::*;
+
+/// A column as raw native-endian bytes in a `bytearray` (`numpy.frombuffer`
+/// makes a writable array of it without a copy).
+pub(crate) fn col_bytes<'py, T, const N: usize>(
+    py: Python<'py>,
+    n: usize,
+    f: impl Fn(usize) -> T,
+    to: impl Fn(T) -> [u8; N],
+) -> Bound<'py, pyo3::types::PyByteArray> {
+    let mut v = Vec::with_capacity(n * N);
+    for i in 0..n {
+        v.extend_from_slice(&to(f(i)));
+    }
+    pyo3::types::PyByteArray::new(py, &v)
+}
+
+/// The per-job columns of a batch result as raw arrays (no per-job Python
+/// object): `{name: bytes}` with int64 times and counts, float64 `stretch`
+/// and `bounded_slowdown`, uint8 `killed`, and `allocated_resources` as
+/// UTF-8 text `resources_data` with int64 `resources_offsets` (n + 1, Arrow's
+/// layout).
+pub(crate) fn batch_columns<'py>(
+    py: Python<'py>,
+    r: &batch::BatchResult,
+) -> PyResult<Bound<'py, PyDict>> {
+    let n = r.jobs.len();
+    let (jobs, out) = (&r.jobs, &r.outcomes);
+    let d = PyDict::new(py);
+    let i64s = |f: &dyn Fn(usize) -> i64| col_bytes(py, n, f, i64::to_ne_bytes);
+    d.set_item("job_id", i64s(&|i| jobs[i].id))?;
+    d.set_item("submission_time", i64s(&|i| jobs[i].submit as i64))?;
+    d.set_item(
+        "requested_number_of_resources",
+        i64s(&|i| jobs[i].procs as i64),
+    )?;
+    d.set_item("requested_time", i64s(&|i| jobs[i].requested as i64))?;
+    d.set_item("starting_time", i64s(&|i| out[i].start as i64))?;
+    d.set_item(
+        "execution_time",
+        i64s(&|i| (out[i].end - out[i].start) as i64),
+    )?;
+    d.set_item("finish_time", i64s(&|i| out[i].end as i64))?;
+    d.set_item(
+        "waiting_time",
+        i64s(&|i| (out[i].start - jobs[i].submit) as i64),
+    )?;
+    d.set_item(
+        "turnaround_time",
+        i64s(&|i| (out[i].end - jobs[i].submit) as i64),
+    )?;
+    d.set_item(
+        "killed",
+        col_bytes(py, n, |i| out[i].killed as u8, u8::to_ne_bytes),
+    )?;
+    d.set_item("slot", i64s(&|i| out[i].slot as i64))?;
+    let stretch = |i: usize| {
+        let (exec, turn) = (out[i].end - out[i].start, out[i].end - jobs[i].submit);
+        if exec > 0 {
+            turn as f64 / exec as f64
+        } else if turn > 0 {
+            f64::INFINITY
+        } else {
+            1.0
+        }
+    };
+    d.set_item("stretch", col_bytes(py, n, stretch, f64::to_ne_bytes))?;
+    let bsld = |i: usize| {
+        let turn = out[i].end - jobs[i].submit;
+        (turn as f64 / (r.run_time(i) as f64).max(r.bsld_tau)).max(1.0)
+    };
+    d.set_item("bounded_slowdown", col_bytes(py, n, bsld, f64::to_ne_bytes))?;
+    let mut text = String::new();
+    let mut offsets: Vec<u8> = Vec::with_capacity((n + 1) * 8);
+    offsets.extend_from_slice(&0i64.to_ne_bytes());
+    for i in 0..n {
+        for (k, &(a, b)) in r.resources(i).iter().enumerate() {
+            use std::fmt::Write;
+            let sep = if k > 0 { " " } else { "" };
+            let _ = if a == b {
+                write!(text, "{sep}{a}")
+            } else {
+                write!(text, "{sep}{a}-{b}")
+            };
+        }
+        offsets.extend_from_slice(&(text.len() as i64).to_ne_bytes());
+    }
+    d.set_item(
+        "resources_data",
+        pyo3::types::PyBytes::new(py, text.as_bytes()),
+    )?;
+    d.set_item("resources_offsets", pyo3::types::PyBytes::new(py, &offsets))?;
+    Ok(d)
+}
+
+/// Generates a Lublin–Feitelson workload. `config`: the generator's keys
+/// (`procs`, `jobs`, `seed`, `include_types`) and `load`, the offered load
+/// its arrivals are scaled to (None: the model's own). With `path`, writes
+/// it as SWF (gzip-compressed when the name ends in `.gz`) and returns
+/// `{"factor", "jobs"}`; without, returns `{"factor", "jobs", "columns"}`,
+/// the SWF fields as raw native-endian int64 columns (`bytearray`s).
+#[pyfunction]
+#[pyo3(signature = (config, path=None))]
+pub(crate) fn generate_lublin<'py>(
+    py: Python<'py>,
+    config: &Bound<'py, PyDict>,
+    path: Option<std::path::PathBuf>,
+) -> PyResult<Bound<'py, PyDict>> {
+    use parsched_sim::lublin;
+    let mut lc = lublin::LublinConfig::for_machine(batch::config::LUBLIN_DEFAULT_PROCS);
+    lc.jobs = 10_000;
+    let mut load = None;
+    // procs first: it retargets the model (the other keys are kept anyway).
+    let mut items: Vec<(String, Bound<'py, PyAny>)> = Vec::new();
+    for (k, v) in config.iter() {
+        items.push((k.extract()?, v));
+    }
+    items.sort_by_key(|(k, _)| k != "procs");
+    for (key, v) in &items {
+        if v.is_none() {
+            continue;
+        }
+        if key == "load" {
+            let l: f64 = v.extract().map_err(|_| {
+                config_err(parsched_core::ConfigError::new(
+                    "load",
+                    "not a number",
+                    "a number in (0, 100], or None (the model's own arrivals)",
+                ))
+            })?;
+            if !(l > 0.0 && l <= 100.0) {
+                return Err(config_err(parsched_core::ConfigError::new(
+                    "load",
+                    format!("{l} is not an offered load"),
+                    "a number in (0, 100], or None (the model's own arrivals)",
+                )));
+            }
+            load = Some(l);
+            continue;
+        }
+        set_value(key, v, |k, val| match k {
+            "procs" | "jobs" | "seed" | "include_types" => lc.set(k, val),
+            _ => Err(parsched_core::ConfigError::new(
+                k,
+                "unknown key",
+                "procs, jobs, seed, include_types, load",
+            )),
+        })?;
+    }
+    if !(1..=batch::config::MAX_WORKLOAD_JOBS).contains(&lc.jobs) {
+        return Err(config_err(parsched_core::ConfigError::new(
+            "jobs",
+            format!("{} jobs", lc.jobs),
+            format!("an integer in 1..={}", batch::config::MAX_WORKLOAD_JOBS),
+        )));
+    }
+    lc.validate().map_err(config_err)?;
+    let out = PyDict::new(py);
+    let cancel = Arc::new(AtomicBool::new(false));
+    let stop = || cancel.load(Ordering::Relaxed);
+    if let Some(path) = path {
+        let gz = path.extension().is_some_and(|e| e == "gz");
+        let res = run_interruptible(py, &cancel, || -> std::io::Result<Option<f64>> {
+            let file = std::fs::File::create(&path)?;
+            if gz {
+                // buffered before the encoder: it is slow on small writes
+                let e = flate2::write::GzEncoder::new(file, flate2::Compression::default());
+                let mut w = std::io::BufWriter::with_capacity(1 << 16, e);
+                let r = lublin::write_swf_stoppable(&lc, load, &mut w, &stop)?;
+                w.into_inner().map_err(|e| e.into_error())?.finish()?;
+                Ok(r)
+            } else {
+                let w = std::io::BufWriter::with_capacity(1 << 16, file);
+                lublin::write_swf_stoppable(&lc, load, w, &stop)
+            }
+        })?
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        let factor =
+            res.ok_or_else(|| pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted"))?;
+        out.set_item("factor", factor)?;
+        out.set_item("jobs", lc.jobs)?;
+        return Ok(out);
+    }
+    let recs = run_interruptible(py, &cancel, || lublin::records_at_load(&lc, load, &stop))?
+        .map_err(config_err)?
+        .ok_or_else(|| pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted"))?;
+    let (recs, factor) = recs;
+    let n = recs.len();
+    let cols = PyDict::new(py);
+    type Field = fn(&parsched_sim::swf::SwfRecord) -> i64;
+    let int_cols: [(&str, Field); 11] = [
+        ("job_number", |r| r.job_number),
+        ("submit_time", |r| r.submit_time),
+        ("wait_time", |r| r.wait_time),
+        ("run_time", |r| r.run_time),
+        ("allocated_procs", |r| r.allocated_procs),
+        ("requested_procs", |r| r.requested_procs),
+        ("requested_time", |r| r.requested_time),
+        ("status", |r| r.status),
+        ("user_id", |r| r.user_id),
+        ("group_id", |r| r.group_id),
+        ("queue", |r| r.queue),
+    ];
+    for (name, f) in int_cols {
+        cols.set_item(name, col_bytes(py, n, |i| f(&recs[i]), i64::to_ne_bytes))?;
+    }
+    out.set_item("factor", factor)?;
+    out.set_item("jobs", n)?;
+    out.set_item("columns", cols)?;
+    Ok(out)
+}
+
+/// Runs a batch policy (FCFS, EASY, conservative backfilling, gang) on an SWF
+/// trace. Returns `summary`, `report` (what loading dropped or repaired),
+/// `header`, `jobs` (Batsim-style columns) and `queue` (time, length) steps;
+/// writes the jobs CSV and/or SWF schedule to the given paths if asked.
+#[pyfunction]
+#[pyo3(signature = (trace, config, jobs_csv=None, swf_out=None))]
+pub(crate) fn simulate_batch<'py>(
+    py: Python<'py>,
+    trace: Option<std::path::PathBuf>,
+    config: &Bound<'py, PyDict>,
+    jobs_csv: Option<std::path::PathBuf>,
+    swf_out: Option<std::path::PathBuf>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let ModelConfig::Batch(cfg) = ModelConfig::build("batch", config)? else {
+        unreachable!("build(\"batch\") makes a batch config")
+    };
+    let cancel = Arc::new(AtomicBool::new(false));
+    let generated = cfg.workload == batch::WorkloadKind::Lublin;
+    match (&trace, generated) {
+        (Some(_), true) => {
+            return Err(config_err(parsched_core::ConfigError::new(
+                "trace",
+                "a trace file is given with workload=lublin",
+                "a trace with workload=trace, or no trace with workload=lublin",
+            )))
+        }
+        (None, false) => {
+            return Err(config_err(parsched_core::ConfigError::new(
+                "trace",
+                "no trace file given",
+                "an SWF file (.swf or .swf.gz), or workload=lublin to generate one",
+            )))
+        }
+        _ => {}
+    }
+    let r = run_interruptible(py, &cancel, || {
+        batch::with_cancel(&cancel, || match &trace {
+            Some(t) => batch::run_trace(t, &cfg),
+            None => batch::run_generated(&cfg),
+        })
+    })?
+    .map_err(batch_err)?;
+    let write = |path: &std::path::Path,
+                 f: &dyn Fn(std::fs::File) -> std::io::Result<()>|
+     -> PyResult<()> {
+        let file = std::fs::File::create(path).map_err(|e| {
+            pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display()))
+        })?;
+        f(file)
+            .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))
+    };
+    if let Some(p) = &jobs_csv {
+        write(p, &|f| r.write_jobs_csv(std::io::BufWriter::new(f)))?;
+    }
+    if let Some(p) = &swf_out {
+        write(p, &|f| r.write_swf(std::io::BufWriter::new(f)))?;
+    }
+    let pyz = |v: &dyn erased::Ser| v.to_py(py);
+    let out = PyDict::new(py);
+    out.set_item("policy", r.policy)?;
+    out.set_item("summary", pyz(&r.summary)?)?;
+    out.set_item("header", pyz(&r.header)?)?;
+    let report = PyDict::new(py);
+    for (reason, n) in r.report.reasons() {
+        report.set_item(reason, n)?;
+    }
+    out.set_item("report", report)?;
+    out.set_item("columns", batch_columns(py, &r)?)?;
+    let queue = PyDict::new(py);
+    let nq = r.queue_length.len();
+    let ql = &r.queue_length;
+    queue.set_item(
+        "time",
+        col_bytes(py, nq, |i| ql[i].0 as i64, i64::to_ne_bytes),
+    )?;
+    queue.set_item(
+        "length",
+        col_bytes(py, nq, |i| ql[i].1 as i64, i64::to_ne_bytes),
+    )?;
+    out.set_item("queue", queue)?;
+    Ok(out)
+}
