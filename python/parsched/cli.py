@@ -47,6 +47,7 @@ from .errors import (
     RuntimeFailure,
     RuntimeUnavailable,
     SimulationError,
+    Terminated,
     TraceError,
 )
 
@@ -287,11 +288,6 @@ def _exit_now_if_threads_remain(code: int) -> None:
             with contextlib.suppress(Exception):
                 stream.flush()
         os._exit(code)
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised by the handler :func:`main` installs: handled as
-    Ctrl-C (runs stopped, temporary files removed), exit status 143."""
 
 
 def _on_sigterm(signum: int, frame: Any) -> None:

@@ -8,8 +8,18 @@ Both mirror the exceptions of the Rust extension (``parsched._core``): a
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "PolicyError", "RuntimeFailure", "RuntimeUnavailable",
-           "SimulationError", "TimeLimitError", "TraceError", "clip", "shown"]
+__all__ = [
+    "ConfigError",
+    "PolicyError",
+    "RuntimeFailure",
+    "RuntimeUnavailable",
+    "SimulationError",
+    "Terminated",
+    "TimeLimitError",
+    "TraceError",
+    "clip",
+    "shown",
+]
 
 #: Longest value echoed in an error message (characters), as in the core.
 ECHO_MAX = 60
@@ -109,3 +119,9 @@ class TraceError(ValueError):
 
     def __reduce__(self):
         return (type(self), (self.path, self.message))
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised by the handler the command line installs
+    (:func:`parsched.cli.main`): handled as Ctrl-C (runs stopped, temporary
+    files removed), exit status 143."""

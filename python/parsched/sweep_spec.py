@@ -40,14 +40,14 @@ from typing import TYPE_CHECKING, Any
 
 from .config import BatchConfig
 from .config.base import ConfigBase, _closest, _cut
-from .errors import ConfigError
+from .errors import ConfigError, Terminated
 
 if TYPE_CHECKING:  # pragma: no cover
     import argparse
 
     import pandas as pd
 
-__all__ = ["Point", "Replications", "SweepOutcome", "SweepSpec", "SweepTerminated",
+__all__ = ["Point", "Replications", "SweepOutcome", "SweepSpec",
            "load_spec", "point_key", "run_spec", "spec_from_dict"]
 
 #: Top-level keys of a spec.
@@ -480,10 +480,6 @@ class SweepOutcome:
     path: str
 
 
-class SweepTerminated(KeyboardInterrupt):
-    """SIGTERM during a sweep (raised by the CLI's handler)."""
-
-
 def run_spec(spec: SweepSpec | str | os.PathLike[str], out: str | os.PathLike[str],
              executor: Any = None, *, progress: bool = True,
              on_point: Callable[[dict[str, Any]], None] | None = None) -> SweepOutcome:
@@ -668,7 +664,7 @@ def _signals_deferred():
         if got:
             handler = old[got[0]]
             if callable(handler):
-                handler(got[0], None)  # raises KeyboardInterrupt / SweepTerminated
+                handler(got[0], None)  # raises KeyboardInterrupt / Terminated
             else:
                 signal.raise_signal(got[0])  # SIG_DFL or SIG_IGN: as it would have been
 
@@ -809,21 +805,19 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     outcome: SweepOutcome | None = None
     todo = pending(spec, args.out)
-    with _sigterm_raises():
-        try:
-            if not todo:  # all done: no executor to start
-                outcome = run_spec(spec, args.out, None, progress=False)
-            else:
-                with make_executor(kind, args.workers, args.scheduler, len(todo)) as ex:
-                    outcome = run_spec(spec, args.out, ex, progress=True)
-        except KeyboardInterrupt as e:
-            saved = _count_rows(os.path.join(args.out, RESULTS))
-            # SIGTERM: ours, or the CLI's own handler's exception (exit 143 as elsewhere)
-            term = isinstance(e, SweepTerminated) or type(e).__name__ == "Terminated"
-            what = "terminated (SIGTERM)" if term else "interrupted"
-            return _fail(f"{what}: {saved} of {len(spec.points)} points saved in "
-                         f"{os.path.join(args.out, RESULTS)}; run the same command to resume",
-                         code=143 if term else 130)
+    try:
+        if not todo:  # all done: no executor to start
+            outcome = run_spec(spec, args.out, None, progress=False)
+        else:
+            with make_executor(kind, args.workers, args.scheduler, len(todo)) as ex:
+                outcome = run_spec(spec, args.out, ex, progress=True)
+    except KeyboardInterrupt as e:
+        saved = _count_rows(os.path.join(args.out, RESULTS))
+        term = isinstance(e, Terminated)  # (the CLI's SIGTERM handler: exit 143)
+        what = "terminated (SIGTERM)" if term else "interrupted"
+        return _fail(f"{what}: {saved} of {len(spec.points)} points saved in "
+                     f"{os.path.join(args.out, RESULTS)}; run the same command to resume",
+                     code=143 if term else 130)
     elapsed = time.perf_counter() - t0
     assert outcome is not None
     msg = {"spec": args.spec, "model": spec.model, "points": outcome.total,
@@ -844,24 +838,6 @@ def _count_rows(path: str) -> int:
         return int(pq.ParquetFile(path).metadata.num_rows)
     except Exception:
         return 0
-
-
-@contextlib.contextmanager
-def _sigterm_raises():
-    """SIGTERM raises :class:`SweepTerminated` in the main thread while the
-    sweep runs, so that it ends as Ctrl-C does (results saved; exit 143)."""
-    def handler(signum, frame):
-        raise SweepTerminated()
-
-    try:
-        old = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
 
 
 if __name__ == "__main__":  # pragma: no cover
