@@ -322,7 +322,6 @@ def default_executor(n_tasks: int | None = None) -> cf.Executor:
 def _worker_init() -> None:
     # Ctrl-C reaches the whole process group: workers leave it to the parent,
     # which stops them (stop_executor), instead of each printing a traceback.
-    import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
@@ -382,7 +381,7 @@ class ProcessPool(cf.Executor):
 
     def __init__(self, workers: int) -> None:
         ctx = multiprocessing.get_context("spawn")
-        self._pool = ctx.Pool(workers, initializer=_ignore_sigint)
+        self._pool = ctx.Pool(workers, initializer=_worker_init)
         self._open = True
 
     def submit(self, fn, /, *args, **kwargs) -> cf.Future:
@@ -417,10 +416,6 @@ def _n_workers(workers: int | None, n_tasks: int | None) -> int:
     if n_tasks is not None:
         n = max(1, min(n, n_tasks))
     return n
-
-
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def is_dask_client(obj: Any) -> bool:
