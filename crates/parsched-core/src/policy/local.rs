@@ -120,6 +120,29 @@ pub trait LocalScheduler {
     /// Returns whether the scheduler changed anything.
     fn lower(&mut self, thread: ThreadId) -> bool;
 
+    /// The machine's clock, before it enqueues, picks or charges (ns).
+    /// Schedulers that measure time (seed 002's Linux O(1) sleep average,
+    /// the fair scheduler) read it; the others ignore it.
+    fn clock(&mut self, now_ns: u64) {
+        let _ = now_ns;
+    }
+
+    /// `thread` used the processor for `ran_ns` (charged whenever the
+    /// machine accounts a run segment; the segments of one dispatch add up
+    /// to its run time). Nothing for schedulers that do not measure time.
+    fn charge(&mut self, thread: ThreadId, ran_ns: u64) {
+        let _ = (thread, ran_ns);
+    }
+
+    /// Takes a queued `thread` off the queue (flexible coscheduling parks
+    /// the processes whose slot ended); false if it was not queued.
+    fn remove(&mut self, thread: ThreadId) -> bool;
+
+    /// `thread` blocked (it sleeps until a `Woken` enqueue).
+    fn blocked(&mut self, thread: ThreadId) {
+        let _ = thread;
+    }
+
     /// The queue as a plain round robin, where it is one: machines' exact
     /// fast paths that rely on rigid round-robin order use it.
     fn as_round_robin(&self) -> Option<&RoundRobin> {
@@ -193,6 +216,16 @@ impl LocalScheduler for RoundRobin {
     #[inline]
     fn pick_next(&mut self) -> Option<ThreadId> {
         self.queue.pop_front()
+    }
+
+    fn remove(&mut self, thread: ThreadId) -> bool {
+        match self.position(thread) {
+            Some(k) => {
+                self.queue.remove(k);
+                true
+            }
+            None => false,
+        }
     }
 
     #[inline]

@@ -15,9 +15,11 @@
 pub mod batch;
 pub mod classify;
 pub mod cosched;
+pub mod fcs;
 pub mod gang;
 pub mod gang_sched;
 pub mod local;
+pub mod o1;
 pub mod pools;
 pub mod ts;
 pub mod wait;

@@ -551,6 +551,10 @@ impl LocalScheduler for TimeSharing {
         Some(t)
     }
 
+    fn remove(&mut self, thread: ThreadId) -> bool {
+        self.unqueue(thread)
+    }
+
     fn peek_next(&self) -> Option<ThreadId> {
         let level = self.highest_queued()?;
         self.queues[level as usize].front().copied()

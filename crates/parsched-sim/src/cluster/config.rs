@@ -21,6 +21,54 @@ pub enum LocalKind {
     Ts,
     /// Round robin with `rr_quantum_ms`.
     Rr,
+    /// The Linux 2.6 O(1) scheduler with its sleep-average interactivity
+    /// bonus (seed 002's "Default"; `parsched_core::policy::o1`).
+    #[serde(alias = "linux26")]
+    O1,
+}
+
+/// Where a job's ranks go (see [`ClusterConfig::placement`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Placement {
+    /// Rank r on node r mod N (seed 003: one process per workstation).
+    #[default]
+    Cyclic,
+    /// Consecutive ranks fill a node (seed 002: ranks 1–2 on node A, 3–4 on
+    /// node B).
+    Block,
+}
+
+/// A bulk-synchronous job (seed 002): `iterations` × (compute `grain_us` ×
+/// `mult[rank]`; a barrier of all its processes, from messages).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BspJob {
+    /// Display name.
+    pub name: String,
+    /// Per-process compute multipliers; the job's width is their number.
+    pub mult: Vec<f64>,
+    /// Compute per iteration of a process with multiplier 1 (µs).
+    pub grain_us: f64,
+    /// Iterations (multiplied by `scale`).
+    pub iterations: u64,
+    /// A background job (e.g. a sequential stressor): the run ends when
+    /// every foreground job has, whatever these still do.
+    #[serde(default)]
+    pub background: bool,
+}
+
+/// One job as the machine builds it: from an application of seed 003 or a
+/// [`BspJob`].
+#[derive(Debug, Clone)]
+pub(crate) struct JobPlan {
+    pub program: parsched_core::program::Program,
+    pub width: u32,
+    pub mult: Vec<f64>,
+    pub spin_us: f64,
+    pub background: bool,
+    /// Random stream key prefix (common random numbers across workloads).
+    pub stream_key: u64,
 }
 
 /// Where a boosted queued process goes in its new level's queue (see
@@ -174,6 +222,16 @@ pub struct ClusterConfig {
     pub daemon_run_us: f64,
     /// Gang scheduling's slot (ms).
     pub gang_slot_ms: f64,
+    /// Bulk-synchronous jobs (seed 002); when given they replace `workload`
+    /// and `jobs`.
+    pub bsp_jobs: Vec<BspJob>,
+    /// Where a job's ranks go: `cyclic` (rank r on node r mod N) or `block`.
+    pub placement: Placement,
+    /// The O(1) scheduler's sleep-average bonus (`local = o1`).
+    pub o1_sleep_bonus: bool,
+    /// Flexible coscheduling (seed 002) on top of the scheme's waiting
+    /// (`parsched_core::policy::fcs`); `None`: off.
+    pub flexible: Option<parsched_core::policy::fcs::FcsConfig>,
     /// Period of the CPU-share probe (ms).
     pub probe_ms: f64,
     /// The node whose CPU shares are probed.
@@ -232,6 +290,10 @@ impl Default for ClusterConfig {
             daemon_period_ms: 0.0,
             daemon_run_us: 0.0,
             gang_slot_ms: 100.0,
+            bsp_jobs: Vec::new(),
+            placement: Placement::Cyclic,
+            o1_sleep_bonus: true,
+            flexible: None,
             probe_ms: 1000.0,
             probe_node: 0,
             scale: 1.0,
@@ -391,8 +453,9 @@ impl ClusterConfig {
             "cpus_per_node" => self.cpus_per_node = v.as_u32(key)?,
             "job_width" => self.job_width = if none { None } else { Some(v.as_u32(key)?) },
             "local" => {
-                self.local = match v.as_str(key, &["ts", "rr"])?.as_str() {
+                self.local = match v.as_str(key, &["ts", "rr", "o1"])?.as_str() {
                     "rr" => LocalKind::Rr,
+                    "o1" => LocalKind::O1,
                     _ => LocalKind::Ts,
                 }
             }
@@ -480,6 +543,65 @@ impl ClusterConfig {
             _ => return Err(ConfigError::new(key, "unknown key", KEYS.join(", "))),
         }
         Ok(())
+    }
+
+    /// The jobs' names, in order.
+    pub fn job_names(&self) -> Vec<String> {
+        if !self.bsp_jobs.is_empty() {
+            return self.bsp_jobs.iter().map(|j| j.name.clone()).collect();
+        }
+        self.apps().iter().map(|a| a.name().to_string()).collect()
+    }
+
+    /// Every job as the machine builds it.
+    pub(crate) fn plans(&self) -> Vec<JobPlan> {
+        use parsched_core::program::{Dist, Program, Step};
+        if !self.bsp_jobs.is_empty() {
+            return self
+                .bsp_jobs
+                .iter()
+                .enumerate()
+                .map(|(j, b)| {
+                    let width = b.mult.len() as u32;
+                    let iters = ((b.iterations as f64 * self.scale).round() as u64).max(1);
+                    let mut body = vec![Step::Compute {
+                        demand: Dist::Const { value: b.grain_us },
+                    }];
+                    body.extend(Program::message_barrier(width, 8));
+                    JobPlan {
+                        program: Program::new(vec![Step::Repeat { count: iters, body }]),
+                        width,
+                        mult: b.mult.clone(),
+                        spin_us: self.spin_time_us.unwrap_or(0.0),
+                        background: b.background,
+                        stream_key: (0x80 | j as u64) << 56,
+                    }
+                })
+                .collect();
+        }
+        let width = self.width();
+        let apps = self.apps();
+        let mut seen: Vec<AppKind> = Vec::new();
+        apps.iter()
+            .map(|&a| {
+                // A job's compute draws depend on its application, its
+                // occurrence among the workload's jobs of that application
+                // and the rank, not on its position: the first LIFE12 of any
+                // workload draws what LIFE12 alone draws (common random
+                // numbers across workloads).
+                let occurrence = seen.iter().filter(|&&x| x == a).count() as u64;
+                seen.push(a);
+                let app_index = AppKind::ALL.iter().position(|&x| x == a).unwrap_or(0) as u64;
+                JobPlan {
+                    program: a.model().program(a, width, self.scale),
+                    width,
+                    mult: vec![1.0; width as usize],
+                    spin_us: self.spin_time_us.unwrap_or(a.model().spin_time_us),
+                    background: false,
+                    stream_key: (app_index << 56) | (occurrence << 32),
+                }
+            })
+            .collect()
     }
 
     /// The applications of the run, in the workload's order.

@@ -249,7 +249,7 @@ pub fn run(cfg: &ClusterConfig, opts: &ClusterOptions) -> Result<ClusterResult, 
     let ideal = cfg.ideal_s();
     Ok(ClusterResult {
         scheme: cfg.scheme.name().to_string(),
-        jobs: cfg.apps().iter().map(|a| a.name().to_string()).collect(),
+        jobs: cfg.job_names(),
         completion_time: completion,
         completion_time_ci90: if reps > 1 { half } else { f64::NAN },
         job_completion_times: job_means,

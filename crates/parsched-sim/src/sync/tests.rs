@@ -651,6 +651,9 @@ impl LocalScheduler for Opaque {
     fn pick_next(&mut self) -> Option<ThreadId> {
         self.0.pick_next()
     }
+    fn remove(&mut self, t: ThreadId) -> bool {
+        self.0.remove(t)
+    }
     fn quantum(&self, t: ThreadId) -> u64 {
         self.0.quantum(t)
     }

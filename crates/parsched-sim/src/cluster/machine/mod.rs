@@ -24,21 +24,24 @@
 //! (`nic_sample_us`, 0: the current one) is running.
 
 mod events;
+mod fcs;
 mod gang;
 mod processes;
 mod processors;
 
-use super::apps::AppKind;
-use super::config::{BoostQueue, ClusterConfig, LocalKind, PendingRule};
+use super::config::{BoostQueue, ClusterConfig, LocalKind, PendingRule, Placement};
 use crate::engine::{Engine, Flow, Model, Timer};
 use crate::rng::{stream, Stream, StreamRng};
+use parsched_core::policy::classify::Observation;
 use parsched_core::policy::cosched::{
     choose_yield_target, ArrivalDecision, BoostDecision, CoschedScheme, EndpointView,
     PeriodicBooster, ProcState, Scheme, SpinExpiry,
 };
+use parsched_core::policy::fcs::{Fcs, Role};
 use parsched_core::policy::gang::{GangId, GangMatrix};
 use parsched_core::policy::gang_sched::{Admission, Cell, GangSchedOptions, GangScheduler};
 use parsched_core::policy::local::{EnqueueReason, LocalScheduler, RoundRobin, Wakeup};
+use parsched_core::policy::o1::{O1Config, O1};
 use parsched_core::policy::ts::TimeSharing;
 use parsched_core::program::{Cursor, Op, Program};
 use parsched_core::{ThreadId, Time};
@@ -141,11 +144,18 @@ pub(crate) struct Proc {
     started: bool,
     /// Boosts since its node's last once-a-second ageing (`boost_cap`).
     boosts_this_s: u32,
+    /// Compute multiplier (seed 002's load imbalance).
+    mult: f64,
+    /// FCS: ready, but its row does not hold the slot (on no queue).
+    parked: bool,
+    /// Messages received.
+    pub recv_n: u64,
 }
 
 enum NodeSched {
     Ts(TimeSharing),
     Rr(RoundRobin),
+    O1(Box<O1>),
 }
 
 macro_rules! fwd {
@@ -153,6 +163,7 @@ macro_rules! fwd {
         match $s {
             NodeSched::Ts($q) => $e,
             NodeSched::Rr($q) => $e,
+            NodeSched::O1($q) => $e,
         }
     };
 }
@@ -191,10 +202,26 @@ impl NodeSched {
     fn lower(&mut self, t: u32) -> bool {
         fwd!(self, q => q.lower(ThreadId(t)))
     }
+    fn remove(&mut self, t: u32) -> bool {
+        fwd!(self, q => q.remove(ThreadId(t)))
+    }
+    fn is_empty(&self) -> bool {
+        fwd!(self, q => q.is_empty())
+    }
+    fn clock(&mut self, now: u64) {
+        fwd!(self, q => q.clock(now))
+    }
+    fn charge(&mut self, t: u32, ns: u64) {
+        fwd!(self, q => q.charge(ThreadId(t), ns))
+    }
+    fn blocked(&mut self, t: u32) {
+        fwd!(self, q => q.blocked(ThreadId(t)))
+    }
     pub(crate) fn level(&self, t: u32) -> u8 {
         match self {
             NodeSched::Ts(q) => q.level(ThreadId(t)),
             NodeSched::Rr(_) => 0,
+            NodeSched::O1(q) => q.level(ThreadId(t)),
         }
     }
 }
@@ -209,6 +236,8 @@ struct Node {
     tick_phase: u64,
     /// The interface sends one message at a time: its link is busy until.
     link_free: u64,
+    /// FCS: ready fillers (processes), first come first served.
+    fill: VecDeque<u32>,
 }
 
 struct Cpu {
@@ -226,6 +255,28 @@ struct JobState {
     width: u32,
     left: u32,
     finish: Option<u64>,
+    /// The run does not wait for it (a stressor).
+    background: bool,
+}
+
+/// A job's counters at the start of the current FCS slot.
+#[derive(Debug, Clone, Copy, Default)]
+struct JobSnap {
+    cpu: u64,
+    spin: u64,
+    comm: u64,
+    recv: u64,
+}
+
+/// Flexible coscheduling's state in the machine.
+pub(crate) struct FcsRun {
+    pub policy: Fcs,
+    /// F and DC jobs' spin time before blocking (ns).
+    spin: Vec<u64>,
+    snap: Vec<JobSnap>,
+    slot_start: u64,
+    /// Classes over simulated time: (s, job, class).
+    pub changes: Vec<(f64, u32, parsched_core::policy::classify::CoschedClass)>,
 }
 
 /// Counters of one run.
@@ -331,6 +382,10 @@ pub(crate) struct ClusterMachine {
     pub end: u64,
     pub error: Option<ClusterError>,
     pub cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// Flexible coscheduling (seed 002), when on.
+    pub fcs: Option<FcsRun>,
+    /// The local schedulers measure time (the O(1) scheduler).
+    timed: bool,
 }
 
 fn us(x: f64) -> u64 {
@@ -349,26 +404,23 @@ impl ClusterMachine {
         eng: &mut Engine<Ev>,
     ) -> Result<ClusterMachine, ClusterError> {
         cfg.validate()?;
-        let apps: Vec<AppKind> = cfg.apps();
-        let width = cfg.width();
-        let njobs = apps.len() as u32;
+        let plans = cfg.plans();
+        let njobs = plans.len() as u32;
         let ncpus = cfg.nodes * cfg.cpus_per_node;
         let dynamic = match cfg.scheme {
             CoschedScheme::Dynamic(s) => Some(s),
             _ => None,
         };
-        let programs: Vec<Arc<Program>> = apps
-            .iter()
-            .map(|a| Arc::new(a.model().program(*a, width, cfg.scale)))
-            .collect();
+        let programs: Vec<Arc<Program>> =
+            plans.iter().map(|p| Arc::new(p.program.clone())).collect();
         for p in &programs {
             p.validate().map_err(ClusterError::Program)?;
         }
         let boost_period = ms(cfg.boost_period_ms);
-        let job_spin: Vec<u64> = apps
+        let job_spin: Vec<u64> = plans
             .iter()
             .map(|a| {
-                let s = us(cfg.spin_time_us.unwrap_or(a.model().spin_time_us));
+                let s = us(a.spin_us);
                 // PB-SB: "the spin is limited to the period of the kernel
                 // function".
                 match dynamic {
@@ -392,6 +444,10 @@ impl ClusterMachine {
                 LocalKind::Rr => {
                     NodeSched::Rr(RoundRobin::new(ms(cfg.rr_quantum_ms), Wakeup::Tail))
                 }
+                LocalKind::O1 => NodeSched::O1(Box::new(O1::new(O1Config {
+                    sleep_bonus: cfg.o1_sleep_bonus,
+                    ..O1Config::default()
+                })?)),
             };
             nodes.push(Node {
                 sched,
@@ -401,6 +457,7 @@ impl ClusterMachine {
                 yield_next: 0,
                 tick_phase: 0,
                 link_free: 0,
+                fill: VecDeque::new(),
             });
         }
         let mut cpus = Vec::with_capacity(ncpus as usize);
@@ -423,6 +480,7 @@ impl ClusterMachine {
             let mut g =
                 GangScheduler::new(GangMatrix::new(ncpus, None)?, GangSchedOptions::default());
             for j in 0..njobs {
+                let width = plans[j as usize].width;
                 match g.admit(GangId(j as u64), width) {
                     Ok(Admission::Placed(a)) => {
                         placement.push(a.procs.iter().map(|p| p.0).collect())
@@ -438,11 +496,6 @@ impl ClusterMachine {
         }
         let mut procs = Vec::new();
         let mut jobs = Vec::new();
-        // A job's compute draws depend on its application, its occurrence
-        // among the workload's jobs of that application and the rank, not
-        // on its position: the first LIFE12 of any workload draws what
-        // LIFE12 alone draws (common random numbers across workloads).
-        let mut seen: Vec<AppKind> = Vec::new();
         let mut cell = vec![
             NONE;
             if gang.is_some() {
@@ -453,16 +506,15 @@ impl ClusterMachine {
         ];
         for j in 0..njobs {
             let base = procs.len() as u32;
+            let plan = &plans[j as usize];
+            let width = plan.width;
             jobs.push(JobState {
                 base,
                 width,
                 left: width,
                 finish: None,
+                background: plan.background,
             });
-            let app = apps[j as usize];
-            let occurrence = seen.iter().filter(|&&a| a == app).count() as u64;
-            seen.push(app);
-            let app_index = AppKind::ALL.iter().position(|&a| a == app).unwrap_or(0) as u64;
             for r in 0..width {
                 let node = match &gang {
                     Some(_) => {
@@ -470,7 +522,12 @@ impl ClusterMachine {
                         cell[(cpu * njobs + j) as usize] = base + r;
                         cpu / cfg.cpus_per_node
                     }
-                    None => r % cfg.nodes,
+                    None => match cfg.placement {
+                        Placement::Cyclic => r % cfg.nodes,
+                        Placement::Block => {
+                            (r as u64 * cfg.nodes as u64 / width as u64) as u32 % cfg.nodes
+                        }
+                    },
                 };
                 let local = nodes[node as usize].procs.len() as u32;
                 nodes[node as usize].procs.push(base + r);
@@ -483,11 +540,7 @@ impl ClusterMachine {
                     act: Act::Compute,
                     left: 0,
                     cursor: Cursor::new(width),
-                    rng: stream(
-                        seed,
-                        Stream::ThreadDemand,
-                        (app_index << 56) | (occurrence << 32) | r as u64,
-                    ),
+                    rng: stream(seed, Stream::ThreadDemand, plan.stream_key | r as u64),
                     quantum_left: None,
                     spin_deadline: NEVER,
                     inbox: VecDeque::new(),
@@ -507,6 +560,9 @@ impl ClusterMachine {
                     cpu: NONE,
                     started: true,
                     boosts_this_s: 0,
+                    mult: plan.mult[r as usize],
+                    parked: false,
+                    recv_n: 0,
                 });
             }
         }
@@ -546,11 +602,25 @@ impl ClusterMachine {
                     cpu: NONE,
                     started: true,
                     boosts_this_s: 0,
+                    mult: 1.0,
+                    parked: false,
+                    recv_n: 0,
                 });
                 let at = phase_rng.random_range(0..daemon_period);
                 eng.schedule_at(Time(at), Ev::DaemonWoke { proc: id });
             }
         }
+        let foreground = jobs.iter().filter(|j| !j.background).count() as u32;
+        let fcs = match (&cfg.flexible, dynamic) {
+            (Some(f), Some(_)) => Some(FcsRun {
+                policy: Fcs::new(njobs as usize, *f)?,
+                spin: job_spin.clone(),
+                snap: vec![JobSnap::default(); njobs as usize],
+                slot_start: 0,
+                changes: Vec::new(),
+            }),
+            _ => None,
+        };
         let mut m = ClusterMachine {
             scheme: cfg.scheme,
             dynamic,
@@ -596,11 +666,18 @@ impl ClusterMachine {
             job_finish: vec![None; njobs as usize],
             probe_rows: Vec::new(),
             probe_acc: vec![0; njobs as usize],
-            jobs_left: njobs,
+            jobs_left: foreground,
             end: 0,
             error: None,
             cancel: None,
+            fcs,
+            timed: cfg.local == LocalKind::O1,
         };
+        if m.fcs.is_some() {
+            for j in 0..m.jobs.len() {
+                m.fcs_set_spin(j);
+            }
+        }
         // Start: every process is ready (new) at time 0.
         eng.schedule_at(Time(m.probe), Ev::ProbeTicked);
         if let Some(d) = dynamic {
@@ -624,9 +701,7 @@ impl ClusterMachine {
                             0
                         };
                     if at == 0 {
-                        m.nodes[n]
-                            .sched
-                            .enqueue(m.procs[p as usize].local, EnqueueReason::New);
+                        m.enqueue_proc(p, EnqueueReason::New);
                     } else {
                         m.procs[p as usize].state = ProcState::Blocked;
                         m.procs[p as usize].started = false;
@@ -653,6 +728,9 @@ impl ClusterMachine {
             for c in 0..m.cpus.len() {
                 m.dispatch(c, 0, eng);
             }
+            if m.fcs.is_some() {
+                eng.set_timer(m.slot_timer, Time(m.slot), Ev::SlotEnded);
+            }
         } else {
             m.gang_rotate(0, eng);
             if m.scheme == CoschedScheme::Gang {
@@ -669,6 +747,11 @@ impl Model for ClusterMachine {
 
     fn handle(&mut self, ev: Ev, eng: &mut Engine<Ev>) -> Result<Flow, ClusterError> {
         let now = eng.now().0;
+        if self.timed {
+            for n in &mut self.nodes {
+                n.sched.clock(now);
+            }
+        }
         if now > self.max_time {
             return Err(ClusterError::TimeLimit(
                 self.max_time as f64 * 1e-9,
@@ -715,14 +798,18 @@ impl Model for ClusterMachine {
                 pr.state = ProcState::Ready;
                 pr.started = true;
                 let node = pr.node as usize;
-                self.nodes[node].sched.enqueue(pr.local, EnqueueReason::New);
+                self.enqueue_proc(proc, EnqueueReason::New);
                 self.check_preempt(node, now, eng);
             }
             Ev::SecondElapsed { node } => self.on_second(node as usize, now, eng),
             Ev::ProbeTicked => self.on_probe(now, eng),
             Ev::SlotEnded => {
                 if self.jobs_left > 0 {
-                    self.gang_rotate(now, eng);
+                    if self.fcs.is_some() {
+                        self.fcs_rotate(now, true, eng);
+                    } else {
+                        self.gang_rotate(now, eng);
+                    }
                     eng.set_timer(self.slot_timer, Time(now + self.slot), Ev::SlotEnded);
                 }
             }

@@ -35,6 +35,7 @@ impl ClusterMachine {
         }
         *expect = m.seq + 1;
         self.counters.messages_received += 1;
+        pr.recv_n += 1;
         pr.act = Act::RecvOv;
         pr.left = self.recv_ov;
         let _ = now;
@@ -92,7 +93,7 @@ impl ClusterMachine {
                 Op::Compute { units } => {
                     Self::end_comm(pr, now);
                     pr.act = Act::Compute;
-                    pr.left = (units * 1e3).round().max(0.0) as u64;
+                    pr.left = (units * 1e3 * pr.mult).round().max(0.0) as u64;
                     if pr.left > 0 {
                         return;
                     }
@@ -147,8 +148,17 @@ impl ClusterMachine {
         if self.jobs[j].left == 0 {
             self.jobs[j].finish = Some(now);
             self.job_finish[j] = Some(now);
-            self.jobs_left -= 1;
-            self.end = now;
+            if !self.jobs[j].background {
+                self.jobs_left -= 1;
+                self.end = now;
+            }
+            if let Some(f) = self.fcs.as_mut() {
+                f.policy.finished(j);
+                if self.jobs_left > 0 {
+                    self.fcs_rotate(now, false, eng);
+                    return;
+                }
+            }
             if let Some(g) = self.gang.as_mut() {
                 let _ = g.finish(GangId(j as u64));
                 if self.jobs_left > 0 {
@@ -202,6 +212,7 @@ impl ClusterMachine {
         self.counters.blocks += 1;
         self.release(c, now);
         let pr = &mut self.procs[p as usize];
+        self.nodes[pr.node as usize].sched.blocked(pr.local);
         pr.state = ProcState::Blocked;
         pr.waking = false;
         if self.block_timeout > 0 {
@@ -291,9 +302,7 @@ impl ClusterMachine {
         pr.waking = false;
         pr.spin_deadline = now + spin;
         let node = pr.node as usize;
-        self.nodes[node]
-            .sched
-            .enqueue(pr.local, EnqueueReason::Woken);
+        self.enqueue_proc(p, EnqueueReason::Woken);
         self.check_preempt(node, now, eng);
     }
 

@@ -68,6 +68,9 @@ impl ClusterMachine {
             if cpu.node == self.probe_node && pr.job != NONE {
                 self.probe_acc[pr.job as usize] += d;
             }
+            if self.timed {
+                self.nodes[cpu.node as usize].sched.charge(pr.local, d);
+            }
         }
         cpu.acct_since = now;
     }
@@ -152,7 +155,10 @@ impl ClusterMachine {
                 let p = self.nodes[node].procs[t as usize];
                 self.start(c, p, now, eng);
             }
-            None => eng.cancel(self.cpus[c].timer),
+            None => match self.nodes[node].fill.pop_front() {
+                Some(p) => self.start(c, p, now, eng),
+                None => eng.cancel(self.cpus[c].timer),
+            },
         }
     }
 
@@ -167,8 +173,7 @@ impl ClusterMachine {
         pr.quantum_left =
             (reason == EnqueueReason::Preempted).then(|| quantum_end.saturating_sub(now).max(1));
         if self.gang.is_none() {
-            let node = pr.node as usize;
-            self.nodes[node].sched.enqueue(pr.local, reason);
+            self.enqueue_proc(p, reason);
         }
     }
 
@@ -176,6 +181,9 @@ impl ClusterMachine {
     /// processor takes it, or it preempts the lowest-priority runner it
     /// outranks.
     pub(super) fn check_preempt(&mut self, node: usize, now: u64, eng: &mut Engine<Ev>) {
+        if self.fcs.is_some() && self.fcs_check(node, now, eng) {
+            return;
+        }
         let Some(q) = self.nodes[node].sched.peek_next() else {
             return;
         };

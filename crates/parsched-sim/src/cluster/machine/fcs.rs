@@ -1,0 +1,199 @@
+//! Flexible coscheduling (seed 002): applying `parsched_core::policy::fcs`.
+//!
+//! The policy says, per job, whether its row holds the slot (`Row`: its
+//! ready processes are on their node's run queue), whether it may fill
+//! processors the row leaves idle (`Fill`: on the node's fill queue, run
+//! only when the run queue is empty, displaced as soon as a row process is
+//! ready) or waits (`Parked`: ready but on no queue). At each slot's end the
+//! machine gives the policy an observation of every job of the row (CPU,
+//! spin and communication time, messages received) and applies the roles of
+//! the next slot.
+
+use super::*;
+
+impl ClusterMachine {
+    /// Puts ready `p` where its job's role says (the run queue without FCS).
+    pub(super) fn enqueue_proc(&mut self, p: u32, reason: EnqueueReason) {
+        let pr = &mut self.procs[p as usize];
+        let node = pr.node as usize;
+        if let Some(f) = &self.fcs {
+            if !pr.daemon {
+                match f.policy.role(pr.job as usize) {
+                    Role::Row => pr.parked = false,
+                    Role::Fill => {
+                        pr.parked = false;
+                        self.nodes[node].fill.push_back(p);
+                        return;
+                    }
+                    Role::Parked => {
+                        pr.parked = true;
+                        return;
+                    }
+                }
+            }
+        }
+        self.nodes[node].sched.enqueue(pr.local, reason);
+    }
+
+    /// Job `j`'s waiting under FCS: busy in discovery and CS, spin-block
+    /// (the configured spin) in F and DC.
+    pub(super) fn fcs_set_spin(&mut self, j: usize) {
+        let Some(f) = &self.fcs else { return };
+        self.job_spin[j] = if f.policy.busy_waits(j) {
+            NEVER
+        } else {
+            f.spin[j]
+        };
+    }
+
+    fn role_of(&self, p: u32) -> Role {
+        let pr = &self.procs[p as usize];
+        match &self.fcs {
+            Some(f) if !pr.daemon => f.policy.role(pr.job as usize),
+            _ => Role::Row,
+        }
+    }
+
+    /// A process of `node` became ready: idle processors take work, and a
+    /// ready row process displaces a filler. Returns true when no row
+    /// process is left waiting (nothing for the priority check to do).
+    pub(super) fn fcs_check(&mut self, node: usize, now: u64, eng: &mut Engine<Ev>) -> bool {
+        let cpus = self.nodes[node].cpu0 as usize
+            ..self.nodes[node].cpu0 as usize + self.cpus.len() / self.nodes.len();
+        for c in cpus.clone() {
+            if self.cpus[c].running.is_none()
+                && (!self.nodes[node].sched.is_empty() || !self.nodes[node].fill.is_empty())
+            {
+                self.dispatch(c, now, eng);
+            }
+        }
+        while !self.nodes[node].sched.is_empty() {
+            let victim = cpus.clone().find(|&c| {
+                self.cpus[c]
+                    .running
+                    .is_some_and(|r| self.role_of(r) == Role::Fill)
+            });
+            let Some(c) = victim else { break };
+            self.preempt(c, now, EnqueueReason::Preempted);
+            self.dispatch(c, now, eng);
+        }
+        self.nodes[node].sched.is_empty()
+    }
+
+    fn job_counters(&self, j: usize) -> JobSnap {
+        let job = &self.jobs[j];
+        let mut s = JobSnap::default();
+        for p in job.base..job.base + job.width {
+            let pr = &self.procs[p as usize];
+            s.cpu += pr.cpu_ns;
+            s.spin += pr.spin_ns;
+            s.comm += pr.comm_ns;
+            s.recv += pr.recv_n;
+        }
+        s
+    }
+
+    /// The slot ends (`advance`: the next row takes it; otherwise the rows
+    /// changed, e.g. a job finished): observe the row, then apply the new
+    /// roles.
+    pub(super) fn fcs_rotate(&mut self, now: u64, advance: bool, eng: &mut Engine<Ev>) {
+        for c in 0..self.cpus.len() {
+            if self.cpus[c].running.is_some() {
+                self.settle(c, now);
+                self.account(c, now);
+            }
+        }
+        let njobs = self.jobs.len();
+        let before: Vec<Role> = {
+            let f = self.fcs.as_ref().expect("fcs mode");
+            (0..njobs).map(|j| f.policy.role(j)).collect()
+        };
+        let counters: Vec<JobSnap> = (0..njobs).map(|j| self.job_counters(j)).collect();
+        let mut changed_spin = Vec::new();
+        {
+            let f = self.fcs.as_mut().expect("fcs mode");
+            let wall = now.saturating_sub(f.slot_start);
+            if advance && wall > 0 {
+                let row: Vec<u32> = f
+                    .policy
+                    .current_row()
+                    .map(|r| r.to_vec())
+                    .unwrap_or_default();
+                for j in row {
+                    let j = j as usize;
+                    if self.jobs[j].left == 0 {
+                        continue;
+                    }
+                    let (a, b) = (f.snap[j], counters[j]);
+                    let s = |ns: u64| ns as f64 * 1e-9;
+                    let wall_s = s(wall);
+                    let obs = Observation {
+                        wall_s,
+                        thread_s: wall_s * self.jobs[j].width as f64,
+                        cpu_s: s(b.cpu - a.cpu),
+                        sync_events: Some(b.recv - a.recv),
+                        wait_s: s(b.comm - a.comm),
+                        spin_s: s(b.spin - a.spin),
+                        ..Default::default()
+                    };
+                    if let Some(class) = f.policy.observe(j, &obs) {
+                        f.changes.push((s(now), j as u32, class));
+                        changed_spin.push(j);
+                    }
+                }
+                f.policy.next_slot();
+            }
+            f.snap = counters;
+            f.slot_start = now;
+        }
+        for j in changed_spin {
+            self.fcs_set_spin(j);
+        }
+        let after: Vec<Role> = {
+            let f = self.fcs.as_ref().expect("fcs mode");
+            (0..njobs).map(|j| f.policy.role(j)).collect()
+        };
+        if before == after {
+            return;
+        }
+        self.counters.slot_switches += 1;
+        // Queued processes whose role changed move to their new place.
+        for n in 0..self.nodes.len() {
+            for k in 0..self.nodes[n].procs.len() {
+                let p = self.nodes[n].procs[k];
+                let pr = &self.procs[p as usize];
+                if pr.daemon || pr.state != ProcState::Ready {
+                    continue;
+                }
+                let j = pr.job as usize;
+                if before[j] == after[j] {
+                    continue;
+                }
+                match before[j] {
+                    Role::Row => {
+                        self.nodes[n].sched.remove(pr.local);
+                    }
+                    Role::Fill => self.nodes[n].fill.retain(|&q| q != p),
+                    Role::Parked => {}
+                }
+                self.enqueue_proc(p, EnqueueReason::Preempted);
+            }
+        }
+        // Running processes that lost the slot give way.
+        for c in 0..self.cpus.len() {
+            let node = self.cpus[c].node as usize;
+            match self.cpus[c].running {
+                Some(p) => {
+                    let role = self.role_of(p);
+                    let displaced = role == Role::Parked
+                        || (role == Role::Fill && !self.nodes[node].sched.is_empty());
+                    if displaced {
+                        self.preempt(c, now, EnqueueReason::Preempted);
+                        self.dispatch(c, now, eng);
+                    }
+                }
+                None => self.dispatch(c, now, eng),
+            }
+        }
+    }
+}
