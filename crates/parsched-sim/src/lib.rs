@@ -14,6 +14,7 @@
 pub mod batch;
 pub mod cancel;
 pub mod cluster;
+pub mod desktop;
 pub mod engine;
 pub mod lublin;
 pub mod machine;

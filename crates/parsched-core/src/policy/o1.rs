@@ -106,7 +106,7 @@ impl O1Config {
                 return Err(ConfigError::new(k, format!("{v}"), "a finite number > 0"));
             }
         }
-        if !(2..=38).contains(&self.max_bonus) || self.max_bonus % 2 != 0 {
+        if !(2..=38).contains(&self.max_bonus) || !self.max_bonus.is_multiple_of(2) {
             return Err(ConfigError::new(
                 "max_bonus",
                 self.max_bonus.to_string(),

@@ -86,6 +86,9 @@ pub struct ClusterRun {
     pub order_violations: u64,
     #[serde(skip)]
     pub messages_received: u64,
+    /// Flexible coscheduling's class changes: (s, job, class).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub classes: Vec<(f64, u32, String)>,
 }
 
 /// A configuration's replications and their summary.
@@ -210,6 +213,16 @@ pub fn run_once(
         audit_failures: c.audit_failures,
         order_violations: c.order_violations,
         messages_received: c.messages_received,
+        classes: m
+            .fcs
+            .as_ref()
+            .map(|f| {
+                f.changes
+                    .iter()
+                    .map(|&(t, j, c)| (t, j, c.short_name().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default(),
     })
 }
 

@@ -96,7 +96,21 @@ impl ClusterMachine {
     /// The slot ends (`advance`: the next row takes it; otherwise the rows
     /// changed, e.g. a job finished): observe the row, then apply the new
     /// roles.
-    pub(super) fn fcs_rotate(&mut self, now: u64, advance: bool, eng: &mut Engine<Ev>) {
+    /// Every job's role now.
+    pub(super) fn fcs_roles(&self) -> Vec<Role> {
+        let f = self.fcs.as_ref().expect("fcs mode");
+        (0..self.jobs.len()).map(|j| f.policy.role(j)).collect()
+    }
+
+    /// `before`: the roles before a change made outside (a job finished);
+    /// `None`: now.
+    pub(super) fn fcs_rotate(
+        &mut self,
+        now: u64,
+        advance: bool,
+        before: Option<Vec<Role>>,
+        eng: &mut Engine<Ev>,
+    ) {
         for c in 0..self.cpus.len() {
             if self.cpus[c].running.is_some() {
                 self.settle(c, now);
@@ -104,10 +118,22 @@ impl ClusterMachine {
             }
         }
         let njobs = self.jobs.len();
-        let before: Vec<Role> = {
-            let f = self.fcs.as_ref().expect("fcs mode");
-            (0..njobs).map(|j| f.policy.role(j)).collect()
-        };
+        let before = before.unwrap_or_else(|| self.fcs_roles());
+        // Waiting counts only while the job held the slot: open
+        // communication intervals are cut here, and the part spent parked
+        // or filling is dropped.
+        for p in 0..self.procs.len() {
+            let pr = &mut self.procs[p];
+            if pr.daemon {
+                continue;
+            }
+            if let Some(s) = pr.comm_since {
+                if before[pr.job as usize] == Role::Row {
+                    pr.comm_ns += now.saturating_sub(s);
+                }
+                pr.comm_since = Some(now);
+            }
+        }
         let counters: Vec<JobSnap> = (0..njobs).map(|j| self.job_counters(j)).collect();
         let mut changed_spin = Vec::new();
         {
@@ -149,10 +175,7 @@ impl ClusterMachine {
         for j in changed_spin {
             self.fcs_set_spin(j);
         }
-        let after: Vec<Role> = {
-            let f = self.fcs.as_ref().expect("fcs mode");
-            (0..njobs).map(|j| f.policy.role(j)).collect()
-        };
+        let after = self.fcs_roles();
         if before == after {
             return;
         }

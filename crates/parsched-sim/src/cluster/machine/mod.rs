@@ -806,7 +806,7 @@ impl Model for ClusterMachine {
             Ev::SlotEnded => {
                 if self.jobs_left > 0 {
                     if self.fcs.is_some() {
-                        self.fcs_rotate(now, true, eng);
+                        self.fcs_rotate(now, true, None, eng);
                     } else {
                         self.gang_rotate(now, eng);
                     }

@@ -152,10 +152,11 @@ impl ClusterMachine {
                 self.jobs_left -= 1;
                 self.end = now;
             }
-            if let Some(f) = self.fcs.as_mut() {
-                f.policy.finished(j);
+            if self.fcs.is_some() {
+                let before = self.fcs_roles();
+                self.fcs.as_mut().expect("fcs").policy.finished(j);
                 if self.jobs_left > 0 {
-                    self.fcs_rotate(now, false, eng);
+                    self.fcs_rotate(now, false, Some(before), eng);
                     return;
                 }
             }
