@@ -70,6 +70,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .arrivals import load_arrivals
     from .batch import BatchResult, simulate_batch
     from .cosched import CoschedResult, cosched_sweep, simulate_cosched
+    from .fcs import FcsResult, fcs_table, simulate_fcs
     from .generate import generate_lublin
     from .policies import LeastLoadedSpread, ZhouBrechtPolicy
     from .runtime import run_jobs
@@ -83,6 +84,7 @@ __all__ = [
     "ConfigError",
     "CoschedConfig",
     "CoschedResult",
+    "FcsResult",
     "LeastLoadedSpread",
     "PolicyError",
     "PoolsConfig",
@@ -96,6 +98,7 @@ __all__ = [
     "__version__",
     "apply_overrides",
     "cosched_sweep",
+    "fcs_table",
     "from_toml",
     "generate_lublin",
     "load_arrivals",
@@ -104,6 +107,7 @@ __all__ = [
     "simulate_barrier",
     "simulate_batch",
     "simulate_cosched",
+    "simulate_fcs",
     "sweep",
 ]
 
@@ -118,6 +122,9 @@ _LAZY = {
     "CoschedResult": "cosched",
     "simulate_cosched": "cosched",
     "cosched_sweep": "cosched",
+    "FcsResult": "fcs",
+    "simulate_fcs": "fcs",
+    "fcs_table": "fcs",
     "load_arrivals": "arrivals",
     "generate_lublin": "generate",
     "run_jobs": "runtime",

@@ -30,6 +30,7 @@ from .cli_bench import cmd_bench
 from .cli_reproduce import (
     cmd_reproduce_batch,
     cmd_reproduce_cosched,
+    cmd_reproduce_fcs,
     cmd_reproduce_gang,
     cmd_reproduce_pools,
 )
@@ -39,6 +40,7 @@ from .cli_simulate import (
     cmd_simulate_barrier,
     cmd_simulate_batch,
     cmd_simulate_cosched,
+    cmd_simulate_fcs,
     cmd_simulate_pools,
 )
 from .errors import (
@@ -123,6 +125,14 @@ def build_parser() -> argparse.ArgumentParser:
     sn.add_argument("--plot", metavar="FILE.png",
                     help="plot the timeline (Figures 2-3 style; .png, .svg or .pdf)")
     sn.set_defaults(func=cmd_simulate_cosched)
+    sf = sim_sub.add_parser("fcs", help=_doc(cmd_simulate_fcs).splitlines()[0],
+                            description=_doc(cmd_simulate_fcs), formatter_class=fmt)
+    sf.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
+                    help="set a key (repeatable)")
+    sf.add_argument("--workers", type=_workers, default=None, metavar="N",
+                    help="threads for the replications (results do not depend on it)")
+    sf.add_argument("--json", action="store_true", help="print one JSON object")
+    sf.set_defaults(func=cmd_simulate_fcs)
 
     gen = sub.add_parser("generate", help="write a synthetic workload",
                          description="Write a synthetic workload.")
@@ -167,6 +177,17 @@ def build_parser() -> argparse.ArgumentParser:
     rn.add_argument("--json", action="store_true",
                     help="print the headline numbers as one JSON object (no tables)")
     rn.set_defaults(func=cmd_reproduce_cosched)
+    rf = rep_sub.add_parser("fcs", help=_doc(cmd_reproduce_fcs).splitlines()[0],
+                            description=_doc(cmd_reproduce_fcs), formatter_class=fmt)
+    rf.add_argument("--quick", action="store_true",
+                    help="a tenth of the iterations (seconds)")
+    rf.add_argument("--real", action="store_true",
+                    help="also measure Table 1 on this machine's processors (needs cgroups)")
+    rf.add_argument("--out", default=os.path.join("results", "fcs"), metavar="DIR",
+                    help="output directory (default: results/fcs)")
+    rf.add_argument("--json", action="store_true",
+                    help="print the headline numbers as one JSON object (no tables)")
+    rf.set_defaults(func=cmd_reproduce_fcs)
     rb = rep_sub.add_parser("batch", help=_doc(cmd_reproduce_batch).splitlines()[0],
                             description=_doc(cmd_reproduce_batch), formatter_class=fmt)
     rb.add_argument("--out", default=os.path.join("results", "batch"), metavar="DIR",

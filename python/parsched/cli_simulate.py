@@ -380,3 +380,63 @@ def cmd_generate_lublin(args: argparse.Namespace) -> int:
     return 0
 
 
+
+
+def _set_pairs(items: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError("--set", f"{item!r} is not KEY=VALUE", "KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def cmd_simulate_fcs(args: argparse.Namespace) -> int:
+    """Simulate Frachtenberg's parallel desktop (seed 002, Table 1) once.
+
+    Three MPI-like jobs of four processes on two dual-processor nodes iterate
+    1 ms of compute and a synchronization of all four; job 1's processes 3-4
+    and job 2's processes 1-2 compute twice as long (120, 120 and 60 s alone).
+    --set scheme=default|fcfs|gang|sb|fcs picks the scheduler (default fcs):
+    the Linux 2.6 O(1) scheduler with blocking waits, batch FCFS, gang
+    scheduling, spin-block, or flexible coscheduling (CS jobs in gang slots, F
+    jobs share a row and fill idle processors). Other keys: nodes
+    cpus_per_node jobs (per-process multipliers, jobs separated by ';', e.g.
+    1,1,2,2;2,2,1,1;1,1,1,1) grain_us iterations slot_ms spin_us default_wait
+    (block|spin_block|spin) local (o1|rr) o1_sleep_bonus rr_quantum_ms tick_ms
+    latency_us context_switch_us interrupt_us syscall_us start_skew_ms
+    discovery_s coarse_grain_s frustrated_wait_ratio window_s revise_after
+    f_rows (shared|own) fill (f_dc|dc) scale seed reps max_time_s. Prints each
+    job's run time, the makespan, the optimum (total demand over processors)
+    and, under fcs, the classes assigned over time; --json prints one object
+    with job_times and makespan.
+    """
+    from .errors import TimeLimitError
+    from .fcs import PAPER_TABLE1, simulate_fcs
+
+    keys = _set_pairs(args.set or [])
+    try:
+        res = simulate_fcs(keys, workers=args.workers)
+    except TimeLimitError as e:
+        raise ConfigError("max_time_s", str(e)) from None
+    if args.json:
+        print(json.dumps(res.to_dict(), sort_keys=False))
+        return 0
+    import pandas as pd
+
+    con = _console()
+    con.print(f"fcs model (seed 002), scheme {res.scheme}", highlight=False)
+    paper = PAPER_TABLE1.get(res.scheme) if keys.keys() <= {"scheme", "seed", "reps"} else None
+    rows = [(f"job {j + 1}", t, paper[j] if paper and j < 3 else None)
+            for j, t in enumerate(res.job_times)]
+    rows.append(("makespan", res.makespan, paper[3] if paper else None))
+    rows.append(("optimum (demand / processors)", res.optimum, 240.0 if paper else None))
+    table = pd.DataFrame(rows, columns=["measure", "simulated (s)", "paper (s)"])
+    if paper is None:
+        table = table.drop(columns=["paper (s)"])
+    _print_table(con, "", table)
+    con.print(f"over the optimum: {res.over_optimum * 100:.1f}%", highlight=False)
+    if res.classes:
+        _print_table(con, "classes (FCS)", res.classes_frame())
+    return 0

@@ -121,9 +121,10 @@ pub(crate) enum ModelConfig {
     Barrier(SyncConfig),
     Batch(BatchConfig),
     Cosched(Box<ClusterConfig>),
+    Fcs(Box<DesktopConfig>),
 }
 
-pub(crate) const MODELS: &str = "pools, barrier, batch, cosched";
+pub(crate) const MODELS: &str = "pools, barrier, batch, cosched, fcs";
 
 pub(crate) fn unknown_model(model: &str) -> PyErr {
     config_err(parsched_core::ConfigError::new(
@@ -184,6 +185,18 @@ impl ModelConfig {
                 })?;
                 ModelConfig::Cosched(Box::new(cfg))
             }
+            "fcs" => {
+                let mut cfg = DesktopConfig::default();
+                apply_config(config, |key, v| {
+                    if key == "jobs" {
+                        if let Some(text) = fcs_jobs_text(v)? {
+                            return cfg.set(key, &Value::Str(text)).map_err(config_err);
+                        }
+                    }
+                    set_value(key, v, |k, val| cfg.set(k, val))
+                })?;
+                ModelConfig::Fcs(Box::new(cfg))
+            }
             _ => return Err(unknown_model(model)),
         })
     }
@@ -194,6 +207,7 @@ impl ModelConfig {
             ModelConfig::Barrier(c) => c.validate(),
             ModelConfig::Batch(c) => c.validate(),
             ModelConfig::Cosched(c) => c.validate(),
+            ModelConfig::Fcs(c) => c.validate(),
         }
     }
 }
@@ -274,6 +288,7 @@ pub(crate) fn config_values<'py>(
         ModelConfig::Barrier(c) => values_of(py, &c, sync::KEYS),
         ModelConfig::Batch(c) => values_of(py, &c, batch::KEYS),
         ModelConfig::Cosched(c) => cosched_values(py, &c),
+        ModelConfig::Fcs(c) => values_of(py, &*c, desktop::KEYS),
     }
 }
 

@@ -5,6 +5,7 @@ use parsched_core::policy::pools::{ForkRequest, Placement, PoolPolicy, PoolState
 use parsched_core::{JobId, PolicyError as CorePolicyError, PoolId};
 use parsched_sim::batch::{self, BatchConfig, BatchError};
 use parsched_sim::cluster::{self, ClusterConfig, ClusterError, ClusterOptions};
+use parsched_sim::desktop::{self, DesktopConfig};
 use parsched_sim::machine::MachineError;
 use parsched_sim::pools::{self, PoolsConfig, RunError, RunOptions, Value};
 use parsched_sim::sync::{self, SyncConfig, SyncOptions};
@@ -26,6 +27,7 @@ mod runtime;
 mod sim_barrier;
 mod sim_batch;
 mod sim_cosched;
+mod sim_fcs;
 mod sim_pools;
 use config::*;
 use errors::*;
@@ -36,6 +38,7 @@ use runtime::*;
 use sim_barrier::*;
 use sim_batch::*;
 use sim_cosched::*;
+use sim_fcs::*;
 use sim_pools::*;
 
 mod erased {
@@ -65,6 +68,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_cosched, m)?)?;
     m.add_function(wrap_pyfunction!(cosched_keys, m)?)?;
     m.add_function(wrap_pyfunction!(cancel_cosched, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate_fcs, m)?)?;
+    m.add_function(wrap_pyfunction!(fcs_keys, m)?)?;
     m.add_function(wrap_pyfunction!(cancel_runs, m)?)?;
     #[cfg(all(feature = "runtime", target_os = "linux"))]
     m.add_function(wrap_pyfunction!(run_jobs, m)?)?;

@@ -1,0 +1,63 @@
+//! Seed 002: the parallel desktop's Table 1 (default, fcfs, gang, sb, fcs).
+
+use super::*;
+
+/// Runs seed 002's Table 1 model (`desktop::run`): `workers` threads for the
+/// replications (results do not depend on it). Returns the `DesktopResult`
+/// fields as a dict (`job_times`, `makespan`, `optimum`, `classes`, ...),
+/// plus `config` (every key's value). Releases the GIL; Ctrl-C stops the
+/// run within ~50 ms (KeyboardInterrupt).
+#[pyfunction]
+#[pyo3(signature = (config, workers=1))]
+pub(crate) fn simulate_fcs<'py>(
+    py: Python<'py>,
+    config: &Bound<'py, PyDict>,
+    workers: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let ModelConfig::Fcs(cfg) = ModelConfig::build("fcs", config)? else {
+        unreachable!("build(\"fcs\") makes an fcs config")
+    };
+    let cancel = Arc::new(AtomicBool::new(false));
+    let opts = ClusterOptions {
+        workers: workers.max(1),
+        audit: false,
+        cancel: Some(cancel.clone()),
+    };
+    let result =
+        run_interruptible(py, &cancel, || desktop::run(&cfg, &opts))?.map_err(cluster_err)?;
+    let out =
+        pythonize::pythonize(py, &result).map_err(|e| SimulationError::new_err(e.to_string()))?;
+    out.set_item("config", values_of(py, &*cfg, desktop::KEYS)?)?;
+    Ok(out)
+}
+
+/// The keys `simulate_fcs` accepts, in documentation order.
+#[pyfunction]
+pub(crate) fn fcs_keys() -> Vec<&'static str> {
+    desktop::KEYS.to_vec()
+}
+
+/// `jobs` given as a list of lists of multipliers: the core's text form.
+pub(crate) fn fcs_jobs_text(v: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    if !(v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>()) {
+        return Ok(None);
+    }
+    let jobs: Vec<Vec<f64>> = v.extract().map_err(|_| {
+        config_err(parsched_core::ConfigError::new(
+            "jobs",
+            "not a list of lists of numbers",
+            "per-job lists of per-process multipliers, e.g. [[1,1,2,2],[2,2,1,1],[1,1,1,1]]",
+        ))
+    })?;
+    Ok(Some(
+        jobs.iter()
+            .map(|j| {
+                j.iter()
+                    .map(|m| format!("{m}"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .collect::<Vec<_>>()
+            .join(";"),
+    ))
+}
