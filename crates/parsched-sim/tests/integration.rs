@@ -1239,3 +1239,61 @@ mod cluster_properties {
         }
     }
 }
+
+mod fcs_properties {
+    use parsched_core::policy::fcs::{FRows, Fill};
+    use parsched_sim::cluster::ClusterOptions;
+    use parsched_sim::desktop::{run, DesktopConfig, DesktopScheme};
+    use proptest::prelude::*;
+
+    fn job(width: usize) -> impl Strategy<Value = Vec<f64>> {
+        prop::collection::vec(prop::sample::select(vec![1.0, 1.5, 2.0, 3.0]), 1..=width)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+        /// Seed 002's schemes on random small desktops (1-3 jobs of random
+        /// widths and per-process multipliers, grain, spin, slot, F rows and
+        /// filling): every job finishes (no livelock within 100x the
+        /// optimum), no job beats its own critical path, and under FCS the
+        /// machine's audit after every event holds: a CS job runs only in
+        /// its slot, and while one of its processes is ready no processor of
+        /// its node runs another job's process (its processes run together;
+        /// nobody fills its cells).
+        #[test]
+        fn every_job_finishes_and_cs_jobs_run_together(
+            jobs in prop::collection::vec(job(4), 1..=3),
+            scheme in prop::sample::select(DesktopScheme::ALL.to_vec()),
+            grain_us in 200.0f64..3000.0,
+            spin_us in 0.0f64..200.0,
+            slot_ms in 5.0f64..60.0,
+            own in any::<bool>(),
+            fill_dc in any::<bool>(),
+            seed in 0u64..1000,
+        ) {
+            let cfg = DesktopConfig {
+                scheme,
+                jobs: jobs.clone(),
+                grain_us,
+                iterations: 400,
+                spin_us,
+                slot_ms,
+                f_rows: if own { FRows::Own } else { FRows::Shared },
+                fill: if fill_dc { Fill::Dc } else { Fill::FDc },
+                seed,
+                ..DesktopConfig::default()
+            };
+            let opt = cfg.optimum_s();
+            let cfg = DesktopConfig { max_time_s: opt * 100.0 + 10.0, ..cfg };
+            let audit = ClusterOptions { audit: true, ..Default::default() };
+            let r = run(&cfg, &audit).unwrap();
+            prop_assert_eq!(r.job_times.len(), jobs.len());
+            for (j, t) in r.job_times.iter().enumerate() {
+                let critical = jobs[j].iter().cloned().fold(0.0, f64::max) * grain_us * 400.0 * 1e-6;
+                prop_assert!(*t >= critical * (1.0 - 1e-9), "job {} took {} < {}", j, t, critical);
+            }
+            prop_assert!(r.makespan >= opt * (1.0 - 1e-9));
+        }
+    }
+}

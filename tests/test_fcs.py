@@ -1,0 +1,95 @@
+"""Seed 002 (flexible coscheduling on the parallel desktop): the simulated
+Table 1 from Python and the command line, its bad input, and the
+reproduction."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import parsched
+from parsched.errors import ConfigError
+from parsched.fcs import PAPER_TABLE1, SCHEMES
+
+from conftest import one_error_line, run_cli
+
+#: a twentieth of the paper's 60,000 iterations: 3,000 (12 s of job 1/2 alone)
+SCALE = 0.05
+
+
+@pytest.fixture(scope="module")
+def table():
+    return {r.scheme: r for r in parsched.fcs_table(scale=SCALE)}
+
+
+def test_fcfs_is_pure_sequential(table):
+    t = [x / SCALE for x in table["fcfs"].job_times]
+    for got, want in zip(t, (120, 240, 300)):
+        assert got == pytest.approx(want, rel=0.01)
+
+
+def test_gang_is_equal_three_way_sharing(table):
+    t = [x / SCALE for x in table["gang"].job_times]
+    for got, want in zip(t, (303, 303, 181)):
+        assert got == pytest.approx(want, rel=0.02)
+
+
+def test_fcs_is_near_the_optimum_and_best_for_job_3(table):
+    fcs = table["fcs"]
+    assert fcs.optimum == pytest.approx(240 * SCALE)
+    assert fcs.over_optimum < 0.05
+    assert fcs.job_times[2] == min(table[s].job_times[2] for s in SCHEMES)
+    assert fcs.makespan < min(table[s].makespan for s in ("sb", "fcfs", "gang"))
+    final = {}
+    for c in fcs.classes:
+        final[c["job"]] = c["class"]
+    assert final == {0: "F", 1: "F", 2: "CS"}
+
+
+def test_jobs_as_lists_or_text_and_determinism():
+    a = parsched.simulate_fcs(jobs=[[1, 2], [1, 1]], nodes=1, scale=0.01, seed=3)
+    b = parsched.simulate_fcs({"jobs": "1,2;1,1", "nodes": 1}, scale=0.01, seed=3)
+    assert a.job_times == b.job_times and len(a.job_times) == 2
+    assert a.config["jobs"] == [[1.0, 2.0], [1.0, 1.0]]
+
+
+@pytest.mark.parametrize(("keys", "field"), [
+    ({"scheme": "nope"}, "scheme"),
+    ({"jobs": "1,x"}, "jobs"),
+    ({"jobs": [[1, 1, 1, 1, 1]]}, "jobs"),
+    ({"grain_us": -1}, "grain_us"),
+    ({"bogus": 1}, "bogus"),
+])
+def test_bad_input_names_the_field(keys, field):
+    with pytest.raises(ConfigError) as e:
+        parsched.simulate_fcs(**keys)
+    assert e.value.field == field
+
+
+def test_cli_json_and_bad_input():
+    r = run_cli("simulate", "fcs", "--set", "scheme=gang", "scale=0.01", "--json")
+    assert r.returncode == 0, r.stderr
+    obj = json.loads(r.stdout)
+    assert obj["scheme"] == "gang" and len(obj["job_times"]) == 3
+    assert obj["makespan"] == max(obj["job_times"])
+    r = run_cli("simulate", "fcs", "--set", "scheme=fair")
+    assert r.returncode == 2
+    assert one_error_line(r.stderr).startswith("scheme:")
+    r = run_cli("simulate", "fcs", "--set", "jobs")
+    assert r.returncode == 2
+    assert one_error_line(r.stderr).startswith("--set:")
+
+
+def test_reproduce_quick(tmp_path):
+    out = tmp_path / "fcs"
+    r = run_cli("reproduce", "fcs", "--quick", "--out", str(out), "--json", timeout=300)
+    assert r.returncode == 0, r.stderr
+    obj = json.loads(r.stdout)
+    ids = {f["id"]: f["holds"] for f in obj["findings"]}
+    assert ids["T1-fcfs"] and ids["T1-gang"] and ids["T1-fcs-optimum"]
+    for name in ("table1.csv", "findings.csv", "classes.csv", "variants.csv", "summary.md",
+                 "table1.png"):
+        assert (out / name).stat().st_size > 0
+    summary = (out / "summary.md").read_text()
+    assert "paper_makespan" in summary and str(int(PAPER_TABLE1["fcs"][3])) in summary
