@@ -9,10 +9,9 @@ import json
 import pytest
 
 import parsched
+from conftest import one_error_line, run_cli
 from parsched.errors import ConfigError
 from parsched.fcs import PAPER_TABLE1, SCHEMES
-
-from conftest import one_error_line, run_cli
 
 #: a twentieth of the paper's 60,000 iterations: 3,000 (12 s of job 1/2 alone)
 SCALE = 0.05
@@ -25,13 +24,13 @@ def table():
 
 def test_fcfs_is_pure_sequential(table):
     t = [x / SCALE for x in table["fcfs"].job_times]
-    for got, want in zip(t, (120, 240, 300)):
+    for got, want in zip(t, (120, 240, 300), strict=True):
         assert got == pytest.approx(want, rel=0.01)
 
 
 def test_gang_is_equal_three_way_sharing(table):
     t = [x / SCALE for x in table["gang"].job_times]
-    for got, want in zip(t, (303, 303, 181)):
+    for got, want in zip(t, (303, 303, 181), strict=True):
         assert got == pytest.approx(want, rel=0.02)
 
 
