@@ -402,6 +402,18 @@ def simulate_cosched(
 def cosched_keys() -> list[str]:
     """The keys ``simulate_cosched`` accepts, in documentation order."""
 
+def simulate_fcs(config: dict[str, Any], workers: int = 1) -> dict[str, Any]:
+    """Seed 002's Table 1 model (Rust ``desktop::run``): the ``DesktopResult``
+    fields (``scheme``, ``job_times``, ``makespan``, ``makespan_ci90``,
+    ``optimum``, ``over_optimum``, ``classes``, counters) and ``config`` (every
+    key's value). ``jobs`` is a list of per-process multiplier lists or the text
+    ``"1,1,2,2;2,2,1,1;1,1,1,1"``. Bad keys or values raise :class:`ConfigError`;
+    passing ``max_time_s`` :class:`TimeLimitError`. Releases the GIL; Ctrl-C
+    ends it within ~50 ms with ``KeyboardInterrupt``."""
+
+def fcs_keys() -> list[str]:
+    """The keys ``simulate_fcs`` accepts, in documentation order."""
+
 def cancel_cosched() -> None:
     """The same as :func:`cancel_runs` (its first name)."""
 

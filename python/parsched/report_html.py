@@ -60,6 +60,10 @@ SEEDS: dict[str, Seed] = {s.kind: s for s in (
          "A Closer Look At Coscheduling Approaches for a Network of Workstations",
          "seed 003 — Nagar, Banerjee, Sivasubramaniam & Das, SPAA 1999",
          "parsched reproduce cosched"),
+    Seed("fcs", ("table1.csv", "findings.csv", "variants.csv", "summary.md"),
+         "Process Scheduling for the Parallel Desktop: flexible coscheduling",
+         "seed 002 — Frachtenberg (§4.2, Table 1), in simulation",
+         "parsched reproduce fcs"),
     Seed("batch", ("batch.csv", "batch.md"),
          "Batch space-sharing and gang scheduling on real workload traces",
          "no seed paper — FCFS, EASY, conservative backfilling and gang on the shared traces",
@@ -67,7 +71,7 @@ SEEDS: dict[str, Seed] = {s.kind: s for s in (
 )}
 
 #: Order of the sections (the seeds' order).
-ORDER = ("pools", "gang", "desktop", "cosched", "batch")
+ORDER = ("pools", "gang", "desktop", "fcs", "cosched", "batch")
 
 FIGURE_EXTS = (".png", ".svg")
 
@@ -101,7 +105,7 @@ def find_results(dirs: Sequence[str] | None = None,
         dirs_found = _children(default_root)
         if not dirs_found:
             raise ConfigError(FIELD, f"no reproduction output under {default_root!r}",
-                              "run parsched reproduce pools|gang|batch|desktop|cosched first")
+                              "run parsched reproduce pools|gang|batch|desktop|fcs|cosched first")
         found = dirs_found
     else:
         for d in dirs:
@@ -117,7 +121,7 @@ def find_results(dirs: Sequence[str] | None = None,
             if not inner:
                 raise ConfigError(FIELD, f"{d!r} is not the output of a reproduction",
                                   "a directory written by parsched reproduce "
-                                  "pools|gang|batch|desktop|cosched (or one holding some)")
+                                  "pools|gang|batch|desktop|fcs|cosched (or one holding some)")
             found += inner
     seen: set[str] = set()
     out = []
@@ -511,6 +515,30 @@ def _cosched(d: str) -> Section:
     return sec
 
 
+def _fcs(d: str) -> Section:
+    md = read_text(os.path.join(d, "summary.md"))
+    tab = _csv(d, "table1.csv")
+    found = _csv(d, "findings.csv").fillna("")
+    sec = Section("fcs", d, mode=_first_paragraph(md, "Run:"), summary_md=md)
+    for _, f in found.iterrows():
+        holds = str(f["holds"]).strip().lower() in ("true", "1", "yes")
+        sec.checks.append(Check(str(f["id"]), holds, str(f["claim"]), str(f["measured"]),
+                                str(f.get("explanation", ""))))
+    sec.tables.append(("Table 1 (s): parsched beside the paper", html_table(
+        tab, ["scheme", "job1", "paper_job1", "job2", "paper_job2", "job3", "paper_job3",
+              "makespan", "paper_makespan", "over_optimum_%", "paper_over_optimum_%"],
+        fmt=fmt_3g)))
+    var = _csv(d, "variants.csv")
+    sec.tables.append(("Open choices as variants", html_table(
+        var, ["scheme", "variant", "what", "makespan", "over_optimum_%"], fmt=fmt_3g)))
+    real = os.path.join(d, "table1_real.csv")
+    if os.path.isfile(real):
+        sec.tables.append(("Table 1 on this machine", html_table(_csv(d, "table1_real.csv"),
+                                                                   fmt=fmt_3g)))
+    sec.figures = _figures(d, md)
+    return sec
+
+
 def _batch(d: str) -> Section:
     md = read_text(os.path.join(d, "batch.md"))
     df = _csv(d, "batch.csv")
@@ -578,6 +606,7 @@ def _desktop(d: str) -> Section:
 
 BUILDERS: dict[str, Callable[[str], Section]] = {
     "pools": _pools, "gang": _gang, "cosched": _cosched, "batch": _batch, "desktop": _desktop,
+    "fcs": _fcs,
 }
 
 
