@@ -32,6 +32,13 @@ VARIANTS: tuple[tuple[str, str, dict[str, Any], str], ...] = (
     ("default", "default_wait=spin_block", {"default_wait": "spin_block"},
      "Default waits by spin-block instead of blocking"),
     ("default", "local=rr", {"local": "rr"}, "plain round robin, 100 ms, instead of O(1)"),
+    ("default", "runqueues=per_cpu", {"runqueues": "per_cpu"},
+     "one run queue per processor (Linux 2.6), processes stay where they start"),
+    ("default", "runqueues=per_cpu o1_sleep_bonus=false",
+     {"runqueues": "per_cpu", "o1_sleep_bonus": False},
+     "per-processor queues without the sleep-average bonus"),
+    ("sb", "runqueues=per_cpu", {"runqueues": "per_cpu"}, "one run queue per processor"),
+    ("fcs", "runqueues=per_cpu", {"runqueues": "per_cpu"}, "one run queue per processor"),
 )
 
 

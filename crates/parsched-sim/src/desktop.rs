@@ -82,6 +82,21 @@ pub enum DefaultWait {
     Spin,
 }
 
+/// The run queues of a node's processors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RunQueues {
+    /// One queue per node shared by its processors (a process runs on
+    /// whichever processor frees first).
+    #[default]
+    PerNode,
+    /// One queue per processor, as Linux 2.6 has; a process stays on the
+    /// processor it started on (2.6 balances queues by length, and with
+    /// equal counts per processor nothing migrates). Modelled by giving
+    /// every processor its own node (messages cost the same either way).
+    PerCpu,
+}
+
 /// Seed 002's Table 1 model (defaults: the paper's values; [ext] marks
 /// parsched's choices where the paper is silent).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -112,6 +127,8 @@ pub struct DesktopConfig {
     pub local: LocalKind,
     /// The O(1) scheduler's sleep-average interactivity bonus.
     pub o1_sleep_bonus: bool,
+    /// `per_node` (one shared queue per node, default) or `per_cpu`.
+    pub runqueues: RunQueues,
     pub rr_quantum_ms: f64,
     /// The kernel's tick (ms; HZ = 1000).
     pub tick_ms: f64,
@@ -157,6 +174,7 @@ impl Default for DesktopConfig {
             default_wait: DefaultWait::Block,
             local: LocalKind::O1,
             o1_sleep_bonus: true,
+            runqueues: RunQueues::PerNode,
             rr_quantum_ms: 100.0,
             tick_ms: 1.0,
             latency_us: 5.0,
@@ -188,6 +206,7 @@ pub const KEYS: &[&str] = &[
     "default_wait",
     "local",
     "o1_sleep_bonus",
+    "runqueues",
     "rr_quantum_ms",
     "tick_ms",
     "latency_us",
@@ -295,6 +314,12 @@ impl DesktopConfig {
                 }
             }
             "o1_sleep_bonus" => self.o1_sleep_bonus = v.as_bool(key)?,
+            "runqueues" => {
+                self.runqueues = match name_of("", &["per_node", "per_cpu"], key, v)?.as_str() {
+                    "per_cpu" => RunQueues::PerCpu,
+                    _ => RunQueues::PerNode,
+                }
+            }
             "rr_quantum_ms" => self.rr_quantum_ms = v.as_f64(key)?,
             "tick_ms" => self.tick_ms = v.as_f64(key)?,
             "latency_us" => self.latency_us = v.as_f64(key)?,
@@ -407,10 +432,14 @@ impl DesktopConfig {
                 background: false,
             })
             .collect();
+        let (nodes, cpus_per_node) = match self.runqueues {
+            RunQueues::PerNode => (self.nodes, self.cpus_per_node),
+            RunQueues::PerCpu => (self.nodes * self.cpus_per_node, 1),
+        };
         ClusterConfig {
             scheme,
-            nodes: self.nodes,
-            cpus_per_node: self.cpus_per_node,
+            nodes,
+            cpus_per_node,
             local: self.local,
             rr_quantum_ms: self.rr_quantum_ms,
             o1_sleep_bonus: self.o1_sleep_bonus,

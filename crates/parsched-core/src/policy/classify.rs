@@ -266,6 +266,11 @@ impl ClassifierConfig {
     }
 }
 
+/// Below this share of its thread-seconds in CPU use, and without a single
+/// synchronization, an observation is of a job that did not run: no class
+/// follows from it ([`Classifier::classify`] answers `None`).
+pub const STARVED_CPU_SHARE: f64 = 0.01;
+
 /// Classifies jobs from their [`Observation`]s (see the module header for the
 /// rules).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -287,6 +292,11 @@ impl Classifier {
     /// The job's class, or `None` while less than `discovery_s` was observed.
     pub fn classify(&self, obs: &Observation) -> Option<CoschedClass> {
         if obs.wall_s < self.config.discovery_s {
+            return None;
+        }
+        if obs.sync_events == Some(0) && obs.cpu_s <= STARVED_CPU_SHARE * obs.thread_s {
+            // Neither synchronized nor computed: the job did not run (it was
+            // starved); that says nothing about its behaviour.
             return None;
         }
         Some(match obs.sync_events {
@@ -461,6 +471,25 @@ mod tests {
     }
 
     #[test]
+    fn a_job_that_did_not_run_gets_no_class() {
+        let c = Classifier::default();
+        let starved = Observation {
+            wall_s: 1.0,
+            thread_s: 4.0,
+            cpu_s: 0.0,
+            sync_events: Some(0),
+            wait_s: 2.0,
+            ..Default::default()
+        };
+        assert_eq!(c.classify(&starved), None);
+        let busy = Observation {
+            cpu_s: 4.0,
+            ..starved
+        };
+        assert_eq!(c.classify(&busy), Some(CoschedClass::DoesNotCare));
+    }
+
+    #[test]
     fn nothing_before_the_discovery_period() {
         let c = Classifier::default();
         assert_eq!(c.classify(&proc_obs(0.19, 2.0, 0)), None);
@@ -515,11 +544,14 @@ mod tests {
             c.classify(&sync_obs(10, 0.05, 0.05, false)),
             Some(CoschedClass::DoesNotCare)
         );
-        // Sync data but no synchronization seen → DC.
-        assert_eq!(
-            c.classify(&sync_obs(0, 0.0, 0.0, false)),
-            Some(CoschedClass::DoesNotCare)
-        );
+        // Sync data, computing, but no synchronization seen → DC.
+        let computing = Observation {
+            cpu_s: 1.0,
+            ..sync_obs(0, 0.0, 0.0, false)
+        };
+        assert_eq!(c.classify(&computing), Some(CoschedClass::DoesNotCare));
+        // Neither computing nor synchronizing (starved): no class.
+        assert_eq!(c.classify(&sync_obs(0, 0.0, 0.0, false)), None);
         // The spin time is not computation.
         let o = sync_obs(100, 0.001, 0.004, true);
         assert!((o.granularity_s().unwrap() - 0.001).abs() < 1e-12);

@@ -208,6 +208,7 @@ impl NodeSched {
     fn is_empty(&self) -> bool {
         fwd!(self, q => q.is_empty())
     }
+
     fn clock(&mut self, now: u64) {
         fwd!(self, q => q.clock(now))
     }
