@@ -9,6 +9,14 @@
 //! meanwhile). One re-armable timer per processor fires at the earlier of the
 //! end of the current activity and the end of the quantum.
 //!
+//! **SMT** (`smt_threads_per_core = 2`): processors `2i` and `2i + 1` are the
+//! hardware threads of one core. While both run a process (whatever it does,
+//! spinning included) each progresses at `smt_speed` of full speed; alone, at
+//! full speed. A processor's `rate` holds since its `seg_start`: whenever a
+//! sibling starts or stops running a process, the other is settled at its old
+//! rate and its timer re-armed at the new one. Spinning and quanta are wall
+//! time; only work (`left`) progresses at the rate.
+//!
 //! **A process** runs its program: compute; a send posts the message (the
 //! send overhead on its processor) and the network deposits it in the
 //! receiver's endpoint after the wire time (`latency − overheads + bytes ×
@@ -248,6 +256,9 @@ struct Cpu {
     quantum_end: u64,
     acct_since: u64,
     timer: Timer,
+    /// SMT: the running process progresses at this fraction of full speed
+    /// since `seg_start` (1 without SMT, or with an idle sibling).
+    rate: f64,
 }
 
 struct JobState {
@@ -386,6 +397,10 @@ pub(crate) struct ClusterMachine {
     pub fcs: Option<FcsRun>,
     /// The local schedulers measure time (the O(1) scheduler).
     timed: bool,
+    /// SMT: processors `2i` and `2i + 1` are one core's hardware threads.
+    smt: bool,
+    /// SMT: each busy sibling's speed while the other is busy too.
+    smt_speed: f64,
 }
 
 fn us(x: f64) -> u64 {
@@ -470,6 +485,7 @@ impl ClusterMachine {
                 quantum_end: NEVER,
                 acct_since: 0,
                 timer: eng.timer(),
+                rate: 1.0,
             });
         }
         // Gang placement comes from the matrix; otherwise rank r is on node
@@ -672,6 +688,8 @@ impl ClusterMachine {
             cancel: None,
             fcs,
             timed: cfg.local == LocalKind::O1,
+            smt: cfg.smt_threads_per_core == 2,
+            smt_speed: cfg.smt_speed,
         };
         if m.fcs.is_some() {
             for j in 0..m.jobs.len() {
