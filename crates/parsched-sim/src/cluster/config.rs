@@ -232,6 +232,11 @@ pub struct ClusterConfig {
     /// Flexible coscheduling (seed 002) on top of the scheme's waiting
     /// (`parsched_core::policy::fcs`); `None`: off.
     pub flexible: Option<parsched_core::policy::fcs::FcsConfig>,
+    /// Gang scheduling: background jobs (stressors) get rows of their own,
+    /// shared only with other background jobs (off: the matrix's first fit
+    /// packs them into any row with free cells, foreground rows included).
+    /// Not in [`KEYS`] (see `smt_threads_per_core`).
+    pub gang_background_apart: bool,
     /// Hardware threads per core (1: no SMT, the default; 2: consecutive
     /// processors `2i`, `2i + 1` of a node are the two hardware threads of
     /// one core, seed 002's hyperthreaded "Potomac"). Not in [`KEYS`] (the
@@ -310,6 +315,7 @@ impl Default for ClusterConfig {
             placement: Placement::Cyclic,
             o1_sleep_bonus: true,
             flexible: None,
+            gang_background_apart: false,
             smt_threads_per_core: 1,
             smt_speed: 0.6,
             probe_ms: 1000.0,

@@ -46,7 +46,7 @@ use parsched_core::policy::cosched::{
     PeriodicBooster, ProcState, Scheme, SpinExpiry,
 };
 use parsched_core::policy::fcs::{Fcs, Role};
-use parsched_core::policy::gang::{GangId, GangMatrix};
+use parsched_core::policy::gang::{GangId, GangMatrix, SlotId};
 use parsched_core::policy::gang_sched::{Admission, Cell, GangSchedOptions, GangScheduler};
 use parsched_core::policy::local::{EnqueueReason, LocalScheduler, RoundRobin, Wakeup};
 use parsched_core::policy::o1::{O1Config, O1};
@@ -495,17 +495,48 @@ impl ClusterMachine {
         if dynamic.is_none() {
             let mut g =
                 GangScheduler::new(GangMatrix::new(ncpus, None)?, GangSchedOptions::default());
-            for j in 0..njobs {
+            placement = vec![Vec::new(); njobs as usize];
+            let admit = |g: &mut GangScheduler, j: u32, placement: &mut Vec<Vec<u32>>| {
                 let width = plans[j as usize].width;
                 match g.admit(GangId(j as u64), width) {
                     Ok(Admission::Placed(a)) => {
-                        placement.push(a.procs.iter().map(|p| p.0).collect())
+                        placement[j as usize] = a.procs.iter().map(|p| p.0).collect();
+                        Ok(())
                     }
-                    _ => {
-                        return Err(ClusterError::Program(format!(
-                            "job {j} of width {width} does not fit the gang matrix"
-                        )))
+                    _ => Err(ClusterError::Program(format!(
+                        "job {j} of width {width} does not fit the gang matrix"
+                    ))),
+                }
+            };
+            if cfg.gang_background_apart {
+                // Foreground jobs first (first fit among themselves); their
+                // rows' free cells are held by placeholders while the
+                // background jobs are placed (rows of their own), then freed.
+                for j in (0..njobs).filter(|&j| !plans[j as usize].background) {
+                    admit(&mut g, j, &mut placement)?;
+                }
+                let mut holders = Vec::new();
+                for s in 0..g.matrix().num_slots() {
+                    let free = g.matrix().free_cells(SlotId(s));
+                    if free > 0 {
+                        let h = GangId(u64::MAX - s as u64);
+                        let _ = g
+                            .admit(h, free)
+                            .map_err(|e| ClusterError::Program(e.to_string()))?;
+                        holders.push(h);
                     }
+                }
+                for j in (0..njobs).filter(|&j| plans[j as usize].background) {
+                    admit(&mut g, j, &mut placement)?;
+                }
+                for h in holders {
+                    let _ = g
+                        .finish(h)
+                        .map_err(|e| ClusterError::Program(e.to_string()))?;
+                }
+            } else {
+                for j in 0..njobs {
+                    admit(&mut g, j, &mut placement)?;
                 }
             }
             gang = Some(g);
