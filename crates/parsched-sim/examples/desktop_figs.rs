@@ -38,9 +38,6 @@ fn main() {
             std::process::exit(1)
         });
         print!("{}", format_grid(&cfg, &r));
-        println!(
-            "  ({} events, {:.1} s wall)\n",
-            r.events, r.wall_seconds
-        );
+        println!("  ({} events, {:.1} s wall)\n", r.events, r.wall_seconds);
     }
 }

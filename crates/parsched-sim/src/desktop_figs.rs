@@ -327,12 +327,12 @@ impl FigureConfig {
                 }
             }
             "default_wait" => {
-                self.default_wait =
-                    match v.as_str(key, &["block", "spin_block", "spin"])?.as_str() {
-                        "spin_block" => DefaultWait::SpinBlock,
-                        "spin" => DefaultWait::Spin,
-                        _ => DefaultWait::Block,
-                    }
+                self.default_wait = match v.as_str(key, &["block", "spin_block", "spin"])?.as_str()
+                {
+                    "spin_block" => DefaultWait::SpinBlock,
+                    "spin" => DefaultWait::Spin,
+                    _ => DefaultWait::Block,
+                }
             }
             "spin_us" => self.spin_us = v.as_f64(key)?,
             "smt_speed" => self.smt_speed = v.as_f64(key)?,
@@ -595,4 +595,104 @@ pub fn format_grid(cfg: &FigureConfig, res: &FigureResult) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quick(machine: FigureMachine, programs: u32, stressors: u32) -> FigureConfig {
+        FigureConfig {
+            programs,
+            stressors,
+            scale: 0.25,
+            ..FigureConfig::for_machine(machine)
+        }
+    }
+
+    #[test]
+    fn desktop_figure_keys_are_settable_and_name_themselves() {
+        for &key in KEYS {
+            let mut c = FigureConfig::default();
+            let e = c
+                .set(key, &Value::Str("not-a-value".into()))
+                .expect_err(key);
+            assert_eq!(e.field, key);
+            assert_ne!(e.message, "unknown key", "{key} is listed but not handled");
+        }
+        let mut c = FigureConfig::default();
+        c.set("machine", &Value::Str("potomac".into())).unwrap();
+        assert_eq!((c.threads(), c.machine.cpus()), (7, 8));
+        c.set("threads", &Value::Int(9)).unwrap();
+        assert_eq!(c.validate().unwrap_err().field, "threads");
+        c.set("threads", &Value::Str("none".into())).unwrap();
+        c.set("schedulers", &Value::Str("gang".into())).unwrap();
+        assert_eq!(c.schedulers, vec![FigureScheduler::Gang]);
+        c.set("schedulers", &Value::Str("both".into())).unwrap();
+        assert_eq!(c.schedulers.len(), 2);
+        c.validate().unwrap();
+        assert_eq!(c.set("nope", &Value::Int(1)).unwrap_err().field, "nope");
+    }
+
+    /// Figure 1 (ES40): once the stressors have their row, gang scheduling's
+    /// run time does not move as more are added; the default scheduler's
+    /// grows, and passes gang's for small k.
+    #[test]
+    fn desktop_figure_1_gang_flat_default_grows() {
+        let cfg = quick(FigureMachine::Es40, 2, 4);
+        let r = run_figure(&cfg, &ClusterOptions::default()).unwrap();
+        assert_eq!(r.rows.len(), 2 * 2 * 5);
+        let w = r.work_s;
+        for k in 1..=2 {
+            let g = |s| r.runtime(FigureScheduler::Gang, k, s).unwrap();
+            let d = |s| r.runtime(FigureScheduler::Default, k, s).unwrap();
+            // Gang: k program rows, then one stressor row: (k + 1) × work.
+            assert!(
+                (g(0) / (k as f64 * w) - 1.0).abs() < 0.02,
+                "k={k}: {}",
+                g(0)
+            );
+            for s in 1..=4 {
+                assert!(
+                    (g(s) / ((k + 1) as f64 * w) - 1.0).abs() < 0.02,
+                    "gang k={k} s={s}: {}",
+                    g(s)
+                );
+            }
+            // Default: alone as fast as gang; then growing with stressors.
+            assert!(
+                (d(0) / g(0) - 1.0).abs() < 0.03,
+                "k={k}: {} vs {}",
+                d(0),
+                g(0)
+            );
+            assert!(d(4) > 1.1 * d(1), "default k={k}: {} -> {}", d(1), d(4));
+            assert!(d(4) > 1.1 * g(4), "k={k}: default {} gang {}", d(4), g(4));
+        }
+    }
+
+    /// Figure 2 (Potomac, 7-thread programs): the default scheduler beats gang
+    /// scheduling wherever there is more than one job to schedule.
+    #[test]
+    fn desktop_figure_2_default_beats_gang_with_seven_threads() {
+        let cfg = quick(FigureMachine::Potomac, 3, 2);
+        let r = run_figure(&cfg, &ClusterOptions::default()).unwrap();
+        let (mut sd, mut sg) = (0.0, 0.0);
+        for k in 1..=3 {
+            for s in 0..=2 {
+                let d = r.runtime(FigureScheduler::Default, k, s).unwrap();
+                let g = r.runtime(FigureScheduler::Gang, k, s).unwrap();
+                sd += d;
+                sg += g;
+                if k + s >= 2 {
+                    assert!(d < g, "k={k} s={s}: default {d} gang {g}");
+                }
+            }
+        }
+        assert!(sd < 0.85 * sg, "grid totals: default {sd} gang {sg}");
+        // Gang alone: 7 threads on 4 cores, 3 of them shared: every
+        // iteration waits for the shared ones, at smt_speed.
+        let g1 = r.runtime(FigureScheduler::Gang, 1, 0).unwrap();
+        assert!((g1 * cfg.smt_speed / r.work_s - 1.0).abs() < 0.03, "{g1}");
+    }
 }

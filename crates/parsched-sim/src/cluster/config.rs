@@ -744,7 +744,7 @@ impl ClusterConfig {
             ));
         }
         if !matches!(self.smt_threads_per_core, 1 | 2)
-            || self.cpus_per_node % self.smt_threads_per_core != 0
+            || !self.cpus_per_node.is_multiple_of(self.smt_threads_per_core)
         {
             return Err(ConfigError::new(
                 "smt_threads_per_core",
