@@ -15,6 +15,7 @@ pub mod batch;
 pub mod cancel;
 pub mod cluster;
 pub mod desktop;
+pub mod desktop_figs;
 pub mod engine;
 pub mod lublin;
 pub mod machine;

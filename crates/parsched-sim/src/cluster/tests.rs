@@ -396,3 +396,146 @@ fn every_boost_reading_runs_clean() {
         }
     }
 }
+
+/// Two single-process jobs (no barrier) of `w1` and `w2` µs of work on one
+/// node of two processors, with nothing else costing time.
+fn two_sequential(scheme: CoschedScheme, smt: u32, speed: f64, w1: f64, w2: f64) -> ClusterConfig {
+    use crate::cluster::config::BspJob;
+    let job = |name: &str, w: f64| BspJob {
+        name: name.into(),
+        mult: vec![1.0],
+        grain_us: w,
+        iterations: 1,
+        background: false,
+    };
+    ClusterConfig {
+        scheme,
+        nodes: 1,
+        cpus_per_node: 2,
+        local: LocalKind::O1,
+        smt_threads_per_core: smt,
+        smt_speed: speed,
+        bsp_jobs: vec![job("a", w1), job("b", w2)],
+        start_skew_ms: 0.0,
+        context_switch_us: 0.0,
+        latency_us: 0.0,
+        send_overhead_us: 0.0,
+        recv_overhead_us: 0.0,
+        spin_time_us: Some(0.0),
+        ..ClusterConfig::default()
+    }
+}
+
+/// By hand: both jobs start at 0 on the two hardware threads of one core.
+/// At `smt_speed` 0.5 job a's 1 ms takes 2 ms; by then job b has done 1 of
+/// its 2 ms and runs the rest alone at full speed: 3 ms. At 0.6: a takes
+/// 1/0.6 ms = 1,666,667 ns (rounded up); b has done 1 ms by then and ends
+/// 1 ms later, at 2,666,667 ns. Without SMT: 1 and 2 ms.
+#[test]
+fn smt_siblings_run_at_smt_speed_exactly() {
+    let opts = ClusterOptions {
+        audit: true,
+        ..Default::default()
+    };
+    for scheme in [CoschedScheme::Gang, CoschedScheme::Dynamic(Scheme::SB)] {
+        let ns = |c: &ClusterConfig| -> Vec<u64> {
+            let r = run_once(c, 1, &opts).unwrap();
+            r.job_completion_times
+                .iter()
+                .map(|t| (t * 1e9).round() as u64)
+                .collect()
+        };
+        let off = two_sequential(scheme, 1, 0.5, 1000.0, 2000.0);
+        assert_eq!(ns(&off), vec![1_000_000, 2_000_000], "{scheme} off");
+        let half = two_sequential(scheme, 2, 0.5, 1000.0, 2000.0);
+        assert_eq!(ns(&half), vec![2_000_000, 3_000_000], "{scheme} 0.5");
+        let six = two_sequential(scheme, 2, 0.6, 1000.0, 2000.0);
+        assert_eq!(ns(&six), vec![1_666_667, 2_666_667], "{scheme} 0.6");
+    }
+}
+
+/// With two processors per node as two cores' worth of single threads
+/// (`smt_speed = 1`), SMT changes nothing: the same events, the same times.
+#[test]
+fn smt_at_full_speed_changes_nothing() {
+    let opts = ClusterOptions::default();
+    for scheme in [
+        crate::desktop::DesktopScheme::Default,
+        crate::desktop::DesktopScheme::Gang,
+        crate::desktop::DesktopScheme::Fcs,
+    ] {
+        let d = crate::desktop::DesktopConfig {
+            scheme,
+            scale: 0.01,
+            ..Default::default()
+        };
+        let off = d.cluster();
+        let on = ClusterConfig {
+            smt_threads_per_core: 2,
+            smt_speed: 1.0,
+            ..off.clone()
+        };
+        let a = run_once(&off, 3, &opts).unwrap();
+        let b = run_once(&on, 3, &opts).unwrap();
+        assert_eq!(a.job_completion_times, b.job_completion_times, "{scheme:?}");
+        assert_eq!(a.events, b.events, "{scheme:?}");
+        assert_eq!(a.context_switches, b.context_switches, "{scheme:?}");
+    }
+}
+
+#[test]
+fn smt_configurations_are_checked() {
+    let mut c = two_sequential(CoschedScheme::Gang, 2, 0.6, 1.0, 1.0);
+    c.validate().unwrap();
+    c.cpus_per_node = 3;
+    assert_eq!(c.validate().unwrap_err().field, "smt_threads_per_core");
+    c.cpus_per_node = 2;
+    c.smt_threads_per_core = 4;
+    assert_eq!(c.validate().unwrap_err().field, "smt_threads_per_core");
+    c.smt_threads_per_core = 2;
+    c.smt_speed = 1.5;
+    assert_eq!(c.validate().unwrap_err().field, "smt_speed");
+}
+
+/// Gang scheduling with `gang_background_apart`: a background job never
+/// shares a row with a foreground job; without it first fit packs it into
+/// the free cell of the first row.
+#[test]
+fn gang_background_apart_gives_stressors_rows_of_their_own() {
+    use crate::cluster::config::BspJob;
+    let job = |w: usize, bg: bool| BspJob {
+        name: "j".into(),
+        mult: vec![1.0; w],
+        grain_us: 1000.0,
+        iterations: if bg { 1_000_000 } else { 100 },
+        background: bg,
+    };
+    let base = ClusterConfig {
+        scheme: CoschedScheme::Gang,
+        nodes: 1,
+        cpus_per_node: 4,
+        local: LocalKind::O1,
+        bsp_jobs: vec![job(3, false), job(1, true)],
+        gang_slot_ms: 10.0,
+        ..ClusterConfig::default()
+    };
+    let opts = ClusterOptions {
+        audit: true,
+        ..Default::default()
+    };
+    let packed = run_once(&base, 1, &opts).unwrap();
+    let apart = run_once(
+        &ClusterConfig {
+            gang_background_apart: true,
+            ..base.clone()
+        },
+        1,
+        &opts,
+    )
+    .unwrap();
+    // Packed: the program runs every slot (≈ 0.1 s of compute plus its
+    // barriers); apart: every other slot, about twice as long.
+    let (p, a) = (packed.completion_time, apart.completion_time);
+    assert!(p < 0.13, "packed {p}");
+    assert!(a > 1.8 * p, "apart {a} vs packed {p}");
+}

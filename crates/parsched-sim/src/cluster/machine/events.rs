@@ -47,7 +47,7 @@ impl ClusterMachine {
             let node = self.cpus[c].node as usize;
             let local = self.procs[p as usize].local;
             if self.nodes[node].sched.should_preempt(local) {
-                self.preempt(c, now, EnqueueReason::QuantumExpired);
+                self.preempt(c, now, EnqueueReason::QuantumExpired, eng);
                 self.dispatch(c, now, eng);
                 return;
             }

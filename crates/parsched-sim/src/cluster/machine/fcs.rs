@@ -74,7 +74,7 @@ impl ClusterMachine {
                     .is_some_and(|r| self.role_of(r) == Role::Fill)
             });
             let Some(c) = victim else { break };
-            self.preempt(c, now, EnqueueReason::Preempted);
+            self.preempt(c, now, EnqueueReason::Preempted, eng);
             self.dispatch(c, now, eng);
         }
         self.nodes[node].sched.is_empty()
@@ -211,7 +211,7 @@ impl ClusterMachine {
                     let displaced = role == Role::Parked
                         || (role == Role::Fill && !self.nodes[node].sched.is_empty());
                     if displaced {
-                        self.preempt(c, now, EnqueueReason::Preempted);
+                        self.preempt(c, now, EnqueueReason::Preempted, eng);
                         self.dispatch(c, now, eng);
                     }
                 }

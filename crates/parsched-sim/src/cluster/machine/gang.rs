@@ -17,7 +17,7 @@ impl ClusterMachine {
         }
         for c in 0..self.cpus.len() {
             if self.cpus[c].running.is_some() {
-                self.preempt(c, now, EnqueueReason::QuantumExpired);
+                self.preempt(c, now, EnqueueReason::QuantumExpired, eng);
             }
         }
         for c in 0..self.cpus.len() {

@@ -9,6 +9,14 @@
 //! meanwhile). One re-armable timer per processor fires at the earlier of the
 //! end of the current activity and the end of the quantum.
 //!
+//! **SMT** (`smt_threads_per_core = 2`): processors `2i` and `2i + 1` are the
+//! hardware threads of one core. While both run a process (whatever it does,
+//! spinning included) each progresses at `smt_speed` of full speed; alone, at
+//! full speed. A processor's `rate` holds since its `seg_start`: whenever a
+//! sibling starts or stops running a process, the other is settled at its old
+//! rate and its timer re-armed at the new one. Spinning and quanta are wall
+//! time; only work (`left`) progresses at the rate.
+//!
 //! **A process** runs its program: compute; a send posts the message (the
 //! send overhead on its processor) and the network deposits it in the
 //! receiver's endpoint after the wire time (`latency − overheads + bytes ×
@@ -38,7 +46,7 @@ use parsched_core::policy::cosched::{
     PeriodicBooster, ProcState, Scheme, SpinExpiry,
 };
 use parsched_core::policy::fcs::{Fcs, Role};
-use parsched_core::policy::gang::{GangId, GangMatrix};
+use parsched_core::policy::gang::{GangId, GangMatrix, SlotId};
 use parsched_core::policy::gang_sched::{Admission, Cell, GangSchedOptions, GangScheduler};
 use parsched_core::policy::local::{EnqueueReason, LocalScheduler, RoundRobin, Wakeup};
 use parsched_core::policy::o1::{O1Config, O1};
@@ -249,6 +257,9 @@ struct Cpu {
     quantum_end: u64,
     acct_since: u64,
     timer: Timer,
+    /// SMT: the running process progresses at this fraction of full speed
+    /// since `seg_start` (1 without SMT, or with an idle sibling).
+    rate: f64,
 }
 
 struct JobState {
@@ -387,6 +398,10 @@ pub(crate) struct ClusterMachine {
     pub fcs: Option<FcsRun>,
     /// The local schedulers measure time (the O(1) scheduler).
     timed: bool,
+    /// SMT: processors `2i` and `2i + 1` are one core's hardware threads.
+    smt: bool,
+    /// SMT: each busy sibling's speed while the other is busy too.
+    smt_speed: f64,
 }
 
 fn us(x: f64) -> u64 {
@@ -471,6 +486,7 @@ impl ClusterMachine {
                 quantum_end: NEVER,
                 acct_since: 0,
                 timer: eng.timer(),
+                rate: 1.0,
             });
         }
         // Gang placement comes from the matrix; otherwise rank r is on node
@@ -480,17 +496,48 @@ impl ClusterMachine {
         if dynamic.is_none() {
             let mut g =
                 GangScheduler::new(GangMatrix::new(ncpus, None)?, GangSchedOptions::default());
-            for j in 0..njobs {
+            placement = vec![Vec::new(); njobs as usize];
+            let admit = |g: &mut GangScheduler, j: u32, placement: &mut Vec<Vec<u32>>| {
                 let width = plans[j as usize].width;
                 match g.admit(GangId(j as u64), width) {
                     Ok(Admission::Placed(a)) => {
-                        placement.push(a.procs.iter().map(|p| p.0).collect())
+                        placement[j as usize] = a.procs.iter().map(|p| p.0).collect();
+                        Ok(())
                     }
-                    _ => {
-                        return Err(ClusterError::Program(format!(
-                            "job {j} of width {width} does not fit the gang matrix"
-                        )))
+                    _ => Err(ClusterError::Program(format!(
+                        "job {j} of width {width} does not fit the gang matrix"
+                    ))),
+                }
+            };
+            if cfg.gang_background_apart {
+                // Foreground jobs first (first fit among themselves); their
+                // rows' free cells are held by placeholders while the
+                // background jobs are placed (rows of their own), then freed.
+                for j in (0..njobs).filter(|&j| !plans[j as usize].background) {
+                    admit(&mut g, j, &mut placement)?;
+                }
+                let mut holders = Vec::new();
+                for s in 0..g.matrix().num_slots() {
+                    let free = g.matrix().free_cells(SlotId(s));
+                    if free > 0 {
+                        let h = GangId(u64::MAX - s as u64);
+                        let _ = g
+                            .admit(h, free)
+                            .map_err(|e| ClusterError::Program(e.to_string()))?;
+                        holders.push(h);
                     }
+                }
+                for j in (0..njobs).filter(|&j| plans[j as usize].background) {
+                    admit(&mut g, j, &mut placement)?;
+                }
+                for h in holders {
+                    let _ = g
+                        .finish(h)
+                        .map_err(|e| ClusterError::Program(e.to_string()))?;
+                }
+            } else {
+                for j in 0..njobs {
+                    admit(&mut g, j, &mut placement)?;
                 }
             }
             gang = Some(g);
@@ -673,6 +720,8 @@ impl ClusterMachine {
             cancel: None,
             fcs,
             timed: cfg.local == LocalKind::O1,
+            smt: cfg.smt_threads_per_core == 2,
+            smt_speed: cfg.smt_speed,
         };
         if m.fcs.is_some() {
             for j in 0..m.jobs.len() {

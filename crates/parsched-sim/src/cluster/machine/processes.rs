@@ -139,7 +139,7 @@ impl ClusterMachine {
 
     pub(super) fn exit(&mut self, c: usize, p: u32, now: u64, eng: &mut Engine<Ev>) {
         self.settle(c, now);
-        self.release(c, now);
+        self.release(c, now, eng);
         let pr = &mut self.procs[p as usize];
         pr.state = ProcState::Done;
         pr.act = Act::Done;
@@ -199,7 +199,7 @@ impl ClusterMachine {
             }
             Act::Daemon => {
                 // The daemon sleeps until its next period.
-                self.release(c, now);
+                self.release(c, now, eng);
                 let pr = &mut self.procs[p as usize];
                 pr.state = ProcState::Blocked;
                 eng.schedule_at(Time(now + self.daemon_period), Ev::DaemonWoke { proc: p });
@@ -211,7 +211,7 @@ impl ClusterMachine {
 
     pub(super) fn block(&mut self, c: usize, p: u32, now: u64, eng: &mut Engine<Ev>) {
         self.counters.blocks += 1;
-        self.release(c, now);
+        self.release(c, now, eng);
         let pr = &mut self.procs[p as usize];
         self.nodes[pr.node as usize].sched.blocked(pr.local);
         pr.state = ProcState::Blocked;
@@ -245,7 +245,7 @@ impl ClusterMachine {
         if self.cpus[c].running == Some(p) {
             if let Some(q) = self.nodes[node].sched.peek_next() {
                 if self.nodes[node].sched.preempts(q, local) {
-                    self.preempt(c, now, EnqueueReason::Yielded);
+                    self.preempt(c, now, EnqueueReason::Yielded, eng);
                     self.dispatch(c, now, eng);
                 }
             }

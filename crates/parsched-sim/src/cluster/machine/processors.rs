@@ -14,11 +14,46 @@ impl ClusterMachine {
         }
         let d = now - cpu.seg_start;
         cpu.seg_start = now;
+        let rate = cpu.rate;
         let pr = &mut self.procs[p as usize];
         match pr.act {
             Act::Spin { .. } => pr.spin_ns += d,
             Act::Done => {}
-            _ => pr.left -= d.min(pr.left),
+            _ if rate == 1.0 => pr.left -= d.min(pr.left),
+            _ => {
+                let work = (d as f64 * rate).round() as u64;
+                pr.left -= work.min(pr.left);
+            }
+        }
+    }
+
+    /// The wall time `left` ns of work take at `rate`.
+    fn at_rate(left: u64, rate: f64) -> u64 {
+        if rate == 1.0 {
+            left
+        } else {
+            (left as f64 / rate).ceil() as u64
+        }
+    }
+
+    /// SMT: processor `c` started or stopped running a process. Both
+    /// siblings' rates follow; a running sibling whose rate changes is
+    /// settled at its old rate and re-armed at the new one.
+    pub(super) fn smt_changed(&mut self, c: usize, now: u64, eng: &mut Engine<Ev>) {
+        let sib = c ^ 1;
+        let both = self.cpus[c].running.is_some() && self.cpus[sib].running.is_some();
+        let rate = if both { self.smt_speed } else { 1.0 };
+        // `c` itself: just dispatched (no progress yet: `start` arms it
+        // after this) or just released.
+        self.cpus[c].rate = rate;
+        if self.cpus[sib].rate != rate {
+            if self.cpus[sib].running.is_some() {
+                self.settle(sib, now);
+                self.cpus[sib].rate = rate;
+                self.arm(sib, now, eng);
+            } else {
+                self.cpus[sib].rate = rate;
+            }
         }
     }
 
@@ -52,7 +87,7 @@ impl ClusterMachine {
                 }
             }
             Act::Done => NEVER,
-            _ => cpu.seg_start + pr.left,
+            _ => cpu.seg_start + Self::at_rate(pr.left, cpu.rate),
         };
         let at = end.min(cpu.quantum_end).max(now);
         eng.set_timer(cpu.timer, Time(at), Ev::CpuTimerFired { cpu: c as u32 });
@@ -75,8 +110,8 @@ impl ClusterMachine {
         cpu.acct_since = now;
     }
 
-    /// The processor stops running its process.
-    pub(super) fn release(&mut self, c: usize, now: u64) {
+    /// The processor stops running its process (settled by the caller).
+    pub(super) fn release(&mut self, c: usize, now: u64, eng: &mut Engine<Ev>) {
         self.account(c, now);
         let cpu = &mut self.cpus[c];
         cpu.last = cpu.running.take();
@@ -84,6 +119,9 @@ impl ClusterMachine {
             if self.nic_sample == 0 {
                 self.procs[p as usize].believed = false;
             }
+        }
+        if self.smt {
+            self.smt_changed(c, now, eng);
         }
     }
 
@@ -115,6 +153,9 @@ impl ClusterMachine {
         cpu.seg_start = now + cost;
         cpu.quantum_end = quantum_end;
         cpu.acct_since = now;
+        if self.smt {
+            self.smt_changed(c, now, eng);
+        }
         if self.audit {
             if let NodeSched::Ts(ts) = &self.nodes[node].sched {
                 if ts.level(ThreadId(self.procs[p as usize].local)) > ts.table().top() {
@@ -163,11 +204,17 @@ impl ClusterMachine {
     }
 
     /// Takes `p` off processor `c` back to the run queue for `reason`.
-    pub(super) fn preempt(&mut self, c: usize, now: u64, reason: EnqueueReason) {
+    pub(super) fn preempt(
+        &mut self,
+        c: usize,
+        now: u64,
+        reason: EnqueueReason,
+        eng: &mut Engine<Ev>,
+    ) {
         self.settle(c, now);
         let p = self.cpus[c].running.expect("preempting an idle processor");
         let quantum_end = self.cpus[c].quantum_end;
-        self.release(c, now);
+        self.release(c, now, eng);
         let pr = &mut self.procs[p as usize];
         pr.state = ProcState::Ready;
         pr.quantum_left =
@@ -209,7 +256,7 @@ impl ClusterMachine {
             }
         }
         if let Some((c, _)) = victim {
-            self.preempt(c, now, EnqueueReason::Preempted);
+            self.preempt(c, now, EnqueueReason::Preempted, eng);
             self.dispatch(c, now, eng);
         }
     }
