@@ -87,8 +87,21 @@ def test_reproduce_quick(tmp_path):
     obj = json.loads(r.stdout)
     ids = {f["id"]: f["holds"] for f in obj["findings"]}
     assert ids["T1-fcfs"] and ids["T1-gang"] and ids["T1-fcs-optimum"]
+    assert ids["F1-gang-flat"] and ids["F2-default-beats-gang"]
     for name in ("table1.csv", "findings.csv", "classes.csv", "variants.csv", "summary.md",
-                 "table1.png"):
+                 "table1.png", "figures.csv", "fig1.png", "fig2.png"):
         assert (out / name).stat().st_size > 0
     summary = (out / "summary.md").read_text()
     assert "paper_makespan" in summary and str(int(PAPER_TABLE1["fcs"][3])) in summary
+
+
+def test_figure_grid_shapes():
+    df = parsched.fcs_figure(machine="es40", programs=2, stressors=2, scale=0.1)
+    assert len(df) == 2 * 2 * 3
+    gang = df[(df.scheduler == "gang") & (df.k == 2)].set_index("s")["runtime_s"]
+    default = df[(df.scheduler == "default") & (df.k == 2)].set_index("s")["runtime_s"]
+    assert gang[2] == pytest.approx(gang[1], rel=0.02)  # flat once the stressors' row exists
+    assert default[2] > default[0] * 1.1  # the default scheduler slows down
+    with pytest.raises(ConfigError) as e:
+        parsched.fcs_figure(machine="vax")
+    assert e.value.field == "machine"

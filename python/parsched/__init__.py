@@ -70,7 +70,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .arrivals import load_arrivals
     from .batch import BatchResult, simulate_batch
     from .cosched import CoschedResult, cosched_sweep, simulate_cosched
-    from .fcs import FcsResult, fcs_table, simulate_fcs
+    from .fcs import FcsResult, fcs_figure, fcs_table, simulate_fcs
     from .generate import generate_lublin
     from .policies import LeastLoadedSpread, ZhouBrechtPolicy
     from .runtime import run_jobs
@@ -98,6 +98,7 @@ __all__ = [
     "__version__",
     "apply_overrides",
     "cosched_sweep",
+    "fcs_figure",
     "fcs_table",
     "from_toml",
     "generate_lublin",
@@ -125,6 +126,7 @@ _LAZY = {
     "FcsResult": "fcs",
     "simulate_fcs": "fcs",
     "fcs_table": "fcs",
+    "fcs_figure": "fcs",
     "load_arrivals": "arrivals",
     "generate_lublin": "generate",
     "run_jobs": "runtime",

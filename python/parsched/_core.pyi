@@ -414,6 +414,14 @@ def simulate_fcs(config: dict[str, Any], workers: int = 1) -> dict[str, Any]:
 def fcs_keys() -> list[str]:
     """The keys ``simulate_fcs`` accepts, in documentation order."""
 
+def simulate_fcs_figure(config: dict[str, Any], workers: int = 1) -> dict[str, Any]:
+    """Seed 002's Figures 1-2 grid (Rust ``desktop_figs::run_figure``): ``rows``
+    ({machine, scheduler, k, s, runtime_s}), ``work_s``, ``events``,
+    ``wall_seconds`` and ``config``. Bad keys raise :class:`ConfigError`."""
+
+def fcs_figure_keys() -> list[str]:
+    """The keys ``simulate_fcs_figure`` accepts."""
+
 def cancel_cosched() -> None:
     """The same as :func:`cancel_runs` (its first name)."""
 

@@ -26,7 +26,8 @@ from .errors import ConfigError, SimulationError, TimeLimitError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["PAPER_TABLE1", "SCHEMES", "FcsResult", "fcs_keys", "fcs_table", "simulate_fcs"]
+__all__ = ["PAPER_TABLE1", "SCHEMES", "FcsResult", "fcs_figure", "fcs_keys", "fcs_table",
+           "simulate_fcs"]
 
 #: Seed 002's schedulers, in Table 1's order.
 SCHEMES = ("default", "fcfs", "gang", "sb", "fcs")
@@ -155,3 +156,30 @@ def fcs_table(config: Mapping[str, Any] | None = None, /,
     if bad:
         raise ConfigError("scheme", f"{bad[0]!r} is not a scheme", "|".join(SCHEMES))
     return [simulate_fcs(config, **{**keys, "scheme": s}) for s in schemes]
+
+
+def fcs_figure(config: Mapping[str, Any] | None = None, /, *, workers: int | None = None,
+               **keys: Any) -> pd.DataFrame:
+    """Seed 002's Figures 1-2 in simulation: k parallel programs plus s
+    sequential stressors under the default scheduler (the O(1) model) and gang
+    scheduling, on ``machine="es40"`` (4 processors, 4-thread programs) or
+    ``"potomac"`` (4 cores x 2 hardware threads, 7-thread programs; two busy
+    siblings each run at ``smt_speed``). Returns one row per (scheduler, k, s):
+    columns machine, scheduler, k, s, runtime_s (the last parallel program's
+    finish, s). Keys: docs/policies/fcs.md ("Figures 1-2")."""
+    import pandas as pd
+
+    merged = {**(dict(config) if config else {}), **keys}
+    c = _core()
+    try:
+        out = c.simulate_fcs_figure(merged, workers=max(1, int(workers or 1)))
+    except c.ConfigError as e:
+        raise _core_error(e) from None
+    except c.TimeLimitError as e:
+        raise TimeLimitError(str(e)) from None
+    except c.SimulationError as e:
+        raise SimulationError(str(e)) from None
+    df = pd.DataFrame(out["rows"], columns=["machine", "scheduler", "k", "s", "runtime_s"])
+    df.attrs["work_s"] = float(out["work_s"])
+    df.attrs["config"] = dict(out["config"])
+    return df

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._report import markdown_table, pyplot, save_figure
-from .fcs import PAPER_TABLE1, SCHEMES, simulate_fcs
+from .fcs import PAPER_TABLE1, SCHEMES, fcs_figure, simulate_fcs
 
 __all__ = ["VARIANTS", "run"]
 
@@ -101,6 +101,60 @@ def findings(rows: dict[str, dict[str, Any]], optimum: float,
     return out
 
 
+def figure_findings(es40, potomac) -> list[dict[str, Any]]:
+    """Figures 1-2's shapes: gang flat in the stressors on es40 while the
+    default scheduler grows; on potomac the default scheduler beats gang."""
+    out = []
+    flat, grows = [], []
+    for k in sorted(set(es40["k"])):
+        g = es40[(es40.scheduler == "gang") & (es40.k == k) & (es40.s >= 1)]["runtime_s"]
+        d = es40[(es40.scheduler == "default") & (es40.k == k)].sort_values("s")["runtime_s"]
+        flat.append(float(g.max() / g.min() - 1) if len(g) else 0.0)
+        grows.append(float(d.iloc[-1] / d.iloc[0] - 1))
+    out.append(_finding(
+        "F1-gang-flat", "ES40: under gang scheduling the run time stays nearly flat as "
+        "stressors are added (s >= 1), while the default scheduler's grows",
+        max(flat) < 0.05 and max(grows) > 0.10,
+        f"gang spread over s>=1: at most {100 * max(flat):.1f}%; default growth s=0..max: "
+        + ", ".join(f"k={k} {100 * v:.0f}%" for k, v in zip(sorted(set(es40['k'])), grows,
+                                                            strict=True)),
+        "gang's stressor row or the default's sharing differ from the paper's machine"))
+    p = potomac.pivot_table(index=["k", "s"], columns="scheduler", values="runtime_s")
+    multi = p[p.index.get_level_values("k") >= 2]
+    wins = int((multi["default"] < multi["gang"]).sum())
+    out.append(_finding(
+        "F2-default-beats-gang", "Potomac (2 hardware threads per core, 7-thread programs): "
+        "the default scheduler beats gang scheduling",
+        wins >= 0.75 * len(multi),
+        f"default faster at {wins} of {len(multi)} points with k >= 2 "
+        f"(mean default/gang {float((multi['default'] / multi['gang']).mean()):.3f})",
+        "the idle 8th hardware thread of a gang slot costs less than the default's sharing"))
+    return out
+
+
+def _grid(fig_df):
+    g = fig_df.pivot_table(index=["machine", "scheduler", "k"], columns="s",
+                           values="runtime_s").round(2)
+    g.columns = [f"s={c}" for c in g.columns]
+    return g.reset_index()
+
+
+def _plot_figure(df, title: str, path: str) -> None:
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for k in sorted(set(df["k"])):
+        for sched, ls in (("default", "-"), ("gang", "--")):
+            d = df[(df.k == k) & (df.scheduler == sched)].sort_values("s")
+            ax.plot(d["s"], d["runtime_s"], ls, marker="o", label=f"{sched}, k={k}",
+                    color=f"C{k - 1}")
+    ax.set_xlabel("sequential stressors s")
+    ax.set_ylabel("run time of the parallel programs (s)")
+    ax.set_title(title)
+    ax.legend(fontsize=7, ncol=2)
+    save_figure(fig, path)
+    plt.close(fig)
+
+
 def run(out_dir: str, *, quick: bool = False, real: bool = False,
         progress: Callable[[str], None] | None = None,
         echo: Callable[[str, Any], None] | None = None) -> dict[str, Any]:
@@ -155,6 +209,19 @@ def run(out_dir: str, *, quick: bool = False, real: bool = False,
                          "over_optimum_%": 100 * r.over_optimum})
     variants = pd.DataFrame(var_rows)
     variants.to_csv(os.path.join(out_dir, "variants.csv"), index=False)
+    fig_scale, fig_reps = (0.25, 1) if quick else (1.0, 3)
+    figs = {}
+    for machine in ("es40", "potomac"):
+        say(f"figure: {machine}")
+        figs[machine] = fcs_figure(machine=machine, scale=fig_scale, reps=fig_reps)
+    fig_df = pd.concat(list(figs.values()), ignore_index=True)
+    fig_df.to_csv(os.path.join(out_dir, "figures.csv"), index=False)
+    found += figure_findings(figs["es40"], figs["potomac"])
+    pd.DataFrame(found).to_csv(os.path.join(out_dir, "findings.csv"), index=False)
+    _plot_figure(figs["es40"], "Figure 1 (simulated): ES40, 4 CPUs, 4-thread programs",
+                 os.path.join(out_dir, "fig1.png"))
+    _plot_figure(figs["potomac"], "Figure 2 (simulated): Potomac, 4 cores x 2 threads, "
+                 "7-thread programs", os.path.join(out_dir, "fig2.png"))
     real_rows = None
     if real:
         say("table 1 on this machine")
@@ -189,7 +256,10 @@ def run(out_dir: str, *, quick: bool = False, real: bool = False,
           "## Classes FCS assigned (first replication)", "",
           markdown_table(cls) if len(cls) else "(none)", "",
           "## Open choices as variants", "",
-          markdown_table(variants.round(1)), ""]
+          markdown_table(variants.round(1)), "",
+          "## Figures 1-2 (simulated): run time (s) by programs k and stressors s", "",
+          markdown_table(_grid(fig_df)), "",
+          "![Figure 1](fig1.png)", "", "![Figure 2](fig2.png)", ""]
     if real_rows is not None:
         md += ["## Table 1 on this machine", "", markdown_table(real_rows.round(2)), ""]
     with open(os.path.join(out_dir, "summary.md"), "w", encoding="utf-8") as f:
@@ -200,6 +270,7 @@ def run(out_dir: str, *, quick: bool = False, real: bool = False,
         echo("Table 1 (s): simulated beside the paper", df.round(1))
         echo("findings", pd.DataFrame(found)[["id", "holds", "measured"]])
         echo("variants", variants[["scheme", "variant", "makespan", "over_optimum_%"]].round(1))
+        echo("Figures 1-2 (simulated): run time (s)", _grid(fig_df))
         if real_rows is not None:
             echo("Table 1 on this machine", real_rows)
     return {

@@ -6,6 +6,7 @@ use parsched_core::{JobId, PolicyError as CorePolicyError, PoolId};
 use parsched_sim::batch::{self, BatchConfig, BatchError};
 use parsched_sim::cluster::{self, ClusterConfig, ClusterError, ClusterOptions};
 use parsched_sim::desktop::{self, DesktopConfig};
+use parsched_sim::desktop_figs;
 use parsched_sim::machine::MachineError;
 use parsched_sim::pools::{self, PoolsConfig, RunError, RunOptions, Value};
 use parsched_sim::sync::{self, SyncConfig, SyncOptions};
@@ -70,6 +71,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cancel_cosched, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_fcs, m)?)?;
     m.add_function(wrap_pyfunction!(fcs_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate_fcs_figure, m)?)?;
+    m.add_function(wrap_pyfunction!(fcs_figure_keys, m)?)?;
     m.add_function(wrap_pyfunction!(cancel_runs, m)?)?;
     #[cfg(all(feature = "runtime", target_os = "linux"))]
     m.add_function(wrap_pyfunction!(run_jobs, m)?)?;

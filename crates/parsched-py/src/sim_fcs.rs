@@ -61,3 +61,50 @@ pub(crate) fn fcs_jobs_text(v: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
             .join(";"),
     ))
 }
+
+/// Runs seed 002's Figures 1-2 grid (`desktop_figs::run_figure`): every
+/// scheduler, k = 1..=programs parallel programs, s = 0..=stressors. Returns
+/// `rows` ({machine, scheduler, k, s, runtime_s}), `work_s`, `events`,
+/// `wall_seconds` and `config`. Releases the GIL; Ctrl-C stops it.
+#[pyfunction]
+#[pyo3(signature = (config, workers=1))]
+pub(crate) fn simulate_fcs_figure<'py>(
+    py: Python<'py>,
+    config: &Bound<'py, PyDict>,
+    workers: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let mut cfg = desktop_figs::FigureConfig::default();
+    apply_config(config, |key, v| {
+        if key == "schedulers" && (v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>()) {
+            let names: Vec<String> = v.extract().map_err(|_| {
+                config_err(parsched_core::ConfigError::new(
+                    "schedulers",
+                    "not a list of names",
+                    "default, gang",
+                ))
+            })?;
+            return cfg
+                .set(key, &Value::Str(names.join(",")))
+                .map_err(config_err);
+        }
+        set_value(key, v, |k, val| cfg.set(k, val))
+    })?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let opts = ClusterOptions {
+        workers: workers.max(1),
+        audit: false,
+        cancel: Some(cancel.clone()),
+    };
+    let result = run_interruptible(py, &cancel, || desktop_figs::run_figure(&cfg, &opts))?
+        .map_err(cluster_err)?;
+    let out =
+        pythonize::pythonize(py, &result).map_err(|e| SimulationError::new_err(e.to_string()))?;
+    out.set_item("config", values_of(py, &cfg, desktop_figs::KEYS)?)?;
+    Ok(out)
+}
+
+/// The keys `simulate_fcs_figure` accepts.
+#[pyfunction]
+pub(crate) fn fcs_figure_keys() -> Vec<&'static str> {
+    desktop_figs::KEYS.to_vec()
+}
