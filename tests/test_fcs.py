@@ -5,11 +5,16 @@ reproduction."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
 import parsched
-from conftest import one_error_line, run_cli
+from conftest import one_error_line, run_cli, sigint_default, wait_for_run
 from parsched.errors import ConfigError
 from parsched.fcs import PAPER_TABLE1, SCHEMES
 
@@ -105,3 +110,17 @@ def test_figure_grid_shapes():
     with pytest.raises(ConfigError) as e:
         parsched.fcs_figure(machine="vax")
     assert e.value.field == "machine"
+
+
+def test_ctrl_c_stops_a_long_run():
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    p = subprocess.Popen([sys.executable, "-m", "parsched", "simulate", "fcs", "--set",
+                          "scale=1000"], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default)
+    wait_for_run(p.pid)
+    t0 = time.perf_counter()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=20)
+    assert p.returncode == 130, err
+    assert time.perf_counter() - t0 < 3.0
+    assert one_error_line(err) == "interrupted" and out == ""
