@@ -404,7 +404,7 @@ def cmd_simulate_fcs(args: argparse.Namespace) -> int:
     jobs share a row and fill idle processors). Other keys: nodes
     cpus_per_node jobs (per-process multipliers, jobs separated by ';', e.g.
     1,1,2,2;2,2,1,1;1,1,1,1) grain_us iterations slot_ms spin_us default_wait
-    (block|spin_block|spin) local (o1|rr) o1_sleep_bonus runqueues
+    (block|spin_block|spin) local (o1|fair|rr) o1_sleep_bonus runqueues
     (per_node|per_cpu) rr_quantum_ms tick_ms
     latency_us context_switch_us interrupt_us syscall_us start_skew_ms
     discovery_s coarse_grain_s frustrated_wait_ratio window_s revise_after

@@ -32,6 +32,8 @@ VARIANTS: tuple[tuple[str, str, dict[str, Any], str], ...] = (
     ("default", "default_wait=spin_block", {"default_wait": "spin_block"},
      "Default waits by spin-block instead of blocking"),
     ("default", "local=rr", {"local": "rr"}, "plain round robin, 100 ms, instead of O(1)"),
+    ("default", "local=fair", {"local": "fair"},
+     "a plain fair scheduler with wake-up preemption (CFS-like) instead of O(1)"),
     ("default", "runqueues=per_cpu", {"runqueues": "per_cpu"},
      "one run queue per processor (Linux 2.6), processes stay where they start"),
     ("default", "runqueues=per_cpu o1_sleep_bonus=false",

@@ -122,7 +122,8 @@ pub struct DesktopConfig {
     pub spin_us: f64,
     /// How `default` waits [ext: block, a blocking MPI receive].
     pub default_wait: DefaultWait,
-    /// The nodes' scheduler: `o1` (Linux 2.6, default) or `rr` (round
+    /// The nodes' scheduler: `o1` (Linux 2.6, default), `fair` (a plain
+    /// fair scheduler with wake-up preemption, CFS-like) or `rr` (round
     /// robin, `rr_quantum_ms`).
     pub local: LocalKind,
     /// The O(1) scheduler's sleep-average interactivity bonus.
@@ -308,8 +309,9 @@ impl DesktopConfig {
                     }
             }
             "local" => {
-                self.local = match name_of("", &["o1", "rr"], key, v)?.as_str() {
+                self.local = match name_of("", &["o1", "rr", "fair"], key, v)?.as_str() {
                     "rr" => LocalKind::Rr,
+                    "fair" => LocalKind::Fair,
                     _ => LocalKind::O1,
                 }
             }

@@ -1242,8 +1242,8 @@ mod cluster_properties {
 
 mod fcs_properties {
     use parsched_core::policy::fcs::{FRows, Fill};
-    use parsched_sim::cluster::ClusterOptions;
-    use parsched_sim::desktop::{run, DesktopConfig, DesktopScheme};
+    use parsched_sim::cluster::{ClusterOptions, LocalKind};
+    use parsched_sim::desktop::{run, DesktopConfig, DesktopScheme, RunQueues};
     use proptest::prelude::*;
 
     fn job(width: usize) -> impl Strategy<Value = Vec<f64>> {
@@ -1270,10 +1270,15 @@ mod fcs_properties {
             slot_ms in 5.0f64..60.0,
             own in any::<bool>(),
             fill_dc in any::<bool>(),
+            local in prop::sample::select(vec![LocalKind::O1, LocalKind::Fair, LocalKind::Rr]),
+            per_cpu in any::<bool>(),
             seed in 0u64..1000,
         ) {
             let cfg = DesktopConfig {
                 scheme,
+                local,
+                runqueues: if per_cpu { RunQueues::PerCpu } else { RunQueues::PerNode },
+                rr_quantum_ms: 20.0,
                 jobs: jobs.clone(),
                 grain_us,
                 iterations: 400,

@@ -15,6 +15,7 @@
 pub mod batch;
 pub mod classify;
 pub mod cosched;
+pub mod fair;
 pub mod fcs;
 pub mod gang;
 pub mod gang_sched;

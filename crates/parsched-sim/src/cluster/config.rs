@@ -25,6 +25,9 @@ pub enum LocalKind {
     /// bonus (seed 002's "Default"; `parsched_core::policy::o1`).
     #[serde(alias = "linux26")]
     O1,
+    /// A plain fair scheduler with wake-up preemption (CFS-like;
+    /// `parsched_core::policy::fair`).
+    Fair,
 }
 
 /// Where a job's ranks go (see [`ClusterConfig::placement`]).
@@ -477,9 +480,10 @@ impl ClusterConfig {
             "cpus_per_node" => self.cpus_per_node = v.as_u32(key)?,
             "job_width" => self.job_width = if none { None } else { Some(v.as_u32(key)?) },
             "local" => {
-                self.local = match v.as_str(key, &["ts", "rr", "o1"])?.as_str() {
+                self.local = match v.as_str(key, &["ts", "rr", "o1", "fair"])?.as_str() {
                     "rr" => LocalKind::Rr,
                     "o1" => LocalKind::O1,
+                    "fair" => LocalKind::Fair,
                     _ => LocalKind::Ts,
                 }
             }

@@ -45,6 +45,7 @@ use parsched_core::policy::cosched::{
     choose_yield_target, ArrivalDecision, BoostDecision, CoschedScheme, EndpointView,
     PeriodicBooster, ProcState, Scheme, SpinExpiry,
 };
+use parsched_core::policy::fair::{Fair, FairConfig};
 use parsched_core::policy::fcs::{Fcs, Role};
 use parsched_core::policy::gang::{GangId, GangMatrix, SlotId};
 use parsched_core::policy::gang_sched::{Admission, Cell, GangSchedOptions, GangScheduler};
@@ -164,6 +165,7 @@ enum NodeSched {
     Ts(TimeSharing),
     Rr(RoundRobin),
     O1(Box<O1>),
+    Fair(Box<Fair>),
 }
 
 macro_rules! fwd {
@@ -172,6 +174,7 @@ macro_rules! fwd {
             NodeSched::Ts($q) => $e,
             NodeSched::Rr($q) => $e,
             NodeSched::O1($q) => $e,
+            NodeSched::Fair($q) => $e,
         }
     };
 }
@@ -231,6 +234,7 @@ impl NodeSched {
             NodeSched::Ts(q) => q.level(ThreadId(t)),
             NodeSched::Rr(_) => 0,
             NodeSched::O1(q) => q.level(ThreadId(t)),
+            NodeSched::Fair(q) => q.level(ThreadId(t)),
         }
     }
 }
@@ -464,6 +468,7 @@ impl ClusterMachine {
                     sleep_bonus: cfg.o1_sleep_bonus,
                     ..O1Config::default()
                 })?)),
+                LocalKind::Fair => NodeSched::Fair(Box::new(Fair::new(FairConfig::default())?)),
             };
             nodes.push(Node {
                 sched,
@@ -719,7 +724,7 @@ impl ClusterMachine {
             error: None,
             cancel: None,
             fcs,
-            timed: cfg.local == LocalKind::O1,
+            timed: matches!(cfg.local, LocalKind::O1 | LocalKind::Fair),
             smt: cfg.smt_threads_per_core == 2,
             smt_speed: cfg.smt_speed,
         };
