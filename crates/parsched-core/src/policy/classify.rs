@@ -53,12 +53,27 @@
 //! not state FCS's thresholds (NS); `coarse_grain_s` and
 //! `frustrated_wait_ratio` are our choices [ext], explained on the fields.
 //!
+//! # Revising the class: [`ClassTracker`]
+//!
+//! Behaviour changes (a job that starts to spin, one that stops
+//! synchronizing), and FCS revises its classes. A [`ClassTracker`] follows one
+//! job: it is fed one [`Observation`] per period (a slot, a monitoring
+//! interval), classifies the most recent periods covering at least
+//! [`ClassifierConfig::window_s`] observed seconds (and at least
+//! `discovery_s`), and changes the job's class only once the same new class
+//! came out of [`ClassifierConfig::revise_after`] consecutive periods
+//! (hysteresis, so one noisy period does not move a job). The first decision,
+//! once `discovery_s` was observed, is taken at once. A behaviour that stays
+//! the same never changes the class; a changed one is followed after at most
+//! the periods that fill the window plus `revise_after`.
+//!
 //! Pure: no I/O, no clock. The caller gathers [`Observation`]s (the runtime
 //! from `/proc/PID/task/TID/status`, the simulator from simulated blocking)
 //! and applies the class.
 
 use crate::error::ConfigError;
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 use std::fmt;
 
 /// What was seen of one job over some observed time. All sums over the job's
@@ -194,6 +209,17 @@ pub struct ClassifierConfig {
     /// (half their processes compute 1 ms and wait 1 ms, the other half
     /// compute 2 ms), its balanced job, coscheduled, close to 0.
     pub frustrated_wait_ratio: f64,
+    /// [`ClassTracker`]: the revision window. A tracked job is classified
+    /// over its most recent periods covering at least this many observed
+    /// seconds (and at least `discovery_s`). Default 1.0 s [ext]: five
+    /// discovery periods, twenty 50 ms slots; long enough to average over
+    /// several slots, short enough to follow a job whose behaviour changes
+    /// within a few seconds. Seed 002 does not revise classes (NS).
+    pub window_s: f64,
+    /// [`ClassTracker`]: a new class must come out of this many consecutive
+    /// periods before a tracked job's class changes (hysteresis). Default 2
+    /// [ext]: one period that disagrees is not enough. At least 1.
+    pub revise_after: u32,
 }
 
 impl Default for ClassifierConfig {
@@ -203,6 +229,8 @@ impl Default for ClassifierConfig {
             blocking_rate: 25.0,
             coarse_grain_s: 0.01,
             frustrated_wait_ratio: 0.25,
+            window_s: 1.0,
+            revise_after: 2,
         }
     }
 }
@@ -229,7 +257,12 @@ impl ClassifierConfig {
         check("discovery_s", self.discovery_s, false)?;
         check("blocking_rate", self.blocking_rate, false)?;
         check("coarse_grain_s", self.coarse_grain_s, true)?;
-        check("frustrated_wait_ratio", self.frustrated_wait_ratio, false)
+        check("frustrated_wait_ratio", self.frustrated_wait_ratio, false)?;
+        check("window_s", self.window_s, false)?;
+        if self.revise_after == 0 {
+            return Err(ConfigError::new("revise_after", "0", "an integer >= 1"));
+        }
+        Ok(())
     }
 }
 
@@ -284,6 +317,117 @@ impl Classifier {
         } else {
             CoschedClass::DoesNotCare
         }
+    }
+}
+
+/// At most this many periods are kept in a [`ClassTracker`]'s window, whatever
+/// their length (periods of zero seconds would otherwise never fill it).
+pub const MAX_WINDOW_PERIODS: usize = 4096;
+
+/// Tracks one job's class over time: classify over a sliding window of recent
+/// periods, revise with hysteresis (see the module header).
+#[derive(Debug, Clone)]
+pub struct ClassTracker {
+    classifier: Classifier,
+    /// The most recent periods, oldest first.
+    window: VecDeque<Observation>,
+    /// Observed seconds so far (all periods).
+    observed_s: f64,
+    class: Option<CoschedClass>,
+    /// A class differing from `class` and the consecutive periods it came out.
+    candidate: Option<(CoschedClass, u32)>,
+    history: Vec<(f64, CoschedClass)>,
+}
+
+impl ClassTracker {
+    pub fn new(classifier: Classifier) -> ClassTracker {
+        ClassTracker {
+            classifier,
+            window: VecDeque::new(),
+            observed_s: 0.0,
+            class: None,
+            candidate: None,
+            history: Vec::new(),
+        }
+    }
+
+    pub fn classifier(&self) -> &Classifier {
+        &self.classifier
+    }
+
+    /// Adds one observed period (e.g. one slot, or one monitoring interval);
+    /// returns `Some(new)` when the class changed (including the first
+    /// decision after discovery).
+    pub fn observe(&mut self, period: &Observation) -> Option<CoschedClass> {
+        self.observed_s += period.wall_s.max(0.0);
+        self.window.push_back(*period);
+        let cfg = self.classifier.config();
+        let cover = cfg.window_s.max(cfg.discovery_s);
+        // Drop the oldest periods while the rest still cover the window.
+        let mut total: f64 = self.window.iter().map(|o| o.wall_s.max(0.0)).sum();
+        while self.window.len() > 1 {
+            let oldest = self.window[0].wall_s.max(0.0);
+            if total - oldest >= cover || self.window.len() > MAX_WINDOW_PERIODS {
+                self.window.pop_front();
+                total -= oldest;
+            } else {
+                break;
+            }
+        }
+        let now = self.classifier.classify(&self.window_observation())?;
+        match self.class {
+            None => {
+                self.set(now);
+                Some(now)
+            }
+            Some(c) if c == now => {
+                self.candidate = None;
+                None
+            }
+            Some(_) => {
+                let seen = match self.candidate {
+                    Some((k, n)) if k == now => n + 1,
+                    _ => 1,
+                };
+                if seen >= self.classifier.config().revise_after {
+                    self.set(now);
+                    Some(now)
+                } else {
+                    self.candidate = Some((now, seen));
+                    None
+                }
+            }
+        }
+    }
+
+    fn set(&mut self, class: CoschedClass) {
+        self.class = Some(class);
+        self.candidate = None;
+        self.history.push((self.observed_s, class));
+    }
+
+    /// The current class; `None` before the discovery period.
+    pub fn class(&self) -> Option<CoschedClass> {
+        self.class
+    }
+
+    /// Classes over time: (observed seconds at the change, class).
+    pub fn history(&self) -> &[(f64, CoschedClass)] {
+        &self.history
+    }
+
+    /// Observed seconds so far.
+    pub fn observed_s(&self) -> f64 {
+        self.observed_s
+    }
+
+    /// The sum of the periods in the window (what the class is decided on).
+    pub fn window_observation(&self) -> Observation {
+        let mut sum = Observation::default();
+        for o in &self.window {
+            sum.add(o);
+        }
+        sum
     }
 }
 
@@ -416,6 +560,147 @@ mod tests {
         );
     }
 
+    fn tracker() -> ClassTracker {
+        ClassTracker::new(Classifier::default())
+    }
+
+    /// One 50 ms monitoring period of a 2-thread job with `voluntary`
+    /// switches (≥ 3 is ≥ 30 per thread-second: blocking).
+    fn period(voluntary: u64) -> Observation {
+        proc_obs(0.05, 2.0, voluntary)
+    }
+
+    #[test]
+    fn tracker_decides_nothing_before_discovery_then_at_once() {
+        let mut t = tracker();
+        for _ in 0..3 {
+            assert_eq!(t.observe(&period(0)), None);
+            assert_eq!(t.class(), None);
+        }
+        // 4 × 50 ms = 0.2 s: the first decision, reported as a change.
+        assert_eq!(
+            t.observe(&period(0)),
+            Some(CoschedClass::RequiresCoscheduling)
+        );
+        assert_eq!(t.class(), Some(CoschedClass::RequiresCoscheduling));
+        assert_eq!(t.history().len(), 1);
+        assert!((t.history()[0].0 - 0.2).abs() < 1e-9);
+    }
+
+    #[test]
+    fn tracker_follows_spin_to_block_and_back_with_hysteresis() {
+        let mut t = tracker();
+        for _ in 0..40 {
+            t.observe(&period(0));
+        }
+        assert_eq!(t.class(), Some(CoschedClass::RequiresCoscheduling));
+        // One noisy period is not enough; the window holds 20 periods of
+        // 50 ms (1 s), so the job must block for a while before it leaves.
+        let mut changed_at = None;
+        for i in 1..=40 {
+            if let Some(c) = t.observe(&period(20)) {
+                assert_eq!(c, CoschedClass::DoesNotCare);
+                changed_at = Some(i);
+                break;
+            }
+        }
+        let i = changed_at.expect("a job that blocks leaves");
+        // 20 switches per period = 200 per thread-second: after 3 blocking
+        // periods the window's rate is 60/2 ≥ 25, twice in a row → period 4.
+        assert_eq!(i, 4, "changed after {i} periods");
+        // It starts to spin again: taken back into the matrix.
+        let mut back = None;
+        for i in 1..=40 {
+            if t.observe(&period(0)).is_some() {
+                back = Some(i);
+                break;
+            }
+        }
+        let back = back.expect("a job that spins again is taken back");
+        assert!(back <= 20 + 2, "back after {back} periods");
+        assert_eq!(t.class(), Some(CoschedClass::RequiresCoscheduling));
+        let classes: Vec<_> = t.history().iter().map(|h| h.1).collect();
+        assert_eq!(
+            classes,
+            vec![
+                CoschedClass::RequiresCoscheduling,
+                CoschedClass::DoesNotCare,
+                CoschedClass::RequiresCoscheduling
+            ]
+        );
+        // Times are observed seconds, increasing.
+        assert!(t.history().windows(2).all(|w| w[0].0 < w[1].0));
+    }
+
+    #[test]
+    fn tracker_smooths_a_single_outlier_period() {
+        let mut t = tracker();
+        for _ in 0..40 {
+            t.observe(&period(0));
+        }
+        // One period of 20 switches in a 1 s window of 2 thread-seconds is a
+        // rate of 10: the job still spins.
+        assert_eq!(t.observe(&period(20)), None);
+        for _ in 0..30 {
+            assert_eq!(t.observe(&period(0)), None);
+        }
+        assert_eq!(t.history().len(), 1);
+        // With a window of just discovery_s (4 periods), the same period
+        // makes the window's rate 20/0.4 = 50 for 4 periods: a change, since
+        // it outlasts revise_after.
+        let cfg = ClassifierConfig {
+            window_s: 0.0,
+            ..ClassifierConfig::default()
+        };
+        let mut t = ClassTracker::new(Classifier::new(cfg).unwrap());
+        for _ in 0..10 {
+            t.observe(&period(0));
+        }
+        assert_eq!(t.observe(&period(20)), None);
+        assert_eq!(t.observe(&period(0)), Some(CoschedClass::DoesNotCare));
+    }
+
+    #[test]
+    fn tracker_revises_sync_classes() {
+        // CS (balanced, coscheduled) → F (imbalanced) → DC (coarse).
+        let mut t = tracker();
+        let periods = |o: Observation, n: usize, t: &mut ClassTracker| {
+            for _ in 0..n {
+                t.observe(&o);
+            }
+        };
+        let p = |n, g, w| {
+            let mut o = sync_obs(n, g, w, true);
+            o.wall_s = 0.05;
+            o
+        };
+        let cs = p(50, 0.001, 0.0);
+        let f = p(50, 0.0015, 0.0005);
+        let dc = p(2, 0.02, 0.001);
+        periods(cs, 30, &mut t);
+        assert_eq!(t.class(), Some(CoschedClass::RequiresCoscheduling));
+        periods(f, 30, &mut t);
+        assert_eq!(t.class(), Some(CoschedClass::PrefersCoscheduling));
+        periods(dc, 30, &mut t);
+        assert_eq!(t.class(), Some(CoschedClass::DoesNotCare));
+    }
+
+    #[test]
+    fn tracker_config_is_validated() {
+        let mut c = ClassifierConfig {
+            revise_after: 0,
+            ..ClassifierConfig::default()
+        };
+        assert_eq!(Classifier::new(c).unwrap_err().field, "revise_after");
+        c.revise_after = 1;
+        c.window_s = -0.5;
+        assert_eq!(Classifier::new(c).unwrap_err().field, "window_s");
+        // Both keys have serde defaults.
+        let parsed: ClassifierConfig = toml::from_str("window_s = 2.0").unwrap();
+        assert_eq!(parsed.window_s, 2.0);
+        assert_eq!(parsed.revise_after, 2);
+    }
+
     fn arb_obs() -> impl Strategy<Value = Observation> {
         (
             0u32..1000,
@@ -447,6 +732,7 @@ mod tests {
                 blocking_rate: b,
                 coarse_grain_s: g,
                 frustrated_wait_ratio: r,
+                ..ClassifierConfig::default()
             }
         })
     }
@@ -465,6 +751,71 @@ mod tests {
             prop_assert_eq!(sum(&sum(&a, &b), &c), sum(&a, &sum(&b, &c)));
             prop_assert_eq!(sum(&a, &b), sum(&b, &a));
             prop_assert_eq!(sum(&a, &Observation::default()), a);
+        }
+
+
+        #[test]
+        fn tracker_nothing_before_discovery(cfg in arb_config(), o in arb_obs(), n in 1usize..40) {
+            let mut t = ClassTracker::new(Classifier::new(cfg).unwrap());
+            for _ in 0..n {
+                let change = t.observe(&o);
+                let decided = t.observed_s() >= cfg.discovery_s;
+                prop_assert_eq!(t.class().is_some(), decided);
+                if !decided {
+                    prop_assert_eq!(change, None);
+                }
+            }
+        }
+
+        #[test]
+        fn tracker_constant_behaviour_never_flips(
+            cfg in arb_config(), o in arb_obs(), n in 1usize..200, revise in 1u32..4
+        ) {
+            let cfg = ClassifierConfig { revise_after: revise, window_s: cfg.discovery_s * 2.0, ..cfg };
+            let mut t = ClassTracker::new(Classifier::new(cfg).unwrap());
+            for _ in 0..n {
+                t.observe(&o);
+            }
+            prop_assert!(t.history().len() <= 1);
+            if let Some(c) = t.class() {
+                prop_assert_eq!(Some(c), t.classifier().classify(&t.window_observation()));
+            }
+        }
+
+        #[test]
+        fn tracker_follows_a_changed_behaviour(
+            cfg in arb_config(), a in arb_obs(), b in arb_obs(),
+            window in 0u32..128, revise in 1u32..4
+        ) {
+            let cfg = ClassifierConfig {
+                window_s: window as f64 / 64.0,
+                revise_after: revise,
+                ..cfg
+            };
+            let cover = cfg.window_s.max(cfg.discovery_s);
+            let (mut a, mut b) = (a, b);
+            a.wall_s = a.wall_s.max(1.0 / 64.0);
+            b.wall_s = b.wall_s.max(1.0 / 64.0);
+            let classifier = Classifier::new(cfg).unwrap();
+            let periods = |o: &Observation| (cover / o.wall_s).ceil().max(1.0) as usize;
+            let settle = |o: &Observation| {
+                let mut t = ClassTracker::new(classifier);
+                for _ in 0..periods(o) + 1 {
+                    t.observe(o);
+                }
+                t
+            };
+            let mut t = settle(&a);
+            let ca = t.class().unwrap();
+            let cb = settle(&b).class().unwrap();
+            let bound = periods(&b) + revise as usize;
+            for _ in 0..bound {
+                t.observe(&b);
+            }
+            prop_assert_eq!(t.class(), Some(cb));
+            if ca != cb {
+                prop_assert!(t.history().len() >= 2);
+            }
         }
 
         #[test]
