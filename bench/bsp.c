@@ -2,10 +2,13 @@
  * on N threads (pthreads) or N processes (fork + a barrier in shared memory).
  *
  *   bsp --threads N --iters K --grain-us G --wait spin|block|spinblock
- *       [--spin-us S] [--procs] [--loops-per-us L]
+ *       [--spin-us S] [--procs] [--loops-per-us L] [--mult M0,M1,...]
  *
  * Waiting at the barrier: spin (busy-wait on the generation counter), block
  * (futex wait), or spinblock (spin S us, default 50, then futex wait).
+ * --mult gives per-worker compute multipliers: worker i computes G x M[i] us
+ * per iteration (load imbalance, e.g. `--threads 2 --mult 1,2`); workers
+ * beyond the list use the last value; default 1 for all.
  * Compute is a fixed amount of work (a calibrated arithmetic loop), not a
  * wall-clock delay, so a descheduled worker makes no progress. The main
  * thread (process) is worker 0, so a job of N workers has exactly N tasks.
@@ -41,6 +44,9 @@ struct shared {
 static int nthreads = 2, procs = 0;
 static long iters = 1000;
 static double grain_us = 1000, spin_us = 50, loops_per_us = 0;
+#define MAX_MULT 1024
+static double mult[MAX_MULT];
+static int nmult = 0;
 static enum wait_mode mode = SPIN;
 static struct shared *sh;
 static volatile uint64_t sink;
@@ -106,7 +112,8 @@ static void barrier(void) {
 
 static void *worker(void *arg) {
     long id = (long)arg;
-    uint64_t n = (uint64_t)(grain_us * loops_per_us);
+    double m = nmult == 0 ? 1.0 : mult[id < nmult ? id : nmult - 1];
+    uint64_t n = (uint64_t)(grain_us * m * loops_per_us);
     barrier();
     if (id == 0) sh->t0 = now();
     for (long i = 0; i < iters; i++) {
@@ -119,7 +126,7 @@ static void *worker(void *arg) {
 
 static void usage(void) {
     fprintf(stderr, "usage: bsp --threads N --iters K --grain-us G --wait spin|block|spinblock "
-                    "[--spin-us S] [--procs] [--loops-per-us L]\n");
+                    "[--spin-us S] [--procs] [--loops-per-us L] [--mult M0,M1,...]\n");
     exit(2);
 }
 
@@ -134,6 +141,20 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--grain-us")) grain_us = atof(v);
         else if (!strcmp(a, "--spin-us")) spin_us = atof(v);
         else if (!strcmp(a, "--loops-per-us")) loops_per_us = atof(v);
+        else if (!strcmp(a, "--mult")) {
+            const char *p = v;
+            nmult = 0;
+            while (*p) {
+                char *end;
+                double x = strtod(p, &end);
+                if (end == p || x < 0 || nmult >= MAX_MULT) usage();
+                mult[nmult++] = x;
+                p = end;
+                if (*p == ',') p++;
+                else if (*p) usage();
+            }
+            if (nmult == 0) usage();
+        }
         else if (!strcmp(a, "--wait")) {
             if (!strcmp(v, "spin")) mode = SPIN;
             else if (!strcmp(v, "block")) mode = BLOCK;
@@ -175,9 +196,11 @@ int main(int argc, char **argv) {
                  kids.ru_stime.tv_sec + kids.ru_stime.tv_usec * 1e-6;
     static const char *names[] = {"spin", "block", "spinblock"};
     printf("{\"threads\": %d, \"iters\": %ld, \"grain_us\": %g, \"wait\": \"%s\", \"spin_us\": %g, "
-           "\"procs\": %s, \"loops_per_us\": %.1f, \"runtime_s\": %.6f, \"total_s\": %.6f, "
-           "\"cpu_s\": %.6f}\n",
-           nthreads, iters, grain_us, names[mode], spin_us, procs ? "true" : "false", loops_per_us,
-           sh->t1 - sh->t0, end - start, cpu);
+           "\"procs\": %s, \"loops_per_us\": %.1f, \"mult\": [",
+           nthreads, iters, grain_us, names[mode], spin_us, procs ? "true" : "false", loops_per_us);
+    for (int t = 0; t < nthreads; t++)
+        printf("%s%g", t ? ", " : "", nmult == 0 ? 1.0 : mult[t < nmult ? t : nmult - 1]);
+    printf("], \"runtime_s\": %.6f, \"total_s\": %.6f, \"cpu_s\": %.6f}\n", sh->t1 - sh->t0,
+           end - start, cpu);
     return 0;
 }
