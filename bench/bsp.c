@@ -3,12 +3,16 @@
  *
  *   bsp --threads N --iters K --grain-us G --wait spin|block|spinblock
  *       [--spin-us S] [--procs] [--loops-per-us L] [--mult M0,M1,...]
+ *       [--then K2,G2,WAIT2]
  *
  * Waiting at the barrier: spin (busy-wait on the generation counter), block
  * (futex wait), or spinblock (spin S us, default 50, then futex wait).
  * --mult gives per-worker compute multipliers: worker i computes G x M[i] us
  * per iteration (load imbalance, e.g. `--threads 2 --mult 1,2`); workers
  * beyond the list use the last value; default 1 for all.
+ * --then runs a second phase after the K iterations: K2 iterations of G2 us
+ * (times the multipliers) waiting with WAIT2 -- a job whose behaviour
+ * changes mid-run (e.g. `--wait block --then 1000,1000,spin`).
  * Compute is a fixed amount of work (a calibrated arithmetic loop), not a
  * wall-clock delay, so a descheduled worker makes no progress. The main
  * thread (process) is worker 0, so a job of N workers has exactly N tasks.
@@ -47,7 +51,9 @@ static double grain_us = 1000, spin_us = 50, loops_per_us = 0;
 #define MAX_MULT 1024
 static double mult[MAX_MULT];
 static int nmult = 0;
-static enum wait_mode mode = SPIN;
+static enum wait_mode mode = SPIN, mode2 = SPIN;
+static long iters2 = 0;
+static double grain2_us = 0;
 static struct shared *sh;
 static volatile uint64_t sink;
 
@@ -86,13 +92,13 @@ static void calibrate(void) {
     loops_per_us = best > 0 ? best : 100;
 }
 
-static void barrier(void) {
+static void barrier(enum wait_mode mode) {
     uint32_t g = atomic_load_explicit(&sh->gen, memory_order_acquire);
     if (atomic_fetch_add(&sh->count, 1) + 1 == (uint32_t)nthreads) {
         atomic_store(&sh->count, 0);
         atomic_fetch_add_explicit(&sh->gen, 1, memory_order_release);
-        if (mode != SPIN && atomic_load(&sh->sleepers) > 0)
-            futex(&sh->gen, FUTEX_WAKE, INT32_MAX);
+        /* Whatever this thread's mode: others may sleep (phase change). */
+        if (atomic_load(&sh->sleepers) > 0) futex(&sh->gen, FUTEX_WAKE, INT32_MAX);
         return;
     }
     if (mode != BLOCK) {
@@ -114,19 +120,32 @@ static void *worker(void *arg) {
     long id = (long)arg;
     double m = nmult == 0 ? 1.0 : mult[id < nmult ? id : nmult - 1];
     uint64_t n = (uint64_t)(grain_us * m * loops_per_us);
-    barrier();
+    barrier(mode);
     if (id == 0) sh->t0 = now();
     for (long i = 0; i < iters; i++) {
         sink += work(n);
-        barrier();
+        barrier(mode);
+    }
+    n = (uint64_t)(grain2_us * m * loops_per_us);
+    for (long i = 0; i < iters2; i++) {
+        sink += work(n);
+        barrier(mode2);
     }
     if (id == 0) sh->t1 = now();
     return NULL;
 }
 
+static int parse_mode(const char *v, enum wait_mode *out) {
+    if (!strcmp(v, "spin")) *out = SPIN;
+    else if (!strcmp(v, "block")) *out = BLOCK;
+    else if (!strcmp(v, "spinblock")) *out = SPINBLOCK;
+    else return -1;
+    return 0;
+}
+
 static void usage(void) {
     fprintf(stderr, "usage: bsp --threads N --iters K --grain-us G --wait spin|block|spinblock "
-                    "[--spin-us S] [--procs] [--loops-per-us L] [--mult M0,M1,...]\n");
+                    "[--spin-us S] [--procs] [--loops-per-us L] [--mult M0,M1,...] [--then K2,G2,WAIT2]\n");
     exit(2);
 }
 
@@ -156,10 +175,12 @@ int main(int argc, char **argv) {
             if (nmult == 0) usage();
         }
         else if (!strcmp(a, "--wait")) {
-            if (!strcmp(v, "spin")) mode = SPIN;
-            else if (!strcmp(v, "block")) mode = BLOCK;
-            else if (!strcmp(v, "spinblock")) mode = SPINBLOCK;
-            else usage();
+            if (parse_mode(v, &mode)) usage();
+        } else if (!strcmp(a, "--then")) {
+            char w[32];
+            if (sscanf(v, "%ld,%lf,%31s", &iters2, &grain2_us, w) != 3 || iters2 < 0 ||
+                grain2_us < 0 || parse_mode(w, &mode2))
+                usage();
         } else usage();
         i++;
     }
@@ -200,7 +221,12 @@ int main(int argc, char **argv) {
            nthreads, iters, grain_us, names[mode], spin_us, procs ? "true" : "false", loops_per_us);
     for (int t = 0; t < nthreads; t++)
         printf("%s%g", t ? ", " : "", nmult == 0 ? 1.0 : mult[t < nmult ? t : nmult - 1]);
-    printf("], \"runtime_s\": %.6f, \"total_s\": %.6f, \"cpu_s\": %.6f}\n", sh->t1 - sh->t0,
+    if (iters2 > 0)
+        printf("], \"then\": {\"iters\": %ld, \"grain_us\": %g, \"wait\": \"%s\"}", iters2,
+               grain2_us, names[mode2]);
+    else
+        printf("]");
+    printf(", \"runtime_s\": %.6f, \"total_s\": %.6f, \"cpu_s\": %.6f}\n", sh->t1 - sh->t0,
            end - start, cpu);
     return 0;
 }
