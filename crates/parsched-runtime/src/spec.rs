@@ -168,6 +168,14 @@ pub struct RunSpec {
     /// every gang frozen, the DC jobs alone. 0 disables DC slots (DC jobs
     /// then only fill idle time). Default 0.1.
     pub dc_min_share: f64,
+    /// FCS policy: F jobs filling another F job's slot run at SCHED_IDLE
+    /// (`true`: only where the slot's owner leaves a processor idle) or at
+    /// normal priority (`false`, the default: the slot's F jobs share its
+    /// processors through the Linux scheduler, interleaving as their threads
+    /// spin-block — seed 002's imbalanced jobs 1 and 2 complement each
+    /// other; at SCHED_IDLE the filler's threads on the processor of the
+    /// owner's busier thread would get nothing and hold its barrier back).
+    pub fcs_fill_idle: bool,
     /// Fork a supervisor that thaws everything if the controller dies.
     pub supervisor: bool,
     /// Thaw stale groups of dead controllers before starting.
@@ -197,6 +205,7 @@ impl Default for RunSpec {
             fcs_coarse_grain_s: 0.01,
             fcs_frustrated_wait_ratio: 0.25,
             dc_min_share: 0.1,
+            fcs_fill_idle: false,
             supervisor: true,
             recover: true,
             jobs: Vec::new(),

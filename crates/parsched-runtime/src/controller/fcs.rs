@@ -5,12 +5,13 @@
 //!
 //! * **CS** (requires coscheduling): a gang in the matrix, thawed only in its
 //!   slot (dedicated processors).
-//! * **F** (prefers coscheduling): a gang in the matrix, thawed at normal
-//!   priority in its slot; in the slot of another F job (a slot with no CS or
-//!   unclassified job) it is thawed too, unpinned, at `SCHED_IDLE` — it runs
-//!   only where the slot's owner leaves a processor idle (the owner stalls:
-//!   its threads block), and is frozen again at the slot's end. In CS slots it
-//!   is frozen.
+//! * **F** (prefers coscheduling): a gang in the matrix, thawed in its slot
+//!   but not pinned; in the slot of another F job (a slot with no CS or
+//!   unclassified job) it is thawed too, unpinned, as a filler — at normal
+//!   priority (the default: the F jobs share the slot's processors as their
+//!   threads spin-block) or, with `fcs_fill_idle`, at `SCHED_IDLE` (it runs
+//!   only where the slot's owner stalls) — and is frozen again at the slot's
+//!   end. In CS slots it is frozen.
 //! * **DC** (does not care): released from the matrix (its cells freed),
 //!   thawed for good, unpinned, at `SCHED_IDLE`: it fills idle processors.
 //!   Its share is bounded below: when a released job got less than
@@ -347,7 +348,9 @@ impl Controller {
                 && !self.sched.is_running(j.gang)
                 && self.sched.matrix().allocation(j.gang).is_some();
             if other_f {
-                self.set_idle(i, true);
+                if self.spec.fcs_fill_idle {
+                    self.set_idle(i, true);
+                }
                 self.unpin(i);
                 self.thaw_outside_slot(i)?;
                 self.jobs[i].fcs.filling = true;
@@ -389,6 +392,17 @@ impl Controller {
             self.set_idle(i, false);
         }
         self.jobs[i].fcs.filling = false;
+    }
+
+    /// FCS: an F job is not spread over its cells (unpinned instead, once).
+    pub(super) fn fcs_unpinned(&mut self, i: usize) -> bool {
+        if !self.is_fcs() || self.jobs[i].fcs.class() != Some(CoschedClass::PrefersCoscheduling) {
+            return false;
+        }
+        if !self.jobs[i].pinned.is_empty() {
+            self.unpin(i);
+        }
+        true
     }
 
     /// Whether any released (DC) job is alive.

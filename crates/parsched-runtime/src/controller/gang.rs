@@ -260,6 +260,13 @@ impl Controller {
             if !self.jobs[i].live() {
                 continue;
             }
+            // FCS: F jobs (spin-block) are not pinned: they share their
+            // slot with the other F jobs, and the kernel balances threads
+            // that block; a pinned thread cannot leave a processor taken by
+            // another job's thread or by foreign load.
+            if self.fcs_unpinned(i) {
+                continue;
+            }
             let Some(a) = self.sched.matrix().allocation(g) else {
                 continue;
             };
