@@ -74,8 +74,15 @@ pub(super) struct FcsJob {
     pub(super) filling: bool,
     /// Its threads were set to SCHED_IDLE.
     pub(super) idle: bool,
-    /// (run, wait) ns at its release (DC share).
-    pub(super) since_release: Option<(u64, u64)>,
+    /// (run, wait) ns and the moment at its release (DC share).
+    pub(super) since_release: Option<(u64, u64, Instant)>,
+    /// Seconds of DC slots since its release.
+    pub(super) dc_slot_s: f64,
+    /// Thread-seconds it wanted a processor since its release, sampled at
+    /// each switch (threads runnable then × time since the last sample,
+    /// at most P), and when it was last sampled.
+    pub(super) wanted_s: f64,
+    pub(super) sampled: Option<Instant>,
 }
 
 impl FcsJob {
@@ -90,6 +97,9 @@ impl FcsJob {
             filling: false,
             idle: false,
             since_release: None,
+            dc_slot_s: 0.0,
+            wanted_s: 0.0,
+            sampled: None,
         }
     }
 
@@ -159,6 +169,13 @@ impl Controller {
             blocked_s: (thread_s - cpu_s).max(0.0),
             ..Default::default()
         };
+        // A released job that barely ran (it starved at SCHED_IDLE, or
+        // slept) shows nothing of its behaviour: schedstat credits a waiting
+        // thread's run-queue wait only once it runs, so starving would look
+        // like blocking without switches. Such periods are skipped.
+        if self.jobs[i].fcs.released && cpu_s < 0.05 * threads * dt {
+            return None;
+        }
         let t = self.t0.elapsed().as_secs_f64();
         let f = &mut self.jobs[i].fcs;
         f.observed.add(&period);
@@ -229,7 +246,10 @@ impl Controller {
         let f = &mut self.jobs[i].fcs;
         f.released = true;
         f.filling = false;
-        f.since_release = Some((now.run_ns, now.wait_ns));
+        f.since_release = Some((now.run_ns, now.wait_ns, Instant::now()));
+        f.dc_slot_s = 0.0;
+        f.wanted_s = 0.0;
+        f.sampled = Some(Instant::now());
         Ok(())
     }
 
@@ -359,10 +379,38 @@ impl Controller {
         Ok(())
     }
 
-    /// FCS: whether the next slot is a DC slot (a released job got less than
-    /// `dc_min_share` of the CPU time it wanted since its release).
-    pub(super) fn fcs_dc_owed(&self) -> bool {
-        if !self.is_fcs() || self.spec.dc_min_share <= 0.0 || self.in_dc_slot {
+    /// FCS: whether the next slot is a DC slot: a released job got less than
+    /// `dc_min_share` of the CPU time it wanted since its release, and DC
+    /// slots took less than `dc_min_share` of the wall time since then (so
+    /// DC slots cost the gangs at most about that share, even when foreign
+    /// load keeps the DC job short in its own slots). "Wanted" is sampled:
+    /// schedstat's run-queue wait is credited only once a waiting thread
+    /// runs, so a starving thread shows none; instead, at each switch, the
+    /// threads found runnable (state `R`) count as wanting a processor since
+    /// the last switch (at most P of them).
+    pub(super) fn fcs_dc_owed(&mut self) -> bool {
+        if !self.is_fcs() || self.spec.dc_min_share <= 0.0 {
+            return false;
+        }
+        let p = self.topo.cpus.len().max(1);
+        for i in 0..self.jobs.len() {
+            if !(self.jobs[i].live() && self.jobs[i].fcs.released) {
+                continue;
+            }
+            let mut runnable = 0usize;
+            for pid in self.freezer.pids(&self.jobs[i].group).unwrap_or_default() {
+                for tid in procfs::tasks(pid) {
+                    if crate::cgroup::task_state(pid, tid) == Some('R') {
+                        runnable += 1;
+                    }
+                }
+            }
+            let f = &mut self.jobs[i].fcs;
+            if let Some(t) = f.sampled.replace(Instant::now()) {
+                f.wanted_s += t.elapsed().as_secs_f64() * runnable.min(p) as f64;
+            }
+        }
+        if self.in_dc_slot {
             return false;
         }
         // Only when gangs compete with the released jobs.
@@ -373,16 +421,19 @@ impl Controller {
         if !gangs {
             return false;
         }
-        let min_wanted = self.spec.slot.as_nanos() as f64 / 2.0;
+        let min_wanted = self.spec.slot.as_secs_f64() / 2.0;
+        let share = self.spec.dc_min_share;
         (0..self.jobs.len()).any(|i| {
             let j = &self.jobs[i];
-            let Some((r0, w0)) = j.fcs.since_release.filter(|_| j.live()) else {
+            let Some((r0, _, at)) = j.fcs.since_release.filter(|_| j.live()) else {
                 return false;
             };
-            let now = self.job_proc(i);
-            let got = now.run_ns.saturating_sub(r0) as f64;
-            let wanted = got + now.wait_ns.saturating_sub(w0) as f64;
-            wanted >= min_wanted && got < self.spec.dc_min_share * wanted
+            if j.fcs.dc_slot_s >= share * at.elapsed().as_secs_f64() {
+                return false;
+            }
+            let got = self.job_proc(i).run_ns.saturating_sub(r0) as f64 / 1e9;
+            let wanted = j.fcs.wanted_s.max(got);
+            wanted >= min_wanted && got < share * wanted
         })
     }
 
@@ -403,6 +454,26 @@ impl Controller {
             self.unpin(i);
         }
         true
+    }
+
+    /// FCS: a DC slot starts: the released jobs run at normal priority in it
+    /// (at SCHED_IDLE, foreign load would still take their processors).
+    pub(super) fn fcs_start_dc_slot(&mut self) {
+        for i in 0..self.jobs.len() {
+            if self.jobs[i].live() && self.jobs[i].fcs.released {
+                self.set_idle(i, false);
+            }
+        }
+    }
+
+    /// FCS: a DC slot of `secs` ended: accounted to the released jobs (they
+    /// go back to SCHED_IDLE in `fcs_end_period`).
+    pub(super) fn fcs_end_dc_slot(&mut self, secs: f64) {
+        for j in &mut self.jobs {
+            if j.fcs.released {
+                j.fcs.dc_slot_s += secs;
+            }
+        }
     }
 
     /// Whether any released (DC) job is alive.

@@ -88,7 +88,9 @@ impl Controller {
         self.check_unconfirmed();
         let t = Instant::now();
         if let Some(s) = self.dc_slot_since.take() {
-            self.stats.dc_slot_s += s.elapsed().as_secs_f64();
+            let secs = s.elapsed().as_secs_f64();
+            self.stats.dc_slot_s += secs;
+            self.fcs_end_dc_slot(secs);
         }
         // FCS: close the observation periods and apply class changes (jobs
         // that became DC leave the matrix and stay thawed; released jobs
@@ -159,6 +161,7 @@ impl Controller {
             // FCS: a DC slot; the rotation resumes after it.
             self.in_dc_slot = true;
             self.dc_slot_since = Some(Instant::now());
+            self.fcs_start_dc_slot();
             self.stats.dc_slots += 1;
             self.record(from, None, early);
             if let Some(r) = self.trace.last_mut() {
