@@ -31,8 +31,9 @@ sized to this machine:
     less synchronous jobs spin-block]; the classes it assigned over time are
     reported per job.
 
-Each scheme runs ``reps`` times; the run with the median makespan is
-reported, with every makespan and the 1-minute load average before each run
+Each scheme runs ``reps`` times (repetition-major: every scheme once, then
+again, so a drift in foreign load does not favour one); the run with the
+median makespan is reported, with every makespan and the 1-minute load average before each run
 (the machine is shared: foreign load slows spinning jobs most).
 """
 
@@ -174,12 +175,16 @@ def table1_real(bsp_path: str, schemes: Sequence[str] = ("default", "gang", "fcs
     import tempfile
 
     rows = []
+    results: dict[str, list[dict[str, Any]]] = {s: [] for s in schemes}
     with tempfile.TemporaryDirectory(prefix="parsched-table1-") as work:
-        for scheme in schemes:
-            runs = []
-            for r in range(n):
+        # Repetition-major order: foreign load drifts, and drift should not
+        # favour the scheme that happened to run first.
+        for r in range(n):
+            for scheme in schemes:
                 say(f"table 1 ({p} CPUs, solo {solo:g} s): {scheme}, run {r + 1}/{n}")
-                runs.append(_once(scheme, bsp_path, p, iters, lpu, work))
+                results[scheme].append(_once(scheme, bsp_path, p, iters, lpu, work))
+        for scheme in schemes:
+            runs = results[scheme]
             spans = [x["makespan_s"] for x in runs]
             med = sorted(runs, key=lambda x: x["makespan_s"])[(len(runs) - 1) // 2]
             row: dict[str, Any] = {

@@ -379,6 +379,43 @@ impl Controller {
         Ok(())
     }
 
+    /// FCS: the jobs of the ending slot (and fillers) that the next slot
+    /// thaws again anyway — the next slot is an F slot, so its F jobs and
+    /// every other F job run in it. They are not frozen at the switch: a
+    /// freeze and thaw would cost them the scheduler's time to get all their
+    /// threads running again (≈10 ms for 8 busy threads, see the notes).
+    /// Empty when jobs wait for admission (the rotation may then differ from
+    /// the look-ahead).
+    pub(super) fn fcs_kept_thawed(&self) -> Vec<usize> {
+        if !self.is_fcs() || self.sched.waiting().len() > 0 {
+            return Vec::new();
+        }
+        let live: Vec<bool> = self.jobs.iter().map(|j| j.live()).collect();
+        let Some(next) = self.sched.peek(|g| live[g.0 as usize]) else {
+            return Vec::new();
+        };
+        let f = |i: usize| self.jobs[i].fcs.class() == Some(CoschedClass::PrefersCoscheduling);
+        let owners: Vec<usize> = self
+            .sched
+            .matrix()
+            .gangs_of(next)
+            .iter()
+            .map(|g| g.0 as usize)
+            .filter(|&i| live[i])
+            .collect();
+        if owners.is_empty() || !owners.iter().all(|&i| f(i)) {
+            return Vec::new();
+        }
+        (0..self.jobs.len())
+            .filter(|&i| {
+                live[i]
+                    && f(i)
+                    && !self.jobs[i].fcs.released
+                    && self.sched.matrix().allocation(self.jobs[i].gang).is_some()
+            })
+            .collect()
+    }
+
     /// FCS: whether the next slot is a DC slot: a released job got less than
     /// `dc_min_share` of the CPU time it wanted since its release, and DC
     /// slots took less than `dc_min_share` of the wall time since then (so

@@ -130,6 +130,11 @@ impl Controller {
                 ending.push(i);
             }
         }
+        // FCS: F jobs the next (F) slot runs again stay thawed.
+        if !dc_next {
+            let keep = self.fcs_kept_thawed();
+            ending.retain(|i| !keep.contains(i));
+        }
         for &i in &ending {
             self.request_freeze_job(i)?;
         }
