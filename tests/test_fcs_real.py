@@ -70,6 +70,9 @@ def test_table1_real_rejects_bad_input(tmp_path):
     assert e.value.field == "scheme"
     with pytest.raises(parsched.ConfigError):
         fcs_real.table1_real(BSP, solo_s=0)
+    with pytest.raises(parsched.ConfigError) as e:
+        fcs_real.table1_real(BSP, waiting={"fcs": "yield"})
+    assert e.value.field == "waiting"
 
 
 @pytest.mark.skipif(_runtime_missing() is None, reason="runs only where the runtime is unavailable")

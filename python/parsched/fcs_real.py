@@ -42,7 +42,7 @@ from __future__ import annotations
 import os
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .errors import ConfigError, RuntimeUnavailable
@@ -107,9 +107,8 @@ def _run(jobs: list[dict[str, Any]], policy: str) -> dict[str, Any]:
     return out
 
 
-def _once(scheme: str, bsp: str, p: int, iters: int, lpu: float,
-          work: str) -> dict[str, Any]:
-    wait = WAITING[scheme]
+def _once(scheme: str, bsp: str, p: int, iters: int, lpu: float, work: str,
+          wait: str) -> dict[str, Any]:
     jobs = [{"name": f"job{k + 1}", "argv": _argv(bsp, p, iters, m, wait, lpu), "width": p,
              "stdout": os.path.join(work, f"{scheme}.job{k + 1}.out")}
             for k, m in enumerate(job_multipliers(p))]
@@ -138,7 +137,8 @@ def _once(scheme: str, bsp: str, p: int, iters: int, lpu: float,
 
 def table1_real(bsp_path: str, schemes: Sequence[str] = ("default", "gang", "fcs"),
                 solo_s: float | None = None, reps: int | None = None, quick: bool = False,
-                progress: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
+                progress: Callable[[str], None] | None = None,
+                waiting: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """Runs seed 002's Table 1 workload on this machine under each scheme.
 
     Returns one dict per scheme (in the order given): ``scheme``, ``policy``,
@@ -148,7 +148,9 @@ def table1_real(bsp_path: str, schemes: Sequence[str] = ("default", "gang", "fcs
     average before that run), ``makespans`` (every run's), ``reps``, ``procs``,
     ``iters``, ``solo_s``, ``switches``, ``dc_slots`` and, for ``fcs``,
     ``classes``: per job the list of ``[t_s, class]`` it went through. Defaults:
-    ``solo_s`` 5 (``quick``: 0.5), ``reps`` 3 (``quick``: 1). Raises
+    ``solo_s`` 5 (``quick``: 0.5), ``reps`` 3 (``quick``: 1). ``waiting``
+    overrides a scheme's barrier waiting (``{"fcs": "block"}``; default
+    :data:`WAITING`). Raises
     :class:`~parsched.RuntimeUnavailable` where the runtime cannot freeze jobs.
     """
     from .reproduce_desktop import calibrate
@@ -156,6 +158,11 @@ def table1_real(bsp_path: str, schemes: Sequence[str] = ("default", "gang", "fcs
     for s in schemes:
         if s not in SCHEMES:
             raise ConfigError("scheme", f"unknown scheme {s!r}", ", ".join(SCHEMES))
+    waits = {**WAITING, **dict(waiting or {})}
+    for s, w in waits.items():
+        if s not in SCHEMES or w not in ("spin", "block", "spinblock"):
+            raise ConfigError("waiting", f"{s!r}: {w!r}",
+                              "a scheme mapped to spin, block or spinblock")
     solo = float(solo_s if solo_s is not None else (0.5 if quick else 5.0))
     n = int(reps if reps is not None else (1 if quick else 3))
     if not solo > 0:
@@ -182,13 +189,14 @@ def table1_real(bsp_path: str, schemes: Sequence[str] = ("default", "gang", "fcs
         for r in range(n):
             for scheme in schemes:
                 say(f"table 1 ({p} CPUs, solo {solo:g} s): {scheme}, run {r + 1}/{n}")
-                results[scheme].append(_once(scheme, bsp_path, p, iters, lpu, work))
+                results[scheme].append(_once(scheme, bsp_path, p, iters, lpu, work,
+                                             waits[scheme]))
         for scheme in schemes:
             runs = results[scheme]
             spans = [x["makespan_s"] for x in runs]
             med = sorted(runs, key=lambda x: x["makespan_s"])[(len(runs) - 1) // 2]
             row: dict[str, Any] = {
-                "scheme": scheme, "policy": POLICY[scheme], "waiting": WAITING[scheme],
+                "scheme": scheme, "policy": POLICY[scheme], "waiting": waits[scheme],
                 "job1_s": med["job_s"][0], "job2_s": med["job_s"][1], "job3_s": med["job_s"][2],
                 "makespan_s": med["makespan_s"], "optimum_s": optimum,
                 "vs_optimum": med["makespan_s"] / optimum - 1.0,
