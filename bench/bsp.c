@@ -2,10 +2,17 @@
  * on N threads (pthreads) or N processes (fork + a barrier in shared memory).
  *
  *   bsp --threads N --iters K --grain-us G --wait spin|block|spinblock
- *       [--spin-us S] [--procs] [--loops-per-us L]
+ *       [--spin-us S] [--procs] [--loops-per-us L] [--mult M0,M1,...]
+ *       [--then K2,G2,WAIT2]
  *
  * Waiting at the barrier: spin (busy-wait on the generation counter), block
  * (futex wait), or spinblock (spin S us, default 50, then futex wait).
+ * --mult gives per-worker compute multipliers: worker i computes G x M[i] us
+ * per iteration (load imbalance, e.g. `--threads 2 --mult 1,2`); workers
+ * beyond the list use the last value; default 1 for all.
+ * --then runs a second phase after the K iterations: K2 iterations of G2 us
+ * (times the multipliers) waiting with WAIT2 -- a job whose behaviour
+ * changes mid-run (e.g. `--wait block --then 1000,1000,spin`).
  * Compute is a fixed amount of work (a calibrated arithmetic loop), not a
  * wall-clock delay, so a descheduled worker makes no progress. The main
  * thread (process) is worker 0, so a job of N workers has exactly N tasks.
@@ -41,7 +48,12 @@ struct shared {
 static int nthreads = 2, procs = 0;
 static long iters = 1000;
 static double grain_us = 1000, spin_us = 50, loops_per_us = 0;
-static enum wait_mode mode = SPIN;
+#define MAX_MULT 1024
+static double mult[MAX_MULT];
+static int nmult = 0;
+static enum wait_mode mode = SPIN, mode2 = SPIN;
+static long iters2 = 0;
+static double grain2_us = 0;
 static struct shared *sh;
 static volatile uint64_t sink;
 
@@ -80,13 +92,13 @@ static void calibrate(void) {
     loops_per_us = best > 0 ? best : 100;
 }
 
-static void barrier(void) {
+static void barrier(enum wait_mode mode) {
     uint32_t g = atomic_load_explicit(&sh->gen, memory_order_acquire);
     if (atomic_fetch_add(&sh->count, 1) + 1 == (uint32_t)nthreads) {
         atomic_store(&sh->count, 0);
         atomic_fetch_add_explicit(&sh->gen, 1, memory_order_release);
-        if (mode != SPIN && atomic_load(&sh->sleepers) > 0)
-            futex(&sh->gen, FUTEX_WAKE, INT32_MAX);
+        /* Whatever this thread's mode: others may sleep (phase change). */
+        if (atomic_load(&sh->sleepers) > 0) futex(&sh->gen, FUTEX_WAKE, INT32_MAX);
         return;
     }
     if (mode != BLOCK) {
@@ -106,20 +118,34 @@ static void barrier(void) {
 
 static void *worker(void *arg) {
     long id = (long)arg;
-    uint64_t n = (uint64_t)(grain_us * loops_per_us);
-    barrier();
+    double m = nmult == 0 ? 1.0 : mult[id < nmult ? id : nmult - 1];
+    uint64_t n = (uint64_t)(grain_us * m * loops_per_us);
+    barrier(mode);
     if (id == 0) sh->t0 = now();
     for (long i = 0; i < iters; i++) {
         sink += work(n);
-        barrier();
+        barrier(mode);
+    }
+    n = (uint64_t)(grain2_us * m * loops_per_us);
+    for (long i = 0; i < iters2; i++) {
+        sink += work(n);
+        barrier(mode2);
     }
     if (id == 0) sh->t1 = now();
     return NULL;
 }
 
+static int parse_mode(const char *v, enum wait_mode *out) {
+    if (!strcmp(v, "spin")) *out = SPIN;
+    else if (!strcmp(v, "block")) *out = BLOCK;
+    else if (!strcmp(v, "spinblock")) *out = SPINBLOCK;
+    else return -1;
+    return 0;
+}
+
 static void usage(void) {
     fprintf(stderr, "usage: bsp --threads N --iters K --grain-us G --wait spin|block|spinblock "
-                    "[--spin-us S] [--procs] [--loops-per-us L]\n");
+                    "[--spin-us S] [--procs] [--loops-per-us L] [--mult M0,M1,...] [--then K2,G2,WAIT2]\n");
     exit(2);
 }
 
@@ -134,11 +160,27 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--grain-us")) grain_us = atof(v);
         else if (!strcmp(a, "--spin-us")) spin_us = atof(v);
         else if (!strcmp(a, "--loops-per-us")) loops_per_us = atof(v);
+        else if (!strcmp(a, "--mult")) {
+            const char *p = v;
+            nmult = 0;
+            while (*p) {
+                char *end;
+                double x = strtod(p, &end);
+                if (end == p || x < 0 || nmult >= MAX_MULT) usage();
+                mult[nmult++] = x;
+                p = end;
+                if (*p == ',') p++;
+                else if (*p) usage();
+            }
+            if (nmult == 0) usage();
+        }
         else if (!strcmp(a, "--wait")) {
-            if (!strcmp(v, "spin")) mode = SPIN;
-            else if (!strcmp(v, "block")) mode = BLOCK;
-            else if (!strcmp(v, "spinblock")) mode = SPINBLOCK;
-            else usage();
+            if (parse_mode(v, &mode)) usage();
+        } else if (!strcmp(a, "--then")) {
+            char w[32];
+            if (sscanf(v, "%ld,%lf,%31s", &iters2, &grain2_us, w) != 3 || iters2 < 0 ||
+                grain2_us < 0 || parse_mode(w, &mode2))
+                usage();
         } else usage();
         i++;
     }
@@ -175,9 +217,16 @@ int main(int argc, char **argv) {
                  kids.ru_stime.tv_sec + kids.ru_stime.tv_usec * 1e-6;
     static const char *names[] = {"spin", "block", "spinblock"};
     printf("{\"threads\": %d, \"iters\": %ld, \"grain_us\": %g, \"wait\": \"%s\", \"spin_us\": %g, "
-           "\"procs\": %s, \"loops_per_us\": %.1f, \"runtime_s\": %.6f, \"total_s\": %.6f, "
-           "\"cpu_s\": %.6f}\n",
-           nthreads, iters, grain_us, names[mode], spin_us, procs ? "true" : "false", loops_per_us,
-           sh->t1 - sh->t0, end - start, cpu);
+           "\"procs\": %s, \"loops_per_us\": %.1f, \"mult\": [",
+           nthreads, iters, grain_us, names[mode], spin_us, procs ? "true" : "false", loops_per_us);
+    for (int t = 0; t < nthreads; t++)
+        printf("%s%g", t ? ", " : "", nmult == 0 ? 1.0 : mult[t < nmult ? t : nmult - 1]);
+    if (iters2 > 0)
+        printf("], \"then\": {\"iters\": %ld, \"grain_us\": %g, \"wait\": \"%s\"}", iters2,
+               grain2_us, names[mode2]);
+    else
+        printf("]");
+    printf(", \"runtime_s\": %.6f, \"total_s\": %.6f, \"cpu_s\": %.6f}\n", sh->t1 - sh->t0,
+           end - start, cpu);
     return 0;
 }

@@ -214,8 +214,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     ru = sub.add_parser("run", help=_doc(cmd_run).splitlines()[0],
                         description=_doc(cmd_run), formatter_class=fmt)
-    ru.add_argument("--policy", choices=("gang", "pools", "flexible", "default"), default=None,
-                    help="scheduling policy (default: the job file's, else gang)")
+    ru.add_argument("--policy", choices=("gang", "pools", "fcs", "flexible", "default"),
+                    default=None,
+                    help="scheduling policy (default: the job file's, else gang); flexible is "
+                         "an alias of fcs")
     ru.add_argument("--slot", type=_slot, default=None, metavar="LEN",
                     help="slot length with its unit, e.g. 50ms, 0.05s, 500us (default "
                          "50ms; a bare number is refused)")

@@ -40,9 +40,13 @@ def cmd_run(args: argparse.Namespace) -> int:
       parsched run --policy gang --slot 50ms -- ./a.out ARGS : ./b.out ARGS
 
     Policies: gang (Ousterhout matrix, slots switched by freezing each job's
-    cgroup), pools (cpusets from the topology), flexible (gang only the jobs that
-    spin), default (start all, let Linux schedule). Prints each job's exit status,
-    wall time, CPU time, time suspended and slots, and the controller's stats.
+    cgroup), pools (cpusets from the topology), fcs (flexible coscheduling: each
+    job classified from /proc and revised as it changes -- CS jobs get dedicated
+    slots, F jobs slots and fill other F slots, DC jobs fill idle processors with
+    a guaranteed share; `flexible` is an alias), default (start all, let Linux
+    schedule). Prints each job's exit status, wall time, CPU time, time suspended
+    and slots (under fcs also its classes over time), and the controller's stats;
+    --json reports each job's classes as a list of [t_s, class].
     Exit status 0 if every job succeeded, 1 if any failed, 2 on bad input. Needs
     cgroups (root or a delegated cgroup) except with --backend signal.
     """
@@ -86,6 +90,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         "slots": int(r["slots_run"]),
         "width": r["width"] if r["width"] is not None else "",
         "cpus": ",".join(str(c) for c in r["cpus"]),
+        **({"classes": " ".join(f"{c}@{float(t):.1f}s" for t, c in r.get("classes", []))}
+           if spec.get("policy") in ("fcs", "flexible") else {}),
     } for r in reports]
     con = _console()
     con.print(f"parsched run: policy {spec.get('policy', 'gang')}, slot "
@@ -99,6 +105,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         ("longest switch (ms)", float(stats["max_switch_s"]) * 1e3),
         ("time spreading threads (ms)", float(stats["spread_s"]) * 1e3),
         ("controller CPU (s)", float(stats["cpu_s"])),
+        *([("DC slots", stats.get("dc_slots", 0))]
+          if spec.get("policy") in ("fcs", "flexible") else []),
         ("wall (s)", float(stats["wall_s"])),
     ]
     _print_table(con, "controller", pd.DataFrame(crow, columns=["measure", "value"]))

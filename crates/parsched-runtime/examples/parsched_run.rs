@@ -3,7 +3,7 @@
 //! SIGKILL, and for measurements.
 //!
 //! ```text
-//! parsched_run [--policy gang|pools|default|flexible] [--slot 50ms] [--backend auto|cgroup2|cgroup1|signal]
+//! parsched_run [--policy gang|pools|default|fcs|flexible] [--slot 50ms] [--backend auto|cgroup2|cgroup1|signal]
 //!              [--width W] [--no-rt] [--confirm] [--no-supervisor] [--spec FILE.json] -- PROG ARGS [: PROG ARGS]...
 //! ```
 //! Prints `{"reports": [...], "stats": {...}}` as JSON on stdout; exit code 1
@@ -30,7 +30,7 @@ fn main() {
                     "gang" => Policy::Gang,
                     "pools" => Policy::Pools,
                     "default" => Policy::Default,
-                    "flexible" => Policy::Flexible,
+                    "fcs" | "flexible" => Policy::Fcs,
                     p => fail(&format!("unknown policy {p}")),
                 };
                 i += 1;

@@ -48,6 +48,14 @@ pub fn thread_cpu_ns(pid: i32, tid: i32) -> Option<u64> {
     s.split_whitespace().next()?.parse().ok()
 }
 
+/// (time on a CPU, time waiting on a run queue) of one thread from
+/// `/proc/PID/task/TID/schedstat`, ns.
+pub fn thread_schedstat(pid: i32, tid: i32) -> Option<(u64, u64)> {
+    let s = fs::read_to_string(format!("/proc/{pid}/task/{tid}/schedstat")).ok()?;
+    let mut it = s.split_whitespace();
+    Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
+}
+
 /// Exact CPU time of a process (sum over its threads' schedstat), seconds.
 pub fn cpu_seconds_exact(pid: i32) -> Option<f64> {
     let ts = tasks(pid);
@@ -125,6 +133,8 @@ mod tests {
         assert!(cpu_seconds_exact(me).unwrap() > 0.0);
         let cpu = last_cpu(me, me).unwrap();
         assert!(cpus_allowed(me, me).unwrap().contains(&cpu) || cpu < 1024);
+        let (run, _wait) = thread_schedstat(me, me).unwrap();
+        assert!(run > 0);
         let (v, n) = ctxt_switches(me).unwrap();
         assert!(v + n > 0);
         assert!(tasks(i32::MAX).is_empty());

@@ -16,7 +16,7 @@
 //! ```
 
 use crate::cgroup::BackendKind;
-use parsched_core::policy::classify::ClassifierConfig;
+use parsched_core::policy::classify::{ClassifierConfig, CoschedClass};
 use parsched_core::policy::gang::MatrixOptions;
 use parsched_core::policy::pools::PoolPlacementConfig;
 use parsched_core::topology::Topology;
@@ -37,12 +37,17 @@ pub enum Policy {
     Gang,
     /// Space sharing: pools as cpusets, jobs placed by Zhou–Brecht.
     Pools,
-    /// Gang scheduling, but each job is watched while it holds its slot: a
-    /// job whose threads block often (voluntary context switches above
-    /// `flexible_blocking_rate` per thread per second of thawed time) does
-    /// not need coscheduling; it leaves the matrix, is thawed for good and
-    /// runs at SCHED_IDLE on all CPUs, filling idle processor time.
-    Flexible,
+    /// Flexible coscheduling (FCS, seed 002): each job's class (CS / F /
+    /// DC) is decided from /proc after a discovery period and revised as its
+    /// behaviour changes (the core crate's `ClassTracker`). CS jobs hold
+    /// dedicated gang slots; F jobs hold gang slots, and in the slots of
+    /// other F jobs they fill in at SCHED_IDLE (they run when the slot's job
+    /// stalls); DC jobs leave the matrix and fill idle processors at
+    /// SCHED_IDLE, with a guaranteed share (`dc_min_share`); a DC job whose
+    /// class changes back is taken back into the matrix. `"flexible"` (the
+    /// first flexible mode's name) is accepted as an alias.
+    #[serde(alias = "flexible")]
+    Fcs,
 }
 
 /// One job: a process tree started from `argv`.
@@ -68,6 +73,11 @@ pub struct JobSpec {
     pub stdout: Option<PathBuf>,
     #[serde(default)]
     pub stderr: Option<PathBuf>,
+    /// FCS policy: a fixed class for this job (`requires_coscheduling`,
+    /// `prefers_coscheduling`, `does_not_care`); the classifier is skipped.
+    /// Default: decided from observation.
+    #[serde(default)]
+    pub fcs_class: Option<CoschedClass>,
 }
 
 impl JobSpec {
@@ -131,11 +141,41 @@ pub struct RunSpec {
     /// loaded machine confirmation takes a scheduler slice (≈3.5 ms) per
     /// switch, during which neither slot runs.
     pub confirm_freeze: bool,
-    /// Flexible policy: voluntary context switches per thread per second of
-    /// thawed time above which a job is classified as blocking.
+    /// FCS policy: voluntary context switches per thread per second of
+    /// observed time at or above which a job counts as blocking (the
+    /// classifier's `blocking_rate`; also `fcs_blocking_rate`).
+    #[serde(alias = "fcs_blocking_rate")]
     pub flexible_blocking_rate: f64,
-    /// Flexible policy: thawed time observed before classifying, seconds.
+    /// FCS policy: observed time before the first classification, seconds
+    /// (the classifier's `discovery_s`; also `fcs_observe_s`).
+    #[serde(alias = "fcs_observe_s")]
     pub flexible_observe_s: f64,
+    /// FCS policy: the revision window, observed seconds (the classifier's
+    /// `window_s`).
+    pub fcs_window_s: f64,
+    /// FCS policy: consecutive periods a new class must be seen before a
+    /// job's class changes (the classifier's `revise_after`).
+    pub fcs_revise_after: u32,
+    /// FCS policy: the classifier's `coarse_grain_s` (seconds of CPU per
+    /// synchronization at or above which a blocking job is DC).
+    pub fcs_coarse_grain_s: f64,
+    /// FCS policy: the classifier's `frustrated_wait_ratio` (blocked time
+    /// per synchronization over granularity above which a job is F).
+    pub fcs_frustrated_wait_ratio: f64,
+    /// FCS policy: the least share a DC job gets of the CPU time it wants
+    /// (of wall time, for a job that always wants its processors). When a
+    /// released job got less since its release, the next slot is a DC slot:
+    /// every gang frozen, the DC jobs alone. 0 disables DC slots (DC jobs
+    /// then only fill idle time). Default 0.1.
+    pub dc_min_share: f64,
+    /// FCS policy: F jobs filling another F job's slot run at SCHED_IDLE
+    /// (`true`: only where the slot's owner leaves a processor idle) or at
+    /// normal priority (`false`, the default: the slot's F jobs share its
+    /// processors through the Linux scheduler, interleaving as their threads
+    /// spin-block — seed 002's imbalanced jobs 1 and 2 complement each
+    /// other; at SCHED_IDLE the filler's threads on the processor of the
+    /// owner's busier thread would get nothing and hold its barrier back).
+    pub fcs_fill_idle: bool,
     /// Fork a supervisor that thaws everything if the controller dies.
     pub supervisor: bool,
     /// Thaw stale groups of dead controllers before starting.
@@ -160,6 +200,12 @@ impl Default for RunSpec {
             confirm_freeze: false,
             flexible_blocking_rate: 25.0,
             flexible_observe_s: 0.2,
+            fcs_window_s: 1.0,
+            fcs_revise_after: 2,
+            fcs_coarse_grain_s: 0.01,
+            fcs_frustrated_wait_ratio: 0.25,
+            dc_min_share: 0.1,
+            fcs_fill_idle: false,
             supervisor: true,
             recover: true,
             jobs: Vec::new(),
@@ -206,22 +252,37 @@ impl RunSpec {
             let field = match e.field.as_str() {
                 "discovery_s" => "flexible_observe_s",
                 "blocking_rate" => "flexible_blocking_rate",
+                "window_s" => "fcs_window_s",
+                "revise_after" => "fcs_revise_after",
+                "coarse_grain_s" => "fcs_coarse_grain_s",
+                "frustrated_wait_ratio" => "fcs_frustrated_wait_ratio",
                 f => f,
             };
             ConfigError::new(field, e.message, e.allowed)
         })?;
+        if !(self.dc_min_share.is_finite() && (0.0..=1.0).contains(&self.dc_min_share)) {
+            return Err(ConfigError::new(
+                "dc_min_share",
+                self.dc_min_share.to_string(),
+                "a number in 0..=1",
+            ));
+        }
         self.pools.placement.validate()
     }
 
-    /// The flexible policy's classifier thresholds: `flexible_observe_s` is
-    /// the discovery period, `flexible_blocking_rate` the /proc rule's
-    /// threshold; the rest are the classifier's defaults (the runtime sees no
-    /// synchronization events, so only the /proc rule applies).
+    /// The FCS policy's classifier thresholds: `flexible_observe_s` is the
+    /// discovery period, `flexible_blocking_rate` the /proc rule's
+    /// threshold, the `fcs_*` keys the rest (the runtime sees no
+    /// synchronization events, so the /proc rule applies, with CPU and
+    /// blocked time).
     pub fn classifier_config(&self) -> ClassifierConfig {
         ClassifierConfig {
             discovery_s: self.flexible_observe_s,
             blocking_rate: self.flexible_blocking_rate,
-            ..ClassifierConfig::default()
+            coarse_grain_s: self.fcs_coarse_grain_s,
+            frustrated_wait_ratio: self.fcs_frustrated_wait_ratio,
+            window_s: self.fcs_window_s,
+            revise_after: self.fcs_revise_after,
         }
     }
 }
@@ -333,14 +394,20 @@ pub struct JobReport {
     pub cpus: Vec<u32>,
     /// Home pool (pools policy).
     pub pool: Option<u32>,
-    /// Flexible policy: whether the job stayed gang scheduled (`true`, it
-    /// spins) or was released to fill idle time (`false`); `None` otherwise
-    /// or if it ended before it was classified.
+    /// FCS policy: whether the job's last class keeps it gang scheduled
+    /// (`true`: CS or F) or released to fill idle time (`false`: DC); `None`
+    /// otherwise or if it ended before it was classified.
     #[serde(default)]
     pub coscheduled: Option<bool>,
-    /// Flexible policy: what the classifier was given — the voluntary and
-    /// involuntary context switches observed while the job held its slot,
-    /// the thawed seconds and thread-seconds observed.
+    /// FCS policy: the job's classes over time, `(t_s, class)` with `t_s`
+    /// seconds since the run started and `class` FCS's short name (`CS`,
+    /// `F`, `DC`); the first entry is the decision after discovery. Empty
+    /// otherwise.
+    #[serde(default)]
+    pub classes: Vec<(f64, String)>,
+    /// FCS policy: what the classifier was given, summed over all observed
+    /// periods — voluntary and involuntary context switches, CPU seconds,
+    /// blocked thread-seconds, observed seconds and thread-seconds.
     #[serde(default)]
     pub observed: Option<parsched_core::policy::classify::Observation>,
 }
@@ -431,6 +498,35 @@ mod tests {
         s.flexible_blocking_rate = 25.0;
         s.flexible_observe_s = f64::NAN;
         assert_eq!(s.validate().unwrap_err().field, "flexible_observe_s");
+        s.flexible_observe_s = 0.2;
+        s.fcs_revise_after = 0;
+        assert_eq!(s.validate().unwrap_err().field, "fcs_revise_after");
+        s.fcs_revise_after = 2;
+        s.fcs_window_s = -1.0;
+        assert_eq!(s.validate().unwrap_err().field, "fcs_window_s");
+        s.fcs_window_s = 1.0;
+        s.dc_min_share = 1.5;
+        assert_eq!(s.validate().unwrap_err().field, "dc_min_share");
+        s.dc_min_share = 0.1;
+        s.validate().unwrap();
+    }
+
+    #[test]
+    fn flexible_is_an_alias_of_fcs() {
+        let s: RunSpec = toml::from_str(
+            "policy = \"flexible\"\nfcs_window_s = 2.0\nfcs_revise_after = 3\ndc_min_share = 0.25\n[[jobs]]\nargv = [\"true\"]\nfcs_class = \"does_not_care\"\n",
+        )
+        .unwrap();
+        assert_eq!(s.policy, Policy::Fcs);
+        let c = s.classifier_config();
+        assert_eq!((c.window_s, c.revise_after), (2.0, 3));
+        assert_eq!(s.dc_min_share, 0.25);
+        assert_eq!(s.jobs[0].fcs_class, Some(CoschedClass::DoesNotCare));
+        let f: RunSpec =
+            serde_json::from_str(r#"{"policy": "fcs", "fcs_blocking_rate": 7}"#).unwrap();
+        assert_eq!(f.policy, Policy::Fcs);
+        assert_eq!(f.classifier_config().blocking_rate, 7.0);
+        assert_eq!(serde_json::to_string(&Policy::Fcs).unwrap(), "\"fcs\"");
     }
 
     #[test]
@@ -443,7 +539,7 @@ mod tests {
         assert_eq!(c.blocking_rate, ClassifierConfig::default().blocking_rate);
         assert_eq!(c.discovery_s, ClassifierConfig::default().discovery_s);
         let s: RunSpec = toml::from_str(
-            "policy = \"flexible\"\nflexible_blocking_rate = 40.0\nflexible_observe_s = 0.5\n[[jobs]]\nargv = [\"true\"]\n",
+            "policy = \"fcs\"\nflexible_blocking_rate = 40.0\nflexible_observe_s = 0.5\n[[jobs]]\nargv = [\"true\"]\n",
         )
         .unwrap();
         assert_eq!(s.classifier_config().blocking_rate, 40.0);

@@ -594,64 +594,163 @@ fn real_jobs_run_as_the_sudo_user() {
     assert!(text.contains("ids=65534:65534:65534\n"), "{text}");
 }
 
+fn bsp_job(b: &Path, args: &[&str], out: &Path) -> JobSpec {
+    let mut argv = vec![b.display().to_string()];
+    argv.extend(args.iter().map(|s| s.to_string()));
+    argv.extend(["--loops-per-us".to_string(), "300".to_string()]);
+    let mut j = JobSpec::new(argv).width(2);
+    j.stdout = Some(out.to_path_buf());
+    j
+}
+
 #[test]
 #[ignore = "needs root and a writable cgroup freezer"]
-fn real_flexible_gangs_spinners_and_releases_blockers() {
+fn real_fcs_classifies_spinners_cs_imbalanced_f_coarse_blockers_dc() {
     require_real(BackendKind::Auto);
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();
     let b = bsp().unwrap();
-    let job = |wait: &str, out: &str| {
-        let mut j = JobSpec::new([
-            b.display().to_string(),
-            "--threads".into(),
-            "2".into(),
-            "--iters".into(),
-            "600".into(),
-            "--grain-us".into(),
-            "1000".into(),
-            "--wait".into(),
-            wait.into(),
-            "--loops-per-us".into(),
-            "300".into(),
-        ])
-        .width(2);
-        j.stdout = Some(dir.path().join(out));
-        j
-    };
+    let o = |n: &str| dir.path().join(n);
     let spec = RunSpec {
-        policy: Policy::Flexible,
+        policy: Policy::Fcs,
         slot: Duration::from_millis(50),
-        jobs: vec![job("spin", "a.out"), job("block", "b.out")],
+        // A coarse blocker (one barrier per 20 ms) switches about 25 times
+        // per thread-second: below the default threshold's margin.
+        flexible_blocking_rate: 5.0,
+        jobs: vec![
+            bsp_job(
+                &b,
+                &[
+                    "--threads",
+                    "2",
+                    "--iters",
+                    "600",
+                    "--grain-us",
+                    "1000",
+                    "--wait",
+                    "spin",
+                ],
+                &o("a"),
+            ),
+            bsp_job(
+                &b,
+                &[
+                    "--threads",
+                    "2",
+                    "--iters",
+                    "300",
+                    "--grain-us",
+                    "1000",
+                    "--wait",
+                    "spinblock",
+                    "--mult",
+                    "1,2",
+                ],
+                &o("b"),
+            ),
+            bsp_job(
+                &b,
+                &[
+                    "--threads",
+                    "2",
+                    "--iters",
+                    "30",
+                    "--grain-us",
+                    "20000",
+                    "--wait",
+                    "block",
+                ],
+                &o("c"),
+            ),
+        ],
         ..Default::default()
     };
     let mut c = Controller::new(spec).unwrap();
     let r = c.run().unwrap();
-    println!(
-        "flexible: {:?}",
-        r.iter()
-            .map(|j| (j.coscheduled, j.observed, j.wall_s))
-            .collect::<Vec<_>>()
-    );
+    for j in &r {
+        println!(
+            "{}: {:?} {:?} wall {:.2}",
+            j.name, j.classes, j.observed, j.wall_s
+        );
+    }
     assert!(r.iter().all(|j| j.success), "{r:?}");
+    let first = |k: usize| r[k].classes.first().map(|c| c.1.clone());
+    assert_eq!(first(0).as_deref(), Some("CS"), "spin barrier");
     assert_eq!(
-        r[0].coscheduled,
-        Some(true),
-        "the spinning job stays ganged"
+        first(1).as_deref(),
+        Some("F"),
+        "imbalanced spin-block barrier"
     );
-    assert_eq!(
-        r[1].coscheduled,
-        Some(false),
-        "the blocking job is released"
-    );
-    // The reports carry what the classifier saw.
-    let (spin, block) = (r[0].observed.unwrap(), r[1].observed.unwrap());
+    assert_eq!(first(2).as_deref(), Some("DC"), "coarse blocking barrier");
+}
+
+#[test]
+#[ignore = "needs root and a writable cgroup freezer"]
+fn real_fcs_takes_back_a_job_that_starts_to_spin() {
+    require_real(BackendKind::Auto);
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let b = bsp().unwrap();
+    let o = |n: &str| dir.path().join(n);
+    let spec = RunSpec {
+        policy: Policy::Fcs,
+        slot: Duration::from_millis(50),
+        flexible_blocking_rate: 5.0,
+        fcs_window_s: 0.5,
+        jobs: vec![
+            bsp_job(
+                &b,
+                &[
+                    "--threads",
+                    "2",
+                    "--iters",
+                    "30",
+                    "--grain-us",
+                    "20000",
+                    "--wait",
+                    "block",
+                    "--then",
+                    "800,1000,spin",
+                ],
+                &o("a"),
+            ),
+            bsp_job(
+                &b,
+                &[
+                    "--threads",
+                    "2",
+                    "--iters",
+                    "800",
+                    "--grain-us",
+                    "1000",
+                    "--wait",
+                    "spin",
+                ],
+                &o("b"),
+            ),
+        ],
+        ..Default::default()
+    };
+    let mut c = Controller::new(spec).unwrap();
+    let r = c.run().unwrap();
+    println!("classes {:?}; stats {:?}", r[0].classes, c.stats());
+    assert!(r.iter().all(|j| j.success), "{r:?}");
+    let classes: Vec<&str> = r[0].classes.iter().map(|(_, c)| c.as_str()).collect();
+    assert_eq!(classes.first(), Some(&"DC"), "{classes:?}");
+    assert_eq!(classes.last(), Some(&"CS"), "{classes:?}");
+    let g = GangId(0);
+    let trace = c.trace();
+    let out = trace
+        .iter()
+        .position(|t| t.live.contains(&g) && t.matrix.allocation(g).is_none())
+        .expect("released");
     assert!(
-        block.voluntary_rate() > spin.voluntary_rate(),
-        "{spin:?} vs {block:?}"
+        trace[out..]
+            .iter()
+            .any(|t| t.matrix.allocation(g).is_some()),
+        "taken back"
     );
-    // After the release only one gang is left in the matrix.
-    assert!(c.trace().last().unwrap().matrix.num_gangs() <= 1);
+    assert_eq!(r[0].coscheduled, Some(true));
 }
 
 #[test]

@@ -48,7 +48,7 @@ done
 
 if ! command -v cc >/dev/null 2>&1; then
     for t in real_frozen_job_uses_no_cpu real_cgroup2_cpu_time real_job_exiting_mid_slot \
-        real_sigkill_of_controller real_recovery_thaws real_flexible_gangs \
+        real_sigkill_of_controller real_recovery_thaws real_fcs_classifies real_fcs_takes_back \
         real_pooled_threads real_signal_backend; do
         not_run "$t" "no C compiler (cc) to build bench/bsp.c"
     done
@@ -60,7 +60,8 @@ fi
 [ -n "$have_v1_freezer" ] || not_run real_frozen_job_uses_no_cpu_cgroup1 "no cgroup v1 freezer hierarchy"
 if [ -z "$have_v2" ] && [ -z "$have_v1_freezer" ]; then
     for t in real_job_exiting_mid_slot_frees_its_slot real_sigkill_of_controller_leaves_nothing_frozen \
-        real_recovery_thaws_groups_of_a_dead_controller real_flexible_gangs_spinners_and_releases_blockers; do
+        real_recovery_thaws_groups_of_a_dead_controller real_fcs_classifies_spinners_cs_imbalanced_f_coarse_blockers_dc \
+        real_fcs_takes_back_a_job_that_starts_to_spin; do
         not_run "$t" "no cgroup freezer"
     done
 fi

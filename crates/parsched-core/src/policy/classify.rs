@@ -44,9 +44,22 @@
 //!    which cannot see a program's synchronization): voluntary context
 //!    switches per thread-second ([`Observation::voluntary_rate`]) below
 //!    [`ClassifierConfig::blocking_rate`] → the job's threads keep running
-//!    (they spin while they wait) → CS, it stays gang scheduled; at or above
-//!    it → the threads block → DC, released to fill idle time. This is the
-//!    runtime's flexible mode rule unchanged (it never answers F).
+//!    (they spin while they wait) → CS, it stays gang scheduled. At or above
+//!    it the threads block, and:
+//!    * without CPU data ([`Observation::cpu_s`] = 0) → DC, released to fill
+//!      idle time (the runtime's first flexible rule, which never answered
+//!      F);
+//!    * with CPU data, each voluntary switch is taken as about one
+//!      synchronization (a thread that blocks at a barrier switches once per
+//!      barrier): granularity ≈ `cpu_s` / voluntary switches, wait ≈
+//!      [`Observation::blocked_s`] (thread-seconds neither running nor
+//!      runnable) / voluntary switches, and rule 1's decision tree with the
+//!      same thresholds decides CS / F / DC ([`Observation::proc_as_sync`]).
+//!      A balanced job whose threads block briefly at each barrier is CS, an
+//!      imbalanced one whose early threads block long F, a job that blocks
+//!      rarely for its CPU use (I/O, coarse phases) DC. Spinning before
+//!      blocking (spin-block) counts as computation, as the kernel cannot
+//!      tell it apart.
 //!
 //! The defaults of `discovery_s` and `blocking_rate` are the runtime's
 //! (`flexible_observe_s = 0.2`, `flexible_blocking_rate = 25`). Seed 002 does
@@ -99,6 +112,11 @@ pub struct Observation {
     pub wait_s: f64,
     /// CPU seconds used while waiting (spinning), part of `cpu_s`.
     pub spin_s: f64,
+    /// /proc rule: thread-seconds the job's threads were blocked (neither
+    /// running nor waiting on a run queue: wall − run − run-queue wait from
+    /// `/proc/PID/task/TID/schedstat`) while observed; 0 where not measured.
+    #[serde(default)]
+    pub blocked_s: f64,
 }
 
 impl Observation {
@@ -116,6 +134,19 @@ impl Observation {
         };
         self.wait_s += other.wait_s;
         self.spin_s += other.spin_s;
+        self.blocked_s += other.blocked_s;
+    }
+
+    /// /proc data read as synchronization data: each voluntary switch one
+    /// synchronization, the blocked time the wait, nothing spun (see the
+    /// module header). `sync_events` is `Some(voluntary)`.
+    pub fn proc_as_sync(&self) -> Observation {
+        Observation {
+            sync_events: Some(self.voluntary),
+            wait_s: self.blocked_s,
+            spin_s: 0.0,
+            ..*self
+        }
     }
 
     /// Voluntary context switches per thread-second (thread-seconds floored
@@ -320,10 +351,13 @@ impl Classifier {
         }
     }
 
-    /// Rule 2: blocking rate from /proc (the runtime's flexible rule).
+    /// Rule 2: blocking rate from /proc; with CPU data, a blocking job goes
+    /// through rule 1 with each voluntary switch as one synchronization.
     fn classify_proc(&self, obs: &Observation) -> CoschedClass {
         if obs.voluntary_rate() < self.config.blocking_rate {
             CoschedClass::RequiresCoscheduling
+        } else if obs.cpu_s > 0.0 {
+            self.classify_sync(&obs.proc_as_sync())
         } else {
             CoschedClass::DoesNotCare
         }
@@ -524,6 +558,48 @@ mod tests {
         assert!((o.voluntary_rate() - 1e9).abs() < 1.0);
         assert_eq!(c.classify(&o), Some(CoschedClass::DoesNotCare));
         assert_eq!(Observation::default().voluntary_rate(), 0.0);
+    }
+
+    #[test]
+    fn proc_rule_with_cpu_and_blocked_time_decides_f() {
+        let c = Classifier::default();
+        // Seed 002's jobs blocking at each 1 ms barrier, 2 threads, 1 s:
+        // the thread that arrives first blocks, once per iteration.
+        let blocking = |iters: u64, cpu_per_iter: f64, blocked_per_iter: f64| Observation {
+            wall_s: 1.0,
+            thread_s: 2.0,
+            cpu_s: iters as f64 * cpu_per_iter,
+            voluntary: iters,
+            blocked_s: iters as f64 * blocked_per_iter,
+            ..Default::default()
+        };
+        // Balanced (job 3): 2 ms CPU per iteration, blocks ~0.05 ms → CS.
+        assert_eq!(
+            c.classify(&blocking(1000, 0.002, 0.00005)),
+            Some(CoschedClass::RequiresCoscheduling)
+        );
+        // Imbalanced (jobs 1, 2): 3 ms CPU, the fast thread blocks 1 ms → F.
+        assert_eq!(
+            c.classify(&blocking(333, 0.003, 0.001)),
+            Some(CoschedClass::PrefersCoscheduling)
+        );
+        // Blocks 30 times per thread-second for 30 ms of CPU each → DC.
+        assert_eq!(
+            c.classify(&blocking(60, 0.03, 0.0)),
+            Some(CoschedClass::DoesNotCare)
+        );
+        // Without CPU data: the first flexible rule, DC.
+        let mut no_cpu = blocking(333, 0.003, 0.001);
+        no_cpu.cpu_s = 0.0;
+        assert_eq!(c.classify(&no_cpu), Some(CoschedClass::DoesNotCare));
+        // Spinning (rate below the threshold) stays CS whatever the CPU.
+        assert_eq!(
+            c.classify(&blocking(10, 0.1, 0.0)),
+            Some(CoschedClass::RequiresCoscheduling)
+        );
+        let s = blocking(333, 0.003, 0.001).proc_as_sync();
+        assert_eq!(s.sync_events, Some(333));
+        assert!((s.wait_per_sync_s().unwrap() - 0.001).abs() < 1e-12);
     }
 
     #[test]
@@ -754,6 +830,7 @@ mod tests {
                 sync_events: s,
                 wait_s: (wait + spin) as f64 / 64.0,
                 spin_s: spin as f64 / 64.0,
+                blocked_s: wait as f64 / 64.0,
             })
     }
 
@@ -860,7 +937,9 @@ mod tests {
         fn more_blocking_never_moves_dc_to_cs(
             cfg in arb_config(), mut o in arb_obs(), extra in 0u64..100_000
         ) {
+            // Without CPU data: the first flexible rule.
             o.sync_events = None;
+            o.cpu_s = 0.0;
             let c = Classifier::new(cfg).unwrap();
             let before = c.classify(&o);
             o.voluntary += extra;
@@ -868,8 +947,26 @@ mod tests {
             if before == Some(CoschedClass::DoesNotCare) {
                 prop_assert_eq!(after, Some(CoschedClass::DoesNotCare));
             }
-            // The /proc rule never answers F.
+            // The /proc rule without CPU data never answers F.
             prop_assert_ne!(after, Some(CoschedClass::PrefersCoscheduling));
+        }
+
+        #[test]
+        fn proc_rule_with_cpu_data_is_the_sync_rule_for_blocking_jobs(
+            cfg in arb_config(), mut o in arb_obs()
+        ) {
+            o.sync_events = None;
+            let c = Classifier::new(cfg).unwrap();
+            let proc = c.classify(&o);
+            if o.wall_s < cfg.discovery_s {
+                prop_assert_eq!(proc, None);
+            } else if o.voluntary_rate() < cfg.blocking_rate {
+                prop_assert_eq!(proc, Some(CoschedClass::RequiresCoscheduling));
+            } else if o.cpu_s > 0.0 {
+                prop_assert_eq!(proc, c.classify(&o.proc_as_sync()));
+            } else {
+                prop_assert_eq!(proc, Some(CoschedClass::DoesNotCare));
+            }
         }
 
         #[test]

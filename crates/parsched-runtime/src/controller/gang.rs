@@ -18,8 +18,17 @@ use std::time::Instant;
 impl Controller {
     pub(super) fn start_gang(&mut self) -> Result<()> {
         let mut placed = Vec::new();
+        let mut released = Vec::new();
         for i in 0..self.jobs.len() {
             let (g, w) = (self.jobs[i].gang, self.jobs[i].width);
+            // FCS: a job fixed DC never enters the matrix.
+            if self.is_fcs()
+                && self.jobs[i].fcs.fixed
+                    == Some(parsched_core::policy::classify::CoschedClass::DoesNotCare)
+            {
+                released.push(i);
+                continue;
+            }
             match self.sched.admit(g, w).map_err(PolicyError::from)? {
                 Admission::Placed(_) => placed.push(i),
                 Admission::Queued => {}
@@ -42,6 +51,11 @@ impl Controller {
                 self.start_observing(i);
             }
         }
+        for i in released {
+            self.spawn(i)?;
+            self.start_released(i)?;
+        }
+        self.fcs_start_slot()?;
         self.spread_current();
         Ok(())
     }
@@ -65,6 +79,7 @@ impl Controller {
             matrix: self.sched.matrix().clone(),
             live,
             early,
+            dc_slot: false,
         });
     }
 
@@ -72,29 +87,54 @@ impl Controller {
     pub(super) fn switch(&mut self, early: bool) -> Result<()> {
         self.check_unconfirmed();
         let t = Instant::now();
+        if let Some(s) = self.dc_slot_since.take() {
+            let secs = s.elapsed().as_secs_f64();
+            self.stats.dc_slot_s += secs;
+            self.fcs_end_dc_slot(secs);
+        }
+        // FCS: close the observation periods and apply class changes (jobs
+        // that became DC leave the matrix and stay thawed; released jobs
+        // whose class changed back are admitted again).
+        self.fcs_end_period()?;
         let from = self.sched.current();
+        // FCS: a released job is owed its share: the next slot is a DC slot.
+        let dc_next = self.fcs_dc_owed();
         // The same slot again (it is the only one with work) and nobody
         // waiting: keep it running; only re-spread (new threads). A look
         // ahead at the rotation, which itself happens after admission.
-        if from.is_some() && self.sched.waiting().len() == 0 {
+        if !dc_next && !self.in_dc_slot && from.is_some() && self.sched.waiting().len() == 0 {
             let live: Vec<bool> = self.jobs.iter().map(|j| j.live()).collect();
-            if self.sched.peek(|g| live[g.0 as usize]) == from {
+            // (FCS: unless a job taken back into it waits frozen.)
+            let all_thawed = self.sched.gangs_in_current().iter().all(|g| {
+                let j = &self.jobs[g.0 as usize];
+                !j.live() || j.frozen_since.is_none()
+            });
+            if all_thawed && self.sched.peek(|g| live[g.0 as usize]) == from {
                 self.record(from, from, early);
+                self.fcs_restart_current();
                 self.spread_current();
                 return Ok(());
             }
         }
-        // 1. Freeze the current slot's gangs: request all, then (strict
-        //    mode) wait for the kernel to confirm all.
+        // 1. Freeze the current slot's gangs (and FCS fillers): request all,
+        //    then (strict mode) wait for the kernel to confirm all.
         let mut ending: Vec<usize> = self
             .sched
             .gangs_in_current()
             .iter()
             .map(|g| g.0 as usize)
             .collect();
-        // Flexible: jobs classified as blocking leave the matrix now and
-        // stay thawed.
-        ending.retain(|&i| !self.observe_and_classify(i));
+        for i in self.fillers() {
+            self.jobs[i].fcs.filling = false;
+            if !ending.contains(&i) {
+                ending.push(i);
+            }
+        }
+        // FCS: F jobs the next (F) slot runs again stay thawed.
+        if !dc_next {
+            let keep = self.fcs_kept_thawed();
+            ending.retain(|i| !keep.contains(i));
+        }
         for &i in &ending {
             self.request_freeze_job(i)?;
         }
@@ -113,9 +153,35 @@ impl Controller {
         //    that fits, in queue order (later ones may pass one that does not).
         let admitted = self.sched.admit_waiting(true).map_err(PolicyError::from)?;
         for (g, _) in admitted {
-            self.spawn(g.0 as usize)?;
-            self.freeze_job(g.0 as usize)?;
+            let i = g.0 as usize;
+            if self.jobs[i].pid.is_some() {
+                // FCS: a job taken back that was queued, running meanwhile.
+                self.admitted_again(i)?;
+            } else {
+                self.spawn(i)?;
+                self.freeze_job(i)?;
+            }
         }
+        if dc_next {
+            // FCS: a DC slot; the rotation resumes after it.
+            self.in_dc_slot = true;
+            self.dc_slot_since = Some(Instant::now());
+            self.fcs_start_dc_slot();
+            self.stats.dc_slots += 1;
+            self.record(from, None, early);
+            if let Some(r) = self.trace.last_mut() {
+                r.dc_slot = true;
+            }
+            if !confirm {
+                for &i in &ending {
+                    self.jobs[i].unconfirmed = true;
+                }
+            }
+            self.stats.switches += 1;
+            self.stats.switch_s += t_frozen.as_secs_f64();
+            return Ok(());
+        }
+        self.in_dc_slot = false;
         // 3. Choose and thaw the next slot.
         let live: Vec<bool> = self.jobs.iter().map(|j| j.live()).collect();
         let next = self.sched.rotate(|g| live[g.0 as usize]).to;
@@ -125,6 +191,7 @@ impl Controller {
         for g in running {
             self.thaw_job(g.0 as usize)?;
         }
+        self.fcs_start_slot()?;
         let dt = t_frozen + t1.elapsed();
         if !confirm {
             // Confirmed lazily: checked once at the next switch (one read).
@@ -199,6 +266,13 @@ impl Controller {
         for g in running {
             let i = g.0 as usize;
             if !self.jobs[i].live() {
+                continue;
+            }
+            // FCS: F jobs (spin-block) are not pinned: they share their
+            // slot with the other F jobs, and the kernel balances threads
+            // that block; a pinned thread cannot leave a processor taken by
+            // another job's thread or by foreign load.
+            if self.fcs_unpinned(i) {
                 continue;
             }
             let Some(a) = self.sched.matrix().allocation(g) else {

@@ -5,7 +5,7 @@ use super::{pidfd_open, Controller};
 use crate::cgroup::BackendKind;
 use crate::error::Result;
 use crate::spawn::Prepared;
-use crate::spec::{ExitStatus, JobReport, Policy};
+use crate::spec::{ExitStatus, JobReport};
 use parsched_core::policy::classify::CoschedClass;
 use parsched_core::policy::gang::GangId;
 use std::time::{Duration, Instant};
@@ -67,6 +67,7 @@ impl Controller {
             self.jobs[i].suspended += s.elapsed();
         }
         self.jobs[i].slots_run += 1;
+        self.fcs_own_slot(i);
         self.start_observing(i);
         Ok(())
     }
@@ -146,13 +147,10 @@ impl Controller {
         for &(p, n) in &self.jobs[i].placement {
             self.pool_load[p.idx()] = self.pool_load[p.idx()].saturating_sub(n);
         }
-        let gang = self.jobs[i].gang;
-        if self.sched.matrix().allocation(gang).is_some() {
-            self.sched
-                .finish(gang)
-                .map_err(parsched_core::PolicyError::from)?;
-        }
+        self.leave_matrix(i)?;
+        let fcs = self.is_fcs();
         let j = &mut self.jobs[i];
+        j.fcs.filling = false;
         j.pidfd = None;
         j.report = Some(JobReport {
             name: j.name.clone(),
@@ -174,8 +172,14 @@ impl Controller {
             slots_run: j.slots_run,
             cpus: j.cpus.clone(),
             pool: j.pool,
-            coscheduled: j.class.map(CoschedClass::is_coscheduled),
-            observed: (self.spec.policy == Policy::Flexible).then_some(j.observed),
+            coscheduled: j.fcs.class().map(CoschedClass::is_coscheduled),
+            classes: j
+                .fcs
+                .classes
+                .iter()
+                .map(|&(t, c)| (t, c.short_name().to_string()))
+                .collect(),
+            observed: fcs.then_some(j.fcs.observed),
         });
         Ok(())
     }
@@ -226,6 +230,7 @@ impl Controller {
                 cpus: Vec::new(),
                 pool: None,
                 coscheduled: None,
+                classes: Vec::new(),
                 observed: None,
             });
             let _ = why;

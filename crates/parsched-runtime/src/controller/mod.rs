@@ -19,9 +19,12 @@
 //! (home pool = least loaded; threads over candidate pools) and confined to
 //! its pools' CPUs by a cpuset group (or, without cpusets, by affinity).
 //!
-//! **Flexible** ([`Policy::Flexible`]): gang, plus a classifier of each job's
-//! voluntary context switches while it holds its slot; jobs that block are
-//! released from the matrix to run thawed at SCHED_IDLE (fill idle time).
+//! **FCS** ([`Policy::Fcs`], alias `flexible`): gang, plus one core-crate
+//! `ClassTracker` per job fed from /proc each observation period, deciding
+//! and revising its class: CS jobs hold dedicated slots, F jobs hold slots
+//! and fill the slots of other F jobs at SCHED_IDLE, DC jobs leave the
+//! matrix and fill idle processors at SCHED_IDLE with a guaranteed share (DC
+//! slots); a released job whose class changes back is taken back (`fcs.rs`).
 //!
 //! **Default**: start everything and let Linux schedule (the baseline).
 //!
@@ -36,7 +39,7 @@
 //! | `jobs.rs` | spawn, freeze/thaw, reap and report, shutdown |
 //! | `gang.rs` | gang policy: slot switches, admission, refits, spreading |
 //! | `pools.rs` | pools policy: Zhou–Brecht placement into cpusets |
-//! | `flexible.rs` | flexible policy: /proc observations → the core classifier |
+//! | `fcs.rs` | FCS policy: /proc observations → class trackers → slots, fillers, releases |
 //! | `realtime.rs` | SCHED_FIFO for the controller |
 
 use crate::cgroup::{open_freezer, open_freezer_explained, BackendKind, Cpuset, Freezer};
@@ -45,7 +48,7 @@ use crate::safety::{owner_tag, recover_stale, SignalGuard, Supervisor};
 use crate::spawn::{job_identity, JobIdentity};
 use crate::spec::{JobReport, Policy, RunSpec};
 use crate::topology::{machine_topology, read_topology, MachineTopology};
-use parsched_core::policy::classify::{Classifier, CoschedClass, Observation};
+use parsched_core::policy::classify::{ClassTracker, Classifier};
 use parsched_core::policy::gang::{GangId, GangMatrix, SlotId};
 use parsched_core::policy::gang_sched::{GangSchedOptions, GangScheduler};
 use parsched_core::topology::PoolLayout;
@@ -55,14 +58,14 @@ use std::os::unix::io::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-mod flexible;
+mod fcs;
 mod gang;
 mod jobs;
 mod pools;
 mod realtime;
 mod wait;
 
-use flexible::CtxtSnapshot;
+use fcs::FcsJob;
 pub use realtime::{enter_realtime, leave_realtime};
 use wait::{arm, mono_ns, pidfd_open, thread_cpu_s, timerfd};
 
@@ -79,6 +82,9 @@ pub struct SwitchRecord {
     pub live: Vec<GangId>,
     /// Whether the switch was early (the slot emptied) rather than timed.
     pub early: bool,
+    /// FCS: a DC slot starts (`to` is `None`: every gang frozen, the
+    /// released DC jobs run alone).
+    pub dc_slot: bool,
 }
 
 /// What the controller cost.
@@ -99,6 +105,10 @@ pub struct ControllerStats {
     /// Whether it ran at SCHED_FIFO.
     pub realtime: bool,
     pub backend: String,
+    /// FCS: DC slots given (a released job was owed its `dc_min_share`).
+    pub dc_slots: u64,
+    /// FCS: wall seconds spent in DC slots.
+    pub dc_slot_s: f64,
 }
 
 struct Job {
@@ -122,12 +132,8 @@ struct Job {
     pinned: std::collections::BTreeMap<i32, u32>,
     /// Freeze requested at the last switch, confirmation pending.
     unconfirmed: bool,
-    /// Flexible: context switches and time when last thawed.
-    thawed_at: Option<CtxtSnapshot>,
-    /// Flexible: what was observed while the job held its slot.
-    observed: Observation,
-    /// Flexible: the class, once decided (final).
-    class: Option<CoschedClass>,
+    /// FCS: observation, class tracker, release and filling state.
+    fcs: FcsJob,
     /// Times the gang was re-fitted to the job's thread count.
     refits: u32,
 }
@@ -157,8 +163,9 @@ pub struct Controller {
     identity: Option<JobIdentity>,
     layout: Option<PoolLayout>,
     pool_load: Vec<u32>,
-    /// Flexible: decides which jobs stay gang scheduled.
-    classifier: Classifier,
+    /// FCS: a DC slot is running (since when).
+    in_dc_slot: bool,
+    dc_slot_since: Option<Instant>,
     t0: Instant,
 }
 
@@ -169,7 +176,7 @@ impl Controller {
         spec.validate()?;
         let owner = owner_tag();
         let (freezer, why): (Box<dyn Freezer>, Vec<String>) = match spec.policy {
-            Policy::Gang | Policy::Flexible => open_freezer_explained(spec.backend, &owner)?,
+            Policy::Gang | Policy::Fcs => open_freezer_explained(spec.backend, &owner)?,
             // Default and pools never freeze; signals need no cgroup.
             _ => (Box::new(crate::cgroup::Signal::new()), Vec::new()),
         };
@@ -242,6 +249,7 @@ impl Controller {
             None
         };
         let identity = job_identity();
+        let classifier = Classifier::new(spec.classifier_config())?;
         let pool_load = vec![0; layout.as_ref().map_or(0, |l| l.num_pools())];
         let jobs = spec
             .jobs
@@ -274,9 +282,7 @@ impl Controller {
                     cpuset: false,
                     pinned: Default::default(),
                     unconfirmed: false,
-                    thawed_at: None,
-                    observed: Observation::default(),
-                    class: None,
+                    fcs: FcsJob::new(ClassTracker::new(classifier), j.fcs_class),
                     refits: 0,
                 }
             })
@@ -285,9 +291,7 @@ impl Controller {
             eprintln!("parsched: warning: {w}");
         }
         let backend = format!("{:?}", freezer.kind()).to_lowercase();
-        let classifier = Classifier::new(spec.classifier_config())?;
         Ok(Controller {
-            classifier,
             spec,
             freezer,
             cpuset,
@@ -306,6 +310,8 @@ impl Controller {
             identity,
             layout,
             pool_load,
+            in_dc_slot: false,
+            dc_slot_since: None,
             t0: Instant::now(),
         })
     }
@@ -370,7 +376,7 @@ impl Controller {
 
     fn run_inner(&mut self) -> Result<()> {
         match self.spec.policy {
-            Policy::Gang | Policy::Flexible => self.start_gang()?,
+            Policy::Gang | Policy::Fcs => self.start_gang()?,
             Policy::Pools => self.start_pools()?,
             Policy::Default => {
                 for i in 0..self.jobs.len() {
@@ -384,7 +390,7 @@ impl Controller {
             if self.jobs.iter().all(|j| j.report.is_some()) {
                 return Ok(());
             }
-            let gang = matches!(self.spec.policy, Policy::Gang | Policy::Flexible);
+            let gang = matches!(self.spec.policy, Policy::Gang | Policy::Fcs);
             if gang {
                 if let Some(t) = &self.timerfd {
                     arm(t, deadline);
@@ -404,10 +410,14 @@ impl Controller {
             // Seed 001 §3.2's early switch: no live job left in the slot (or
             // no slot running).
             let jobs = &self.jobs;
-            let slot_empty = self.sched.current().is_none()
-                || self
-                    .sched
-                    .should_switch_early(|g| jobs[g.0 as usize].live());
+            let slot_empty = if self.in_dc_slot {
+                !self.any_released_live()
+            } else {
+                self.sched.current().is_none()
+                    || self
+                        .sched
+                        .should_switch_early(|g| jobs[g.0 as usize].live())
+            };
             let timed = now >= deadline;
             if timed || (exited && slot_empty) {
                 self.switch(!timed)?;

@@ -1,0 +1,240 @@
+//! The FCS policy with the mock freezer: class changes applied, a released
+//! job taken back into the matrix, DC slots giving a released job its share,
+//! F jobs filling each other's slots while CS jobs keep theirs. The mock
+//! freezes nothing, so the jobs (bench/bsp, built with `cc`) really run side
+//! by side; what is tested is what the controller decided and asked for.
+//! Real-cgroup versions are the `real_fcs_*` tests of `integration.rs`.
+
+use parsched_core::policy::classify::CoschedClass;
+use parsched_core::policy::gang::GangId;
+use parsched_core::topology::Topology;
+use parsched_runtime::cgroup::{Mock, MockCall};
+use parsched_runtime::{Controller, JobSpec, Policy, RunSpec};
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+mod common;
+use common::*;
+
+fn bsp_job(args: &[&str]) -> Option<JobSpec> {
+    let b = bsp()?;
+    let mut argv = vec![b.display().to_string()];
+    argv.extend(args.iter().map(|s| s.to_string()));
+    argv.extend(["--loops-per-us".to_string(), "300".to_string()]);
+    let mut j = JobSpec::new(argv).width(2);
+    j.stdout = Some(std::env::temp_dir().join(format!("parsched-fcs-{}.out", std::process::id())));
+    Some(j)
+}
+
+fn fcs_spec(jobs: Vec<JobSpec>) -> RunSpec {
+    RunSpec {
+        policy: Policy::Fcs,
+        slot: Duration::from_millis(20),
+        topology: Some(Topology::flat(2).unwrap()),
+        cpus: Some(vec![0, 1]),
+        realtime: false,
+        supervisor: false,
+        recover: false,
+        spread: false,
+        jobs,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn mock_fcs_releases_a_blocking_job_and_takes_it_back_when_it_spins() {
+    let _g = serial();
+    // Coarse-grained blocking (20 ms per barrier) for 0.6 s, then a 1 ms spin
+    // barrier for 1.2 s.
+    let Some(job) = bsp_job(&[
+        "--threads",
+        "2",
+        "--iters",
+        "30",
+        "--grain-us",
+        "20000",
+        "--wait",
+        "block",
+        "--then",
+        "1200,1000,spin",
+    ]) else {
+        eprintln!("no C compiler: test not run");
+        return;
+    };
+    let mut spec = fcs_spec(vec![job, JobSpec::new(["sleep", "0.4"]).width(2)]);
+    // One barrier per 20 ms of two threads is 25 switches per thread-second:
+    // a lower threshold keeps the first phase clearly "blocking".
+    spec.flexible_blocking_rate = 5.0;
+    spec.fcs_window_s = 0.3;
+    let mut c = Controller::with_freezer(spec, Box::new(Mock::new())).unwrap();
+    let r = c.run().unwrap();
+    assert!(r.iter().all(|j| j.success), "{r:?}");
+    let classes: Vec<&str> = r[0].classes.iter().map(|(_, c)| c.as_str()).collect();
+    println!("classes over time: {:?}", r[0].classes);
+    assert_eq!(classes.first(), Some(&"DC"), "{:?}", r[0].classes);
+    assert_eq!(classes.last(), Some(&"CS"), "{:?}", r[0].classes);
+    assert_eq!(r[0].coscheduled, Some(true));
+    assert!(r[0].classes.windows(2).all(|w| w[0].0 <= w[1].0));
+    // Out of the matrix while live, then back in it.
+    let g = GangId(0);
+    let trace = c.trace();
+    let out = trace
+        .iter()
+        .position(|t| t.live.contains(&g) && t.matrix.allocation(g).is_none());
+    let out = out.expect("the blocking job left the matrix");
+    assert!(
+        trace[out..]
+            .iter()
+            .any(|t| t.matrix.allocation(g).is_some()),
+        "the job that started to spin was taken back"
+    );
+    // What the classifier saw: CPU and blocked time are measured.
+    let o = r[0].observed.unwrap();
+    assert!(o.cpu_s > 0.0 && o.voluntary > 0, "{o:?}");
+}
+
+#[test]
+fn mock_fcs_dc_job_gets_its_share_in_dc_slots() {
+    let _g = serial();
+    // Two CS spinners keep both CPUs busy (the mock freezes nothing); a DC
+    // job at SCHED_IDLE starves, so it is owed slots of its own.
+    let Some(spin) = bsp_job(&[
+        "--threads",
+        "2",
+        "--iters",
+        "400",
+        "--grain-us",
+        "1000",
+        "--wait",
+        "spin",
+    ]) else {
+        eprintln!("no C compiler: test not run");
+        return;
+    };
+    let mut cs = spin.clone();
+    cs.fcs_class = Some(CoschedClass::RequiresCoscheduling);
+    let mut dc = bsp_job(&[
+        "--threads",
+        "1",
+        "--iters",
+        "100",
+        "--grain-us",
+        "1000",
+        "--wait",
+        "spin",
+    ])
+    .unwrap();
+    dc.width = Some(1);
+    dc.fcs_class = Some(CoschedClass::DoesNotCare);
+    let mut spec = fcs_spec(vec![dc, cs.clone(), cs]);
+    spec.dc_min_share = 0.25;
+    let mock = Mock::new();
+    let log = mock.log();
+    let mut c = Controller::with_freezer(spec, Box::new(mock)).unwrap();
+    let r = c.run().unwrap();
+    assert!(r.iter().all(|j| j.success), "{r:?}");
+    assert_eq!(r[0].classes, vec![(0.0, "DC".to_string())]);
+    let st = c.stats().clone();
+    let trace = c.trace();
+    println!(
+        "dc slots {} ({:.3} s), dc wall {:.3}",
+        st.dc_slots, st.dc_slot_s, r[0].wall_s
+    );
+    assert!(st.dc_slots > 0);
+    // Never two DC slots in a row, and a DC slot thaws no gang.
+    let dc_rec: Vec<usize> = (0..trace.len()).filter(|&k| trace[k].dc_slot).collect();
+    assert!(dc_rec.windows(2).all(|w| w[1] > w[0] + 1));
+    assert!(dc_rec.iter().all(|&k| trace[k].to.is_none()));
+    // While the gangs ran, the DC job had at least its share: either of CPU
+    // time (it spins: it always wants its processor) or, where it could not
+    // take it, as DC slots of the time both were live.
+    let gangs_end = r[1].wall_s.max(r[2].wall_s);
+    let both = r[0].wall_s.min(gangs_end);
+    let cpu_share = r[0].cpu_s() / r[0].wall_s;
+    println!(
+        "DC CPU share {cpu_share:.3}, DC slots {:.3} s of {both:.3} s",
+        st.dc_slot_s
+    );
+    assert!(
+        cpu_share >= 0.25 * 0.8 || st.dc_slot_s >= 0.25 * both * 0.8 - 0.05,
+        "DC CPU share {cpu_share:.3}, DC slots {:.3} s of {both:.3} s",
+        st.dc_slot_s,
+    );
+    // ... and not much more: DC slots are bounded by the same share of the
+    // wall time since its release (plus a slot).
+    assert!(
+        st.dc_slot_s <= 0.25 * r[0].wall_s + 0.05,
+        "DC slots {:.3} s of {:.3} s",
+        st.dc_slot_s,
+        r[0].wall_s
+    );
+    // The DC job was never frozen.
+    assert!(!log
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|c| *c == MockCall::Freeze("job0".into())));
+}
+
+#[test]
+fn mock_fcs_f_jobs_fill_each_others_slots_and_cs_slots_are_dedicated() {
+    let _g = serial();
+    let Some(base) = bsp_job(&[
+        "--threads",
+        "2",
+        "--iters",
+        "400",
+        "--grain-us",
+        "1000",
+        "--wait",
+        "spinblock",
+    ]) else {
+        eprintln!("no C compiler: test not run");
+        return;
+    };
+    let with = |c| {
+        let mut j = base.clone();
+        j.fcs_class = Some(c);
+        j
+    };
+    let spec = fcs_spec(vec![
+        with(CoschedClass::PrefersCoscheduling),
+        with(CoschedClass::PrefersCoscheduling),
+        with(CoschedClass::RequiresCoscheduling),
+    ]);
+    let mock = Mock::new();
+    let log = mock.log();
+    let mut c = Controller::with_freezer(spec, Box::new(mock)).unwrap();
+    let r = c.run().unwrap();
+    assert!(r.iter().all(|j| j.success), "{r:?}");
+    // Replay the freezer calls.
+    let mut thawed: BTreeSet<String> = BTreeSet::new();
+    let mut together = 0;
+    for call in log.lock().unwrap().iter() {
+        match call {
+            MockCall::Create(n) | MockCall::Thaw(n) => {
+                thawed.insert(n.clone());
+            }
+            MockCall::Freeze(n) | MockCall::Remove(n) => {
+                thawed.remove(n);
+            }
+            _ => {}
+        }
+        if matches!(call, MockCall::Thaw(_)) {
+            if thawed.contains("job2") {
+                assert_eq!(
+                    thawed.len(),
+                    1,
+                    "the CS job's slot is dedicated: {thawed:?}"
+                );
+            }
+            if thawed.contains("job0") && thawed.contains("job1") {
+                together += 1;
+            }
+        }
+    }
+    assert!(together > 0, "F jobs never filled each other's slots");
+    for j in &r {
+        assert!(j.observed.is_some());
+    }
+}
