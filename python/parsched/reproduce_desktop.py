@@ -69,8 +69,11 @@ def ensure_bsp(path: str | None = None) -> str:
         return os.path.abspath(path)
     bench = os.path.join(repo_root(), "bench")
     binary = os.path.join(bench, "bsp")
-    if os.path.isfile(binary) and os.access(binary, os.X_OK):
-        return binary
+    source = os.path.join(bench, "bsp.c")
+    if (os.path.isfile(binary) and os.access(binary, os.X_OK)
+            and not (os.path.isfile(source)
+                     and os.path.getmtime(source) > os.path.getmtime(binary))):
+        return binary  # built, and not older than its source
     if not os.path.isfile(os.path.join(bench, "bsp.c")):
         raise ConfigError("bench", f"{bench}/bsp.c not found (not a source checkout)",
                           "--bsp PATH to a built bench/bsp")

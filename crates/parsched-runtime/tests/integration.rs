@@ -23,6 +23,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 mod common;
+mod fcs;
 use common::*;
 
 fn flat2() -> (Topology, Vec<u32>) {

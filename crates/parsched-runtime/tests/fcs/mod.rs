@@ -13,8 +13,7 @@ use parsched_runtime::{Controller, JobSpec, Policy, RunSpec};
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn bsp_job(args: &[&str]) -> Option<JobSpec> {
     let b = bsp()?;
