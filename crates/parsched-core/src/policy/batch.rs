@@ -318,6 +318,39 @@ impl Profile {
         None
     }
 
+    /// As `find_from`, but only fits starting before `limit`; the second
+    /// value is the first step examined with at least `procs` free
+    /// (`usize::MAX` if none).
+    fn find_before(
+        &self,
+        from: usize,
+        procs: u32,
+        dur: u64,
+        limit: u64,
+    ) -> (Option<(usize, usize)>, usize) {
+        let s = &self.steps;
+        let mut i = from;
+        let mut first = usize::MAX;
+        'outer: while i < s.len() && s[i].0 < limit {
+            if s[i].1 < procs {
+                i += 1;
+                continue;
+            }
+            first = first.min(i);
+            let end = s[i].0.saturating_add(dur);
+            let mut j = i + 1;
+            while j < s.len() && s[j].0 < end {
+                if s[j].1 < procs {
+                    i = j + 1;
+                    continue 'outer;
+                }
+                j += 1;
+            }
+            return (Some((i, j)), first);
+        }
+        (None, first)
+    }
+
     /// `place` skipping the steps before `lb` (the caller knows that none
     /// has `procs` processors free); returns the fit's time and the time of
     /// the first step with `procs` free.
@@ -420,6 +453,38 @@ pub struct Conservative {
     saved: Option<u64>,
     saved_jobs: Vec<(QueuedJob, u64)>,
     saved_ends: Vec<(u64, u32)>,
+    /// Older placements of the jobs after the last pass's (which stopped
+    /// before them), and the differences to add to `diff` before them:
+    /// `(position in tail, steps)`.
+    tail: Vec<(QueuedJob, u64)>,
+    tail_carries: Vec<(usize, Vec<(u64, i64)>)>,
+    /// The earlier placements this pass checks (see
+    /// [`Conservative::replace`]), by queue position, with their carries.
+    old: Vec<(QueuedJob, u64)>,
+    old_carries: Vec<(usize, Vec<(u64, i64)>)>,
+    /// A span `[lo, hi)` holding every time where `diff > 0` (`lo >= hi`:
+    /// none).
+    pos_span: (u64, u64),
+    /// Scratch for merging step functions.
+    merged: Vec<(u64, i64)>,
+    /// The free processors this pass's profile has more than the last
+    /// pass's had at the same point of the queue, as steps `(from, value)`
+    /// (the last step extends forever).
+    diff: Vec<(u64, i64)>,
+}
+
+/// The span `[lo, hi)` of the times where the step function `d` is
+/// positive (`lo >= hi`: nowhere).
+fn positive_span(d: &[(u64, i64)]) -> (u64, u64) {
+    let mut lo = u64::MAX;
+    let mut hi = 0;
+    for (k, &(t, v)) in d.iter().enumerate() {
+        if v > 0 {
+            lo = lo.min(t);
+            hi = d.get(k + 1).map_or(u64::MAX, |s| s.0);
+        }
+    }
+    (lo, hi)
 }
 
 /// Per processor count `p`, a time before which no step of the profile has
@@ -483,6 +548,8 @@ impl Conservative {
     /// tests.
     pub fn plan(&mut self, view: &BatchView<'_>) -> Vec<u64> {
         self.saved = None;
+        self.tail.clear();
+        self.tail_carries.clear();
         self.rebuild(view);
         for q in view.queue {
             let t = if q.procs > view.total {
@@ -536,6 +603,238 @@ impl Conservative {
                 .all(|((j, t), q)| j == q && *t >= now)
     }
 
+    /// Whether the last pass's placements can be checked at this one
+    /// ([`Conservative::replace`]): the placed jobs that did not start still
+    /// first in the queue. If so, `diff` is set
+    /// to this pass's initial profile minus the last pass's from now on.
+    fn comparable(&mut self, view: &BatchView<'_>) -> bool {
+        let Some(then) = self.saved else {
+            return false;
+        };
+        let now = view.now;
+        let m = self.saved_jobs.len();
+        if now < then || view.queue.len() < m {
+            return false;
+        }
+        let busy: u64 = self.ends.iter().map(|e| e.1 as u64).sum();
+        if busy + view.free as u64 != view.total as u64 {
+            return false;
+        }
+        if !self
+            .saved_jobs
+            .iter()
+            .zip(&view.queue[..m])
+            .all(|((j, _), q)| j == q)
+        {
+            return false;
+        }
+        self.take_old(view);
+        // The last profile from now on: the processors of the ends after
+        // now are busy at now.
+        let live = self.saved_ends.partition_point(|e| e.0 <= now);
+        let old = &self.saved_ends[live..];
+        let old_busy: u64 = old.iter().map(|e| e.1 as u64).sum();
+        let old_free = view.total as u64 - old_busy.min(view.total as u64);
+        self.diff.clear();
+        self.diff.push((now, view.free as i64 - old_free as i64));
+        // Merge the two sorted lists of ends, equal ones cancelling.
+        let new = &self.ends;
+        let (mut a, mut b) = (0, 0);
+        let mut cur = self.diff[0].1;
+        loop {
+            let (t, d) = match (new.get(a), old.get(b)) {
+                (Some(x), Some(y)) if x == y => {
+                    a += 1;
+                    b += 1;
+                    continue;
+                }
+                (Some(x), Some(y)) if x < y => {
+                    a += 1;
+                    (x.0, x.1 as i64)
+                }
+                (Some(x), None) => {
+                    a += 1;
+                    (x.0, x.1 as i64)
+                }
+                (_, Some(y)) => {
+                    b += 1;
+                    (y.0, -(y.1 as i64))
+                }
+                (None, None) => break,
+            };
+            cur += d;
+            match self.diff.last_mut() {
+                Some(last) if last.0 == t => last.1 = cur,
+                _ => self.diff.push((t, cur)),
+            }
+        }
+        self.pos_span = positive_span(&self.diff);
+        true
+    }
+
+    /// Moves the last pass's placements and the tail, as far as the tail's
+    /// jobs are still the next ones in the queue, to `old`.
+    fn take_old(&mut self, view: &BatchView<'_>) {
+        let m = self.saved_jobs.len();
+        self.old.clear();
+        self.old_carries.clear();
+        self.old.append(&mut self.saved_jobs);
+        let rest = &view.queue[m..];
+        let n = self
+            .tail
+            .iter()
+            .zip(rest)
+            .take_while(|((j, _), q)| j == *q)
+            .count();
+        self.old.extend_from_slice(&self.tail[..n]);
+        for (k, c) in self.tail_carries.drain(..) {
+            if k < n {
+                self.old_carries.push((m + k, c));
+            }
+        }
+        self.tail.clear();
+    }
+
+    /// Adds the step function `c` to `diff` (from `diff`'s first time on).
+    fn diff_merge(&mut self, c: &[(u64, i64)]) {
+        let d = &self.diff;
+        let now = d[0].0;
+        let m = &mut self.merged;
+        m.clear();
+        let (mut a, mut b) = (0, 0);
+        let (mut va, mut vb) = (0i64, 0i64);
+        // c's value at now
+        while b < c.len() && c[b].0 <= now {
+            vb = c[b].1;
+            b += 1;
+        }
+        loop {
+            let t = match (d.get(a), c.get(b)) {
+                (None, None) => break,
+                (Some(x), Some(y)) => x.0.min(y.0),
+                (Some(x), None) => x.0,
+                (None, Some(y)) => y.0,
+            };
+            if a < d.len() && d[a].0 == t {
+                va = d[a].1;
+                a += 1;
+            }
+            if b < c.len() && c[b].0 == t {
+                vb = c[b].1;
+                b += 1;
+            }
+            let v = va + vb;
+            match m.last() {
+                Some(l) if l.1 == v => {}
+                _ => m.push((t.max(now), v)),
+            }
+        }
+        std::mem::swap(&mut self.diff, &mut self.merged);
+        self.pos_span = positive_span(&self.diff);
+    }
+
+    /// Adds `v` to `diff` on `[a, b)` (`a >= diff[0].0`).
+    fn diff_add(&mut self, a: u64, b: u64, v: i64) {
+        let split = |d: &mut Vec<(u64, i64)>, t: u64| -> usize {
+            let k = d.partition_point(|s| s.0 < t);
+            if k == d.len() || d[k].0 != t {
+                let val = d[k - 1].1;
+                d.insert(k, (t, val));
+            }
+            k
+        };
+        let i = split(&mut self.diff, a);
+        let j = split(&mut self.diff, b);
+        for s in &mut self.diff[i..j] {
+            s.1 += v;
+        }
+        if v > 0 {
+            let (lo, hi) = &mut self.pos_span;
+            if *lo >= *hi {
+                (*lo, *hi) = (a, b);
+            } else {
+                *lo = (*lo).min(a);
+                *hi = (*hi).max(b);
+            }
+        }
+    }
+
+    /// Places `job`, which the last pass placed at `told` (its position
+    /// and the jobs before it in the queue unchanged, `diff` this pass's
+    /// profile minus the last one's at that point), as a search from the
+    /// profile's start would, but searching less: a fit starting before
+    /// `told` is new, so its window meets a time where `diff > 0`; windows
+    /// starting before `told` that do not are skipped.
+    fn replace(&mut self, now: u64, job: &QueuedJob, told: u64) -> u64 {
+        let procs = job.procs;
+        let dur = duration(job);
+        if told < now {
+            // (reserved at a time now past: placed afresh)
+            let (t, first) = self
+                .profile
+                .place_after(self.lb.get(procs), procs, dur)
+                .expect("a job no wider than the machine fits once all reservations end");
+            self.lb.raise(procs, first);
+            let old_end = told.saturating_add(dur);
+            if old_end > now {
+                self.diff_add(now, old_end, procs as i64);
+            }
+            self.diff_add(t, t.saturating_add(dur), -(procs as i64));
+            return t;
+        }
+        // The span of the times where this profile has more free.
+        let (lo, hi) = self.pos_span;
+        let lb = self.lb.get(procs);
+        let steps = &self.profile.steps;
+        // Fits starting in [from_t, limit) may be new; none starts before
+        // from_t (before lb, or windows not reaching lo) or in [limit, told)
+        // (windows after hi).
+        let limit = hi.min(told);
+        let from_t = lb.max((lo + 1).saturating_sub(dur));
+        let (fit, first) = if lo < hi && from_t < limit {
+            let from = steps.partition_point(|s| s.0 < from_t);
+            self.profile.find_before(from, procs, dur, limit)
+        } else {
+            (None, usize::MAX)
+        };
+        // Whether the steps examined follow on from lb (then lb can rise).
+        let from_lb = lo < hi && from_t == lb && from_t < limit;
+        let (i, j) = match fit {
+            Some(f) => {
+                if from_lb {
+                    self.lb.raise(procs, steps[first].0);
+                }
+                f
+            }
+            None => {
+                let from = steps.partition_point(|s| s.0 < told.max(lb));
+                let (i, j, f) = self
+                    .profile
+                    .find_from(from, procs, dur)
+                    .expect("a job no wider than the machine fits once all reservations end");
+                if from_lb {
+                    let steps = &self.profile.steps;
+                    let t = if first != usize::MAX {
+                        steps[first].0
+                    } else if limit == told {
+                        steps[f].0
+                    } else {
+                        limit
+                    };
+                    self.lb.raise(procs, t);
+                }
+                (i, j)
+            }
+        };
+        let t = self.profile.steps[i].0;
+        self.profile.reserve_at(i, j, t.saturating_add(dur), procs);
+        if t != told {
+            self.diff_add(told, told.saturating_add(dur), procs as i64);
+            self.diff_add(t, t.saturating_add(dur), -(procs as i64));
+        }
+        t
+    }
+
     fn pass(&mut self, view: &BatchView<'_>, start: &mut Vec<usize>) {
         let now = view.now;
         let q = view.queue;
@@ -544,6 +843,8 @@ impl Conservative {
             .extend(view.running.iter().map(|r| (expected_end(r, now), r.procs)));
         self.ends.sort_unstable();
         self.reservations.clear();
+        self.old.clear();
+        self.old_carries.clear();
         let from = if self.reusable(view) {
             // The profile from now on, with the placed jobs' reservations.
             let steps = &mut self.profile.steps;
@@ -556,10 +857,21 @@ impl Conservative {
                     start.push(i);
                 }
             }
-            self.saved_jobs.len()
+            let m = self.saved_jobs.len();
+            // The tail's placements are checked against this profile, which
+            // is the last pass's at its end.
+            self.take_old(view);
+            self.diff.clear();
+            self.diff.push((now, 0));
+            self.pos_span = (u64::MAX, 0);
+            m
         } else {
             self.profile.rebuild(now, view.free, &self.ends);
             self.lb.reset(view.total);
+            if !self.comparable(view) {
+                self.tail.clear();
+                self.tail_carries.clear();
+            }
             0
         };
         // A job can start now only if it fits in the processors free now
@@ -577,6 +889,7 @@ impl Conservative {
         // known to fit now unless `dirty`.
         let mut last = self.cands.len();
         let mut dirty = from > 0;
+        let mut carry = 0;
         'pass: for (i, job) in q.iter().enumerate().skip(from) {
             loop {
                 if last == 0 || (self.cands[last - 1] as usize) < i {
@@ -596,11 +909,22 @@ impl Conservative {
                 self.reservations.push(u64::MAX);
                 continue;
             }
-            let (t, first) = self
-                .profile
-                .place_after(self.lb.get(job.procs), job.procs, duration(job))
-                .expect("a job no wider than the machine fits once all reservations end");
-            self.lb.raise(job.procs, first);
+            let t = if i < self.old.len() {
+                while carry < self.old_carries.len() && self.old_carries[carry].0 <= i {
+                    let c = std::mem::take(&mut self.old_carries[carry].1);
+                    self.diff_merge(&c);
+                    carry += 1;
+                }
+                let told = self.old[i].1;
+                self.replace(now, job, told)
+            } else {
+                let (t, first) = self
+                    .profile
+                    .place_after(self.lb.get(job.procs), job.procs, duration(job))
+                    .expect("a job no wider than the machine fits once all reservations end");
+                self.lb.raise(job.procs, first);
+                t
+            };
             self.reservations.push(t);
             if t == now {
                 start.push(i);
@@ -612,7 +936,18 @@ impl Conservative {
                 }
             }
         }
-        // For the next pass.
+        // For the next pass: the placements not made by this pass, with the
+        // difference between this profile and theirs.
+        let done = self.reservations.len();
+        self.tail.clear();
+        self.tail_carries.clear();
+        if done < self.old.len() {
+            self.tail.extend_from_slice(&self.old[done..]);
+            self.tail_carries.push((0, self.diff.clone()));
+            for (k, c) in self.old_carries.drain(carry..) {
+                self.tail_carries.push((k - done, c));
+            }
+        }
         self.saved = Some(now);
         self.saved_jobs.clear();
         self.saved_ends.clear();
@@ -621,6 +956,8 @@ impl Conservative {
             if t == u64::MAX {
                 // (a job wider than the machine: never reused)
                 self.saved = None;
+                self.tail.clear();
+                self.tail_carries.clear();
                 break;
             }
             if t == now {
