@@ -252,37 +252,67 @@ impl BatchPolicy for Easy {
 }
 
 /// An availability profile: free processors as a step function of time.
-/// `steps[k] = (t_k, free_k)` means `free_k` processors are free on
-/// `[t_k, t_{k+1})`; the last step extends forever.
+/// Step `k` (time `t[k]`, `f[k]` free) means `f[k]` processors are free on
+/// `[t[k], t[k+1])`; the last step extends forever. (Times and counts are
+/// kept apart so that scans over counts read one dense array.)
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Profile {
-    steps: Vec<(u64, u32)>,
+    t: Vec<u64>,
+    f: Vec<u32>,
+}
+
+/// The first index `>= i` whose count is at least `procs` (`f.len()` if
+/// none): blocks of counts are tested at once, then one at a time.
+#[inline]
+fn skip_below(f: &[u32], mut i: usize, procs: u32) -> usize {
+    const W: usize = 8;
+    while i + W <= f.len() {
+        let block: &[u32; W] = f[i..i + W].try_into().expect("a block of W");
+        if block.iter().fold(false, |a, &x| a | (x >= procs)) {
+            break;
+        }
+        i += W;
+    }
+    while i < f.len() && f[i] < procs {
+        i += 1;
+    }
+    i
 }
 
 impl Profile {
     /// The profile from `now` given `free` processors now and running jobs
     /// releasing processors at `ends` (sorted by time, all after `now`).
     pub fn rebuild(&mut self, now: u64, free: u32, ends: &[(u64, u32)]) {
-        self.steps.clear();
-        self.steps.push((now, free));
+        self.t.clear();
+        self.f.clear();
+        self.t.push(now);
+        self.f.push(free);
         let mut cur = free;
         for &(t, p) in ends {
             cur += p;
-            match self.steps.last_mut() {
-                Some(last) if last.0 == t => last.1 = cur,
-                _ => self.steps.push((t.max(now), cur)),
+            if *self.t.last().expect("a first step") == t {
+                *self.f.last_mut().expect("a first step") = cur;
+            } else {
+                self.t.push(t.max(now));
+                self.f.push(cur);
             }
         }
     }
 
-    pub fn steps(&self) -> &[(u64, u32)] {
-        &self.steps
+    /// The steps `(time, free)`.
+    pub fn steps(&self) -> Vec<(u64, u32)> {
+        self.t.iter().copied().zip(self.f.iter().copied()).collect()
+    }
+
+    /// The index of the first step at or after `t`.
+    fn index(&self, t: u64) -> usize {
+        self.t.partition_point(|&x| x < t)
     }
 
     /// The earliest time at which `procs` processors are free for `dur`
     /// ticks. `None` if never (more processors than the profile's maximum).
     pub fn earliest(&self, procs: u32, dur: u64) -> Option<u64> {
-        self.find(procs, dur).map(|(i, _)| self.steps[i].0)
+        self.find(procs, dur).map(|(i, _)| self.t[i])
     }
 
     /// `(i, j)`: the fit starts at step `i`; `j` is the first step at or
@@ -295,20 +325,16 @@ impl Profile {
     /// known to have fewer than `procs` processors free); the third value is
     /// the first step examined with at least `procs` free.
     fn find_from(&self, from: usize, procs: u32, dur: u64) -> Option<(usize, usize, usize)> {
-        let s = &self.steps;
-        let mut i = from;
-        let mut first = usize::MAX;
-        'outer: while i < s.len() {
-            if s[i].1 < procs {
-                i += 1;
-                continue;
-            }
-            first = first.min(i);
-            let end = s[i].0.saturating_add(dur);
+        let (t, f) = (&self.t[..], &self.f[..]);
+        let n = f.len();
+        let mut i = skip_below(f, from, procs);
+        let first = i;
+        'outer: while i < n {
+            let end = t[i].saturating_add(dur);
             let mut j = i + 1;
-            while j < s.len() && s[j].0 < end {
-                if s[j].1 < procs {
-                    i = j + 1;
+            while j < n && t[j] < end {
+                if f[j] < procs {
+                    i = skip_below(f, j + 1, procs);
                     continue 'outer;
                 }
                 j += 1;
@@ -328,20 +354,18 @@ impl Profile {
         dur: u64,
         limit: u64,
     ) -> (Option<(usize, usize)>, usize) {
-        let s = &self.steps;
-        let mut i = from;
-        let mut first = usize::MAX;
-        'outer: while i < s.len() && s[i].0 < limit {
-            if s[i].1 < procs {
-                i += 1;
-                continue;
-            }
-            first = first.min(i);
-            let end = s[i].0.saturating_add(dur);
+        let (t, f) = (&self.t[..], &self.f[..]);
+        let n = f.len();
+        // the steps before limit
+        let fl = &f[..self.index(limit)];
+        let mut i = skip_below(fl, from.min(fl.len()), procs);
+        let first = if i < fl.len() { i } else { usize::MAX };
+        'outer: while i < fl.len() {
+            let end = t[i].saturating_add(dur);
             let mut j = i + 1;
-            while j < s.len() && s[j].0 < end {
-                if s[j].1 < procs {
-                    i = j + 1;
+            while j < n && t[j] < end {
+                if f[j] < procs {
+                    i = skip_below(fl, (j + 1).min(fl.len()), procs);
                     continue 'outer;
                 }
                 j += 1;
@@ -355,9 +379,9 @@ impl Profile {
     /// has `procs` processors free); returns the fit's time and the time of
     /// the first step with `procs` free.
     fn place_after(&mut self, lb: u64, procs: u32, dur: u64) -> Option<(u64, u64)> {
-        let from = self.steps.partition_point(|s| s.0 < lb);
+        let from = self.index(lb);
         let (i, j, first) = self.find_from(from, procs, dur)?;
-        let (t, tf) = (self.steps[i].0, self.steps[first].0);
+        let (t, tf) = (self.t[i], self.t[first]);
         self.reserve_at(i, j, t.saturating_add(dur), procs);
         Some((t, tf))
     }
@@ -365,29 +389,30 @@ impl Profile {
     /// The fewest processors free over `[now, now + dur)` (`now`: the
     /// profile's first time).
     fn min_free(&self, dur: u64) -> u32 {
-        let Some(&(t0, f0)) = self.steps.first() else {
+        let (Some(&t0), Some(&f0)) = (self.t.first(), self.f.first()) else {
             return 0;
         };
         let end = t0.saturating_add(dur);
         let mut m = f0;
-        for s in &self.steps[1..] {
-            if s.0 >= end || m == 0 {
+        for (&t, &f) in self.t[1..].iter().zip(&self.f[1..]) {
+            if t >= end || m == 0 {
                 break;
             }
-            m = m.min(s.1);
+            m = m.min(f);
         }
         m
     }
 
-    /// Reserves `procs` processors on `[steps[i].0, end)` where `j` is the
-    /// first step at or after `end`.
+    /// Reserves `procs` processors on `[t[i], end)` where `j` is the first
+    /// step at or after `end`.
     fn reserve_at(&mut self, i: usize, j: usize, end: u64, procs: u32) {
-        if j >= self.steps.len() || self.steps[j].0 != end {
-            let free = self.steps[j - 1].1;
-            self.steps.insert(j, (end, free));
+        if j >= self.t.len() || self.t[j] != end {
+            let free = self.f[j - 1];
+            self.t.insert(j, end);
+            self.f.insert(j, free);
         }
-        for s in &mut self.steps[i..j] {
-            s.1 -= procs;
+        for f in &mut self.f[i..j] {
+            *f -= procs;
         }
     }
 
@@ -395,35 +420,45 @@ impl Profile {
     pub fn reserve(&mut self, t: u64, dur: u64, procs: u32) {
         let a = self.split(t);
         let b = self.split(t.saturating_add(dur));
-        for s in &mut self.steps[a..b] {
-            s.1 -= procs;
+        for f in &mut self.f[a..b] {
+            *f -= procs;
         }
     }
 
     /// Index of the step starting at `t`, splitting the step containing it.
     fn split(&mut self, t: u64) -> usize {
-        match self.steps.binary_search_by_key(&t, |s| s.0) {
+        match self.t.binary_search(&t) {
             Ok(k) => k,
             Err(k) => {
                 // k >= 1: t is after the first step's time.
-                let free = self.steps[k - 1].1;
-                self.steps.insert(k, (t, free));
+                let free = self.f[k - 1];
+                self.t.insert(k, t);
+                self.f.insert(k, free);
                 k
             }
         }
     }
 
+    /// Drops the steps before `now` (the profile's first time is at most
+    /// `now`), the step holding `now` starting there.
+    fn advance(&mut self, now: u64) {
+        let k = self.t.partition_point(|&x| x <= now) - 1;
+        self.t.drain(..k);
+        self.f.drain(..k);
+        self.t[0] = now;
+    }
+
     /// Earliest fit for `procs` × `dur`, reserved at once; returns its time.
     pub fn place(&mut self, procs: u32, dur: u64) -> Option<u64> {
         let (i, j) = self.find(procs, dur)?;
-        let t = self.steps[i].0;
+        let t = self.t[i];
         self.reserve_at(i, j, t.saturating_add(dur), procs);
         Some(t)
     }
 
     /// Free processors at the profile's first time.
     pub fn free_now(&self) -> u32 {
-        self.steps.first().map_or(0, |s| s.1)
+        self.f.first().copied().unwrap_or(0)
     }
 }
 
@@ -785,14 +820,13 @@ impl Conservative {
         // The span of the times where this profile has more free.
         let (lo, hi) = self.pos_span;
         let lb = self.lb.get(procs);
-        let steps = &self.profile.steps;
         // Fits starting in [from_t, limit) may be new; none starts before
         // from_t (before lb, or windows not reaching lo) or in [limit, told)
         // (windows after hi).
         let limit = hi.min(told);
         let from_t = lb.max((lo + 1).saturating_sub(dur));
         let (fit, first) = if lo < hi && from_t < limit {
-            let from = steps.partition_point(|s| s.0 < from_t);
+            let from = self.profile.index(from_t);
             self.profile.find_before(from, procs, dur, limit)
         } else {
             (None, usize::MAX)
@@ -802,22 +836,21 @@ impl Conservative {
         let (i, j) = match fit {
             Some(f) => {
                 if from_lb {
-                    self.lb.raise(procs, steps[first].0);
+                    self.lb.raise(procs, self.profile.t[first]);
                 }
                 f
             }
             None => {
-                let from = steps.partition_point(|s| s.0 < told.max(lb));
+                let from = self.profile.index(told.max(lb));
                 let (i, j, f) = self
                     .profile
                     .find_from(from, procs, dur)
                     .expect("a job no wider than the machine fits once all reservations end");
                 if from_lb {
-                    let steps = &self.profile.steps;
                     let t = if first != usize::MAX {
-                        steps[first].0
+                        self.profile.t[first]
                     } else if limit == told {
-                        steps[f].0
+                        self.profile.t[f]
                     } else {
                         limit
                     };
@@ -826,7 +859,7 @@ impl Conservative {
                 (i, j)
             }
         };
-        let t = self.profile.steps[i].0;
+        let t = self.profile.t[i];
         self.profile.reserve_at(i, j, t.saturating_add(dur), procs);
         if t != told {
             self.diff_add(told, told.saturating_add(dur), procs as i64);
@@ -847,10 +880,7 @@ impl Conservative {
         self.old_carries.clear();
         let from = if self.reusable(view) {
             // The profile from now on, with the placed jobs' reservations.
-            let steps = &mut self.profile.steps;
-            let k = steps.partition_point(|s| s.0 <= now) - 1;
-            steps.drain(..k);
-            steps[0].0 = now;
+            self.profile.advance(now);
             for (i, &(_, t)) in self.saved_jobs.iter().enumerate() {
                 self.reservations.push(t);
                 if t == now {
@@ -1173,13 +1203,13 @@ mod tests {
     fn profile_earliest_and_reserve() {
         let mut p = Profile::default();
         p.rebuild(0, 2, &[(10, 3), (20, 5)]);
-        assert_eq!(p.steps(), &[(0, 2), (10, 5), (20, 10)]);
+        assert_eq!(p.steps(), [(0, 2), (10, 5), (20, 10)]);
         assert_eq!(p.earliest(2, 100), Some(0));
         assert_eq!(p.earliest(3, 5), Some(10));
         assert_eq!(p.earliest(6, 1), Some(20));
         assert_eq!(p.earliest(11, 1), None);
         p.reserve(5, 10, 2);
-        assert_eq!(p.steps(), &[(0, 2), (5, 0), (10, 3), (15, 5), (20, 10)]);
+        assert_eq!(p.steps(), [(0, 2), (5, 0), (10, 3), (15, 5), (20, 10)]);
         assert_eq!(p.earliest(1, 1), Some(0));
         assert_eq!(p.earliest(1, 6), Some(10));
         assert_eq!(p.earliest(4, 1), Some(15));
