@@ -52,6 +52,7 @@
 //! policy decision.
 
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 
 /// A running job as the policy sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -470,9 +471,21 @@ impl Profile {
 /// free (the profile only loses processors during a pass), and (2) the
 /// pass stops once no later job can start now: only jobs that fit in the
 /// processors free now can, and a job stops being able to once its window
-/// `[now, now + requested)` lacks its processors. Its decisions are those
-/// of the straightforward pass ([`reference::Conservative`]), which tests
-/// check on random workloads.
+/// `[now, now + requested)` lacks its processors. (3) A pass whose
+/// profile is the last one's (no job ended early or overran) keeps the
+/// last placements outright; (4) otherwise it checks them instead of
+/// searching afresh: it tracks `diff`, this pass's profile minus the one
+/// each job was last placed on (at first the change in the running jobs'
+/// expected ends; then, for each job that moves, `+` its old window and
+/// `-` its new one). A job's old time `told` was its earliest fit there, so
+/// any fit before `told` now is new and its window meets a time where
+/// `diff > 0`: only starts whose windows reach the span of those times are
+/// searched, then the window at `told` (which holds unless `diff < 0`
+/// there) and on. Jobs the last pass did not reach (it stopped early) keep
+/// older placements with the `diff` of the pass that stopped before them
+/// (a carry, added when a later pass reaches them). Its decisions are
+/// those of the straightforward pass ([`reference::Conservative`]), which
+/// tests check on random workloads.
 #[derive(Debug, Clone, Default)]
 pub struct Conservative {
     ends: Vec<(u64, u32)>,
@@ -490,13 +503,14 @@ pub struct Conservative {
     saved_ends: Vec<(u64, u32)>,
     /// Older placements of the jobs after the last pass's (which stopped
     /// before them), and the differences to add to `diff` before them:
-    /// `(position in tail, steps)`.
-    tail: Vec<(QueuedJob, u64)>,
-    tail_carries: Vec<(usize, Vec<(u64, i64)>)>,
-    /// The earlier placements this pass checks (see
-    /// [`Conservative::replace`]), by queue position, with their carries.
+    /// `(id, steps)`, where `tail[k]` has id `tail_base + k` (ids survive
+    /// pushes and pops at the front).
+    tail: VecDeque<(QueuedJob, u64)>,
+    tail_carries: VecDeque<(u64, Vec<(u64, i64)>)>,
+    tail_base: u64,
+    /// The last pass's placements, which this pass checks (see
+    /// [`Conservative::replace`]), by queue position; the tail follows.
     old: Vec<(QueuedJob, u64)>,
-    old_carries: Vec<(usize, Vec<(u64, i64)>)>,
     /// A span `[lo, hi)` holding every time where `diff > 0` (`lo >= hi`:
     /// none).
     pos_span: (u64, u64),
@@ -521,6 +535,10 @@ fn positive_span(d: &[(u64, i64)]) -> (u64, u64) {
     }
     (lo, hi)
 }
+
+/// The id of the tail's first job when it is empty (ids count down as
+/// jobs are pushed in front).
+const TAIL_BASE: u64 = 1 << 62;
 
 /// Per processor count `p`, a time before which no step of the profile has
 /// `p` processors free; a query for `p` takes the maximum over counts
@@ -583,8 +601,7 @@ impl Conservative {
     /// tests.
     pub fn plan(&mut self, view: &BatchView<'_>) -> Vec<u64> {
         self.saved = None;
-        self.tail.clear();
-        self.tail_carries.clear();
+        self.clear_tail();
         self.rebuild(view);
         for q in view.queue {
             let t = if q.procs > view.total {
@@ -663,7 +680,7 @@ impl Conservative {
         {
             return false;
         }
-        self.take_old(view);
+        self.take_old();
         // The last profile from now on: the processors of the ends after
         // now are busy at now.
         let live = self.saved_ends.partition_point(|e| e.0 <= now);
@@ -707,27 +724,50 @@ impl Conservative {
         true
     }
 
-    /// Moves the last pass's placements and the tail, as far as the tail's
-    /// jobs are still the next ones in the queue, to `old`.
-    fn take_old(&mut self, view: &BatchView<'_>) {
-        let m = self.saved_jobs.len();
+    /// Moves the last pass's placements to `old` (the tail's jobs are
+    /// checked against the queue as the pass reaches them).
+    fn take_old(&mut self) {
         self.old.clear();
-        self.old_carries.clear();
-        self.old.append(&mut self.saved_jobs);
-        let rest = &view.queue[m..];
-        let n = self
-            .tail
-            .iter()
-            .zip(rest)
-            .take_while(|((j, _), q)| j == *q)
-            .count();
-        self.old.extend_from_slice(&self.tail[..n]);
-        for (k, c) in self.tail_carries.drain(..) {
-            if k < n {
-                self.old_carries.push((m + k, c));
-            }
-        }
+        std::mem::swap(&mut self.old, &mut self.saved_jobs);
+    }
+
+    /// Forgets the tail.
+    fn clear_tail(&mut self) {
         self.tail.clear();
+        self.tail_carries.clear();
+        self.tail_base = TAIL_BASE;
+    }
+
+    /// Places `job` at queue position `i` as a pass from scratch would:
+    /// by checking its earlier placement if it has one, else by a search.
+    fn place_job(&mut self, now: u64, i: usize, job: &QueuedJob) -> u64 {
+        let m = self.old.len();
+        if i < m {
+            let told = self.old[i].1;
+            return self.replace(now, job, told);
+        }
+        let k = i - m;
+        if k < self.tail.len() {
+            if self.tail[k].0 == *job {
+                let id = self.tail_base + k as u64;
+                while self.tail_carries.front().is_some_and(|c| c.0 <= id) {
+                    let (_, c) = self.tail_carries.pop_front().expect("a carry");
+                    self.diff_merge(&c);
+                }
+                let told = self.tail[k].1;
+                return self.replace(now, job, told);
+            }
+            // (the queue changed otherwise than by starts and arrivals)
+            self.tail.truncate(k);
+            let end = self.tail_base + k as u64;
+            self.tail_carries.retain(|c| c.0 < end);
+        }
+        let (t, first) = self
+            .profile
+            .place_after(self.lb.get(job.procs), job.procs, duration(job))
+            .expect("a job no wider than the machine fits once all reservations end");
+        self.lb.raise(job.procs, first);
+        t
     }
 
     /// Adds the step function `c` to `diff` (from `diff`'s first time on).
@@ -877,7 +917,6 @@ impl Conservative {
         self.ends.sort_unstable();
         self.reservations.clear();
         self.old.clear();
-        self.old_carries.clear();
         let from = if self.reusable(view) {
             // The profile from now on, with the placed jobs' reservations.
             self.profile.advance(now);
@@ -890,7 +929,7 @@ impl Conservative {
             let m = self.saved_jobs.len();
             // The tail's placements are checked against this profile, which
             // is the last pass's at its end.
-            self.take_old(view);
+            self.take_old();
             self.diff.clear();
             self.diff.push((now, 0));
             self.pos_span = (u64::MAX, 0);
@@ -899,8 +938,7 @@ impl Conservative {
             self.profile.rebuild(now, view.free, &self.ends);
             self.lb.reset(view.total);
             if !self.comparable(view) {
-                self.tail.clear();
-                self.tail_carries.clear();
+                self.clear_tail();
             }
             0
         };
@@ -919,7 +957,6 @@ impl Conservative {
         // known to fit now unless `dirty`.
         let mut last = self.cands.len();
         let mut dirty = from > 0;
-        let mut carry = 0;
         'pass: for (i, job) in q.iter().enumerate().skip(from) {
             loop {
                 if last == 0 || (self.cands[last - 1] as usize) < i {
@@ -939,22 +976,7 @@ impl Conservative {
                 self.reservations.push(u64::MAX);
                 continue;
             }
-            let t = if i < self.old.len() {
-                while carry < self.old_carries.len() && self.old_carries[carry].0 <= i {
-                    let c = std::mem::take(&mut self.old_carries[carry].1);
-                    self.diff_merge(&c);
-                    carry += 1;
-                }
-                let told = self.old[i].1;
-                self.replace(now, job, told)
-            } else {
-                let (t, first) = self
-                    .profile
-                    .place_after(self.lb.get(job.procs), job.procs, duration(job))
-                    .expect("a job no wider than the machine fits once all reservations end");
-                self.lb.raise(job.procs, first);
-                t
-            };
+            let t = self.place_job(now, i, job);
             self.reservations.push(t);
             if t == now {
                 start.push(i);
@@ -969,14 +991,25 @@ impl Conservative {
         // For the next pass: the placements not made by this pass, with the
         // difference between this profile and theirs.
         let done = self.reservations.len();
-        self.tail.clear();
-        self.tail_carries.clear();
-        if done < self.old.len() {
-            self.tail.extend_from_slice(&self.old[done..]);
-            self.tail_carries.push((0, self.diff.clone()));
-            for (k, c) in self.old_carries.drain(carry..) {
-                self.tail_carries.push((k - done, c));
+        let m = self.old.len();
+        if done >= m {
+            let used = (done - m).min(self.tail.len());
+            self.tail.drain(..used);
+            self.tail_base += used as u64;
+        } else {
+            if self.tail.is_empty() {
+                self.clear_tail();
             }
+            for &e in self.old[done..].iter().rev() {
+                self.tail.push_front(e);
+            }
+            self.tail_base -= (m - done) as u64;
+        }
+        if self.tail.is_empty() {
+            self.clear_tail();
+        } else {
+            self.tail_carries
+                .push_front((self.tail_base, self.diff.clone()));
         }
         self.saved = Some(now);
         self.saved_jobs.clear();
@@ -986,8 +1019,7 @@ impl Conservative {
             if t == u64::MAX {
                 // (a job wider than the machine: never reused)
                 self.saved = None;
-                self.tail.clear();
-                self.tail_carries.clear();
+                self.clear_tail();
                 break;
             }
             if t == now {
