@@ -536,6 +536,10 @@ fn positive_span(d: &[(u64, i64)]) -> (u64, u64) {
     (lo, hi)
 }
 
+/// Passes check earlier placements (rather than search afresh) only when
+/// at least this many jobs have them.
+const MIN_CHECKED: usize = 64;
+
 /// The id of the tail's first job when it is empty (ids count down as
 /// jobs are pushed in front).
 const TAIL_BASE: u64 = 1 << 62;
@@ -930,6 +934,9 @@ impl Conservative {
             // The tail's placements are checked against this profile, which
             // is the last pass's at its end.
             self.take_old();
+            if self.tail.len() < MIN_CHECKED {
+                self.clear_tail();
+            }
             self.diff.clear();
             self.diff.push((now, 0));
             self.pos_span = (u64::MAX, 0);
@@ -937,7 +944,9 @@ impl Conservative {
         } else {
             self.profile.rebuild(now, view.free, &self.ends);
             self.lb.reset(view.total);
-            if !self.comparable(view) {
+            // (for a few jobs, searches cost less than tracking diff)
+            if self.saved_jobs.len() + self.tail.len() < MIN_CHECKED || !self.comparable(view) {
+                self.saved_jobs.clear();
                 self.clear_tail();
             }
             0
