@@ -29,10 +29,12 @@ def cmd_simulate_pools(args: argparse.Namespace) -> int:
     Starts from Table 2's defaults (or --config FILE.toml), applies --set
     KEY=VALUE overrides (keys: P L D T F G p0 t W S r c pool_size spanning
     parallelism jobs warmup reps seed workload init final para_unit spread combine
-    switch_cost f_rounding g_rounding tie_break inflate_master ci), and optionally
-    replaces the generated workload with --arrivals FILE.csv (header
+    switch_cost f_rounding g_rounding tie_break inflate_master ci max_events), and
+    optionally replaces the generated workload with --arrivals FILE.csv (header
     arrival,d[,para_work]). Setting jobs alone scales the warm-up with it (a
-    tenth). `parsched.PoolsConfig.field_doc(KEY)` describes a key.
+    tenth). A run whose estimated event count is above max_events (default 1e10,
+    about a quarter of an hour) is refused before it starts (max_events=0: no
+    limit). `parsched.PoolsConfig.field_doc(KEY)` describes a key.
     """
     from ._io import atomic_file, check_output_file
     from .api import simulate

@@ -194,6 +194,10 @@ pub struct PoolsConfig {
     pub reps: u32,
     pub seed: u64,
     pub ci: CiMethod,
+    /// A run whose estimated event count ([`PoolsConfig::estimate_events`])
+    /// is above this is refused before it starts; 0: no limit.
+    #[serde(default = "default_max_events")]
+    pub max_events: u64,
     /// Jobs to run instead of the synthetic workload.
     #[serde(skip)]
     pub arrivals: Option<Vec<Arrival>>,
@@ -225,6 +229,7 @@ impl Default for PoolsConfig {
             reps: 5,
             seed: 1,
             ci: CiMethod::Auto,
+            max_events: crate::sync::DEFAULT_MAX_EVENTS,
             arrivals: None,
         }
     }
@@ -263,7 +268,12 @@ pub const KEYS: &[&str] = &[
     "tie_break",
     "inflate_master",
     "ci",
+    "max_events",
 ];
+
+fn default_max_events() -> u64 {
+    crate::sync::DEFAULT_MAX_EVENTS
+}
 
 fn rounding(s: &str) -> Rounding {
     match s {
@@ -356,6 +366,7 @@ impl PoolsConfig {
                     _ => CiMethod::Auto,
                 }
             }
+            "max_events" => self.max_events = v.as_u64(key)?,
             _ => return Err(ConfigError::new(key, "unknown key", KEYS.join(", "))),
         }
         Ok(())
@@ -471,7 +482,53 @@ impl PoolsConfig {
                 }
             }
         }
+        let est = self.estimate_events();
+        if self.max_events > 0 && est > self.max_events as f64 {
+            return Err(ConfigError::new(
+                "max_events",
+                format!(
+                    "the run would take about {est:.1e} events (~{} at 10^7 events/s; \
+                     estimated from reps, jobs, their parallelism and work, and the time \
+                     slice T), above max_events = {}",
+                    crate::sync::human_ms(est / 1e7 * 1e3),
+                    self.max_events
+                ),
+                "fewer jobs or reps, a longer T, or max_events=0 (or a larger limit) to run \
+                 it anyway",
+            ));
+        }
         Ok(())
+    }
+
+    /// An upper estimate of a run's events (all replications), from the
+    /// configuration alone: per job its arrival, the master's phases and
+    /// a few events per thread (d threads, d the desired parallelism), and
+    /// per processor one event per time slice T of work (twice the work,
+    /// for the overheads and slices cut short). `validate` refuses a run
+    /// above `max_events`; a test checks the estimate against real runs.
+    pub fn estimate_events(&self) -> f64 {
+        let (jobs, threads, work) = match &self.arrivals {
+            Some(list) => {
+                let threads: f64 = list.iter().map(|a| a.d as f64).sum();
+                let work: f64 = list
+                    .iter()
+                    .map(|a| {
+                        self.init + a.para_work.unwrap_or(self.para_unit * a.d as f64) + self.final_
+                    })
+                    .sum();
+                (list.len() as f64, threads, work)
+            }
+            None => {
+                let n = self.jobs as f64;
+                (n, n * self.mean_parallelism, n * self.mean_demand())
+            }
+        };
+        let slices = if self.slice > 0.0 {
+            2.0 * work / self.slice
+        } else {
+            0.0
+        };
+        self.reps as f64 * (64.0 + 8.0 * jobs + 4.0 * threads + slices)
     }
 
     /// The placement policy's options.
@@ -826,5 +883,61 @@ mod tests {
         assert_eq!(a.summary.rep_means, b.summary.rep_means);
         assert_eq!(a.reps[1].records, b.reps[1].records);
         assert!(a.summary.mean_response_time > 120.0);
+    }
+
+    /// The event estimate bounds real runs (and not by orders of magnitude).
+    #[test]
+    fn event_estimate_bounds_real_runs() {
+        for (set, val) in [
+            ("T", Value::Float(10.0)),
+            ("T", Value::Float(0.5)),
+            ("D", Value::Float(2.0)),
+            ("L", Value::Float(0.9)),
+            ("parallelism", Value::Str("unrestricted".into())),
+            ("spanning", Value::Str("unlimited".into())),
+        ] {
+            let mut c = PoolsConfig {
+                jobs: 400,
+                warmup: 40,
+                reps: 2,
+                ..Default::default()
+            };
+            c.set(set, &val).unwrap();
+            c.validate().unwrap();
+            let r = run(&c, RunOptions::default(), None).unwrap();
+            let real: u64 = r.reps.iter().map(|r| r.events).sum();
+            let est = c.estimate_events();
+            assert!(est >= real as f64, "{set}: estimate {est} < {real} events");
+            assert!(
+                est < 50.0 * real as f64,
+                "{set}: estimate {est} >> {real} events"
+            );
+        }
+    }
+
+    /// A run estimated above `max_events` is refused with one line naming
+    /// the key; `max_events = 0` lifts the limit.
+    #[test]
+    fn runs_estimated_above_max_events_are_refused() {
+        let mut c = PoolsConfig {
+            jobs: 300,
+            warmup: 30,
+            reps: 1,
+            ..Default::default()
+        };
+        c.set("max_events", &Value::Int(100)).unwrap();
+        let e = c.validate().unwrap_err();
+        assert_eq!(e.field, "max_events", "{e}");
+        let line = e.to_string();
+        assert!(!line.contains('\n'), "{line}");
+        assert!(
+            line.starts_with("max_events: the run would take about"),
+            "{line}"
+        );
+        assert!(line.contains("max_events=0"), "{line}");
+        assert!(run(&c, RunOptions::default(), None).is_err());
+        c.set("max_events", &Value::Int(0)).unwrap();
+        c.validate().unwrap();
+        assert!(c.set("max_events", &Value::Int(-1)).is_err());
     }
 }

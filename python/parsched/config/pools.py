@@ -189,6 +189,12 @@ class PoolsConfig(ConfigBase):
         "(replications when reps >= 2, batch means when reps == 1)",
         _D["ci"],
     )
+    max_events: int = _doc(
+        "a run whose estimated event count is above this is refused before it starts "
+        "(an upper estimate over all replications: per job a few events per thread, and "
+        "one per time slice T of work, doubled); 0: no limit",
+        _D["max_events"],
+    )
     arrivals: Arrivals | None = _doc(  # noqa: RUF009 - a plain dataclasses.field
         "explicit job stream (arrival, d[, para_work]) replacing the generated workload", None
     )

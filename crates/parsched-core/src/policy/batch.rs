@@ -52,6 +52,7 @@
 //! policy decision.
 
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 
 /// A running job as the policy sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -252,37 +253,67 @@ impl BatchPolicy for Easy {
 }
 
 /// An availability profile: free processors as a step function of time.
-/// `steps[k] = (t_k, free_k)` means `free_k` processors are free on
-/// `[t_k, t_{k+1})`; the last step extends forever.
+/// Step `k` (time `t[k]`, `f[k]` free) means `f[k]` processors are free on
+/// `[t[k], t[k+1])`; the last step extends forever. (Times and counts are
+/// kept apart so that scans over counts read one dense array.)
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Profile {
-    steps: Vec<(u64, u32)>,
+    t: Vec<u64>,
+    f: Vec<u32>,
+}
+
+/// The first index `>= i` whose count is at least `procs` (`f.len()` if
+/// none): blocks of counts are tested at once, then one at a time.
+#[inline]
+fn skip_below(f: &[u32], mut i: usize, procs: u32) -> usize {
+    const W: usize = 8;
+    while i + W <= f.len() {
+        let block: &[u32; W] = f[i..i + W].try_into().expect("a block of W");
+        if block.iter().fold(false, |a, &x| a | (x >= procs)) {
+            break;
+        }
+        i += W;
+    }
+    while i < f.len() && f[i] < procs {
+        i += 1;
+    }
+    i
 }
 
 impl Profile {
     /// The profile from `now` given `free` processors now and running jobs
     /// releasing processors at `ends` (sorted by time, all after `now`).
     pub fn rebuild(&mut self, now: u64, free: u32, ends: &[(u64, u32)]) {
-        self.steps.clear();
-        self.steps.push((now, free));
+        self.t.clear();
+        self.f.clear();
+        self.t.push(now);
+        self.f.push(free);
         let mut cur = free;
         for &(t, p) in ends {
             cur += p;
-            match self.steps.last_mut() {
-                Some(last) if last.0 == t => last.1 = cur,
-                _ => self.steps.push((t.max(now), cur)),
+            if *self.t.last().expect("a first step") == t {
+                *self.f.last_mut().expect("a first step") = cur;
+            } else {
+                self.t.push(t.max(now));
+                self.f.push(cur);
             }
         }
     }
 
-    pub fn steps(&self) -> &[(u64, u32)] {
-        &self.steps
+    /// The steps `(time, free)`.
+    pub fn steps(&self) -> Vec<(u64, u32)> {
+        self.t.iter().copied().zip(self.f.iter().copied()).collect()
+    }
+
+    /// The index of the first step at or after `t`.
+    fn index(&self, t: u64) -> usize {
+        self.t.partition_point(|&x| x < t)
     }
 
     /// The earliest time at which `procs` processors are free for `dur`
     /// ticks. `None` if never (more processors than the profile's maximum).
     pub fn earliest(&self, procs: u32, dur: u64) -> Option<u64> {
-        self.find(procs, dur).map(|(i, _)| self.steps[i].0)
+        self.find(procs, dur).map(|(i, _)| self.t[i])
     }
 
     /// `(i, j)`: the fit starts at step `i`; `j` is the first step at or
@@ -295,20 +326,16 @@ impl Profile {
     /// known to have fewer than `procs` processors free); the third value is
     /// the first step examined with at least `procs` free.
     fn find_from(&self, from: usize, procs: u32, dur: u64) -> Option<(usize, usize, usize)> {
-        let s = &self.steps;
-        let mut i = from;
-        let mut first = usize::MAX;
-        'outer: while i < s.len() {
-            if s[i].1 < procs {
-                i += 1;
-                continue;
-            }
-            first = first.min(i);
-            let end = s[i].0.saturating_add(dur);
+        let (t, f) = (&self.t[..], &self.f[..]);
+        let n = f.len();
+        let mut i = skip_below(f, from, procs);
+        let first = i;
+        'outer: while i < n {
+            let end = t[i].saturating_add(dur);
             let mut j = i + 1;
-            while j < s.len() && s[j].0 < end {
-                if s[j].1 < procs {
-                    i = j + 1;
+            while j < n && t[j] < end {
+                if f[j] < procs {
+                    i = skip_below(f, j + 1, procs);
                     continue 'outer;
                 }
                 j += 1;
@@ -318,13 +345,44 @@ impl Profile {
         None
     }
 
+    /// As `find_from`, but only fits starting before `limit`; the second
+    /// value is the first step examined with at least `procs` free
+    /// (`usize::MAX` if none).
+    fn find_before(
+        &self,
+        from: usize,
+        procs: u32,
+        dur: u64,
+        limit: u64,
+    ) -> (Option<(usize, usize)>, usize) {
+        let (t, f) = (&self.t[..], &self.f[..]);
+        let n = f.len();
+        // the steps before limit
+        let fl = &f[..self.index(limit)];
+        let mut i = skip_below(fl, from.min(fl.len()), procs);
+        let first = if i < fl.len() { i } else { usize::MAX };
+        'outer: while i < fl.len() {
+            let end = t[i].saturating_add(dur);
+            let mut j = i + 1;
+            while j < n && t[j] < end {
+                if f[j] < procs {
+                    i = skip_below(fl, (j + 1).min(fl.len()), procs);
+                    continue 'outer;
+                }
+                j += 1;
+            }
+            return (Some((i, j)), first);
+        }
+        (None, first)
+    }
+
     /// `place` skipping the steps before `lb` (the caller knows that none
     /// has `procs` processors free); returns the fit's time and the time of
     /// the first step with `procs` free.
     fn place_after(&mut self, lb: u64, procs: u32, dur: u64) -> Option<(u64, u64)> {
-        let from = self.steps.partition_point(|s| s.0 < lb);
+        let from = self.index(lb);
         let (i, j, first) = self.find_from(from, procs, dur)?;
-        let (t, tf) = (self.steps[i].0, self.steps[first].0);
+        let (t, tf) = (self.t[i], self.t[first]);
         self.reserve_at(i, j, t.saturating_add(dur), procs);
         Some((t, tf))
     }
@@ -332,29 +390,30 @@ impl Profile {
     /// The fewest processors free over `[now, now + dur)` (`now`: the
     /// profile's first time).
     fn min_free(&self, dur: u64) -> u32 {
-        let Some(&(t0, f0)) = self.steps.first() else {
+        let (Some(&t0), Some(&f0)) = (self.t.first(), self.f.first()) else {
             return 0;
         };
         let end = t0.saturating_add(dur);
         let mut m = f0;
-        for s in &self.steps[1..] {
-            if s.0 >= end || m == 0 {
+        for (&t, &f) in self.t[1..].iter().zip(&self.f[1..]) {
+            if t >= end || m == 0 {
                 break;
             }
-            m = m.min(s.1);
+            m = m.min(f);
         }
         m
     }
 
-    /// Reserves `procs` processors on `[steps[i].0, end)` where `j` is the
-    /// first step at or after `end`.
+    /// Reserves `procs` processors on `[t[i], end)` where `j` is the first
+    /// step at or after `end`.
     fn reserve_at(&mut self, i: usize, j: usize, end: u64, procs: u32) {
-        if j >= self.steps.len() || self.steps[j].0 != end {
-            let free = self.steps[j - 1].1;
-            self.steps.insert(j, (end, free));
+        if j >= self.t.len() || self.t[j] != end {
+            let free = self.f[j - 1];
+            self.t.insert(j, end);
+            self.f.insert(j, free);
         }
-        for s in &mut self.steps[i..j] {
-            s.1 -= procs;
+        for f in &mut self.f[i..j] {
+            *f -= procs;
         }
     }
 
@@ -362,35 +421,45 @@ impl Profile {
     pub fn reserve(&mut self, t: u64, dur: u64, procs: u32) {
         let a = self.split(t);
         let b = self.split(t.saturating_add(dur));
-        for s in &mut self.steps[a..b] {
-            s.1 -= procs;
+        for f in &mut self.f[a..b] {
+            *f -= procs;
         }
     }
 
     /// Index of the step starting at `t`, splitting the step containing it.
     fn split(&mut self, t: u64) -> usize {
-        match self.steps.binary_search_by_key(&t, |s| s.0) {
+        match self.t.binary_search(&t) {
             Ok(k) => k,
             Err(k) => {
                 // k >= 1: t is after the first step's time.
-                let free = self.steps[k - 1].1;
-                self.steps.insert(k, (t, free));
+                let free = self.f[k - 1];
+                self.t.insert(k, t);
+                self.f.insert(k, free);
                 k
             }
         }
     }
 
+    /// Drops the steps before `now` (the profile's first time is at most
+    /// `now`), the step holding `now` starting there.
+    fn advance(&mut self, now: u64) {
+        let k = self.t.partition_point(|&x| x <= now) - 1;
+        self.t.drain(..k);
+        self.f.drain(..k);
+        self.t[0] = now;
+    }
+
     /// Earliest fit for `procs` × `dur`, reserved at once; returns its time.
     pub fn place(&mut self, procs: u32, dur: u64) -> Option<u64> {
         let (i, j) = self.find(procs, dur)?;
-        let t = self.steps[i].0;
+        let t = self.t[i];
         self.reserve_at(i, j, t.saturating_add(dur), procs);
         Some(t)
     }
 
     /// Free processors at the profile's first time.
     pub fn free_now(&self) -> u32 {
-        self.steps.first().map_or(0, |s| s.1)
+        self.f.first().copied().unwrap_or(0)
     }
 }
 
@@ -402,9 +471,21 @@ impl Profile {
 /// free (the profile only loses processors during a pass), and (2) the
 /// pass stops once no later job can start now: only jobs that fit in the
 /// processors free now can, and a job stops being able to once its window
-/// `[now, now + requested)` lacks its processors. Its decisions are those
-/// of the straightforward pass ([`reference::Conservative`]), which tests
-/// check on random workloads.
+/// `[now, now + requested)` lacks its processors. (3) A pass whose
+/// profile is the last one's (no job ended early or overran) keeps the
+/// last placements outright; (4) otherwise it checks them instead of
+/// searching afresh: it tracks `diff`, this pass's profile minus the one
+/// each job was last placed on (at first the change in the running jobs'
+/// expected ends; then, for each job that moves, `+` its old window and
+/// `-` its new one). A job's old time `told` was its earliest fit there, so
+/// any fit before `told` now is new and its window meets a time where
+/// `diff > 0`: only starts whose windows reach the span of those times are
+/// searched, then the window at `told` (which holds unless `diff < 0`
+/// there) and on. Jobs the last pass did not reach (it stopped early) keep
+/// older placements with the `diff` of the pass that stopped before them
+/// (a carry, added when a later pass reaches them). Its decisions are
+/// those of the straightforward pass ([`reference::Conservative`]), which
+/// tests check on random workloads.
 #[derive(Debug, Clone, Default)]
 pub struct Conservative {
     ends: Vec<(u64, u32)>,
@@ -420,7 +501,48 @@ pub struct Conservative {
     saved: Option<u64>,
     saved_jobs: Vec<(QueuedJob, u64)>,
     saved_ends: Vec<(u64, u32)>,
+    /// Older placements of the jobs after the last pass's (which stopped
+    /// before them), and the differences to add to `diff` before them:
+    /// `(id, steps)`, where `tail[k]` has id `tail_base + k` (ids survive
+    /// pushes and pops at the front).
+    tail: VecDeque<(QueuedJob, u64)>,
+    tail_carries: VecDeque<(u64, Vec<(u64, i64)>)>,
+    tail_base: u64,
+    /// The last pass's placements, which this pass checks (see
+    /// [`Conservative::replace`]), by queue position; the tail follows.
+    old: Vec<(QueuedJob, u64)>,
+    /// A span `[lo, hi)` holding every time where `diff > 0` (`lo >= hi`:
+    /// none).
+    pos_span: (u64, u64),
+    /// Scratch for merging step functions.
+    merged: Vec<(u64, i64)>,
+    /// The free processors this pass's profile has more than the last
+    /// pass's had at the same point of the queue, as steps `(from, value)`
+    /// (the last step extends forever).
+    diff: Vec<(u64, i64)>,
 }
+
+/// The span `[lo, hi)` of the times where the step function `d` is
+/// positive (`lo >= hi`: nowhere).
+fn positive_span(d: &[(u64, i64)]) -> (u64, u64) {
+    let mut lo = u64::MAX;
+    let mut hi = 0;
+    for (k, &(t, v)) in d.iter().enumerate() {
+        if v > 0 {
+            lo = lo.min(t);
+            hi = d.get(k + 1).map_or(u64::MAX, |s| s.0);
+        }
+    }
+    (lo, hi)
+}
+
+/// Passes check earlier placements (rather than search afresh) only when
+/// at least this many jobs have them.
+const MIN_CHECKED: usize = 64;
+
+/// The id of the tail's first job when it is empty (ids count down as
+/// jobs are pushed in front).
+const TAIL_BASE: u64 = 1 << 62;
 
 /// Per processor count `p`, a time before which no step of the profile has
 /// `p` processors free; a query for `p` takes the maximum over counts
@@ -483,6 +605,7 @@ impl Conservative {
     /// tests.
     pub fn plan(&mut self, view: &BatchView<'_>) -> Vec<u64> {
         self.saved = None;
+        self.clear_tail();
         self.rebuild(view);
         for q in view.queue {
             let t = if q.procs > view.total {
@@ -536,6 +659,259 @@ impl Conservative {
                 .all(|((j, t), q)| j == q && *t >= now)
     }
 
+    /// Whether the last pass's placements can be checked at this one
+    /// ([`Conservative::replace`]): the placed jobs that did not start still
+    /// first in the queue. If so, `diff` is set
+    /// to this pass's initial profile minus the last pass's from now on.
+    fn comparable(&mut self, view: &BatchView<'_>) -> bool {
+        let Some(then) = self.saved else {
+            return false;
+        };
+        let now = view.now;
+        let m = self.saved_jobs.len();
+        if now < then || view.queue.len() < m {
+            return false;
+        }
+        let busy: u64 = self.ends.iter().map(|e| e.1 as u64).sum();
+        if busy + view.free as u64 != view.total as u64 {
+            return false;
+        }
+        if !self
+            .saved_jobs
+            .iter()
+            .zip(&view.queue[..m])
+            .all(|((j, _), q)| j == q)
+        {
+            return false;
+        }
+        self.take_old();
+        // The last profile from now on: the processors of the ends after
+        // now are busy at now.
+        let live = self.saved_ends.partition_point(|e| e.0 <= now);
+        let old = &self.saved_ends[live..];
+        let old_busy: u64 = old.iter().map(|e| e.1 as u64).sum();
+        let old_free = view.total as u64 - old_busy.min(view.total as u64);
+        self.diff.clear();
+        self.diff.push((now, view.free as i64 - old_free as i64));
+        // Merge the two sorted lists of ends, equal ones cancelling.
+        let new = &self.ends;
+        let (mut a, mut b) = (0, 0);
+        let mut cur = self.diff[0].1;
+        loop {
+            let (t, d) = match (new.get(a), old.get(b)) {
+                (Some(x), Some(y)) if x == y => {
+                    a += 1;
+                    b += 1;
+                    continue;
+                }
+                (Some(x), Some(y)) if x < y => {
+                    a += 1;
+                    (x.0, x.1 as i64)
+                }
+                (Some(x), None) => {
+                    a += 1;
+                    (x.0, x.1 as i64)
+                }
+                (_, Some(y)) => {
+                    b += 1;
+                    (y.0, -(y.1 as i64))
+                }
+                (None, None) => break,
+            };
+            cur += d;
+            match self.diff.last_mut() {
+                Some(last) if last.0 == t => last.1 = cur,
+                _ => self.diff.push((t, cur)),
+            }
+        }
+        self.pos_span = positive_span(&self.diff);
+        true
+    }
+
+    /// Moves the last pass's placements to `old` (the tail's jobs are
+    /// checked against the queue as the pass reaches them).
+    fn take_old(&mut self) {
+        self.old.clear();
+        std::mem::swap(&mut self.old, &mut self.saved_jobs);
+    }
+
+    /// Forgets the tail.
+    fn clear_tail(&mut self) {
+        self.tail.clear();
+        self.tail_carries.clear();
+        self.tail_base = TAIL_BASE;
+    }
+
+    /// Places `job` at queue position `i` as a pass from scratch would:
+    /// by checking its earlier placement if it has one, else by a search.
+    fn place_job(&mut self, now: u64, i: usize, job: &QueuedJob) -> u64 {
+        let m = self.old.len();
+        if i < m {
+            let told = self.old[i].1;
+            return self.replace(now, job, told);
+        }
+        let k = i - m;
+        if k < self.tail.len() {
+            if self.tail[k].0 == *job {
+                let id = self.tail_base + k as u64;
+                while self.tail_carries.front().is_some_and(|c| c.0 <= id) {
+                    let (_, c) = self.tail_carries.pop_front().expect("a carry");
+                    self.diff_merge(&c);
+                }
+                let told = self.tail[k].1;
+                return self.replace(now, job, told);
+            }
+            // (the queue changed otherwise than by starts and arrivals)
+            self.tail.truncate(k);
+            let end = self.tail_base + k as u64;
+            self.tail_carries.retain(|c| c.0 < end);
+        }
+        let (t, first) = self
+            .profile
+            .place_after(self.lb.get(job.procs), job.procs, duration(job))
+            .expect("a job no wider than the machine fits once all reservations end");
+        self.lb.raise(job.procs, first);
+        t
+    }
+
+    /// Adds the step function `c` to `diff` (from `diff`'s first time on).
+    fn diff_merge(&mut self, c: &[(u64, i64)]) {
+        let d = &self.diff;
+        let now = d[0].0;
+        let m = &mut self.merged;
+        m.clear();
+        let (mut a, mut b) = (0, 0);
+        let (mut va, mut vb) = (0i64, 0i64);
+        // c's value at now
+        while b < c.len() && c[b].0 <= now {
+            vb = c[b].1;
+            b += 1;
+        }
+        loop {
+            let t = match (d.get(a), c.get(b)) {
+                (None, None) => break,
+                (Some(x), Some(y)) => x.0.min(y.0),
+                (Some(x), None) => x.0,
+                (None, Some(y)) => y.0,
+            };
+            if a < d.len() && d[a].0 == t {
+                va = d[a].1;
+                a += 1;
+            }
+            if b < c.len() && c[b].0 == t {
+                vb = c[b].1;
+                b += 1;
+            }
+            let v = va + vb;
+            match m.last() {
+                Some(l) if l.1 == v => {}
+                _ => m.push((t.max(now), v)),
+            }
+        }
+        std::mem::swap(&mut self.diff, &mut self.merged);
+        self.pos_span = positive_span(&self.diff);
+    }
+
+    /// Adds `v` to `diff` on `[a, b)` (`a >= diff[0].0`).
+    fn diff_add(&mut self, a: u64, b: u64, v: i64) {
+        let split = |d: &mut Vec<(u64, i64)>, t: u64| -> usize {
+            let k = d.partition_point(|s| s.0 < t);
+            if k == d.len() || d[k].0 != t {
+                let val = d[k - 1].1;
+                d.insert(k, (t, val));
+            }
+            k
+        };
+        let i = split(&mut self.diff, a);
+        let j = split(&mut self.diff, b);
+        for s in &mut self.diff[i..j] {
+            s.1 += v;
+        }
+        if v > 0 {
+            let (lo, hi) = &mut self.pos_span;
+            if *lo >= *hi {
+                (*lo, *hi) = (a, b);
+            } else {
+                *lo = (*lo).min(a);
+                *hi = (*hi).max(b);
+            }
+        }
+    }
+
+    /// Places `job`, which the last pass placed at `told` (its position
+    /// and the jobs before it in the queue unchanged, `diff` this pass's
+    /// profile minus the last one's at that point), as a search from the
+    /// profile's start would, but searching less: a fit starting before
+    /// `told` is new, so its window meets a time where `diff > 0`; windows
+    /// starting before `told` that do not are skipped.
+    fn replace(&mut self, now: u64, job: &QueuedJob, told: u64) -> u64 {
+        let procs = job.procs;
+        let dur = duration(job);
+        if told < now {
+            // (reserved at a time now past: placed afresh)
+            let (t, first) = self
+                .profile
+                .place_after(self.lb.get(procs), procs, dur)
+                .expect("a job no wider than the machine fits once all reservations end");
+            self.lb.raise(procs, first);
+            let old_end = told.saturating_add(dur);
+            if old_end > now {
+                self.diff_add(now, old_end, procs as i64);
+            }
+            self.diff_add(t, t.saturating_add(dur), -(procs as i64));
+            return t;
+        }
+        // The span of the times where this profile has more free.
+        let (lo, hi) = self.pos_span;
+        let lb = self.lb.get(procs);
+        // Fits starting in [from_t, limit) may be new; none starts before
+        // from_t (before lb, or windows not reaching lo) or in [limit, told)
+        // (windows after hi).
+        let limit = hi.min(told);
+        let from_t = lb.max((lo + 1).saturating_sub(dur));
+        let (fit, first) = if lo < hi && from_t < limit {
+            let from = self.profile.index(from_t);
+            self.profile.find_before(from, procs, dur, limit)
+        } else {
+            (None, usize::MAX)
+        };
+        // Whether the steps examined follow on from lb (then lb can rise).
+        let from_lb = lo < hi && from_t == lb && from_t < limit;
+        let (i, j) = match fit {
+            Some(f) => {
+                if from_lb {
+                    self.lb.raise(procs, self.profile.t[first]);
+                }
+                f
+            }
+            None => {
+                let from = self.profile.index(told.max(lb));
+                let (i, j, f) = self
+                    .profile
+                    .find_from(from, procs, dur)
+                    .expect("a job no wider than the machine fits once all reservations end");
+                if from_lb {
+                    let t = if first != usize::MAX {
+                        self.profile.t[first]
+                    } else if limit == told {
+                        self.profile.t[f]
+                    } else {
+                        limit
+                    };
+                    self.lb.raise(procs, t);
+                }
+                (i, j)
+            }
+        };
+        let t = self.profile.t[i];
+        self.profile.reserve_at(i, j, t.saturating_add(dur), procs);
+        if t != told {
+            self.diff_add(told, told.saturating_add(dur), procs as i64);
+            self.diff_add(t, t.saturating_add(dur), -(procs as i64));
+        }
+        t
+    }
+
     fn pass(&mut self, view: &BatchView<'_>, start: &mut Vec<usize>) {
         let now = view.now;
         let q = view.queue;
@@ -544,22 +920,35 @@ impl Conservative {
             .extend(view.running.iter().map(|r| (expected_end(r, now), r.procs)));
         self.ends.sort_unstable();
         self.reservations.clear();
+        self.old.clear();
         let from = if self.reusable(view) {
             // The profile from now on, with the placed jobs' reservations.
-            let steps = &mut self.profile.steps;
-            let k = steps.partition_point(|s| s.0 <= now) - 1;
-            steps.drain(..k);
-            steps[0].0 = now;
+            self.profile.advance(now);
             for (i, &(_, t)) in self.saved_jobs.iter().enumerate() {
                 self.reservations.push(t);
                 if t == now {
                     start.push(i);
                 }
             }
-            self.saved_jobs.len()
+            let m = self.saved_jobs.len();
+            // The tail's placements are checked against this profile, which
+            // is the last pass's at its end.
+            self.take_old();
+            if self.tail.len() < MIN_CHECKED {
+                self.clear_tail();
+            }
+            self.diff.clear();
+            self.diff.push((now, 0));
+            self.pos_span = (u64::MAX, 0);
+            m
         } else {
             self.profile.rebuild(now, view.free, &self.ends);
             self.lb.reset(view.total);
+            // (for a few jobs, searches cost less than tracking diff)
+            if self.saved_jobs.len() + self.tail.len() < MIN_CHECKED || !self.comparable(view) {
+                self.saved_jobs.clear();
+                self.clear_tail();
+            }
             0
         };
         // A job can start now only if it fits in the processors free now
@@ -596,11 +985,7 @@ impl Conservative {
                 self.reservations.push(u64::MAX);
                 continue;
             }
-            let (t, first) = self
-                .profile
-                .place_after(self.lb.get(job.procs), job.procs, duration(job))
-                .expect("a job no wider than the machine fits once all reservations end");
-            self.lb.raise(job.procs, first);
+            let t = self.place_job(now, i, job);
             self.reservations.push(t);
             if t == now {
                 start.push(i);
@@ -612,7 +997,29 @@ impl Conservative {
                 }
             }
         }
-        // For the next pass.
+        // For the next pass: the placements not made by this pass, with the
+        // difference between this profile and theirs.
+        let done = self.reservations.len();
+        let m = self.old.len();
+        if done >= m {
+            let used = (done - m).min(self.tail.len());
+            self.tail.drain(..used);
+            self.tail_base += used as u64;
+        } else {
+            if self.tail.is_empty() {
+                self.clear_tail();
+            }
+            for &e in self.old[done..].iter().rev() {
+                self.tail.push_front(e);
+            }
+            self.tail_base -= (m - done) as u64;
+        }
+        if self.tail.is_empty() {
+            self.clear_tail();
+        } else {
+            self.tail_carries
+                .push_front((self.tail_base, self.diff.clone()));
+        }
         self.saved = Some(now);
         self.saved_jobs.clear();
         self.saved_ends.clear();
@@ -621,6 +1028,7 @@ impl Conservative {
             if t == u64::MAX {
                 // (a job wider than the machine: never reused)
                 self.saved = None;
+                self.clear_tail();
                 break;
             }
             if t == now {
@@ -836,13 +1244,13 @@ mod tests {
     fn profile_earliest_and_reserve() {
         let mut p = Profile::default();
         p.rebuild(0, 2, &[(10, 3), (20, 5)]);
-        assert_eq!(p.steps(), &[(0, 2), (10, 5), (20, 10)]);
+        assert_eq!(p.steps(), [(0, 2), (10, 5), (20, 10)]);
         assert_eq!(p.earliest(2, 100), Some(0));
         assert_eq!(p.earliest(3, 5), Some(10));
         assert_eq!(p.earliest(6, 1), Some(20));
         assert_eq!(p.earliest(11, 1), None);
         p.reserve(5, 10, 2);
-        assert_eq!(p.steps(), &[(0, 2), (5, 0), (10, 3), (15, 5), (20, 10)]);
+        assert_eq!(p.steps(), [(0, 2), (5, 0), (10, 3), (15, 5), (20, 10)]);
         assert_eq!(p.earliest(1, 1), Some(0));
         assert_eq!(p.earliest(1, 6), Some(10));
         assert_eq!(p.earliest(4, 1), Some(15));

@@ -3,7 +3,11 @@
 //! schedules of the straightforward ones (`policy::batch::reference`): every
 //! start, end, killed flag, processor interval, the queue-length series and
 //! the summary, on random workloads (ties, zero run times, under- and
-//! over-estimates, overruns, kills, jobs as wide as the machine).
+//! over-estimates, overruns, kills, jobs as wide as the machine). A second
+//! property loads the machine with mostly over-estimated jobs, so that
+//! early completions keep long queues re-planned: the path where
+//! conservative checks the placements of earlier passes (and of passes
+//! that stopped before a job) instead of searching afresh.
 use parsched_core::policy::batch::{reference, BatchPolicy};
 use parsched_sim::batch::{simulate, simulate_with, BatchConfig, BatchPolicyKind, BatchResult};
 use parsched_sim::swf::BatchJob;
@@ -64,5 +68,53 @@ proptest! {
             let slow = simulate_with(jobs.clone(), procs, naive.as_mut(), &cfg).unwrap();
             same(&fast, &slow)?;
         }
+    }
+}
+
+/// Long queues of over-estimated jobs (2-10x, as users' estimates), a few
+/// under-estimates and exact ones; arrivals faster than the machine
+/// drains them.
+fn loaded_workload() -> impl Strategy<Value = (u32, Vec<BatchJob>, bool)> {
+    (2u32..64, any::<bool>())
+        .prop_flat_map(|(procs, kill)| {
+            let job = (0u64..6, 1u64..300, 1..=procs, 0u8..10, 0u64..10);
+            (Just(procs), prop::collection::vec(job, 50..400), Just(kill))
+        })
+        .prop_map(|(procs, raw, kill)| {
+            let mut t = 0;
+            let jobs = raw
+                .into_iter()
+                .enumerate()
+                .map(|(i, (gap, run, w, est, k))| {
+                    t += gap * gap;
+                    // narrow jobs are the usual ones
+                    let w = if est % 3 == 0 { w } else { 1 + w / 8 };
+                    let requested = match est {
+                        0 => run,
+                        1 => run / 2,
+                        2 => run + k * 7,
+                        _ => run * (2 + k % 9),
+                    };
+                    BatchJob::new(i as i64 + 1, t, run, w, requested)
+                })
+                .collect();
+            (procs, jobs, kill)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1500))]
+
+    #[test]
+    fn batch_indexed_conservative_under_early_completions((procs, jobs, kill) in loaded_workload()) {
+        let cfg = BatchConfig {
+            policy: BatchPolicyKind::Conservative,
+            kill_on_overrun: kill,
+            ..BatchConfig::default()
+        };
+        let fast = simulate(jobs.clone(), procs, &cfg).unwrap();
+        let mut naive = reference::Conservative::default();
+        let slow = simulate_with(jobs, procs, &mut naive, &cfg).unwrap();
+        same(&fast, &slow)?;
     }
 }
