@@ -191,6 +191,8 @@ def configs(draw) -> PoolsConfig:
         "tie_break": draw(st.sampled_from(["lowest_index", "most_idle"])),
         "inflate_master": draw(st.booleans()),
         "ci": draw(st.sampled_from(["auto", "replications", "batch_means"])),
+        # no event limit: drawn workloads may be estimated above the default
+        "max_events": 0,
     }
     return PoolsConfig(**kw)
 
