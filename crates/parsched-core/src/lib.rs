@@ -6,6 +6,7 @@
 //! what it observes (a view of the machine) and returns a decision; it never
 //! touches the world. There is no I/O and no Python here.
 
+pub mod cache;
 pub mod error;
 pub mod ids;
 pub mod policy;
