@@ -101,16 +101,69 @@ pub fn memlat_gain(t: &RegionTiming, wss_bytes: u64, access_time: u64) -> GainPo
     let a = access_time.max(1) as f64;
     let ms = memlat_shared_miss_ratio(region, cache, a);
     let mu = memlat_unified_miss_ratio(region, cache);
+    retime(
+        &GainPoint {
+            wss_bytes,
+            access_time,
+            miss_standard: ms,
+            miss_unified: mu,
+            normalized_performance: f64::NAN,
+            microschedules_per_s: f64::NAN,
+        },
+        t,
+    )
+}
+
+/// The point's gain and micro-schedule rate under another timing (the miss
+/// ratios depend only on the cache geometry, which `t` must share).
+pub fn retime(p: &GainPoint, t: &RegionTiming) -> GainPoint {
+    let a = p.access_time.max(1) as f64;
     // per visit, ns
-    let std = a * (t.hit_ns + ms * t.miss_ns);
-    let reg = a * (t.hit_ns + mu * t.miss_ns) + t.microschedule_us * 1e3;
+    let std = a * (t.hit_ns + p.miss_standard * t.miss_ns);
+    let reg = a * (t.hit_ns + p.miss_unified * t.miss_ns) + t.microschedule_us * 1e3;
     GainPoint {
-        wss_bytes,
-        access_time,
-        miss_standard: ms,
-        miss_unified: mu,
         normalized_performance: std / reg,
         microschedules_per_s: 1e9 / reg,
+        ..p.clone()
+    }
+}
+
+/// Which of the paper's memlat statements (§3.1, §5.1, Figure 9) a timing
+/// meets on a grid, from miss ratios computed once.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Statements {
+    /// Largest gain on the grid.
+    pub peak: f64,
+    /// Largest gain at access time 2^12 (Condition 1: no benefit, <= 1).
+    pub max_at_2_12: f64,
+    /// Largest gain at access times >= 2^16 ("marginal" on Clovertown).
+    pub max_from_2_16: f64,
+    /// Micro-schedule rates (per s) over the points that gain.
+    pub rates: (f64, f64),
+}
+
+pub fn statements(points: &[GainPoint], t: &RegionTiming) -> Statements {
+    let g: Vec<GainPoint> = points.iter().map(|p| retime(p, t)).collect();
+    let max = |f: &dyn Fn(&GainPoint) -> bool| {
+        g.iter()
+            .filter(|p| f(p))
+            .map(|p| p.normalized_performance)
+            .fold(0.0, f64::max)
+    };
+    let rates = g.iter().filter(|p| p.normalized_performance > 1.0).fold(
+        (f64::INFINITY, 0.0f64),
+        |(lo, hi), p| {
+            (
+                lo.min(p.microschedules_per_s),
+                hi.max(p.microschedules_per_s),
+            )
+        },
+    );
+    Statements {
+        peak: max(&|_| true),
+        max_at_2_12: max(&|p| p.access_time == 1 << 12),
+        max_from_2_16: max(&|p| p.access_time >= 1 << 16),
+        rates,
     }
 }
 
