@@ -308,6 +308,70 @@ mod tests {
         (k[0], *k.last().unwrap())
     }
 
+    /// The independent closed-form model finds a gain of 1.2–1.8 at
+    /// 12 MB on the Clovertown-like machine.
+    #[test]
+    fn clovertown_12mb_agrees_with_the_independent_model() {
+        let t = RegionTiming::clovertown();
+        for k in [10, 12, 14] {
+            let g = memlat_gain(&t, 12 * MIB, 1 << k).normalized_performance;
+            assert!((1.2..=1.8).contains(&g), "2^{k}: {g}");
+        }
+    }
+
+    /// The footprint model's miss ratios against the exact LRU simulator at
+    /// the machines' real geometries (seeded; ±0.03 past warm-up).
+    #[test]
+    fn full_scale_points_match_the_exact_simulator() {
+        use parsched_core::cache::LruCache;
+        use rand::{Rng, SeedableRng};
+        for (topo, wss, a, seed) in [
+            (Topology::clovertown(), 12 * MIB, 1u64 << 12, 1u64),
+            (Topology::clovertown(), 6 * MIB, 1 << 16, 2),
+            (Topology::westmere(), 24 * MIB, 1 << 14, 3),
+        ] {
+            let llc = topo.cache(topo.last_level_caches()[0]).clone();
+            let t = RegionTiming::from_topology("x", &topo, 1.0, 1.0, 1.0);
+            let p = memlat_gain(&t, wss, a);
+            let lines = wss / 2 / 64;
+            let mut r = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+            let mut shared = LruCache::of(&llc).unwrap();
+            let mut own = [LruCache::of(&llc).unwrap(), LruCache::of(&llc).unwrap()];
+            let visits = (40 * lines / a).max(200);
+            let (mut ms, mut mu, mut n) = (0u64, 0u64, 0u64);
+            for v in 0..visits {
+                let which = (v % 2) as usize;
+                let (s0, u0) = (shared.misses(), own[which].misses());
+                for _ in 0..a {
+                    let addr = (which as u64 * lines + r.random_range(0..lines)) * 64;
+                    shared.access(addr);
+                    own[which].access(addr);
+                }
+                if v >= visits / 4 {
+                    ms += shared.misses() - s0;
+                    mu += own[which].misses() - u0;
+                    n += a;
+                }
+            }
+            let (es, eu) = (ms as f64 / n as f64, mu as f64 / n as f64);
+            assert!(
+                (es - p.miss_standard).abs() <= 0.03 && (eu - p.miss_unified).abs() <= 0.03,
+                "{} MB 2^{}: exact {es:.4}/{eu:.4} model {:.4}/{:.4}",
+                wss / MIB,
+                a.trailing_zeros(),
+                p.miss_standard,
+                p.miss_unified
+            );
+            eprintln!(
+                "{} MB 2^{}: exact {es:.4}/{eu:.4} footprint {:.4}/{:.4}",
+                wss / MIB,
+                a.trailing_zeros(),
+                p.miss_standard,
+                p.miss_unified
+            );
+        }
+    }
+
     #[test]
     fn calibration_helpers_are_consistent() {
         let t = RegionTiming::clovertown();
