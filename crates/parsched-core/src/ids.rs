@@ -50,3 +50,7 @@ id_type!(
 id_type!(
     /// A thread of a job.
     ThreadId, u32, "thr");
+id_type!(
+    /// A cache domain of a [`crate::topology::Topology`] (its index in
+    /// `Topology::caches()`).
+    CacheId, u32, "cache");

@@ -6,6 +6,7 @@
 //! what it observes (a view of the machine) and returns a decision; it never
 //! touches the world. There is no I/O and no Python here.
 
+pub mod cache;
 pub mod error;
 pub mod ids;
 pub mod policy;
@@ -14,5 +15,5 @@ pub mod time;
 pub mod topology;
 
 pub use error::{clip, ConfigError, PolicyError, ECHO_MAX};
-pub use ids::{CoreId, DomainId, JobId, NodeId, PoolId, ProcId, ThreadId};
+pub use ids::{CacheId, CoreId, DomainId, JobId, NodeId, PoolId, ProcId, ThreadId};
 pub use time::Time;

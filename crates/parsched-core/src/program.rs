@@ -8,6 +8,19 @@
 //! for the next [`Op`] and applies it; later issues add operations (send, receive,
 //! touch a region, wait with a strategy) as new `Step`/`Op` variants, not new
 //! engines.
+//!
+//! Memory regions (seed 004): a program declares its job's regions
+//! ([`Program::regions`], each private to a thread or global to the job, with
+//! a size in bytes) and [`Step::Touch`] makes a number of accesses within one.
+//! A touch reaches the machine through [`Cursor::next_touching`] as
+//! [`Touching::Touch`]; [`Cursor::next`], which the machines that model no
+//! caches call, returns only [`Op`]s and panics on a touch, so those machines
+//! reject programs that touch regions before running them
+//! ([`Program::touches_regions`]) or handle the touch from `next_touching`
+//! with their own error (the pool machine does). Touches are not (yet) an
+//! `Op` variant because the cluster machine matches `Op` exhaustively in code
+//! this increment may not edit; folding `Touching` into `Op` later is a
+//! mechanical change (one arm per machine).
 
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -126,6 +139,83 @@ pub enum Step {
     /// Receive the next message from a peer, waiting (with the job's waiting
     /// strategy) until one has arrived.
     Receive { from: Peer },
+    /// Make `accesses` memory accesses within a region of the job (seed 004):
+    /// `region` indexes the root program's [`Program::regions`]; `pattern`
+    /// says how the accesses fall in it. How long they take is the machine's
+    /// business (its cache model: hits, misses, and whether a region mapped
+    /// to another cache is opened here or the thread micro-scheduled there).
+    Touch {
+        region: RegionRef,
+        accesses: u64,
+        #[serde(default)]
+        pattern: Pattern,
+    },
+}
+
+/// A region of the job: an index into the root program's
+/// [`Program::regions`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RegionRef(pub u32);
+
+impl RegionRef {
+    pub fn idx(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Who sees a region.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RegionScope {
+    /// Each thread of the job has its own instance (heap or stack data of
+    /// one thread; seed 004's private, possibly local, regions).
+    #[default]
+    Private,
+    /// One instance shared by all the job's threads (code, shared data).
+    /// Seed 004 maps global regions into every cache.
+    Global,
+}
+
+/// A region declared by a job: its size and scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegionDecl {
+    /// Size in bytes (> 0).
+    pub bytes: u64,
+    #[serde(default)]
+    pub scope: RegionScope,
+}
+
+/// One instance of a region at run time: private regions have one per
+/// thread (`rank` set), global ones one per job (`rank` is `None`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RegionInstance {
+    pub region: RegionRef,
+    pub rank: Option<u32>,
+}
+
+impl RegionInstance {
+    /// The instance a thread of rank `rank` touches through `region`.
+    pub fn of(region: RegionRef, decl: &RegionDecl, rank: u32) -> RegionInstance {
+        RegionInstance {
+            region,
+            rank: match decl.scope {
+                RegionScope::Private => Some(rank),
+                RegionScope::Global => None,
+            },
+        }
+    }
+}
+
+/// How a touch's accesses fall within its region. Later issues add
+/// patterns (sequential, strided, pointer chasing) as variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pattern {
+    /// Independent uniformly random lines of the region (memlat).
+    #[default]
+    UniformRandom,
 }
 
 /// Another thread (rank) of the same job, named relative to the thread that
@@ -156,15 +246,77 @@ impl Peer {
     }
 }
 
-/// A program: a sequence of steps.
+/// A program: a sequence of steps, and (at the root of a job's program) the
+/// job's memory regions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Program {
     pub steps: Vec<Step>,
+    /// The job's regions, declared on the root program (fork children use
+    /// the root's and declare none); [`Step::Touch`] names one by index.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub regions: Vec<RegionDecl>,
 }
 
 impl Program {
     pub fn new(steps: Vec<Step>) -> Program {
-        Program { steps }
+        Program {
+            steps,
+            regions: Vec::new(),
+        }
+    }
+
+    /// A program with regions.
+    pub fn with_regions(steps: Vec<Step>, regions: Vec<RegionDecl>) -> Program {
+        Program { steps, regions }
+    }
+
+    /// Seed 004's memlat (§3.1): two private regions of `region_bytes` each;
+    /// `access_time` uniformly random accesses within the first, then as many
+    /// within the second, `rounds` times (lazily: one `Repeat` of two
+    /// touches, whatever `rounds`).
+    pub fn memlat(region_bytes: u64, access_time: u64, rounds: u64) -> Program {
+        let touch = |r| Step::Touch {
+            region: RegionRef(r),
+            accesses: access_time,
+            pattern: Pattern::UniformRandom,
+        };
+        let decl = RegionDecl {
+            bytes: region_bytes,
+            scope: RegionScope::Private,
+        };
+        Program::with_regions(
+            vec![Step::Repeat {
+                count: rounds,
+                body: vec![touch(0), touch(1)],
+            }],
+            vec![decl, decl],
+        )
+    }
+
+    /// Whether any step (in fork children too) touches a region: machines
+    /// without a cache model reject such programs.
+    pub fn touches_regions(&self) -> bool {
+        fn any(steps: &[Step]) -> bool {
+            steps.iter().any(|s| match s {
+                Step::Touch { .. } => true,
+                Step::Repeat { body, .. } => any(body),
+                Step::ForkJoin { child, .. } => child.touches_regions(),
+                _ => false,
+            })
+        }
+        any(&self.steps)
+    }
+
+    /// The job's working set if every declared region is touched: global
+    /// regions once, private ones once per thread of `threads`.
+    pub fn region_bytes(&self, threads: u32) -> u64 {
+        self.regions
+            .iter()
+            .map(|r| match r.scope {
+                RegionScope::Global => r.bytes,
+                RegionScope::Private => r.bytes * threads as u64,
+            })
+            .sum()
     }
 
     /// Seed 000's fork-join job: INIT on the master, a moldable PARA phase of
@@ -219,9 +371,20 @@ impl Program {
         Program::message_barrier(n, bytes)
     }
 
-    /// Checks distributions, fork widths and nesting depth.
+    /// Checks distributions, fork widths, nesting depth, and regions (sizes
+    /// positive, touches naming a declared region, regions declared on the
+    /// root program only).
     pub fn validate(&self) -> Result<(), String> {
-        fn walk(steps: &[Step], depth: usize) -> Result<(), String> {
+        if let Some(i) = self.regions.iter().position(|r| r.bytes == 0) {
+            return Err(format!(
+                "region {i} has size 0: regions need at least one byte"
+            ));
+        }
+        self.validate_with(self.regions.len())
+    }
+
+    fn validate_with(&self, regions: usize) -> Result<(), String> {
+        fn walk(steps: &[Step], depth: usize, regions: usize) -> Result<(), String> {
             if depth >= MAX_DEPTH {
                 return Err(format!(
                     "programs may nest Repeat at most {} deep",
@@ -235,10 +398,23 @@ impl Program {
                         if *desired == 0 {
                             return Err("fork width (desired parallelism) must be >= 1".into());
                         }
-                        child.validate()?;
+                        if !child.regions.is_empty() {
+                            return Err("regions are declared on the job's root program, \
+                                        not in a fork's child"
+                                .into());
+                        }
+                        child.validate_with(regions)?;
                     }
                     Step::Barrier => {}
-                    Step::Repeat { body, .. } => walk(body, depth + 1)?,
+                    Step::Repeat { body, .. } => walk(body, depth + 1, regions)?,
+                    Step::Touch { region, .. } => {
+                        if region.idx() >= regions {
+                            return Err(format!(
+                                "touch of region {} but the job declares {regions} region(s)",
+                                region.0
+                            ));
+                        }
+                    }
                     Step::Send { to, .. } => {
                         if *to == Peer::Any {
                             return Err(
@@ -251,7 +427,7 @@ impl Program {
             }
             Ok(())
         }
-        walk(&self.steps, 0)
+        walk(&self.steps, 0, regions)
     }
 }
 
@@ -273,6 +449,19 @@ pub enum Op<'p> {
     Receive { from: Peer },
     /// The program has ended.
     Exit,
+}
+
+/// What [`Cursor::next_touching`] returns: an [`Op`], or a region touch.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Touching<'p> {
+    Op(Op<'p>),
+    /// Make `accesses` accesses within `region` (of the job's regions; the
+    /// thread's own instance if the region is private).
+    Touch {
+        region: RegionRef,
+        accesses: u64,
+        pattern: Pattern,
+    },
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -332,15 +521,36 @@ impl Cursor {
         f.left -= n;
     }
 
-    /// Advances to and returns the next operation, drawing compute demands from `rng`.
+    /// Advances to and returns the next operation, drawing compute demands
+    /// from `rng`. For machines without a cache model: panics on a
+    /// [`Step::Touch`] (such machines reject programs that
+    /// [touch regions](Program::touches_regions) before running them, or
+    /// call [`Cursor::next_touching`] and return their own error).
     pub fn next<'p, R: Rng + ?Sized>(&mut self, prog: &'p Program, rng: &mut R) -> Op<'p> {
+        match self.next_touching(prog, rng) {
+            Touching::Op(op) => op,
+            Touching::Touch { .. } => panic!(
+                "this machine models no caches and cannot run a region touch (Step::Touch); \
+                 check Program::touches_regions when admitting programs"
+            ),
+        }
+    }
+
+    /// Advances to and returns the next operation or region touch (for
+    /// machines with a cache model, and for machines that reject touches
+    /// with their own error).
+    pub fn next_touching<'p, R: Rng + ?Sized>(
+        &mut self,
+        prog: &'p Program,
+        rng: &mut R,
+    ) -> Touching<'p> {
         loop {
             let d = self.depth as usize;
             let steps = Self::steps_at(prog, &self.frames[..d]);
             let f = self.frames[d];
             if f.idx as usize >= steps.len() {
                 if d == 0 {
-                    return Op::Exit;
+                    return Touching::Op(Op::Exit);
                 }
                 if f.left > 1 {
                     self.frames[d] = Frame {
@@ -368,31 +578,43 @@ impl Cursor {
                 }
                 Step::Compute { demand } => {
                     self.frames[d].idx += 1;
-                    return Op::Compute {
+                    return Touching::Op(Op::Compute {
                         units: demand.sample(self.width, rng),
-                    };
+                    });
                 }
                 Step::ForkJoin { desired, child } => {
                     self.frames[d].idx += 1;
-                    return Op::ForkJoin {
+                    return Touching::Op(Op::ForkJoin {
                         desired: *desired,
                         child,
-                    };
+                    });
                 }
                 Step::Barrier => {
                     self.frames[d].idx += 1;
-                    return Op::Barrier;
+                    return Touching::Op(Op::Barrier);
                 }
                 Step::Send { to, bytes } => {
                     self.frames[d].idx += 1;
-                    return Op::Send {
+                    return Touching::Op(Op::Send {
                         to: *to,
                         bytes: *bytes,
-                    };
+                    });
                 }
                 Step::Receive { from } => {
                     self.frames[d].idx += 1;
-                    return Op::Receive { from: *from };
+                    return Touching::Op(Op::Receive { from: *from });
+                }
+                Step::Touch {
+                    region,
+                    accesses,
+                    pattern,
+                } => {
+                    self.frames[d].idx += 1;
+                    return Touching::Touch {
+                        region: *region,
+                        accesses: *accesses,
+                        pattern: *pattern,
+                    };
                 }
             }
         }
@@ -615,6 +837,134 @@ mod tests {
             bytes: 1,
         }]);
         assert!(bad.validate().is_err());
+    }
+
+    #[test]
+    fn memlat_touches_two_regions_alternately_and_lazily() {
+        let p = Program::memlat(3 << 20, 65_536, 1_000_000);
+        p.validate().unwrap();
+        assert!(p.touches_regions());
+        assert_eq!(p.regions.len(), 2);
+        assert_eq!(p.region_bytes(1), 6 << 20);
+        assert_eq!(p.region_bytes(4), 24 << 20); // private: one pair per thread
+        let mut cur = Cursor::new(1);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        for i in 0..10_000u32 {
+            match cur.next_touching(&p, &mut rng) {
+                Touching::Touch {
+                    region,
+                    accesses,
+                    pattern,
+                } => {
+                    assert_eq!(region, RegionRef(i % 2));
+                    assert_eq!((accesses, pattern), (65_536, Pattern::UniformRandom));
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(std::mem::size_of::<Cursor>() <= 160);
+        // three rounds end after six touches
+        let p3 = Program::memlat(1024, 4, 3);
+        let mut cur = Cursor::new(1);
+        let n = std::iter::from_fn(|| match cur.next_touching(&p3, &mut rng) {
+            Touching::Op(Op::Exit) => None,
+            t => Some(t),
+        })
+        .count();
+        assert_eq!(n, 6);
+    }
+
+    #[test]
+    fn region_declarations_are_checked() {
+        let touch = |r| Step::Touch {
+            region: RegionRef(r),
+            accesses: 10,
+            pattern: Pattern::UniformRandom,
+        };
+        let g = RegionDecl {
+            bytes: 4096,
+            scope: RegionScope::Global,
+        };
+        let ok = Program::with_regions(vec![touch(0)], vec![g]);
+        ok.validate().unwrap();
+        let e = Program::with_regions(vec![touch(1)], vec![g])
+            .validate()
+            .unwrap_err();
+        assert!(e.contains("declares 1 region"), "{e}");
+        let zero = RegionDecl { bytes: 0, ..g };
+        assert!(Program::with_regions(vec![], vec![zero])
+            .validate()
+            .is_err());
+        // fork children touch the root's regions and declare none
+        let child = Arc::new(Program::new(vec![touch(0)]));
+        let root = Program::with_regions(
+            vec![Step::ForkJoin {
+                desired: 4,
+                child: child.clone(),
+            }],
+            vec![g],
+        );
+        root.validate().unwrap();
+        assert!(root.touches_regions());
+        assert!(!Program::fork_join(1.0, 2, 10.0, 1.0, 1.0).touches_regions());
+        let bad_child = Arc::new(Program::with_regions(vec![touch(0)], vec![g]));
+        let bad = Program::with_regions(
+            vec![Step::ForkJoin {
+                desired: 2,
+                child: bad_child,
+            }],
+            vec![g],
+        );
+        assert!(bad.validate().unwrap_err().contains("root program"));
+        // instances: private per rank, global shared
+        let p = RegionDecl {
+            bytes: 1,
+            scope: RegionScope::Private,
+        };
+        assert_eq!(RegionInstance::of(RegionRef(0), &p, 3).rank, Some(3));
+        assert_eq!(RegionInstance::of(RegionRef(0), &g, 3).rank, None);
+    }
+
+    #[test]
+    fn regions_read_from_toml() {
+        let text = r#"
+            [[regions]]
+            bytes = 4194304
+            [[regions]]
+            bytes = 65536
+            scope = "global"
+            [[steps]]
+            op = "repeat"
+            count = 10
+            [[steps.body]]
+            op = "touch"
+            region = 0
+            accesses = 4096
+            [[steps.body]]
+            op = "touch"
+            region = 1
+            accesses = 16
+            pattern = "uniform_random"
+        "#;
+        let p: Program = toml::from_str(text).unwrap();
+        p.validate().unwrap();
+        assert_eq!(p.regions[0].scope, RegionScope::Private);
+        assert_eq!(p.regions[1].scope, RegionScope::Global);
+        let m = Program::memlat(1 << 20, 4096, 10);
+        let back: Program = toml::from_str(&toml::to_string(&m).unwrap()).unwrap();
+        assert_eq!(back, m);
+        // programs without regions serialize as before (no `regions` key)
+        assert!(!toml::to_string(&Program::new(vec![c(1.0)]))
+            .unwrap()
+            .contains("regions"));
+    }
+
+    #[test]
+    #[should_panic(expected = "models no caches")]
+    fn next_refuses_a_touch() {
+        let p = Program::memlat(1024, 4, 1);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        Cursor::new(1).next(&p, &mut rng);
     }
 
     proptest::proptest! {

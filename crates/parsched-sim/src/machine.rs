@@ -13,7 +13,7 @@ use crate::engine::{Engine, Flow, Model, Timer};
 use crate::rng::{stream, Stream, StreamRng};
 use crate::workload::{JobSource, JobSpec};
 use parsched_core::policy::pools::{ForkRequest, PoolPolicy, PoolState};
-use parsched_core::program::{Cursor, Op, Program};
+use parsched_core::program::{Cursor, Op, Program, Touching};
 use parsched_core::time::{ticks_to_units, TICKS_PER_UNIT};
 use parsched_core::topology::PoolLayout;
 use parsched_core::{JobId, PolicyError, PoolId, Time};
@@ -410,7 +410,18 @@ impl<'a> PoolMachine<'a> {
         let t = &mut self.threads[th as usize];
         let job = &mut self.jobs[t.job as usize];
         loop {
-            match t.cursor.next(&t.program, &mut job.rng) {
+            let op = match t.cursor.next_touching(&t.program, &mut job.rng) {
+                Touching::Op(op) => op,
+                Touching::Touch { .. } => {
+                    return Err(MachineError::Program {
+                        job: job.id,
+                        msg: "the pool machine models no caches: programs that touch regions \
+                              (Touch steps) need a machine with a cache model"
+                            .into(),
+                    })
+                }
+            };
+            match op {
                 Op::Compute { units: u } => {
                     let ticks = (u * t.inflation * TICKS_PER_UNIT as f64).round() as u64;
                     if ticks == 0 {
@@ -832,3 +843,40 @@ pub fn as_units(t: u64) -> f64 {
 
 /// The event type of the pool machine (public so callers can own the engine).
 pub type PoolEvent = Ev;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parsched_core::policy::pools::ZhouBrecht;
+    use parsched_core::topology::Topology;
+
+    struct One(Option<JobSpec>);
+    impl JobSource for One {
+        fn next_job(&mut self) -> Option<JobSpec> {
+            self.0.take()
+        }
+    }
+
+    /// A program that touches regions is refused with one clear error, not
+    /// a panic (the pool machine models no caches).
+    #[test]
+    fn pool_machine_rejects_region_touches() {
+        let layout = PoolLayout::equal(&Topology::flat(4).unwrap(), 2).unwrap();
+        let mut source = One(Some(JobSpec {
+            arrival: Time::ZERO,
+            desired: 1,
+            program: Program::memlat(1 << 20, 4096, 10),
+        }));
+        let mut policy = ZhouBrecht::default();
+        let cfg = MachineConfig {
+            slice: units(1.0),
+            overheads: Overheads::none(),
+            audit: false,
+            records: false,
+        };
+        let mut m = PoolMachine::new(cfg, &layout, 1, &mut source, &mut policy);
+        let err = m.run(&mut Engine::new()).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("models no caches"), "{msg}");
+    }
+}
