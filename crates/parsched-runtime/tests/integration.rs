@@ -711,7 +711,7 @@ fn real_fcs_takes_back_a_job_that_starts_to_spin() {
                     "--wait",
                     "block",
                     "--then",
-                    "800,1000,spin",
+                    "2500,1000,spin",
                 ],
                 &o("a"),
             ),
