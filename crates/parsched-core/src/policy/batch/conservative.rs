@@ -1,0 +1,598 @@
+//! Conservative backfilling (Mu'alem & Feitelson 2001, section 2), with the
+//! checking pass that re-places only jobs an early completion can move: see
+//! the module documentation of [`super`] and docs/policies/batch.md.
+
+use super::*;
+
+/// Conservative backfilling: a reservation for every queued job.
+///
+/// A pass places the queue in order, as the module documentation says, but
+/// does less work than placing every job: (1) the search for a job of `p`
+/// processors starts after the last time known to have fewer than `p`
+/// free (the profile only loses processors during a pass), and (2) the
+/// pass stops once no later job can start now: only jobs that fit in the
+/// processors free now can, and a job stops being able to once its window
+/// `[now, now + requested)` lacks its processors. (3) A pass whose
+/// profile is the last one's (no job ended early or overran) keeps the
+/// last placements outright; (4) otherwise it checks them instead of
+/// searching afresh: it tracks `diff`, this pass's profile minus the one
+/// each job was last placed on (at first the change in the running jobs'
+/// expected ends; then, for each job that moves, `+` its old window and
+/// `-` its new one). A job's old time `told` was its earliest fit there, so
+/// any fit before `told` now is new and its window meets a time where
+/// `diff > 0`: only starts whose windows reach the span of those times are
+/// searched, then the window at `told` (which holds unless `diff < 0`
+/// there) and on. Jobs the last pass did not reach (it stopped early) keep
+/// older placements with the `diff` of the pass that stopped before them
+/// (a carry, added when a later pass reaches them). Its decisions are
+/// those of the straightforward pass ([`reference::Conservative`]), which
+/// tests check on random workloads.
+#[derive(Debug, Clone, Default)]
+pub struct Conservative {
+    ends: Vec<(u64, u32)>,
+    profile: Profile,
+    /// Reservations of the last pass (start times), by queue position.
+    reservations: Vec<u64>,
+    /// Queue positions of the jobs that may start now.
+    cands: Vec<u32>,
+    lb: LowerBounds,
+    /// The last pass, for the next one: its time, the placed jobs that did
+    /// not start with their reservations, and the expected ends of the
+    /// jobs running after it (sorted).
+    saved: Option<u64>,
+    saved_jobs: Vec<(QueuedJob, u64)>,
+    saved_ends: Vec<(u64, u32)>,
+    /// Older placements of the jobs after the last pass's (which stopped
+    /// before them), and the differences to add to `diff` before them:
+    /// `(id, steps)`, where `tail[k]` has id `tail_base + k` (ids survive
+    /// pushes and pops at the front).
+    tail: VecDeque<(QueuedJob, u64)>,
+    tail_carries: VecDeque<(u64, Vec<(u64, i64)>)>,
+    tail_base: u64,
+    /// The last pass's placements, which this pass checks (see
+    /// [`Conservative::replace`]), by queue position; the tail follows.
+    old: Vec<(QueuedJob, u64)>,
+    /// A span `[lo, hi)` holding every time where `diff > 0` (`lo >= hi`:
+    /// none).
+    pos_span: (u64, u64),
+    /// Scratch for merging step functions.
+    merged: Vec<(u64, i64)>,
+    /// The free processors this pass's profile has more than the last
+    /// pass's had at the same point of the queue, as steps `(from, value)`
+    /// (the last step extends forever).
+    diff: Vec<(u64, i64)>,
+}
+
+/// The span `[lo, hi)` of the times where the step function `d` is
+/// positive (`lo >= hi`: nowhere).
+pub(super) fn positive_span(d: &[(u64, i64)]) -> (u64, u64) {
+    let mut lo = u64::MAX;
+    let mut hi = 0;
+    for (k, &(t, v)) in d.iter().enumerate() {
+        if v > 0 {
+            lo = lo.min(t);
+            hi = d.get(k + 1).map_or(u64::MAX, |s| s.0);
+        }
+    }
+    (lo, hi)
+}
+
+/// Passes check earlier placements (rather than search afresh) only when
+/// at least this many jobs have them.
+pub(super) const MIN_CHECKED: usize = 64;
+
+/// The id of the tail's first job when it is empty (ids count down as
+/// jobs are pushed in front).
+pub(super) const TAIL_BASE: u64 = 1 << 62;
+
+/// Per processor count `p`, a time before which no step of the profile has
+/// `p` processors free; a query for `p` takes the maximum over counts
+/// `<= p` (a Fenwick tree of maxima). Entries of earlier passes are stale
+/// (epoch).
+#[derive(Debug, Clone, Default)]
+pub(super) struct LowerBounds {
+    epoch: u32,
+    tree: Vec<(u32, u64)>,
+}
+
+impl LowerBounds {
+    pub(super) fn reset(&mut self, total: u32) {
+        let n = total as usize + 1;
+        if self.tree.len() != n || self.epoch == u32::MAX {
+            self.tree.clear();
+            self.tree.resize(n, (0, 0));
+            self.epoch = 0;
+        }
+        self.epoch += 1;
+    }
+
+    pub(super) fn raise(&mut self, p: u32, t: u64) {
+        let mut i = p as usize;
+        while i < self.tree.len() {
+            let e = &mut self.tree[i];
+            if e.0 != self.epoch {
+                *e = (self.epoch, t);
+            } else if e.1 < t {
+                e.1 = t;
+            }
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    pub(super) fn get(&self, p: u32) -> u64 {
+        let mut i = (p as usize).min(self.tree.len().saturating_sub(1));
+        let mut m = 0;
+        while i > 0 {
+            let e = self.tree[i];
+            if e.0 == self.epoch {
+                m = m.max(e.1);
+            }
+            i &= i - 1;
+        }
+        m
+    }
+}
+
+impl Conservative {
+    /// The reservations computed by the last pass, by queue position; jobs
+    /// after the point where the pass stopped (no later job could start
+    /// now) are omitted.
+    pub fn reservations(&self) -> &[u64] {
+        &self.reservations
+    }
+
+    /// Computes every job's reservation (all of them, unlike `schedule`,
+    /// which stops once no later job can start now). For inspection and
+    /// tests.
+    pub fn plan(&mut self, view: &BatchView<'_>) -> Vec<u64> {
+        self.saved = None;
+        self.clear_tail();
+        self.rebuild(view);
+        for q in view.queue {
+            let t = if q.procs > view.total {
+                u64::MAX
+            } else {
+                self.profile
+                    .place(q.procs, duration(q))
+                    .expect("a job no wider than the machine fits once all reservations end")
+            };
+            self.reservations.push(t);
+        }
+        self.reservations.clone()
+    }
+
+    pub(super) fn rebuild(&mut self, view: &BatchView<'_>) {
+        let now = view.now;
+        self.ends.clear();
+        self.ends
+            .extend(view.running.iter().map(|r| (expected_end(r, now), r.procs)));
+        self.ends.sort_unstable();
+        self.profile.rebuild(now, view.free, &self.ends);
+        self.reservations.clear();
+    }
+
+    /// Whether the last pass's placements hold at this one: the same
+    /// expected ends from now on (every job that ended did so at its
+    /// expected end, none is overrunning), the placed jobs that did not
+    /// start still first in the queue, none reserved before now. Then a
+    /// pass from scratch would place them exactly where they are (a job
+    /// started at the last pass runs in its reservation, and reservations
+    /// of jobs behind it in the queue fit beside it).
+    pub(super) fn reusable(&self, view: &BatchView<'_>) -> bool {
+        let Some(then) = self.saved else {
+            return false;
+        };
+        let now = view.now;
+        let m = self.saved_jobs.len();
+        if now < then || view.queue.len() < m {
+            return false;
+        }
+        let busy: u64 = self.ends.iter().map(|e| e.1 as u64).sum();
+        if busy + view.free as u64 != view.total as u64 {
+            return false;
+        }
+        let live = self.saved_ends.partition_point(|e| e.0 <= now);
+        self.saved_ends[live..] == self.ends[..]
+            && self
+                .saved_jobs
+                .iter()
+                .zip(&view.queue[..m])
+                .all(|((j, t), q)| j == q && *t >= now)
+    }
+
+    /// Whether the last pass's placements can be checked at this one
+    /// ([`Conservative::replace`]): the placed jobs that did not start still
+    /// first in the queue. If so, `diff` is set
+    /// to this pass's initial profile minus the last pass's from now on.
+    pub(super) fn comparable(&mut self, view: &BatchView<'_>) -> bool {
+        let Some(then) = self.saved else {
+            return false;
+        };
+        let now = view.now;
+        let m = self.saved_jobs.len();
+        if now < then || view.queue.len() < m {
+            return false;
+        }
+        let busy: u64 = self.ends.iter().map(|e| e.1 as u64).sum();
+        if busy + view.free as u64 != view.total as u64 {
+            return false;
+        }
+        if !self
+            .saved_jobs
+            .iter()
+            .zip(&view.queue[..m])
+            .all(|((j, _), q)| j == q)
+        {
+            return false;
+        }
+        self.take_old();
+        // The last profile from now on: the processors of the ends after
+        // now are busy at now.
+        let live = self.saved_ends.partition_point(|e| e.0 <= now);
+        let old = &self.saved_ends[live..];
+        let old_busy: u64 = old.iter().map(|e| e.1 as u64).sum();
+        let old_free = view.total as u64 - old_busy.min(view.total as u64);
+        self.diff.clear();
+        self.diff.push((now, view.free as i64 - old_free as i64));
+        // Merge the two sorted lists of ends, equal ones cancelling.
+        let new = &self.ends;
+        let (mut a, mut b) = (0, 0);
+        let mut cur = self.diff[0].1;
+        loop {
+            let (t, d) = match (new.get(a), old.get(b)) {
+                (Some(x), Some(y)) if x == y => {
+                    a += 1;
+                    b += 1;
+                    continue;
+                }
+                (Some(x), Some(y)) if x < y => {
+                    a += 1;
+                    (x.0, x.1 as i64)
+                }
+                (Some(x), None) => {
+                    a += 1;
+                    (x.0, x.1 as i64)
+                }
+                (_, Some(y)) => {
+                    b += 1;
+                    (y.0, -(y.1 as i64))
+                }
+                (None, None) => break,
+            };
+            cur += d;
+            match self.diff.last_mut() {
+                Some(last) if last.0 == t => last.1 = cur,
+                _ => self.diff.push((t, cur)),
+            }
+        }
+        self.pos_span = positive_span(&self.diff);
+        true
+    }
+
+    /// Moves the last pass's placements to `old` (the tail's jobs are
+    /// checked against the queue as the pass reaches them).
+    pub(super) fn take_old(&mut self) {
+        self.old.clear();
+        std::mem::swap(&mut self.old, &mut self.saved_jobs);
+    }
+
+    /// Forgets the tail.
+    pub(super) fn clear_tail(&mut self) {
+        self.tail.clear();
+        self.tail_carries.clear();
+        self.tail_base = TAIL_BASE;
+    }
+
+    /// Places `job` at queue position `i` as a pass from scratch would:
+    /// by checking its earlier placement if it has one, else by a search.
+    pub(super) fn place_job(&mut self, now: u64, i: usize, job: &QueuedJob) -> u64 {
+        let m = self.old.len();
+        if i < m {
+            let told = self.old[i].1;
+            return self.replace(now, job, told);
+        }
+        let k = i - m;
+        if k < self.tail.len() {
+            if self.tail[k].0 == *job {
+                let id = self.tail_base + k as u64;
+                while self.tail_carries.front().is_some_and(|c| c.0 <= id) {
+                    let (_, c) = self.tail_carries.pop_front().expect("a carry");
+                    self.diff_merge(&c);
+                }
+                let told = self.tail[k].1;
+                return self.replace(now, job, told);
+            }
+            // (the queue changed otherwise than by starts and arrivals)
+            self.tail.truncate(k);
+            let end = self.tail_base + k as u64;
+            self.tail_carries.retain(|c| c.0 < end);
+        }
+        let (t, first) = self
+            .profile
+            .place_after(self.lb.get(job.procs), job.procs, duration(job))
+            .expect("a job no wider than the machine fits once all reservations end");
+        self.lb.raise(job.procs, first);
+        t
+    }
+
+    /// Adds the step function `c` to `diff` (from `diff`'s first time on).
+    pub(super) fn diff_merge(&mut self, c: &[(u64, i64)]) {
+        let d = &self.diff;
+        let now = d[0].0;
+        let m = &mut self.merged;
+        m.clear();
+        let (mut a, mut b) = (0, 0);
+        let (mut va, mut vb) = (0i64, 0i64);
+        // c's value at now
+        while b < c.len() && c[b].0 <= now {
+            vb = c[b].1;
+            b += 1;
+        }
+        loop {
+            let t = match (d.get(a), c.get(b)) {
+                (None, None) => break,
+                (Some(x), Some(y)) => x.0.min(y.0),
+                (Some(x), None) => x.0,
+                (None, Some(y)) => y.0,
+            };
+            if a < d.len() && d[a].0 == t {
+                va = d[a].1;
+                a += 1;
+            }
+            if b < c.len() && c[b].0 == t {
+                vb = c[b].1;
+                b += 1;
+            }
+            let v = va + vb;
+            match m.last() {
+                Some(l) if l.1 == v => {}
+                _ => m.push((t.max(now), v)),
+            }
+        }
+        std::mem::swap(&mut self.diff, &mut self.merged);
+        self.pos_span = positive_span(&self.diff);
+    }
+
+    /// Adds `v` to `diff` on `[a, b)` (`a >= diff[0].0`).
+    pub(super) fn diff_add(&mut self, a: u64, b: u64, v: i64) {
+        let split = |d: &mut Vec<(u64, i64)>, t: u64| -> usize {
+            let k = d.partition_point(|s| s.0 < t);
+            if k == d.len() || d[k].0 != t {
+                let val = d[k - 1].1;
+                d.insert(k, (t, val));
+            }
+            k
+        };
+        let i = split(&mut self.diff, a);
+        let j = split(&mut self.diff, b);
+        for s in &mut self.diff[i..j] {
+            s.1 += v;
+        }
+        if v > 0 {
+            let (lo, hi) = &mut self.pos_span;
+            if *lo >= *hi {
+                (*lo, *hi) = (a, b);
+            } else {
+                *lo = (*lo).min(a);
+                *hi = (*hi).max(b);
+            }
+        }
+    }
+
+    /// Places `job`, which the last pass placed at `told` (its position
+    /// and the jobs before it in the queue unchanged, `diff` this pass's
+    /// profile minus the last one's at that point), as a search from the
+    /// profile's start would, but searching less: a fit starting before
+    /// `told` is new, so its window meets a time where `diff > 0`; windows
+    /// starting before `told` that do not are skipped.
+    pub(super) fn replace(&mut self, now: u64, job: &QueuedJob, told: u64) -> u64 {
+        let procs = job.procs;
+        let dur = duration(job);
+        if told < now {
+            // (reserved at a time now past: placed afresh)
+            let (t, first) = self
+                .profile
+                .place_after(self.lb.get(procs), procs, dur)
+                .expect("a job no wider than the machine fits once all reservations end");
+            self.lb.raise(procs, first);
+            let old_end = told.saturating_add(dur);
+            if old_end > now {
+                self.diff_add(now, old_end, procs as i64);
+            }
+            self.diff_add(t, t.saturating_add(dur), -(procs as i64));
+            return t;
+        }
+        // The span of the times where this profile has more free.
+        let (lo, hi) = self.pos_span;
+        let lb = self.lb.get(procs);
+        // Fits starting in [from_t, limit) may be new; none starts before
+        // from_t (before lb, or windows not reaching lo) or in [limit, told)
+        // (windows after hi).
+        let limit = hi.min(told);
+        let from_t = lb.max((lo + 1).saturating_sub(dur));
+        let (fit, first) = if lo < hi && from_t < limit {
+            let from = self.profile.index(from_t);
+            self.profile.find_before(from, procs, dur, limit)
+        } else {
+            (None, usize::MAX)
+        };
+        // Whether the steps examined follow on from lb (then lb can rise).
+        let from_lb = lo < hi && from_t == lb && from_t < limit;
+        let (i, j) = match fit {
+            Some(f) => {
+                if from_lb {
+                    self.lb.raise(procs, self.profile.t[first]);
+                }
+                f
+            }
+            None => {
+                let from = self.profile.index(told.max(lb));
+                let (i, j, f) = self
+                    .profile
+                    .find_from(from, procs, dur)
+                    .expect("a job no wider than the machine fits once all reservations end");
+                if from_lb {
+                    let t = if first != usize::MAX {
+                        self.profile.t[first]
+                    } else if limit == told {
+                        self.profile.t[f]
+                    } else {
+                        limit
+                    };
+                    self.lb.raise(procs, t);
+                }
+                (i, j)
+            }
+        };
+        let t = self.profile.t[i];
+        self.profile.reserve_at(i, j, t.saturating_add(dur), procs);
+        if t != told {
+            self.diff_add(told, told.saturating_add(dur), procs as i64);
+            self.diff_add(t, t.saturating_add(dur), -(procs as i64));
+        }
+        t
+    }
+
+    pub(super) fn pass(&mut self, view: &BatchView<'_>, start: &mut Vec<usize>) {
+        let now = view.now;
+        let q = view.queue;
+        self.ends.clear();
+        self.ends
+            .extend(view.running.iter().map(|r| (expected_end(r, now), r.procs)));
+        self.ends.sort_unstable();
+        self.reservations.clear();
+        self.old.clear();
+        let from = if self.reusable(view) {
+            // The profile from now on, with the placed jobs' reservations.
+            self.profile.advance(now);
+            for (i, &(_, t)) in self.saved_jobs.iter().enumerate() {
+                self.reservations.push(t);
+                if t == now {
+                    start.push(i);
+                }
+            }
+            let m = self.saved_jobs.len();
+            // The tail's placements are checked against this profile, which
+            // is the last pass's at its end.
+            self.take_old();
+            if self.tail.len() < MIN_CHECKED {
+                self.clear_tail();
+            }
+            self.diff.clear();
+            self.diff.push((now, 0));
+            self.pos_span = (u64::MAX, 0);
+            m
+        } else {
+            self.profile.rebuild(now, view.free, &self.ends);
+            self.lb.reset(view.total);
+            // (for a few jobs, searches cost less than tracking diff)
+            if self.saved_jobs.len() + self.tail.len() < MIN_CHECKED || !self.comparable(view) {
+                self.saved_jobs.clear();
+                self.clear_tail();
+            }
+            0
+        };
+        // A job can start now only if it fits in the processors free now
+        // (the profile never gains processors during a pass).
+        let free0 = self.profile.free_now();
+        self.cands.clear();
+        self.cands.extend(
+            q.iter()
+                .enumerate()
+                .skip(from)
+                .filter(|(_, j)| j.procs <= free0)
+                .map(|(i, _)| i as u32),
+        );
+        // cands[..last]: the candidates still possible; the last one is
+        // known to fit now unless `dirty`.
+        let mut last = self.cands.len();
+        let mut dirty = from > 0;
+        'pass: for (i, job) in q.iter().enumerate().skip(from) {
+            loop {
+                if last == 0 || (self.cands[last - 1] as usize) < i {
+                    break 'pass;
+                }
+                if !dirty {
+                    break;
+                }
+                let c = &q[self.cands[last - 1] as usize];
+                if self.profile.min_free(duration(c)) >= c.procs {
+                    dirty = false;
+                    break;
+                }
+                last -= 1;
+            }
+            if job.procs > view.total {
+                self.reservations.push(u64::MAX);
+                continue;
+            }
+            let t = self.place_job(now, i, job);
+            self.reservations.push(t);
+            if t == now {
+                start.push(i);
+            }
+            if last > 0 {
+                let c = &q[self.cands[last - 1] as usize];
+                if t < now.saturating_add(duration(c)) {
+                    dirty = true;
+                }
+            }
+        }
+        // For the next pass: the placements not made by this pass, with the
+        // difference between this profile and theirs.
+        let done = self.reservations.len();
+        let m = self.old.len();
+        if done >= m {
+            let used = (done - m).min(self.tail.len());
+            self.tail.drain(..used);
+            self.tail_base += used as u64;
+        } else {
+            if self.tail.is_empty() {
+                self.clear_tail();
+            }
+            for &e in self.old[done..].iter().rev() {
+                self.tail.push_front(e);
+            }
+            self.tail_base -= (m - done) as u64;
+        }
+        if self.tail.is_empty() {
+            self.clear_tail();
+        } else {
+            self.tail_carries
+                .push_front((self.tail_base, self.diff.clone()));
+        }
+        self.saved = Some(now);
+        self.saved_jobs.clear();
+        self.saved_ends.clear();
+        self.saved_ends.extend_from_slice(&self.ends);
+        for (j, &t) in q.iter().zip(&self.reservations) {
+            if t == u64::MAX {
+                // (a job wider than the machine: never reused)
+                self.saved = None;
+                self.clear_tail();
+                break;
+            }
+            if t == now {
+                self.saved_ends
+                    .push((now.saturating_add(duration(j)), j.procs));
+            } else {
+                self.saved_jobs.push((*j, t));
+            }
+        }
+        self.saved_ends.sort_unstable();
+    }
+}
+
+impl BatchPolicy for Conservative {
+    fn name(&self) -> &'static str {
+        "conservative"
+    }
+    fn schedule(&mut self, view: &BatchView<'_>, start: &mut Vec<usize>) {
+        if view.free == 0 {
+            // (the queue may change before the next pass; the saved
+            // placements are checked against it then)
+            return;
+        }
+        self.pass(view, start);
+    }
+}

@@ -1,0 +1,218 @@
+//! The availability profile conservative backfilling places reservations on:
+//! free processors over time, as steps.
+
+/// An availability profile: free processors as a step function of time.
+/// Step `k` (time `t[k]`, `f[k]` free) means `f[k]` processors are free on
+/// `[t[k], t[k+1])`; the last step extends forever. (Times and counts are
+/// kept apart so that scans over counts read one dense array.)
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Profile {
+    pub(super) t: Vec<u64>,
+    pub(super) f: Vec<u32>,
+}
+
+/// The first index `>= i` whose count is at least `procs` (`f.len()` if
+/// none): blocks of counts are tested at once, then one at a time.
+#[inline]
+pub(super) fn skip_below(f: &[u32], mut i: usize, procs: u32) -> usize {
+    const W: usize = 8;
+    while i + W <= f.len() {
+        let block: &[u32; W] = f[i..i + W].try_into().expect("a block of W");
+        if block.iter().fold(false, |a, &x| a | (x >= procs)) {
+            break;
+        }
+        i += W;
+    }
+    while i < f.len() && f[i] < procs {
+        i += 1;
+    }
+    i
+}
+
+impl Profile {
+    /// The profile from `now` given `free` processors now and running jobs
+    /// releasing processors at `ends` (sorted by time, all after `now`).
+    pub fn rebuild(&mut self, now: u64, free: u32, ends: &[(u64, u32)]) {
+        self.t.clear();
+        self.f.clear();
+        self.t.push(now);
+        self.f.push(free);
+        let mut cur = free;
+        for &(t, p) in ends {
+            cur += p;
+            if *self.t.last().expect("a first step") == t {
+                *self.f.last_mut().expect("a first step") = cur;
+            } else {
+                self.t.push(t.max(now));
+                self.f.push(cur);
+            }
+        }
+    }
+
+    /// The steps `(time, free)`.
+    pub fn steps(&self) -> Vec<(u64, u32)> {
+        self.t.iter().copied().zip(self.f.iter().copied()).collect()
+    }
+
+    /// The index of the first step at or after `t`.
+    pub(super) fn index(&self, t: u64) -> usize {
+        self.t.partition_point(|&x| x < t)
+    }
+
+    /// The earliest time at which `procs` processors are free for `dur`
+    /// ticks. `None` if never (more processors than the profile's maximum).
+    pub fn earliest(&self, procs: u32, dur: u64) -> Option<u64> {
+        self.find(procs, dur).map(|(i, _)| self.t[i])
+    }
+
+    /// `(i, j)`: the fit starts at step `i`; `j` is the first step at or
+    /// after the fit's end.
+    pub(super) fn find(&self, procs: u32, dur: u64) -> Option<(usize, usize)> {
+        self.find_from(0, procs, dur).map(|(i, j, _)| (i, j))
+    }
+
+    /// As `find`, examining steps from `from` on (every earlier step must be
+    /// known to have fewer than `procs` processors free); the third value is
+    /// the first step examined with at least `procs` free.
+    pub(super) fn find_from(
+        &self,
+        from: usize,
+        procs: u32,
+        dur: u64,
+    ) -> Option<(usize, usize, usize)> {
+        let (t, f) = (&self.t[..], &self.f[..]);
+        let n = f.len();
+        let mut i = skip_below(f, from, procs);
+        let first = i;
+        'outer: while i < n {
+            let end = t[i].saturating_add(dur);
+            let mut j = i + 1;
+            while j < n && t[j] < end {
+                if f[j] < procs {
+                    i = skip_below(f, j + 1, procs);
+                    continue 'outer;
+                }
+                j += 1;
+            }
+            return Some((i, j, first));
+        }
+        None
+    }
+
+    /// As `find_from`, but only fits starting before `limit`; the second
+    /// value is the first step examined with at least `procs` free
+    /// (`usize::MAX` if none).
+    pub(super) fn find_before(
+        &self,
+        from: usize,
+        procs: u32,
+        dur: u64,
+        limit: u64,
+    ) -> (Option<(usize, usize)>, usize) {
+        let (t, f) = (&self.t[..], &self.f[..]);
+        let n = f.len();
+        // the steps before limit
+        let fl = &f[..self.index(limit)];
+        let mut i = skip_below(fl, from.min(fl.len()), procs);
+        let first = if i < fl.len() { i } else { usize::MAX };
+        'outer: while i < fl.len() {
+            let end = t[i].saturating_add(dur);
+            let mut j = i + 1;
+            while j < n && t[j] < end {
+                if f[j] < procs {
+                    i = skip_below(fl, (j + 1).min(fl.len()), procs);
+                    continue 'outer;
+                }
+                j += 1;
+            }
+            return (Some((i, j)), first);
+        }
+        (None, first)
+    }
+
+    /// `place` skipping the steps before `lb` (the caller knows that none
+    /// has `procs` processors free); returns the fit's time and the time of
+    /// the first step with `procs` free.
+    pub(super) fn place_after(&mut self, lb: u64, procs: u32, dur: u64) -> Option<(u64, u64)> {
+        let from = self.index(lb);
+        let (i, j, first) = self.find_from(from, procs, dur)?;
+        let (t, tf) = (self.t[i], self.t[first]);
+        self.reserve_at(i, j, t.saturating_add(dur), procs);
+        Some((t, tf))
+    }
+
+    /// The fewest processors free over `[now, now + dur)` (`now`: the
+    /// profile's first time).
+    pub(super) fn min_free(&self, dur: u64) -> u32 {
+        let (Some(&t0), Some(&f0)) = (self.t.first(), self.f.first()) else {
+            return 0;
+        };
+        let end = t0.saturating_add(dur);
+        let mut m = f0;
+        for (&t, &f) in self.t[1..].iter().zip(&self.f[1..]) {
+            if t >= end || m == 0 {
+                break;
+            }
+            m = m.min(f);
+        }
+        m
+    }
+
+    /// Reserves `procs` processors on `[t[i], end)` where `j` is the first
+    /// step at or after `end`.
+    pub(super) fn reserve_at(&mut self, i: usize, j: usize, end: u64, procs: u32) {
+        if j >= self.t.len() || self.t[j] != end {
+            let free = self.f[j - 1];
+            self.t.insert(j, end);
+            self.f.insert(j, free);
+        }
+        for f in &mut self.f[i..j] {
+            *f -= procs;
+        }
+    }
+
+    /// Reserves `procs` processors on `[t, t + dur)`.
+    pub fn reserve(&mut self, t: u64, dur: u64, procs: u32) {
+        let a = self.split(t);
+        let b = self.split(t.saturating_add(dur));
+        for f in &mut self.f[a..b] {
+            *f -= procs;
+        }
+    }
+
+    /// Index of the step starting at `t`, splitting the step containing it.
+    pub(super) fn split(&mut self, t: u64) -> usize {
+        match self.t.binary_search(&t) {
+            Ok(k) => k,
+            Err(k) => {
+                // k >= 1: t is after the first step's time.
+                let free = self.f[k - 1];
+                self.t.insert(k, t);
+                self.f.insert(k, free);
+                k
+            }
+        }
+    }
+
+    /// Drops the steps before `now` (the profile's first time is at most
+    /// `now`), the step holding `now` starting there.
+    pub(super) fn advance(&mut self, now: u64) {
+        let k = self.t.partition_point(|&x| x <= now) - 1;
+        self.t.drain(..k);
+        self.f.drain(..k);
+        self.t[0] = now;
+    }
+
+    /// Earliest fit for `procs` × `dur`, reserved at once; returns its time.
+    pub fn place(&mut self, procs: u32, dur: u64) -> Option<u64> {
+        let (i, j) = self.find(procs, dur)?;
+        let t = self.t[i];
+        self.reserve_at(i, j, t.saturating_add(dur), procs);
+        Some(t)
+    }
+
+    /// Free processors at the profile's first time.
+    pub fn free_now(&self) -> u32 {
+        self.f.first().copied().unwrap_or(0)
+    }
+}

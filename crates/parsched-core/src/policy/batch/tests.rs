@@ -1,0 +1,169 @@
+//! Unit tests of the batch policies (tie rules, reservations, the checking
+//! pass against the reference implementations).
+
+use super::*;
+
+fn run(
+    p: &mut dyn BatchPolicy,
+    now: u64,
+    total: u32,
+    running: &[(u32, u64)],
+    queue: &[(u32, u64)],
+) -> Vec<usize> {
+    let running: Vec<RunningJob> = running
+        .iter()
+        .map(|&(procs, requested_end)| RunningJob {
+            procs,
+            requested_end,
+        })
+        .collect();
+    let busy: u32 = running.iter().map(|r| r.procs).sum();
+    let queue: Vec<QueuedJob> = queue
+        .iter()
+        .map(|&(procs, requested)| QueuedJob { procs, requested })
+        .collect();
+    let view = BatchView {
+        now,
+        total,
+        free: total - busy,
+        running: &running,
+        queue: &queue,
+    };
+    let mut out = Vec::new();
+    p.schedule(&view, &mut out);
+    out
+}
+
+#[test]
+fn fcfs_stops_at_first_misfit() {
+    let s = run(&mut Fcfs, 0, 10, &[(4, 100)], &[(3, 5), (4, 5), (1, 5)]);
+    assert_eq!(s, vec![0]);
+}
+
+#[test]
+fn easy_shadow_and_extra() {
+    // 10 procs; running 6 until 100 and 2 until 50; free 2. Head wants 5:
+    // at 50 avail 4, at 100 avail 10 → shadow 100, extra 5.
+    let ends = [(50, 2), (100, 6)];
+    assert_eq!(
+        Easy::shadow(0, 2, &ends, 5),
+        Some(Shadow {
+            time: 100,
+            extra: 5
+        })
+    );
+    assert_eq!(Easy::shadow(0, 2, &ends, 11), None);
+    // Candidates: (2, 200) does not end before 100 and 2 <= extra 5 → yes.
+    let s = run(
+        &mut Easy::default(),
+        0,
+        10,
+        &[(6, 100), (2, 50)],
+        &[(5, 10), (2, 200)],
+    );
+    assert_eq!(s, vec![1]);
+    // Head 10 → shadow 100, extra 0: a candidate ending exactly at the
+    // shadow time backfills; one ending a tick later does not.
+    let s = run(
+        &mut Easy::default(),
+        0,
+        10,
+        &[(6, 100), (2, 50)],
+        &[(10, 10), (2, 100), (1, 1)],
+    );
+    assert_eq!(s, vec![1]);
+    let s = run(
+        &mut Easy::default(),
+        0,
+        10,
+        &[(6, 100), (2, 50)],
+        &[(10, 10), (2, 101)],
+    );
+    assert!(s.is_empty());
+}
+
+#[test]
+fn overrunning_job_is_expected_to_end_next_tick() {
+    let s = run(
+        &mut Easy::default(),
+        500,
+        10,
+        &[(8, 100)],
+        &[(10, 10), (2, 1), (2, 2)],
+    );
+    // Shadow 501: (2,1) ends at 501 → backfills; (2,2) does not fit (free 0).
+    assert_eq!(s, vec![1]);
+}
+
+#[test]
+fn profile_earliest_and_reserve() {
+    let mut p = Profile::default();
+    p.rebuild(0, 2, &[(10, 3), (20, 5)]);
+    assert_eq!(p.steps(), [(0, 2), (10, 5), (20, 10)]);
+    assert_eq!(p.earliest(2, 100), Some(0));
+    assert_eq!(p.earliest(3, 5), Some(10));
+    assert_eq!(p.earliest(6, 1), Some(20));
+    assert_eq!(p.earliest(11, 1), None);
+    p.reserve(5, 10, 2);
+    assert_eq!(p.steps(), [(0, 2), (5, 0), (10, 3), (15, 5), (20, 10)]);
+    assert_eq!(p.earliest(1, 1), Some(0));
+    assert_eq!(p.earliest(1, 6), Some(10));
+    assert_eq!(p.earliest(4, 1), Some(15));
+}
+
+#[test]
+fn place_equals_earliest_then_reserve() {
+    let mut a = Profile::default();
+    a.rebuild(3, 1, &[(7, 2), (9, 1), (20, 4)]);
+    let mut b = a.clone();
+    for (p, d) in [(2, 3), (1, 1), (4, 5), (8, 2), (3, 10), (1, 30), (2, 2)] {
+        let t = a.earliest(p, d).unwrap();
+        a.reserve(t, d, p);
+        assert_eq!(b.place(p, d), Some(t));
+        assert_eq!(a, b);
+    }
+    assert_eq!(b.place(9, 1), None);
+}
+
+#[test]
+fn conservative_protects_every_reservation() {
+    // 10 procs, running 8 until 100 (free 2). Queue: A(10,50) reserved at
+    // 100; B(2,200): now..200 would overlap A's [100,150) needing 10 → no,
+    // reserved at 150; C(2,100): [0,100) free 2 → starts now.
+    let mut c = Conservative::default();
+    let running = [RunningJob {
+        procs: 8,
+        requested_end: 100,
+    }];
+    let queue = [
+        QueuedJob {
+            procs: 10,
+            requested: 50,
+        },
+        QueuedJob {
+            procs: 2,
+            requested: 200,
+        },
+        QueuedJob {
+            procs: 2,
+            requested: 100,
+        },
+    ];
+    let view = BatchView {
+        now: 0,
+        total: 10,
+        free: 2,
+        running: &running,
+        queue: &queue,
+    };
+    assert_eq!(c.plan(&view), vec![100, 150, 0]);
+    let mut s = Vec::new();
+    c.schedule(&view, &mut s);
+    assert_eq!(s, vec![2]);
+    // EASY agrees here: shadow 100 with extra 0, so B (ends at 200)
+    // waits and C (ends at 100) backfills.
+    let mut e = Easy::default();
+    let mut s = Vec::new();
+    e.schedule(&view, &mut s);
+    assert_eq!(s, vec![2]);
+}
