@@ -264,18 +264,13 @@ pub fn parse_jobs(text: &str) -> Result<Vec<Vec<f64>>, ConfigError> {
     Ok(jobs)
 }
 
-fn name_of(s: &str, allowed: &[&str], key: &str, v: &Value) -> Result<String, ConfigError> {
-    let _ = s;
-    v.as_str(key, allowed)
-}
-
 impl DesktopConfig {
     /// Sets one key from a value given by name (CLI `--set`, Python
     /// keywords).
     pub fn set(&mut self, key: &str, v: &Value) -> Result<(), ConfigError> {
         match key {
             "scheme" => {
-                let s = name_of("", &["default", "fcfs", "gang", "sb", "fcs"], key, v)?;
+                let s = v.as_str(key, &["default", "fcfs", "gang", "sb", "fcs"])?;
                 self.scheme = DesktopScheme::ALL
                     .into_iter()
                     .find(|x| x.name() == s)
@@ -301,15 +296,15 @@ impl DesktopConfig {
             "slot_ms" => self.slot_ms = v.as_f64(key)?,
             "spin_us" => self.spin_us = v.as_f64(key)?,
             "default_wait" => {
-                self.default_wait =
-                    match name_of("", &["block", "spin_block", "spin"], key, v)?.as_str() {
-                        "spin_block" => DefaultWait::SpinBlock,
-                        "spin" => DefaultWait::Spin,
-                        _ => DefaultWait::Block,
-                    }
+                self.default_wait = match v.as_str(key, &["block", "spin_block", "spin"])?.as_str()
+                {
+                    "spin_block" => DefaultWait::SpinBlock,
+                    "spin" => DefaultWait::Spin,
+                    _ => DefaultWait::Block,
+                }
             }
             "local" => {
-                self.local = match name_of("", &["o1", "rr", "fair"], key, v)?.as_str() {
+                self.local = match v.as_str(key, &["o1", "rr", "fair"])?.as_str() {
                     "rr" => LocalKind::Rr,
                     "fair" => LocalKind::Fair,
                     _ => LocalKind::O1,
@@ -317,7 +312,7 @@ impl DesktopConfig {
             }
             "o1_sleep_bonus" => self.o1_sleep_bonus = v.as_bool(key)?,
             "runqueues" => {
-                self.runqueues = match name_of("", &["per_node", "per_cpu"], key, v)?.as_str() {
+                self.runqueues = match v.as_str(key, &["per_node", "per_cpu"])?.as_str() {
                     "per_cpu" => RunQueues::PerCpu,
                     _ => RunQueues::PerNode,
                 }
@@ -335,13 +330,13 @@ impl DesktopConfig {
             "window_s" => self.classifier.window_s = v.as_f64(key)?,
             "revise_after" => self.classifier.revise_after = v.as_u32(key)?,
             "f_rows" => {
-                self.f_rows = match name_of("", &["shared", "own"], key, v)?.as_str() {
+                self.f_rows = match v.as_str(key, &["shared", "own"])?.as_str() {
                     "own" => FRows::Own,
                     _ => FRows::Shared,
                 }
             }
             "fill" => {
-                self.fill = match name_of("", &["f_dc", "dc"], key, v)?.as_str() {
+                self.fill = match v.as_str(key, &["f_dc", "dc"])?.as_str() {
                     "dc" => Fill::Dc,
                     _ => Fill::FDc,
                 }
