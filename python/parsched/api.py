@@ -15,7 +15,7 @@ import multiprocessing
 import os
 import signal
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -311,46 +311,11 @@ def simulate_barrier(config: BarrierConfig | None = None, *, audit: bool = False
                          histogram=hist)
 
 
-def default_executor(n_tasks: int | None = None) -> cf.Executor:
-    """``ProcessPoolExecutor`` with one process per CPU (spawned, so safe with threads)."""
-    n = os.cpu_count() or 1
-    if n_tasks is not None:
-        n = max(1, min(n, n_tasks))
-    return spawned_pool(n)
-
-
 def _worker_init() -> None:
     # Ctrl-C reaches the whole process group: workers leave it to the parent,
-    # which stops them (stop_executor), instead of each printing a traceback.
+    # which stops them (stop), instead of each printing a traceback.
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def spawned_pool(workers: int) -> cf.ProcessPoolExecutor:
-    """A spawned process pool whose workers ignore Ctrl-C (the parent stops
-    them with :func:`stop_executor`)."""
-    return cf.ProcessPoolExecutor(max_workers=workers,
-                                  mp_context=multiprocessing.get_context("spawn"),
-                                  initializer=_worker_init)
-
-
-def stop_executor(ex: cf.Executor, interrupted: bool) -> None:
-    """Shuts ``ex`` down; after an interruption (Ctrl-C, SIGTERM) first stops
-    the runs in progress: a process pool's workers are terminated, a thread
-    pool's simulations are cancelled (``_core.cancel_runs``: each ends within
-    ~50 ms), so that the command exits at once."""
-    if interrupted:
-        if isinstance(ex, cf.ProcessPoolExecutor):
-            for p in list((getattr(ex, "_processes", None) or {}).values()):
-                with contextlib.suppress(Exception):
-                    p.terminate()
-        else:
-            core().cancel_runs()
-            # (a thread busy with pure-Python work, e.g. the seed-001
-            # reference model, is not waited for: the command exits at once)
-            ex.shutdown(wait=False, cancel_futures=True)
-            return
-    ex.shutdown(wait=True, cancel_futures=True)
 
 
 def thread_executor(n_tasks: int | None = None, workers: int | None = None) -> cf.Executor:
@@ -467,15 +432,17 @@ class DaskExecutor(cf.Executor):
 
 class executor_for:
     """Context manager: the executor to run ``n_tasks`` tasks on, from what a
-    caller passed (None: :func:`thread_executor`, shut down afterwards; a Dask
+    caller passed (None: ``default(n_tasks)``, :func:`thread_executor` unless
+    given, shut down afterwards; a Dask
     ``Client``: wrapped in a :class:`DaskExecutor`; any ``Executor``: as is, left
     running). On an exception (Ctrl-C included) pending tasks are cancelled, and
     an executor of our own does not wait for running ones."""
 
-    def __init__(self, executor: Any, n_tasks: int | None = None) -> None:
+    def __init__(self, executor: Any, n_tasks: int | None = None, *,
+                 default: Callable[[int | None], cf.Executor] | None = None) -> None:
         self.own = executor is None or is_dask_client(executor)
         if executor is None:
-            self.executor: cf.Executor = thread_executor(n_tasks)
+            self.executor: cf.Executor = (default or thread_executor)(n_tasks)
         elif is_dask_client(executor):
             self.executor = DaskExecutor(executor)
         elif isinstance(executor, cf.Executor) or hasattr(executor, "submit"):
@@ -493,18 +460,39 @@ class executor_for:
                  interrupted=exc_type is not None and issubclass(exc_type, KeyboardInterrupt))
 
 
-def stop(ex: cf.Executor, *, failed: bool, interrupted: bool = False) -> None:
-    """Shuts down an executor of our own: waits for it after success; after a
-    failure or Ctrl-C cancels what is queued (a :class:`ProcessPool` ends its
-    workers at once; after Ctrl-C or SIGTERM a thread pool's runs in progress
-    are cancelled too, each within ~50 ms)."""
+def stop(ex: cf.Executor, *, failed: bool = False, interrupted: bool = False) -> None:
+    """Shuts down an executor of our own. After success it waits for it. After
+    a failure it cancels what is queued and does not wait (a
+    :class:`ProcessPool` ends its workers at once). After Ctrl-C or SIGTERM
+    (``interrupted``) the runs in progress stop too: a thread pool's
+    simulations are cancelled (``_core.cancel_runs``: each ends within ~50 ms;
+    a thread busy with pure-Python work is not waited for), a process pool's
+    workers are terminated, so that the command exits at once."""
     if interrupted and isinstance(ex, cf.ThreadPoolExecutor):
-        stop_executor(ex, True)
-        return
-    if failed:
+        core().cancel_runs()
+    if isinstance(ex, cf.ProcessPoolExecutor) and (failed or interrupted):
+        # a caller's ProcessPoolExecutor handed to us as our own: it cannot
+        # end its running workers itself
+        for p in list((getattr(ex, "_processes", None) or {}).values()):
+            with contextlib.suppress(Exception):
+                p.terminate()
+    if failed or interrupted:
         ex.shutdown(wait=False, cancel_futures=True)
     else:
         ex.shutdown(wait=True)
+
+
+@contextlib.contextmanager
+def owning(ex: cf.Executor) -> Iterator[cf.Executor]:
+    """Context manager for an executor of our own: on leaving, :func:`stop`
+    it (waiting after success; at once after an exception, cancelling the runs
+    in progress after Ctrl-C)."""
+    try:
+        yield ex
+    except BaseException as e:
+        stop(ex, failed=True, interrupted=isinstance(e, KeyboardInterrupt))
+        raise
+    stop(ex)
 
 
 def sweep(

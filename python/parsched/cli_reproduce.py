@@ -16,19 +16,17 @@ from ._report import jsonable
 def _make_executor(workers: int | None):
     import concurrent.futures as cf
 
-    from .api import default_executor, spawned_pool
+    from .api import process_executor
 
     if workers == 1:
         return cf.ThreadPoolExecutor(max_workers=1)
-    if workers:
-        return spawned_pool(workers)
-    return default_executor()
+    return process_executor(workers=workers)
 
 
 def _stop_executor(executor, interrupted: bool) -> None:
-    from .api import stop_executor
+    from .api import stop
 
-    stop_executor(executor, interrupted)
+    stop(executor, interrupted=interrupted)
 
 
 def cmd_reproduce_gang(args: argparse.Namespace) -> int:

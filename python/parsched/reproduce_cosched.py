@@ -178,29 +178,22 @@ def _tasks(plan: Plan) -> list[dict[str, Any]]:
 
 def _simulate(tasks: list[dict[str, Any]], executor: cf.Executor | None,
               progress: bool) -> list[dict[str, Any]]:
-    from .api import _progress, default_executor, stop_executor
+    from .api import _progress, executor_for, process_executor
 
-    own = executor is None
-    ex = default_executor(len(tasks)) if own else executor
     # longest first, so that the pool ends together
     order = sorted(range(len(tasks)), key=lambda i: -_cost(tasks[i]))
     results: list[dict[str, Any] | None] = [None] * len(tasks)
-    interrupted = False
-    try:
+    with executor_for(executor, len(tasks), default=process_executor) as ex:
         futures = {ex.submit(_run_one, tasks[i]): i for i in order}
         with _progress(progress, len(tasks)) as advance:
             try:
                 for fut in cf.as_completed(futures):
                     results[futures[fut]] = fut.result()
                     advance()
-            except BaseException as e:
-                interrupted = isinstance(e, KeyboardInterrupt)
+            except BaseException:
                 for f in futures:
                     f.cancel()
                 raise
-    finally:
-        if own:
-            stop_executor(ex, interrupted)
     return [r for r in results if r is not None]
 
 

@@ -689,22 +689,10 @@ def make_executor(kind: str, workers: int | None, scheduler: str | None,
     from . import api
 
     if kind == "threads":
-        return _owned(api.thread_executor(n_tasks, workers))
+        return api.owning(api.thread_executor(n_tasks, workers))
     if kind == "processes":
-        return _owned(api.process_executor(n_tasks, workers))
+        return api.owning(api.process_executor(n_tasks, workers))
     return _dask_client(scheduler, workers)
-
-
-@contextlib.contextmanager
-def _owned(ex: cf.Executor):
-    from .api import stop
-
-    try:
-        yield ex
-    except BaseException:
-        stop(ex, failed=True)
-        raise
-    stop(ex, failed=False)
 
 
 @contextlib.contextmanager

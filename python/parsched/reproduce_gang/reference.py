@@ -103,20 +103,11 @@ def reference_table(plan: Plan, quick: bool = False, executor: cf.Executor | Non
                     ) -> dict[tuple[str, BarrierConfig], list[float]]:
     """``grid_reference`` at every ``reference_points(plan)``, on ``executor``
     (default: one process per CPU)."""
-    from ..api import default_executor, stop_executor
+    from ..api import executor_for, process_executor
 
     pts = reference_points(plan)
     if not pts:
         return {}
-    own = executor is None
-    ex = default_executor(len(pts)) if own else executor
-    interrupted = False
-    try:
+    with executor_for(executor, len(pts), default=process_executor) as ex:
         vals = list(ex.map(_reference_job, [(*p, quick) for p in pts]))
-    except KeyboardInterrupt:
-        interrupted = True
-        raise
-    finally:
-        if own:
-            stop_executor(ex, interrupted)
     return dict(zip(pts, vals, strict=True))
