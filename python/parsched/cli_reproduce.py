@@ -1,8 +1,9 @@
-"""``parsched reproduce pools|gang|cosched|batch``."""
+"""``parsched reproduce pools|gang|cosched|batch|fcs``."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import time
 
@@ -23,10 +24,40 @@ def _make_executor(workers: int | None):
     return process_executor(workers=workers)
 
 
-def _stop_executor(executor, interrupted: bool) -> None:
-    from .api import stop
+def _reproduce(args: argparse.Namespace, run, *, wrote: str, executor: bool = True) -> dict:
+    """Runs one reproduction the same way for every seed: checks ``--out``,
+    writes into it atomically (nothing half-written on an error or Ctrl-C),
+    on a process pool of ``--workers`` (stopped at once on Ctrl-C) when the
+    reproduction takes one, echoing tables unless ``--json``; then prints the
+    headline numbers (``--json``: its ``headlines``, ``out``, ``seconds`` and
+    the findings' ids and verdicts) or the line saying what it wrote.
 
-    stop(executor, interrupted=interrupted)
+    ``run(tmp, executor, echo, progress)`` does the work; ``echo`` and
+    ``progress`` are None under ``--json``."""
+    from ._io import atomic_dir, check_output_dir
+    from .api import owning
+
+    check_output_dir(args.out, "--out")
+    con = _console()
+    quiet = getattr(args, "json", False)
+    echo = None if quiet else (lambda title, obj: _print_table(con, title, obj))
+    progress = None if quiet else (lambda m: con.print(f"  {m}", highlight=False))
+    start = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        ex = stack.enter_context(owning(_make_executor(args.workers))) if executor else None
+        with atomic_dir(args.out) as tmp:
+            res = run(tmp, ex, echo, progress)
+    elapsed = time.perf_counter() - start
+    if quiet:
+        obj = dict(res.get("headlines", {}))
+        obj["out"] = args.out
+        obj["seconds"] = elapsed
+        if "findings" in res:
+            obj["findings"] = [{k: f[k] for k in ("id", "holds")} for f in res["findings"]]
+        print(json.dumps(jsonable(obj)))
+    else:
+        con.print(f"wrote {args.out}/ ({wrote}) in {elapsed:.1f} s", highlight=False)
+    return res
 
 
 def cmd_reproduce_gang(args: argparse.Namespace) -> int:
@@ -41,34 +72,10 @@ def cmd_reproduce_gang(args: argparse.Namespace) -> int:
     shorter runs (well under a minute); --json prints the headline numbers.
     """
     from . import reproduce_gang
-    from ._io import atomic_dir, check_output_dir
 
-    check_output_dir(args.out, "--out")
-    executor = _make_executor(args.workers)
-    con = _console()
-    start = time.perf_counter()
-    quiet = args.json
-    interrupted = False
-    try:
-        with atomic_dir(args.out) as tmp:
-            res = reproduce_gang.run(
-                tmp, quick=args.quick, executor=executor, progress=not quiet,
-                echo=None if quiet else (lambda title, obj: _print_table(con, title, obj)),
-            )
-    except KeyboardInterrupt:
-        interrupted = True
-        raise
-    finally:
-        _stop_executor(executor, interrupted)
-    elapsed = time.perf_counter() - start
-    if args.json:
-        obj = dict(res["headlines"])
-        obj["out"] = args.out
-        obj["seconds"] = elapsed
-        print(json.dumps(jsonable(obj)))
-    else:
-        con.print(f"wrote {args.out}/ (*.csv, *.png, summary.md) in {elapsed:.1f} s",
-                  highlight=False)
+    _reproduce(args, lambda tmp, ex, echo, _p: reproduce_gang.run(
+        tmp, quick=args.quick, executor=ex, progress=echo is not None, echo=echo),
+        wrote="*.csv, *.png, summary.md")
     return 0
 
 
@@ -88,35 +95,10 @@ def cmd_reproduce_cosched(args: argparse.Namespace) -> int:
     --json prints the headline numbers.
     """
     from . import reproduce_cosched
-    from ._io import atomic_dir, check_output_dir
 
-    check_output_dir(args.out, "--out")
-    executor = _make_executor(args.workers)
-    con = _console()
-    start = time.perf_counter()
-    quiet = args.json
-    interrupted = False
-    try:
-        with atomic_dir(args.out) as tmp:
-            res = reproduce_cosched.run(
-                tmp, quick=args.quick, executor=executor, progress=not quiet,
-                echo=None if quiet else (lambda title, obj: _print_table(con, title, obj)),
-            )
-    except KeyboardInterrupt:
-        interrupted = True
-        raise
-    finally:
-        _stop_executor(executor, interrupted)
-    elapsed = time.perf_counter() - start
-    if args.json:
-        obj = dict(res["headlines"])
-        obj["out"] = args.out
-        obj["seconds"] = elapsed
-        obj["findings"] = [{k: f[k] for k in ("id", "holds")} for f in res["findings"]]
-        print(json.dumps(jsonable(obj)))
-    else:
-        con.print(f"wrote {args.out}/ (*.csv, *.png, summary.md) in {elapsed:.1f} s",
-                  highlight=False)
+    _reproduce(args, lambda tmp, ex, echo, _p: reproduce_cosched.run(
+        tmp, quick=args.quick, executor=ex, progress=echo is not None, echo=echo),
+        wrote="*.csv, *.png, summary.md")
     return 0
 
 
@@ -132,25 +114,15 @@ def cmd_reproduce_batch(args: argparse.Namespace) -> int:
     trace's Gantt chart and utilization under EASY and gang (PNG).
     """
     from . import reproduce_batch
-    from ._io import atomic_dir, check_output_dir
 
     traces = args.traces or reproduce_batch.default_traces_dir()
     reproduce_batch.find_traces(traces)  # fail early, before any output
-    check_output_dir(args.out, "--out")
-    con = _console()
-    start = time.perf_counter()
-    quiet = args.json
-    with atomic_dir(args.out) as tmp:
-        res = reproduce_batch.run(
-            tmp, traces,
-            echo=None if quiet else (lambda title, obj: _print_table(con, title, obj)),
-        )
-    elapsed = time.perf_counter() - start
-    if args.json:
-        print(json.dumps(jsonable({"out": args.out, "seconds": elapsed, **res})))
-    else:
-        con.print(f"wrote {args.out}/ (batch.csv, batch.md, *.png) in {elapsed:.1f} s",
-                  highlight=False)
+
+    def run(tmp, _ex, echo, _p):
+        res = reproduce_batch.run(tmp, traces, echo=echo)
+        return {"headlines": res, **res}
+
+    res = _reproduce(args, run, wrote="batch.csv, batch.md, *.png", executor=False)
     return 0 if res["deterministic"] else 1
 
 
@@ -164,27 +136,13 @@ def cmd_reproduce_pools(args: argparse.Namespace) -> int:
     Fig. 8: A = 12.4 at P=60 vs 14.9 at P=120).
     """
     from . import reproduce
-    from ._io import atomic_dir, check_output_dir
 
-    check_output_dir(args.out, "--out")
-    executor = _make_executor(args.workers)
-    con = _console()
-    start = time.perf_counter()
-    interrupted = False
-    try:
-        with atomic_dir(args.out) as tmp:
-            reproduce.run(tmp, quick=args.quick, executor=executor, progress=True,
-                          echo=lambda title, obj: _print_table(con, title, obj))
-    except KeyboardInterrupt:
-        interrupted = True
-        raise
-    finally:
-        _stop_executor(executor, interrupted)
-    con.print(f"wrote {args.out}/ (fig*.csv, fig*.png, summary.md) in "
-              f"{time.perf_counter() - start:.1f} s", highlight=False)
+    def run(tmp, ex, echo, _p):
+        reproduce.run(tmp, quick=args.quick, executor=ex, progress=True, echo=echo)
+        return {}
+
+    _reproduce(args, run, wrote="fig*.csv, fig*.png, summary.md")
     return 0
-
-
 
 
 def cmd_reproduce_fcs(args: argparse.Namespace) -> int:
@@ -202,26 +160,8 @@ def cmd_reproduce_fcs(args: argparse.Namespace) -> int:
     summary.md to --out; --json prints the headline numbers.
     """
     from . import reproduce_fcs
-    from ._io import atomic_dir, check_output_dir
 
-    check_output_dir(args.out, "--out")
-    con = _console()
-    start = time.perf_counter()
-    quiet = args.json
-    with atomic_dir(args.out) as tmp:
-        res = reproduce_fcs.run(
-            tmp, quick=args.quick, real=args.real,
-            progress=None if quiet else (lambda m: con.print(f"  {m}", highlight=False)),
-            echo=None if quiet else (lambda title, obj: _print_table(con, title, obj)),
-        )
-    elapsed = time.perf_counter() - start
-    if args.json:
-        obj = dict(res["headlines"])
-        obj["out"] = args.out
-        obj["seconds"] = elapsed
-        obj["findings"] = [{k: f[k] for k in ("id", "holds")} for f in res["findings"]]
-        print(json.dumps(jsonable(obj)))
-    else:
-        con.print(f"wrote {args.out}/ (*.csv, table1.png, summary.md) in {elapsed:.1f} s",
-                  highlight=False)
+    _reproduce(args, lambda tmp, _ex, echo, progress: reproduce_fcs.run(
+        tmp, quick=args.quick, real=args.real, progress=progress, echo=echo),
+        wrote="*.csv, table1.png, summary.md", executor=False)
     return 0
