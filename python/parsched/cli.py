@@ -42,6 +42,7 @@ from .cli_simulate import (
     cmd_simulate_cosched,
     cmd_simulate_fcs,
     cmd_simulate_pools,
+    cmd_simulate_regions,
 )
 from .errors import (
     ConfigError,
@@ -133,6 +134,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="threads for the replications (results do not depend on it)")
     sf.add_argument("--json", action="store_true", help="print one JSON object")
     sf.set_defaults(func=cmd_simulate_fcs)
+    sr = sim_sub.add_parser("regions", help=_doc(cmd_simulate_regions).splitlines()[0],
+                            description=_doc(cmd_simulate_regions), formatter_class=fmt)
+    sr.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
+                    help="set a key (repeatable)")
+    sr.add_argument("--json", action="store_true", help="print one JSON object")
+    sr.set_defaults(func=cmd_simulate_regions)
 
     gen = sub.add_parser("generate", help="write a synthetic workload",
                          description="Write a synthetic workload.")

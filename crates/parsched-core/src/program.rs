@@ -216,6 +216,11 @@ pub enum Pattern {
     /// Independent uniformly random lines of the region (memlat).
     #[default]
     UniformRandom,
+    /// A cyclic sweep through the region's lines in address order, each
+    /// touch continuing where the thread's previous touch of the region
+    /// stopped (the access pattern under which LRU loses a region that does
+    /// not fit entirely: every line is evicted before it is reused).
+    Sequential,
 }
 
 /// Another thread (rank) of the same job, named relative to the thread that

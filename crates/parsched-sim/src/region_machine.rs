@@ -177,6 +177,7 @@ impl CacheState {
             }
             CacheState::Footprint { content, lines } => {
                 let cap = *lines;
+                // (see `sweep` for sequential touches: exact LRU only)
                 let big_n = region_lines as f64;
                 let i = match content.iter().position(|e| e.0 == key) {
                     Some(i) => i,
@@ -211,6 +212,25 @@ impl CacheState {
     }
 }
 
+impl CacheState {
+    /// `n` sequential accesses from line `from` of a region of
+    /// `region_lines` lines (cyclic); exact LRU only (checked before).
+    fn sweep(&mut self, from: u64, region_lines: u64, n: u64, base: u64, line: u64) -> f64 {
+        match self {
+            CacheState::Lru(c) => {
+                let mut m = 0u64;
+                for k in 0..n {
+                    if !c.access(base + ((from + k) % region_lines) * line) {
+                        m += 1;
+                    }
+                }
+                m as f64
+            }
+            CacheState::Footprint { .. } => unreachable!("sequential touches need the LRU model"),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Ev {
     /// Thread `t` is ready for its next step (or the next chunk of a touch).
@@ -221,8 +241,10 @@ struct Thread {
     cursor: Cursor,
     rng: StreamRng,
     proc: ProcId,
-    /// The touch in progress: (region index, accesses left).
-    touch: Option<(usize, u64)>,
+    /// The touch in progress: (region index, accesses left, pattern).
+    touch: Option<(usize, u64, Pattern)>,
+    /// Next line of each region for sequential touches.
+    pos: Vec<u64>,
     finished: Option<f64>,
 }
 
@@ -447,6 +469,7 @@ impl MachineSpec {
                 rng: stream(self.seed, Stream::Accesses, i as u64),
                 proc: p,
                 touch: None,
+                pos: vec![0; self.programs[i].program.regions.len()],
                 finished: None,
             })
             .collect();
@@ -483,7 +506,14 @@ impl MachineSpec {
                         )))
                     }
                     Touching::Touch { region, accesses, pattern } => {
-                        let Pattern::UniformRandom = pattern;
+                        if pattern == Pattern::Sequential && self.cache_model == CacheModel::Footprint {
+                            return Err(ConfigError::new(
+                                "pattern",
+                                "sequential touches have no footprint model",
+                                "cache_model=lru with pattern=sequential",
+                            )
+                            .into());
+                        }
                         if region.idx() >= prog.regions.len() {
                             return Err(RegionMachineError::Program(format!(
                                 "program {i} touches region {} of {}",
@@ -491,7 +521,7 @@ impl MachineSpec {
                                 prog.regions.len()
                             )));
                         }
-                        t.touch = Some((region.idx(), accesses));
+                        t.touch = Some((region.idx(), accesses, pattern));
                         if scheduler == Scheduler::Region {
                             let rid = RegionId(key_of(i, region.idx()));
                             let d = on_touch(&map, topo, t.proc, rid, TouchRule::MicroSchedule, |p| occupied[p.idx()])
@@ -517,7 +547,7 @@ impl MachineSpec {
                 }
             }
             // Run one chunk of the touch in progress.
-            let (r, left) = t.touch.expect("a touch in progress");
+            let (r, left, pattern) = t.touch.expect("a touch in progress");
             let n = left.min(self.chunk);
             let k = llc_of(t.proc);
             let bytes = prog.regions[r].bytes;
@@ -525,11 +555,18 @@ impl MachineSpec {
             let key = key_of(i, r);
             let sets = topo.cache(llc[k]).sets();
             let base = ((key + 1) << 40) | ((mix64(key) % sets) * line);
-            let misses = caches[k].touch(key, lines, n, base, line, &mut t.rng);
+            let misses = match pattern {
+                Pattern::UniformRandom => caches[k].touch(key, lines, n, base, line, &mut t.rng),
+                Pattern::Sequential => {
+                    let p0 = t.pos[r];
+                    t.pos[r] = (p0 + n) % lines;
+                    caches[k].sweep(p0, lines, n, base, line)
+                }
+            };
             acc[k].0 += n;
             acc[k].1 += misses;
             let ns = n as f64 * self.timing.hit_ns + misses * self.timing.miss_ns;
-            t.touch = (left > n).then_some((r, left - n));
+            t.touch = (left > n).then_some((r, left - n, pattern));
             engine.schedule_at(now + (ns * PS).round() as u64, Ev::Ready(i));
         }
         let finish_ns: Vec<f64> = threads
@@ -568,6 +605,16 @@ impl MachineSpec {
     }
 }
 
+fn set_pattern(steps: &mut [Step], p: Pattern) {
+    for s in steps {
+        match s {
+            Step::Touch { pattern, .. } => *pattern = p,
+            Step::Repeat { body, .. } => set_pattern(body, p),
+            _ => {}
+        }
+    }
+}
+
 /// The workloads of `parsched simulate regions`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -597,6 +644,9 @@ pub struct RegionsConfig {
     pub large_mb: Option<f64>,
     pub small_kb: Option<f64>,
     pub cache_model: CacheModel,
+    /// How touches fall in a region: `uniform_random` (memlat, the
+    /// default) or `sequential` (a cyclic sweep; `cache_model=lru` only).
+    pub pattern: Pattern,
     /// Apply conditions 1–3 (the paper's thresholds for the machine).
     pub fallback: bool,
     /// Timing overrides (defaults: [`RegionTiming`] of the machine).
@@ -618,6 +668,7 @@ impl Default for RegionsConfig {
             large_mb: None,
             small_kb: None,
             cache_model: CacheModel::Footprint,
+            pattern: Pattern::UniformRandom,
             fallback: false,
             hit_ns: None,
             miss_ns: None,
@@ -638,6 +689,7 @@ pub const KEYS: &[&str] = &[
     "large_mb",
     "small_kb",
     "cache_model",
+    "pattern",
     "fallback",
     "hit_ns",
     "miss_ns",
@@ -688,6 +740,12 @@ impl RegionsConfig {
                 self.cache_model = match v.as_str(key, &["footprint", "lru"])?.as_str() {
                     "lru" => CacheModel::Lru,
                     _ => CacheModel::Footprint,
+                }
+            }
+            "pattern" => {
+                self.pattern = match v.as_str(key, &["uniform_random", "sequential"])?.as_str() {
+                    "sequential" => Pattern::Sequential,
+                    _ => Pattern::UniformRandom,
                 }
             }
             "fallback" => self.fallback = v.as_bool(key)?,
@@ -752,11 +810,20 @@ impl RegionsConfig {
                 "an integer in [1, 2^32]",
             ));
         }
-        if self.accesses == 0 || self.accesses > 1 << 36 {
+        let most: u64 = if self.cache_model == CacheModel::Lru {
+            1 << 28
+        } else {
+            1 << 34
+        };
+        if self.accesses == 0 || self.accesses > most {
             return Err(ConfigError::new(
                 "accesses",
                 format!("got {}", self.accesses),
-                "an integer in [1, 2^36]",
+                if self.cache_model == CacheModel::Lru {
+                    "an integer in [1, 2^28] with cache_model=lru"
+                } else {
+                    "an integer in [1, 2^34]"
+                },
             ));
         }
         if self.chunk == 0 || self.chunk > 1 << 24 {
@@ -764,6 +831,13 @@ impl RegionsConfig {
                 "chunk",
                 format!("got {}", self.chunk),
                 "an integer in [1, 2^24]",
+            ));
+        }
+        if self.pattern == Pattern::Sequential && self.cache_model != CacheModel::Lru {
+            return Err(ConfigError::new(
+                "pattern",
+                "sequential touches have no footprint model",
+                "uniform_random, or sequential with cache_model=lru",
             ));
         }
         if let Some(x) = self.large_mb {
@@ -825,8 +899,10 @@ impl RegionsConfig {
             Workload::Memlat => {
                 let region = ((self.wss_mb * MIB as f64) / 2.0).round().max(1.0) as u64;
                 let rounds = (self.accesses / (2 * self.access_time)).max(1);
+                let mut program = Program::memlat(region, self.access_time, rounds);
+                set_pattern(&mut program.steps, self.pattern);
                 vec![Placed {
-                    program: Program::memlat(region, self.access_time, rounds),
+                    program,
                     proc: ProcId(0),
                 }]
             }
@@ -844,7 +920,7 @@ impl RegionsConfig {
                             body: vec![Step::Touch {
                                 region: parsched_core::program::RegionRef(0),
                                 accesses: self.access_time,
-                                pattern: Pattern::UniformRandom,
+                                pattern: self.pattern,
                             }],
                         }],
                         vec![parsched_core::program::RegionDecl {
@@ -1176,6 +1252,37 @@ mod tests {
         .unwrap();
         assert_eq!(ok.region.decisions, vec!["regioning".to_string()]);
         assert!(ok.microschedules > 0 && ok.normalized_performance > 1.0);
+    }
+
+    /// A sequential (cyclic) sweep under exact LRU gives the paper's sharp
+    /// Condition 2 and 3 boundaries: a gain only when the working set
+    /// exceeds one cache and fits two; past two caches each region misses
+    /// on every line in both schedules, so only the micro-schedules remain.
+    #[test]
+    fn sequential_sweeps_under_lru_lose_past_two_caches() {
+        let gain = |kb: u64| {
+            let mut spec = memlat_spec(kb, 1 << 14, CacheModel::Lru);
+            set_pattern(&mut spec.programs[0].program.steps, Pattern::Sequential);
+            let s = spec.run(Scheduler::Standard).unwrap();
+            let r = spec.run(Scheduler::Region).unwrap();
+            (
+                s.makespan_ns / r.makespan_ns,
+                miss_ratio(&s),
+                miss_ratio(&r),
+            )
+        };
+        let (fits, _, _) = gain(96); // 192 KB: one 256 KB cache holds both
+        let (band, ms, mr) = gain(192); // 384 KB: two caches hold it
+        let (past, ps, pr) = gain(320); // 640 KB: past two caches
+        assert!(fits < 1.0, "{fits}");
+        // Standard: each visit misses its first sweep of the region (3072 of
+        // 16384 accesses); unified: only the cold misses.
+        assert!(band > 2.0 && ms > 0.18 && mr < 0.05, "{band} {ms} {mr}");
+        assert!(past < 1.0 && ps > 0.99 && pr > 0.99, "{past} {ps} {pr}");
+        let mut spec = memlat_spec(192, 1 << 14, CacheModel::Footprint);
+        set_pattern(&mut spec.programs[0].program.steps, Pattern::Sequential);
+        let e = spec.run(Scheduler::Standard).unwrap_err();
+        assert!(e.to_string().starts_with("pattern:"), "{e}");
     }
 
     #[test]
