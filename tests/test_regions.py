@@ -109,3 +109,23 @@ def test_cli_bad_input_is_one_line_exit_2(setting, field):
     assert r.returncode == 2, r.stderr
     assert one_error_line(r.stderr).startswith(field)
     assert "Traceback" not in r.stderr and r.stdout == ""
+
+
+def test_reproduce_quick(tmp_path):
+    out = tmp_path / "regions"
+    r = run_cli("reproduce", "regions", "--quick", "--out", str(out), "--json", timeout=300)
+    assert r.returncode == 0, r.stderr
+    obj = json.loads(r.stdout)
+    found = {f["id"]: f["holds"] for f in obj["findings"]}
+    # What the simulation gives (docs/policies/regions.md): balancing pays on
+    # both machines; no variant gains when the working set fits one cache;
+    # sequential sweeps under LRU give Condition 3, random access does not.
+    assert found["balance/clovertown"] and found["balance/westmere"]
+    assert all(found[f"{v}/{m}/cond2"] for v in ("default", "bandwidth", "sequential")
+               for m in ("clovertown", "westmere"))
+    assert found["sequential/clovertown/cond3"] and not found["default/clovertown/cond3"]
+    assert found["bandwidth/clovertown/cond1"] and not found["default/clovertown/cond1"]
+    for name in ("fig9_default.png", "fig9_sequential.png", "balance.csv", "boundaries.csv",
+                 "findings.csv", "summary.md", "fig9_default_westmere.csv"):
+        assert (out / name).is_file(), name
+    assert obj["default/clovertown/peak"] > 1.0
