@@ -209,7 +209,7 @@ impl RegionInstance {
 }
 
 /// How a touch's accesses fall within its region. Later issues may add
-/// patterns (sequential, strided, pointer chasing) as variants.
+/// patterns (strided, pointer chasing) as variants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Pattern {
