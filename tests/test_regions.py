@@ -103,9 +103,10 @@ def test_cli_table():
     ("fallback=maybe", "fallback:"),
     ("bogus=1", "bogus:"),
     ("wss_mb", "--set:"),
+    ("accesses=1073741824 access_time=1", "accesses:"),
 ])
 def test_cli_bad_input_is_one_line_exit_2(setting, field):
-    r = run_cli("simulate", "regions", "--set", setting, "--json")
+    r = run_cli("simulate", "regions", "--set", *setting.split(), "--json")
     assert r.returncode == 2, r.stderr
     assert one_error_line(r.stderr).startswith(field)
     assert "Traceback" not in r.stderr and r.stdout == ""

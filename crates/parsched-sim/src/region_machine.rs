@@ -700,6 +700,9 @@ pub const KEYS: &[&str] = &[
 
 pub const MACHINES: &[&str] = &["clovertown", "westmere"];
 
+/// Most engine events per program a configuration may ask for.
+pub const MAX_EVENTS: u64 = 1 << 26;
+
 fn positive(key: &str, v: f64) -> Result<f64, ConfigError> {
     if v.is_finite() && v > 0.0 {
         Ok(v)
@@ -811,7 +814,7 @@ impl RegionsConfig {
             ));
         }
         let most: u64 = if self.cache_model == CacheModel::Lru {
-            1 << 28
+            1 << 26
         } else {
             1 << 34
         };
@@ -820,10 +823,23 @@ impl RegionsConfig {
                 "accesses",
                 format!("got {}", self.accesses),
                 if self.cache_model == CacheModel::Lru {
-                    "an integer in [1, 2^28] with cache_model=lru"
+                    "an integer in [1, 2^26] with cache_model=lru"
                 } else {
                     "an integer in [1, 2^34]"
                 },
+            ));
+        }
+        // Engine events: one per chunk or touch, whichever is shorter.
+        let events = self.accesses / self.access_time.min(self.chunk).max(1);
+        if events > MAX_EVENTS {
+            return Err(ConfigError::new(
+                "accesses",
+                format!(
+                    "{} accesses in touches of {} make {events} events per program",
+                    self.accesses,
+                    self.access_time.min(self.chunk)
+                ),
+                "at most 2^26 events per program: fewer accesses or a longer access_time",
             ));
         }
         if self.chunk == 0 || self.chunk > 1 << 24 {
@@ -1307,6 +1323,23 @@ mod tests {
             .unwrap_err()
             .to_string()
             .starts_with("access_time:"));
+        // A run too long to simulate is refused before it starts.
+        let long = RegionsConfig {
+            access_time: 1,
+            accesses: 1 << 30,
+            ..RegionsConfig::default()
+        };
+        assert!(long
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .starts_with("accesses:"));
+        assert!(RegionsConfig {
+            access_time: 1 << 12,
+            ..long
+        }
+        .validate()
+        .is_ok());
         for &k in KEYS {
             let mut c = RegionsConfig::default();
             let e = c.set(k, &Value::Str("not-a-value".into()));
