@@ -1301,6 +1301,98 @@ mod tests {
         assert!(e.to_string().starts_with("pattern:"), "{e}");
     }
 
+    /// The policy pipeline on memlat at full scale (Clovertown, 6 MB, access
+    /// time 2^16): one regioning phase (about 1 % of a second: 2^20 page
+    /// touches, q = 2^12 accesses) recovers the two regions from single-page
+    /// seeds; 32 scans of access bits give each a working set of 3 MB (§4);
+    /// unification maps one region per cache (loads 3 MB and 3 MB), and a
+    /// touch of the other region micro-schedules to its cache.
+    #[test]
+    fn regioning_estimator_and_balancer_recover_memlat() {
+        use parsched_core::policy::regions::{
+            unify, HistogramReading, Regioner, RegioningConfig, WssEstimator,
+        };
+        const PAGE: u64 = 4096;
+        let pages = 3 * MIB / PAGE; // per region
+        let a = 1u64 << 16;
+        let mut rng = stream(11, Stream::Accesses, 0);
+        let mut g = Regioner::new(RegioningConfig { q: 1 << 12 });
+        g.begin_phase();
+        for t in 0..(1u64 << 20) {
+            let region = (t / a) % 2;
+            g.touch(region * pages + rng.random_range(0..pages), t);
+        }
+        let rep = g.end_phase();
+        assert_eq!(rep.regions, 2, "{:?}", g.regions());
+        let r0 = g.region_of(0).unwrap();
+        let r1 = g.region_of(pages).unwrap();
+        assert_eq!(g.pages(r0), (0..pages).collect::<Vec<_>>());
+        assert_eq!(g.pages(r1), (pages..2 * pages).collect::<Vec<_>>());
+        // Access bits: every 100 ms scan sees both regions' pages referenced
+        // (2^19 random touches per region per scan over 768 pages).
+        let mut e = WssEstimator::new(PAGE, HistogramReading::OnesCount);
+        for _ in 0..32 {
+            for (r, lo) in [(r0, 0), (r1, pages)] {
+                let mut bits = vec![false; pages as usize];
+                for _ in 0..(1 << 19) {
+                    bits[(rng.random_range(lo..lo + pages) - lo) as usize] = true;
+                }
+                e.observe(r, &bits);
+            }
+        }
+        assert_eq!(e.estimate_bytes(r0), 3 * MIB);
+        assert_eq!(e.estimate_bytes(r1), 3 * MIB);
+        let topo = Topology::clovertown();
+        let llc = topo.last_level_caches();
+        let bins: Vec<Bin> = llc
+            .iter()
+            .map(|&c| Bin {
+                cache: c,
+                capacity_bytes: topo.cache(c).size_bytes,
+            })
+            .collect();
+        let items = [
+            Item {
+                id: r0.0,
+                wss_bytes: e.estimate_bytes(r0),
+            },
+            Item {
+                id: r1.0,
+                wss_bytes: e.estimate_bytes(r1),
+            },
+        ];
+        let (asg, fits) = unify(&items, &bins).unwrap();
+        assert!(fits);
+        let mut map = RegionMap::new(llc.clone());
+        for (id, c) in &asg.placed {
+            map.insert(RegionId(*id), e.estimate_bytes(RegionId(*id)));
+            map.map_to(RegionId(*id), *c).unwrap();
+        }
+        assert_eq!(
+            map.loads().iter().map(|x| x.1).collect::<Vec<_>>(),
+            vec![3 * MIB, 3 * MIB]
+        );
+        let here = ProcId(0);
+        let other = if map.mapping(r0)
+            == Some(parsched_core::policy::regions::Mapping::Local(llc_of(
+                &topo, here,
+            ))) {
+            r1
+        } else {
+            r0
+        };
+        match on_touch(&map, &topo, here, other, TouchRule::MicroSchedule, |_| 0).unwrap() {
+            TouchDecision::MicroSchedule { to, cache } => {
+                assert!(topo.cache(cache).serves(to) && !topo.cache(cache).serves(here));
+            }
+            d => panic!("expected a micro-schedule, got {d:?}"),
+        }
+    }
+
+    fn llc_of(t: &Topology, p: ProcId) -> CacheId {
+        t.cache_of(p, t.last_level().unwrap()).unwrap()
+    }
+
     #[test]
     fn bad_keys_name_the_field() {
         let mut c = RegionsConfig::default();
