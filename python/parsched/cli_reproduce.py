@@ -181,26 +181,8 @@ def cmd_reproduce_regions(args: argparse.Namespace) -> int:
     summary.md to --out; --json prints the headline numbers.
     """
     from . import reproduce_regions
-    from ._io import atomic_dir, check_output_dir
 
-    check_output_dir(args.out, "--out")
-    con = _console()
-    start = time.perf_counter()
-    quiet = args.json
-    with atomic_dir(args.out) as tmp:
-        res = reproduce_regions.run(
-            tmp, quick=args.quick, real=args.real,
-            progress=None if quiet else (lambda m: con.print(f"  {m}", highlight=False)),
-            echo=None if quiet else (lambda title, obj: _print_table(con, title, obj)),
-        )
-    elapsed = time.perf_counter() - start
-    if args.json:
-        obj = dict(res["headlines"])
-        obj["out"] = args.out
-        obj["seconds"] = elapsed
-        obj["findings"] = [{k: f[k] for k in ("id", "holds")} for f in res["findings"]]
-        print(json.dumps(jsonable(obj)))
-    else:
-        con.print(f"wrote {args.out}/ (*.csv, fig9_*.png, summary.md) in {elapsed:.1f} s",
-                  highlight=False)
+    _reproduce(args, lambda tmp, _ex, echo, progress: reproduce_regions.run(
+        tmp, quick=args.quick, real=args.real, progress=progress, echo=echo),
+        wrote="*.csv, fig9_*.png, summary.md", executor=False)
     return 0
