@@ -217,6 +217,9 @@ pub enum Slot {
 /// A released job's accounts since its release (for the DC share).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 struct ReleasedAcct {
+    /// Released during the running slot: its accounts start with the next
+    /// slot (the slot that ends was not spent released).
+    fresh: bool,
     /// Wall seconds since its release (sum of the slots that ended since).
     since_s: f64,
     /// Wall seconds of DC slots since its release.
@@ -322,9 +325,17 @@ impl Fcs {
         self.push(Step::FixClass { job: j, class });
     }
 
-    /// Records every input and decision from now on ([`Fcs::log`]).
+    /// Records every input and decision from now on ([`Fcs::log`]); the
+    /// classes fixed so far open the log. Call it before the first
+    /// observation, so that [`Fcs::replay`] starts from the same state.
     pub fn record(&mut self) {
-        self.log.get_or_insert_with(Vec::new);
+        if self.log.is_none() {
+            let fixed = self.fixed.iter().enumerate();
+            let log = fixed
+                .filter_map(|(job, c)| c.map(|class| Step::FixClass { job, class }))
+                .collect();
+            self.log = Some(log);
+        }
     }
 
     /// The inputs and decisions recorded since [`Fcs::record`] (empty when
@@ -421,7 +432,10 @@ impl Fcs {
             if !(self.live[j] && dc) {
                 self.released[j] = None;
             } else if self.released[j].is_none() {
-                self.released[j] = Some(ReleasedAcct::default());
+                self.released[j] = Some(ReleasedAcct {
+                    fresh: true,
+                    ..ReleasedAcct::default()
+                });
             }
             if !self.live[j] {
                 continue;
@@ -550,7 +564,8 @@ impl Fcs {
     }
 
     /// The slot ends after `elapsed_s` wall seconds; `usage[j]` is released
-    /// job `j`'s measured use over it (missing or `None`: not measured).
+    /// job `j`'s measured use over it (missing or `None`: not measured; a job
+    /// released during the slot is accounted from the next one).
     /// Decides the next slot: a DC slot if a released job is owed its share
     /// ([`FcsConfig::dc_min_share`]: since its release it got less than that
     /// share of the CPU time it wanted, it wanted at least
@@ -574,6 +589,9 @@ impl Fcs {
         let was_dc = self.dc_slot;
         for (j, acct) in self.released.iter_mut().enumerate() {
             let Some(a) = acct else { continue };
+            if std::mem::take(&mut a.fresh) {
+                continue;
+            }
             a.since_s += elapsed_s;
             if was_dc {
                 a.dc_slot_s += elapsed_s;
@@ -783,6 +801,8 @@ mod tests {
             }),
             None,
         ];
+        // the slot it was released in is not accounted to it
+        assert_eq!(f.advance(0.05, &starving), Slot::Row(0));
         assert_eq!(f.advance(0.05, &starving), Slot::Dc);
         assert!(f.in_dc_slot() && f.current_row().is_none());
         assert_eq!(f.role(0), Role::Row, "the released job runs alone");
