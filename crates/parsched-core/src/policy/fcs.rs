@@ -914,6 +914,98 @@ mod tests {
         assert_ne!(Fcs::replay(3, other, &log).unwrap(), log);
     }
 
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// One input: an observation of a job (coarse: DC, fine and
+        /// balanced: CS, fine and imbalanced: F), a slot's end (with a
+        /// released job starving or fed), or a job finishing.
+        #[derive(Debug, Clone)]
+        enum Input {
+            Observe(usize, u8),
+            Advance(bool),
+            Finish(usize),
+        }
+
+        fn input(jobs: usize) -> impl Strategy<Value = Input> {
+            prop_oneof![
+                6 => (0..jobs, 0u8..3).prop_map(|(j, k)| Input::Observe(j, k)),
+                3 => any::<bool>().prop_map(Input::Advance),
+                1 => (0..jobs).prop_map(Input::Finish),
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+            /// Whatever the machine feeds it: never two DC slots in a row;
+            /// a job is in the matrix exactly when live and not released,
+            /// and then in exactly one row; a CS or unclassified job runs
+            /// only as its own row (never fills); released jobs never hold
+            /// a row; in a DC slot only released jobs run; the log replays.
+            #[test]
+            fn decisions_stay_consistent(
+                jobs in 1usize..5,
+                inputs in prop::collection::vec(input(4), 1..300),
+                own in any::<bool>(),
+                f_slots in any::<bool>(),
+                share in prop::sample::select(vec![0.0, 0.1, 0.5]),
+            ) {
+                let cfg = FcsConfig {
+                    f_rows: if own { FRows::Own } else { FRows::Shared },
+                    fill_in: if f_slots { FillIn::FSlots } else { FillIn::AnySlot },
+                    dc_min_share: share,
+                    dc_min_wanted_s: 0.01,
+                    ..FcsConfig::default()
+                };
+                let mut f = Fcs::new(jobs, cfg).unwrap();
+                f.record();
+                let mut last = None;
+                for inp in inputs {
+                    match inp {
+                        Input::Observe(j, k) => {
+                            let j = j % jobs;
+                            let o = match k {
+                                0 => coarse(),
+                                1 => fine_cs(),
+                                _ => obs(0.05, 200, 0.00075, 0.00025),
+                            };
+                            f.observe(j, &o);
+                        }
+                        Input::Advance(starving) => {
+                            let u = Usage {
+                                got_s: if starving { 0.0 } else { 0.05 },
+                                wanted_s: 0.05,
+                            };
+                            let s = f.advance(0.05, &vec![Some(u); jobs]);
+                            prop_assert!(!(last == Some(Slot::Dc) && s == Slot::Dc));
+                            last = Some(s);
+                        }
+                        Input::Finish(j) => f.finished(j % jobs),
+                    }
+                    for j in 0..jobs {
+                        let rows = f.rows().iter().filter(|r| r.contains(&(j as u32))).count();
+                        prop_assert_eq!(f.in_matrix(j), rows == 1);
+                        prop_assert!(rows <= 1);
+                        prop_assert!(!(f.in_matrix(j) && f.released(j)));
+                        let role = f.role(j);
+                        if f.in_dc_slot() {
+                            prop_assert_eq!(role == Role::Row, f.released(j));
+                        }
+                        if f.busy_waits(j) && f.in_matrix(j) {
+                            prop_assert!(!role.fills(), "job {} {:?}", j, role);
+                        }
+                        if f.released(j) {
+                            prop_assert!(matches!(role, Role::Released | Role::Row));
+                        }
+                    }
+                }
+                prop_assert_eq!(Fcs::replay(jobs, cfg, f.log()).unwrap(), f.log().to_vec());
+            }
+        }
+    }
+
     #[test]
     fn config_is_checked() {
         let mut c = FcsConfig {
