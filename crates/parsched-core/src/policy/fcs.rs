@@ -134,6 +134,16 @@ pub struct FcsConfig {
     /// a released job every processor the rows leave idle and it does not
     /// measure "wanted"; the runtime's key `dc_min_share` defaults to 0.1.
     pub dc_min_share: f64,
+    /// Discovery filling: jobs in discovery fill the slots of other rows, and
+    /// F jobs (with [`Fill::FDc`]) and jobs in discovery fill the slots of
+    /// jobs in discovery, always at idle priority (the job observed in its
+    /// own slot keeps its processors whenever it wants them, so what is
+    /// observed stays its own behaviour). With [`FillIn::FSlots`], a slot
+    /// held by F and discovering jobs alone counts as an F slot. Default
+    /// false [ext]: a job in discovery runs alone in its slot, and the
+    /// processors it leaves idle stay idle (the runtime's
+    /// `fcs_discovery_fill`).
+    pub discovery_fill: bool,
     /// A released job is owed a DC slot only once it wanted at least this
     /// many CPU-seconds since its release (so a short sample does not
     /// decide). Default 0.025 s: half of a 50 ms slot (the runtime passes
@@ -149,6 +159,7 @@ impl Default for FcsConfig {
             fill: Fill::default(),
             fill_in: FillIn::default(),
             fill_priority: FillPriority::default(),
+            discovery_fill: false,
             dc_min_share: 0.0,
             dc_min_wanted_s: 0.025,
         }
@@ -501,27 +512,29 @@ impl Fcs {
             };
         }
         let f = |k: usize| self.class(k) == Some(CoschedClass::PrefersCoscheduling);
-        if !(f(j) && self.cfg.fill == Fill::FDc) {
+        let discovering = |k: usize| self.cfg.discovery_fill && self.class(k).is_none();
+        let may_fill = (f(j) && self.cfg.fill == Fill::FDc) || discovering(j);
+        if !may_fill {
             return Role::Parked;
         }
+        let mut live = owners
+            .iter()
+            .map(|&k| k as usize)
+            .filter(|&k| self.live[k])
+            .peekable();
         let slot_ok = match self.cfg.fill_in {
             FillIn::AnySlot => true,
-            FillIn::FSlots => {
-                let mut live = owners
-                    .iter()
-                    .map(|&k| k as usize)
-                    .filter(|&k| self.live[k])
-                    .peekable();
-                live.peek().is_some() && live.all(f)
-            }
+            FillIn::FSlots => live.peek().is_some() && live.clone().all(|k| f(k) || discovering(k)),
         };
-        if slot_ok {
-            Role::Fill {
-                idle: self.cfg.fill_priority == FillPriority::Idle,
-            }
-        } else {
-            Role::Parked
+        if !slot_ok {
+            return Role::Parked;
         }
+        // In a slot of a job in discovery, or filling while in discovery:
+        // idle priority, so the observed owner's behaviour stays its own.
+        let idle = self.cfg.fill_priority == FillPriority::Idle
+            || self.class(j).is_none()
+            || live.any(|k| self.class(k).is_none());
+        Role::Fill { idle }
     }
 
     /// Whether job `j` busy-waits (discovery and CS) rather than
@@ -749,6 +762,39 @@ mod tests {
     }
 
     #[test]
+    fn discovery_fill_at_idle_priority() {
+        let mut f = Fcs::new(
+            3,
+            FcsConfig {
+                f_rows: FRows::Own,
+                fill_in: FillIn::FSlots,
+                ..FcsConfig::default()
+            },
+        )
+        .unwrap();
+        // off (default): a job in discovery runs alone in its slot
+        assert_eq!(f.rows(), &[vec![0], vec![1], vec![2]]);
+        assert_eq!(f.role_in(1, &[0]), Role::Parked);
+        f.cfg.discovery_fill = true;
+        assert_eq!(f.role_in(1, &[0]), Role::Fill { idle: true });
+        assert_eq!(f.role_in(0, &[0]), Role::Row);
+        // job 0 F, job 2 CS: F fills a discovery slot at idle priority, the
+        // discovering job fills the F slot at idle priority, nobody fills
+        // the CS slot, and the CS job never fills
+        for _ in 0..10 {
+            f.observe(0, &obs(0.05, 200, 0.00075, 0.00025));
+            f.observe(2, &fine_cs());
+        }
+        assert_eq!(f.class(0), Some(CoschedClass::PrefersCoscheduling));
+        assert_eq!(f.role_in(0, &[1]), Role::Fill { idle: true });
+        assert_eq!(f.role_in(1, &[0]), Role::Fill { idle: true });
+        assert_eq!(f.role_in(1, &[2]), Role::Parked);
+        assert_eq!(f.role_in(0, &[2]), Role::Parked);
+        assert_eq!(f.role_in(2, &[0]), Role::Parked);
+        assert_eq!(f.role_in(2, &[1]), Role::Parked);
+    }
+
+    #[test]
     fn a_dc_job_is_released_and_fills_and_a_finished_job_leaves() {
         let mut f = dc_and_cs(0.0);
         assert_eq!(f.rows(), &[vec![1]]);
@@ -951,12 +997,14 @@ mod tests {
                 own in any::<bool>(),
                 f_slots in any::<bool>(),
                 share in prop::sample::select(vec![0.0, 0.1, 0.5]),
+                discovery_fill in any::<bool>(),
             ) {
                 let cfg = FcsConfig {
                     f_rows: if own { FRows::Own } else { FRows::Shared },
                     fill_in: if f_slots { FillIn::FSlots } else { FillIn::AnySlot },
                     dc_min_share: share,
                     dc_min_wanted_s: 0.01,
+                    discovery_fill,
                     ..FcsConfig::default()
                 };
                 let mut f = Fcs::new(jobs, cfg).unwrap();
@@ -993,8 +1041,13 @@ mod tests {
                         if f.in_dc_slot() {
                             prop_assert_eq!(role == Role::Row, f.released(j));
                         }
-                        if f.busy_waits(j) && f.in_matrix(j) {
+                        let cs = f.class(j) == Some(CoschedClass::RequiresCoscheduling);
+                        let discovering = f.class(j).is_none() && f.in_matrix(j);
+                        if cs || (discovering && !discovery_fill) {
                             prop_assert!(!role.fills(), "job {} {:?}", j, role);
+                        }
+                        if discovering && role.fills() {
+                            prop_assert_eq!(role, Role::Fill { idle: true });
                         }
                         if f.released(j) {
                             prop_assert!(matches!(role, Role::Released | Role::Row));

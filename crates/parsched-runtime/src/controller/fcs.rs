@@ -120,6 +120,7 @@ pub(super) fn fcs_config(spec: &RunSpec) -> FcsConfig {
         } else {
             FillPriority::Normal
         },
+        discovery_fill: spec.fcs_discovery_fill,
         dc_min_share: spec.dc_min_share,
         dc_min_wanted_s: spec.slot.as_secs_f64() / 2.0,
     }
@@ -428,10 +429,12 @@ impl Controller {
                 continue;
             }
             if let Role::Fill { idle } = self.fcs.role_in(i, &owners) {
-                if idle {
-                    self.set_idle(i, true);
+                if self.jobs[i].fcs.idle != idle {
+                    self.set_idle(i, idle);
                 }
-                self.unpin(i);
+                if !self.jobs[i].pinned.is_empty() || self.jobs[i].cpus != self.topo.cpus {
+                    self.unpin(i);
+                }
                 self.thaw_outside_slot(i)?;
                 self.jobs[i].fcs.filling = true;
             }
