@@ -343,3 +343,60 @@ fn mock_fcs_decisions_are_the_core_policys() {
     assert!(released, "job 0 was never released: {:?}", r[0].classes);
     check_core_decisions(&c, &r);
 }
+
+/// With `fcs_discovery_fill`, jobs in discovery fill each other's slots (at
+/// SCHED_IDLE); once both are CS (they spin), their slots are dedicated
+/// again. Without it they never run together.
+#[test]
+fn mock_fcs_discovery_fill_runs_discovering_jobs_together() {
+    let _g = serial();
+    let Some(spin) = bsp_job(&[
+        "--threads",
+        "2",
+        "--iters",
+        "600",
+        "--grain-us",
+        "1000",
+        "--wait",
+        "spin",
+    ]) else {
+        eprintln!("no C compiler: test not run");
+        return;
+    };
+    for fill in [false, true] {
+        let mut spec = fcs_spec(vec![spin.clone(), spin.clone()]);
+        spec.fcs_discovery_fill = fill;
+        let mock = Mock::new();
+        let log = mock.log();
+        let mut c = Controller::with_freezer(spec, Box::new(mock)).unwrap();
+        c.record_fcs();
+        let r = c.run().unwrap();
+        assert!(r.iter().all(|j| j.success), "{r:?}");
+        check_core_decisions(&c, &r);
+        let mut thawed: BTreeSet<String> = BTreeSet::new();
+        let mut together = 0;
+        for call in log.lock().unwrap().iter() {
+            match call {
+                MockCall::Create(n) | MockCall::Thaw(n) => {
+                    thawed.insert(n.clone());
+                }
+                MockCall::Freeze(n) | MockCall::Remove(n) => {
+                    thawed.remove(n);
+                }
+                _ => {}
+            }
+            if matches!(call, MockCall::Thaw(_)) && thawed.len() == 2 {
+                together += 1;
+            }
+        }
+        println!(
+            "discovery fill {fill}: thawed together {together} times, {:?}",
+            r[0].classes
+        );
+        assert_eq!(
+            together > 0,
+            fill,
+            "discovery fill {fill}: together {together}"
+        );
+    }
+}
