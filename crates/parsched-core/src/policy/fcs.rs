@@ -39,9 +39,11 @@
 //! * **Roles** in a slot ([`Fcs::role`] in the current slot,
 //!   [`Fcs::role_in`] in a slot held by given jobs): the row's jobs run
 //!   ([`Role::Row`]); fillers ([`Role::Fill`]: with [`Fill::FDc`] the F jobs
-//!   of other rows, in any slot or only in F slots, [`FillIn`]) run on
-//!   processors the row leaves idle, at normal or idle priority
-//!   ([`FillPriority`]); released jobs fill too ([`Role::Released`], at idle
+//!   of other rows, in any slot or only in F slots, [`FillIn`]; with
+//!   [`FcsConfig::discovery_fill`] also jobs in discovery, and always at
+//!   idle priority in or from a discovery slot) run on processors the row
+//!   leaves idle, at normal or idle priority ([`FillPriority`]); released
+//!   jobs fill too ([`Role::Released`], at idle
 //!   priority), or run as the row in a DC slot or when no job is in the
 //!   matrix; everyone else waits for its row ([`Role::Parked`]). A CS job
 //!   therefore never shares its slot with anyone while it has a ready
