@@ -22,6 +22,7 @@ pub(crate) fn simulate_cosched<'py>(
         workers: workers.max(1),
         audit,
         cancel: Some(cancel.clone()),
+        ..Default::default()
     };
     let result =
         run_interruptible(py, &cancel, || cluster::run(&cfg, &opts))?.map_err(cluster_err)?;

@@ -22,6 +22,7 @@ pub(crate) fn simulate_fcs<'py>(
         workers: workers.max(1),
         audit: false,
         cancel: Some(cancel.clone()),
+        ..Default::default()
     };
     let result =
         run_interruptible(py, &cancel, || desktop::run(&cfg, &opts))?.map_err(cluster_err)?;
@@ -94,6 +95,7 @@ pub(crate) fn simulate_fcs_figure<'py>(
         workers: workers.max(1),
         audit: false,
         cancel: Some(cancel.clone()),
+        ..Default::default()
     };
     let result = run_interruptible(py, &cancel, || desktop_figs::run_figure(&cfg, &opts))?
         .map_err(cluster_err)?;

@@ -176,6 +176,10 @@ pub struct RunSpec {
     /// other; at SCHED_IDLE the filler's threads on the processor of the
     /// owner's busier thread would get nothing and hold its barrier back).
     pub fcs_fill_idle: bool,
+    /// FCS policy: jobs in discovery fill other slots, and other jobs fill
+    /// theirs, at SCHED_IDLE (the core policy's `discovery_fill`; `false`,
+    /// the default: a job in discovery runs alone in its slot).
+    pub fcs_discovery_fill: bool,
     /// Fork a supervisor that thaws everything if the controller dies.
     pub supervisor: bool,
     /// Thaw stale groups of dead controllers before starting.
@@ -206,6 +210,7 @@ impl Default for RunSpec {
             fcs_frustrated_wait_ratio: 0.25,
             dc_min_share: 0.1,
             fcs_fill_idle: false,
+            fcs_discovery_fill: false,
             supervisor: true,
             recover: true,
             jobs: Vec::new(),

@@ -457,6 +457,10 @@ impl DesktopConfig {
                 classifier: self.classifier,
                 f_rows: self.f_rows,
                 fill: self.fill,
+                // The rest as the core policy's defaults: F jobs fill in any
+                // slot (the fill queue gives way at once), no DC slots (the
+                // machine does not measure a released job's wanted time).
+                ..FcsConfig::default()
             }),
             scale: self.scale,
             seed: self.seed,

@@ -1301,4 +1301,63 @@ mod fcs_properties {
             prop_assert!(r.makespan >= opt * (1.0 - 1e-9));
         }
     }
+    /// The machine's FCS decisions are the core policy's: its recorded
+    /// inputs, replayed through a new `parsched_core::policy::fcs::Fcs`,
+    /// give the same decisions, and the class changes the machine reports
+    /// (and applied: rows, waiting) are the ones the log holds. The runtime
+    /// checks the same of its controller (`fcs::mock_fcs_decisions_are_the_core_policys`).
+    #[test]
+    fn the_machine_applies_the_core_policy() {
+        use parsched_core::policy::fcs::{Fcs, Slot, Step};
+        use parsched_sim::cluster::run_once;
+        let cfg = DesktopConfig {
+            scheme: DesktopScheme::Fcs,
+            iterations: 3000,
+            ..DesktopConfig::default()
+        };
+        let cl = cfg.cluster();
+        let opts = ClusterOptions {
+            audit: true,
+            fcs_log: true,
+            ..Default::default()
+        };
+        let r = run_once(&cl, 1, &opts).unwrap();
+        let log = &r.fcs_log;
+        let advances = log
+            .iter()
+            .filter(|s| matches!(s, Step::Advance { .. }))
+            .count();
+        assert!(advances > 10, "{advances} slots");
+        assert!(log
+            .iter()
+            .all(|s| !matches!(s, Step::Advance { slot: Slot::Dc, .. })));
+        let changes: Vec<(u32, String)> = log
+            .iter()
+            .filter_map(|s| match s {
+                Step::Observe {
+                    job,
+                    change: Some(c),
+                    ..
+                } => Some((*job as u32, c.short_name().to_string())),
+                _ => None,
+            })
+            .collect();
+        let reported: Vec<(u32, String)> =
+            r.classes.iter().map(|(_, j, c)| (*j, c.clone())).collect();
+        assert_eq!(changes, reported);
+        // seed 002's classes: jobs 1 and 2 F, job 3 CS
+        let last = |j: u32| {
+            changes
+                .iter()
+                .rev()
+                .find(|c| c.0 == j)
+                .map(|c| c.1.as_str())
+        };
+        assert_eq!(
+            (last(0), last(1), last(2)),
+            (Some("F"), Some("F"), Some("CS"))
+        );
+        let replayed = Fcs::replay(3, cl.flexible.unwrap(), log).unwrap();
+        assert_eq!(&replayed, log);
+    }
 }

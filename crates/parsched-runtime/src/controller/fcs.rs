@@ -1,44 +1,57 @@
-//! FCS policy (flexible coscheduling, seed 002): the controller measures each
-//! job from /proc over observation periods, one core-crate [`ClassTracker`]
-//! per job decides and revises its class (CS / F / DC), and the controller
-//! applies it:
+//! FCS policy (flexible coscheduling, seed 002) on real processes. Every
+//! decision is the core crate's [`Fcs`] policy (`parsched_core::policy::fcs`,
+//! the same code the simulator's cluster machine applies): the classes (one
+//! `ClassTracker` per job, or a class fixed by the job spec), which jobs are
+//! in the gang matrix and which are released (DC), when a released job is
+//! taken back (its class became CS or F), whether the next slot is a DC slot
+//! (a released job got less than `dc_min_share` of the CPU time it wanted
+//! since its release; never two in a row; bounded by the same share of the
+//! time), and each job's role in a slot ([`Role`]). This controller measures
+//! (/proc) and applies:
 //!
-//! * **CS** (requires coscheduling): a gang in the matrix, thawed only in its
-//!   slot (dedicated processors).
-//! * **F** (prefers coscheduling): a gang in the matrix, thawed in its slot
-//!   but not pinned; in the slot of another F job (a slot with no CS or
-//!   unclassified job) it is thawed too, unpinned, as a filler — at normal
-//!   priority (the default: the F jobs share the slot's processors as their
-//!   threads spin-block) or, with `fcs_fill_idle`, at `SCHED_IDLE` (it runs
-//!   only where the slot's owner stalls) — and is frozen again at the slot's
-//!   end. In CS slots it is frozen.
-//! * **DC** (does not care): released from the matrix (its cells freed),
-//!   thawed for good, unpinned, at `SCHED_IDLE`: it fills idle processors.
-//!   Its share is bounded below: when a released job got less than
-//!   `dc_min_share` of the CPU time it wanted since its release (run time
-//!   over run + run-queue wait, from schedstat), the next slot is a DC slot
-//!   (every gang frozen, the DC jobs alone; never two in a row).
-//! * A class that changes is applied at the next slot switch: a job that
-//!   becomes DC is released; a released job whose class becomes CS or F is
-//!   taken back into the matrix (admitted again, at normal priority, frozen
-//!   until its slot comes; queued if the multiprogramming level leaves no
-//!   room, filling meanwhile).
+//! * **Row** (the slot's own gangs): thawed at normal priority; pinned over
+//!   its cells when the policy says so (discovery and CS: [`Fcs::pinned`]),
+//!   else unpinned (F).
+//! * **Fill** (an F job in the slot of another F job, with the runtime's
+//!   `FillIn::FSlots`: never in a slot with a CS or unclassified job):
+//!   thawed, unpinned, at normal priority (the default: the F jobs share the
+//!   slot's processors as their threads spin-block) or, with
+//!   `fcs_fill_idle`, at `SCHED_IDLE`; frozen again at the slot's end unless
+//!   the next slot runs it too.
+//! * **Released** (DC): out of the matrix (its cells freed), thawed for good,
+//!   unpinned, at `SCHED_IDLE`: it fills idle processors. In a DC slot (every
+//!   gang frozen) it is the row: normal priority.
+//! * **Parked**: frozen.
 //!
-//! Observation periods: a job in the matrix is observed while it holds its
-//! own slot (from its thaw to the next switch); a released job over every
-//! slot; fillers are not observed. A period's observation sums over the job's
-//! threads (`/proc/PID/task/TID/status` and `schedstat`): voluntary and
-//! involuntary switches, CPU seconds (run time), thread-seconds observed
-//! (threads × wall − run-queue wait: time a thread waited for a processor is
-//! not behaviour) and blocked thread-seconds (observed − run). Frozen time is
-//! never in a period.
+//! Membership is applied at each slot switch: a job the policy released
+//! leaves the matrix; a released job the policy takes back is admitted
+//! again, at normal priority, frozen until its slot comes (queued if the
+//! multiprogramming level leaves no room, filling meanwhile: admission is the
+//! core `GangScheduler`'s).
+//!
+//! Measurement. Observation periods follow [`Role::observed`]: a job in the
+//! matrix is observed while it holds its own slot (from its thaw to the next
+//! switch); a released job over every slot; fillers are not observed. A
+//! period's observation sums over the job's threads
+//! (`/proc/PID/task/TID/status` and `schedstat`): voluntary and involuntary
+//! switches, CPU seconds (run time), thread-seconds observed (threads × wall
+//! − run-queue wait: time a thread waited for a processor is not behaviour)
+//! and blocked thread-seconds (observed − run). Frozen time is never in a
+//! period. A released job's use over each slot ([`Usage`], for the DC share):
+//! CPU-seconds got (schedstat run time) and wanted (the threads found
+//! runnable at the switch × the slot's length, at most P: schedstat credits
+//! run-queue wait only once a waiting thread runs, so a starving thread
+//! shows none).
 
 use super::Controller;
 use crate::cgroup::set_affinity;
 use crate::error::Result;
 use crate::procfs;
-use crate::spec::Policy;
-use parsched_core::policy::classify::{ClassTracker, CoschedClass, Observation};
+use crate::spec::{Policy, RunSpec};
+use parsched_core::policy::classify::{CoschedClass, Observation};
+use parsched_core::policy::fcs::{
+    FRows, Fcs, FcsConfig, Fill, FillIn, FillPriority, Role, Slot, Usage,
+};
 use parsched_core::policy::gang_sched::Admission;
 use parsched_core::PolicyError;
 use std::time::Instant;
@@ -56,61 +69,93 @@ pub(super) struct ProcSnapshot {
     pub(super) threads: u32,
 }
 
-/// FCS state of one job.
+/// What the controller measured of one job and applied to it under FCS
+/// (the decisions are the core [`Fcs`]'s).
 #[derive(Debug, Clone)]
 pub(super) struct FcsJob {
-    pub(super) tracker: ClassTracker,
-    /// A class fixed by the job spec (`fcs_class`): no classification.
-    pub(super) fixed: Option<CoschedClass>,
     /// The open observation period.
     pub(super) period: Option<ProcSnapshot>,
     /// Everything observed (the report's `observed`).
     pub(super) observed: Observation,
     /// (seconds since the run started, class) at each change.
     pub(super) classes: Vec<(f64, CoschedClass)>,
-    /// Out of the matrix (DC, or taken back but queued): thawed, idle.
+    /// Applied: out of the matrix (DC, or taken back but queued): thawed,
+    /// idle.
     pub(super) released: bool,
-    /// An F job thawed as a filler in another F job's slot.
+    /// Applied: an F job thawed as a filler in another F job's slot.
     pub(super) filling: bool,
     /// Its threads were set to SCHED_IDLE.
     pub(super) idle: bool,
-    /// (run, wait) ns and the moment at its release (DC share).
-    pub(super) since_release: Option<(u64, u64, Instant)>,
-    /// Seconds of DC slots since its release.
-    pub(super) dc_slot_s: f64,
-    /// Thread-seconds it wanted a processor since its release, sampled at
-    /// each switch (threads runnable then × time since the last sample,
-    /// at most P), and when it was last sampled.
-    pub(super) wanted_s: f64,
-    pub(super) sampled: Option<Instant>,
+    /// Released: its run time (ns) at the last switch.
+    pub(super) run_at_switch: u64,
 }
 
 impl FcsJob {
-    pub(super) fn new(tracker: ClassTracker, fixed: Option<CoschedClass>) -> FcsJob {
+    pub(super) fn new(fixed: Option<CoschedClass>) -> FcsJob {
         FcsJob {
-            tracker,
-            fixed,
             period: None,
             observed: Observation::default(),
             classes: fixed.map(|c| (0.0, c)).into_iter().collect(),
             released: false,
             filling: false,
             idle: false,
-            since_release: None,
-            dc_slot_s: 0.0,
-            wanted_s: 0.0,
-            sampled: None,
+            run_at_switch: 0,
         }
     }
+}
 
-    pub(super) fn class(&self) -> Option<CoschedClass> {
-        self.fixed.or(self.tracker.class())
+/// The core policy's configuration for a run: the spec's classifier
+/// thresholds and DC share; one gang per job (`FRows::Own`: the matrix's
+/// slots are the rows), F jobs fill only F slots (`FillIn::FSlots`), at the
+/// priority `fcs_fill_idle` says; a released job must have wanted half a
+/// slot of CPU time before it is owed a DC slot.
+pub(super) fn fcs_config(spec: &RunSpec) -> FcsConfig {
+    FcsConfig {
+        classifier: spec.classifier_config(),
+        f_rows: FRows::Own,
+        fill: Fill::FDc,
+        fill_in: FillIn::FSlots,
+        fill_priority: if spec.fcs_fill_idle {
+            FillPriority::Idle
+        } else {
+            FillPriority::Normal
+        },
+        discovery_fill: spec.fcs_discovery_fill,
+        dc_min_share: spec.dc_min_share,
+        dc_min_wanted_s: spec.slot.as_secs_f64() / 2.0,
     }
+}
+
+/// The core policy for a run, with the spec's fixed classes.
+pub(super) fn fcs_policy(spec: &RunSpec) -> std::result::Result<Fcs, parsched_core::ConfigError> {
+    let mut f = Fcs::new(spec.jobs.len(), fcs_config(spec))?;
+    for (i, j) in spec.jobs.iter().enumerate() {
+        if let Some(c) = j.fcs_class {
+            f.fix_class(i, c);
+        }
+    }
+    Ok(f)
 }
 
 impl Controller {
     pub(super) fn is_fcs(&self) -> bool {
         self.spec.policy == Policy::Fcs
+    }
+
+    /// Records the core policy's inputs and decisions from now on (for
+    /// tests: [`Controller::fcs_log`], `Fcs::replay`).
+    pub fn record_fcs(&mut self) {
+        self.fcs.record();
+    }
+
+    /// The core policy's recorded inputs and decisions.
+    pub fn fcs_log(&self) -> &[parsched_core::policy::fcs::Step] {
+        self.fcs.log()
+    }
+
+    /// The core policy's configuration for this run.
+    pub fn fcs_config(&self) -> FcsConfig {
+        *self.fcs.config()
     }
 
     /// The job's /proc counters over all its threads, now.
@@ -142,13 +187,13 @@ impl Controller {
     /// Opens an observation period (the job was just thawed in its own slot,
     /// or it is released).
     pub(super) fn start_observing(&mut self, i: usize) {
-        if !self.is_fcs() || !self.jobs[i].live() || self.jobs[i].fcs.fixed.is_some() {
+        if !self.is_fcs() || !self.jobs[i].live() || self.jobs[i].spec.fcs_class.is_some() {
             return;
         }
         self.jobs[i].fcs.period = Some(self.job_proc(i));
     }
 
-    /// Closes the job's observation period, feeds its tracker; the new class
+    /// Closes the job's observation period, feeds the policy; the new class
     /// if it changed.
     fn close_period(&mut self, i: usize) -> Option<CoschedClass> {
         let before = self.jobs[i].fcs.period.take()?;
@@ -172,16 +217,15 @@ impl Controller {
         // A released job that barely ran (it starved at SCHED_IDLE, or
         // slept) shows nothing of its behaviour: schedstat credits a waiting
         // thread's run-queue wait only once it runs, so starving would look
-        // like blocking without switches. Such periods are skipped.
+        // like blocking without switches. Such periods are not measurements.
         if self.jobs[i].fcs.released && cpu_s < 0.05 * threads * dt {
             return None;
         }
         let t = self.t0.elapsed().as_secs_f64();
-        let f = &mut self.jobs[i].fcs;
-        f.observed.add(&period);
-        let change = f.tracker.observe(&period);
+        self.jobs[i].fcs.observed.add(&period);
+        let change = self.fcs.observe(i, &period);
         if let Some(c) = change {
-            f.classes.push((t, c));
+            self.jobs[i].fcs.classes.push((t, c));
         }
         change
     }
@@ -226,17 +270,22 @@ impl Controller {
         Ok(())
     }
 
+    fn queued(&self, i: usize) -> bool {
+        let gang = self.jobs[i].gang;
+        self.sched.waiting().any(|(g, _)| g == gang)
+    }
+
     /// Frees the gang's cells, or takes it off the admission queue.
     pub(super) fn leave_matrix(&mut self, i: usize) -> Result<()> {
         let gang = self.jobs[i].gang;
-        let queued = self.sched.waiting().any(|(g, _)| g == gang);
-        if queued || self.sched.matrix().allocation(gang).is_some() {
+        if self.queued(i) || self.sched.matrix().allocation(gang).is_some() {
             self.sched.finish(gang).map_err(PolicyError::from)?;
         }
         Ok(())
     }
 
-    /// DC: out of the matrix, thawed, unpinned, at SCHED_IDLE.
+    /// Applies a release: out of the matrix, thawed, unpinned, at
+    /// SCHED_IDLE.
     pub(super) fn release(&mut self, i: usize) -> Result<()> {
         self.leave_matrix(i)?;
         self.thaw_outside_slot(i)?;
@@ -246,16 +295,12 @@ impl Controller {
         let f = &mut self.jobs[i].fcs;
         f.released = true;
         f.filling = false;
-        f.since_release = Some((now.run_ns, now.wait_ns, Instant::now()));
-        f.dc_slot_s = 0.0;
-        f.wanted_s = 0.0;
-        f.sampled = Some(Instant::now());
+        f.run_at_switch = now.run_ns;
         Ok(())
     }
 
-    /// A released job whose class became CS or F goes back into the matrix:
-    /// normal priority, frozen until its slot comes (or queued, still
-    /// filling, if there is no room).
+    /// Applies a take-back: admitted again at normal priority, frozen until
+    /// its slot comes (or queued, still filling, if there is no room).
     fn take_back(&mut self, i: usize) -> Result<()> {
         let (gang, width) = (self.jobs[i].gang, self.jobs[i].width);
         match self.sched.admit(gang, width).map_err(PolicyError::from)? {
@@ -270,38 +315,42 @@ impl Controller {
         self.set_idle(i, false);
         let f = &mut self.jobs[i].fcs;
         f.released = false;
-        f.since_release = None;
         f.period = None;
         self.request_freeze_job(i)?;
         self.jobs[i].unconfirmed = true;
         Ok(())
     }
 
-    /// A job whose class is fixed DC starts released (spawned thawed).
+    /// A job the policy starts released (its class is fixed DC): spawned
+    /// thawed, released.
     pub(super) fn start_released(&mut self, i: usize) -> Result<()> {
         self.release(i)
     }
 
-    /// FCS, at the start of a switch: closes the observation periods, applies
-    /// the class changes, restarts the released jobs' periods.
+    /// FCS, at the start of a switch: closes the observation periods (the
+    /// policy may change classes), applies the policy's matrix membership
+    /// (release, take-back), restarts the released jobs' periods.
     pub(super) fn fcs_end_period(&mut self) -> Result<()> {
         if !self.is_fcs() {
             return Ok(());
         }
-        let mut changes = Vec::new();
         for i in 0..self.jobs.len() {
             if self.jobs[i].live() && self.jobs[i].fcs.period.is_some() {
-                if let Some(c) = self.close_period(i) {
-                    changes.push((i, c));
-                }
+                self.close_period(i);
             }
         }
-        for (i, c) in changes {
-            let released = self.jobs[i].fcs.released;
-            let queued = self.sched.waiting().any(|(g, _)| g == self.jobs[i].gang);
-            if c == CoschedClass::DoesNotCare && (!released || queued) {
+        for i in 0..self.jobs.len() {
+            if !self.jobs[i].live() {
+                continue;
+            }
+            let (in_matrix, released, queued) = (
+                self.fcs.in_matrix(i),
+                self.jobs[i].fcs.released,
+                self.queued(i),
+            );
+            if !in_matrix && (!released || queued) {
                 self.release(i)?;
-            } else if c.is_coscheduled() && released && !queued {
+            } else if in_matrix && released && !queued {
                 self.take_back(i)?;
             }
         }
@@ -340,38 +389,52 @@ impl Controller {
             .collect()
     }
 
-    /// FCS, after the next slot was thawed: if it holds only F jobs, the F
-    /// jobs of other slots fill in at SCHED_IDLE, unpinned.
+    /// The live jobs owning the current slot (or the next one: `next`).
+    fn owners(&self, next: bool) -> Option<Vec<u32>> {
+        let slot = if next {
+            let live: Vec<bool> = self.jobs.iter().map(|j| j.live()).collect();
+            self.sched.peek(|g| live[g.0 as usize])?
+        } else {
+            self.sched.current()?
+        };
+        Some(
+            self.sched
+                .matrix()
+                .gangs_of(slot)
+                .iter()
+                .map(|g| g.0 as u32)
+                .filter(|&i| self.jobs[i as usize].live())
+                .collect(),
+        )
+    }
+
+    /// Whether job `i` is in the matrix with cells (not queued, not
+    /// released): it can fill.
+    fn placed(&self, i: usize) -> bool {
+        let j = &self.jobs[i];
+        j.live() && !j.fcs.released && self.sched.matrix().allocation(j.gang).is_some()
+    }
+
+    /// FCS, after the next slot was thawed: the jobs the policy makes
+    /// fillers in it are thawed, unpinned, at the priority it says.
     pub(super) fn fcs_start_slot(&mut self) -> Result<()> {
         if !self.is_fcs() {
             return Ok(());
         }
-        let cur: Vec<usize> = self
-            .sched
-            .gangs_in_current()
-            .iter()
-            .map(|g| g.0 as usize)
-            .filter(|&i| self.jobs[i].live())
-            .collect();
-        let f_slot = !cur.is_empty()
-            && cur
-                .iter()
-                .all(|&i| self.jobs[i].fcs.class() == Some(CoschedClass::PrefersCoscheduling));
-        if !f_slot {
+        let Some(owners) = self.owners(false) else {
             return Ok(());
-        }
+        };
         for i in 0..self.jobs.len() {
-            let j = &self.jobs[i];
-            let other_f = j.live()
-                && !j.fcs.released
-                && j.fcs.class() == Some(CoschedClass::PrefersCoscheduling)
-                && !self.sched.is_running(j.gang)
-                && self.sched.matrix().allocation(j.gang).is_some();
-            if other_f {
-                if self.spec.fcs_fill_idle {
-                    self.set_idle(i, true);
+            if !self.placed(i) || self.sched.is_running(self.jobs[i].gang) {
+                continue;
+            }
+            if let Role::Fill { idle } = self.fcs.role_in(i, &owners) {
+                if self.jobs[i].fcs.idle != idle {
+                    self.set_idle(i, idle);
                 }
-                self.unpin(i);
+                if !self.jobs[i].pinned.is_empty() || self.jobs[i].cpus != self.topo.cpus {
+                    self.unpin(i);
+                }
                 self.thaw_outside_slot(i)?;
                 self.jobs[i].fcs.filling = true;
             }
@@ -380,8 +443,8 @@ impl Controller {
     }
 
     /// FCS: the jobs of the ending slot (and fillers) that the next slot
-    /// thaws again anyway — the next slot is an F slot, so its F jobs and
-    /// every other F job run in it. They are not frozen at the switch: a
+    /// runs again anyway (the policy gives them a running role in it: its
+    /// own gangs, or fillers of it). They are not frozen at the switch: a
     /// freeze and thaw would cost them the scheduler's time to get all their
     /// threads running again (≈10 ms for 8 busy threads, see the notes).
     /// Empty when jobs wait for admission (the rotation may then differ from
@@ -390,47 +453,32 @@ impl Controller {
         if !self.is_fcs() || self.sched.waiting().len() > 0 {
             return Vec::new();
         }
-        let live: Vec<bool> = self.jobs.iter().map(|j| j.live()).collect();
-        let Some(next) = self.sched.peek(|g| live[g.0 as usize]) else {
+        let Some(next) = self.owners(true) else {
             return Vec::new();
         };
-        let f = |i: usize| self.jobs[i].fcs.class() == Some(CoschedClass::PrefersCoscheduling);
-        let owners: Vec<usize> = self
-            .sched
-            .matrix()
-            .gangs_of(next)
-            .iter()
-            .map(|g| g.0 as usize)
-            .filter(|&i| live[i])
-            .collect();
-        if owners.is_empty() || !owners.iter().all(|&i| f(i)) {
+        if next.is_empty() {
             return Vec::new();
         }
         (0..self.jobs.len())
-            .filter(|&i| {
-                live[i]
-                    && f(i)
-                    && !self.jobs[i].fcs.released
-                    && self.sched.matrix().allocation(self.jobs[i].gang).is_some()
-            })
+            .filter(|&i| self.placed(i) && self.fcs.role_in(i, &next).runs())
             .collect()
     }
 
-    /// FCS: whether the next slot is a DC slot: a released job got less than
-    /// `dc_min_share` of the CPU time it wanted since its release, and DC
-    /// slots took less than `dc_min_share` of the wall time since then (so
-    /// DC slots cost the gangs at most about that share, even when foreign
-    /// load keeps the DC job short in its own slots). "Wanted" is sampled:
-    /// schedstat's run-queue wait is credited only once a waiting thread
-    /// runs, so a starving thread shows none; instead, at each switch, the
-    /// threads found runnable (state `R`) count as wanting a processor since
-    /// the last switch (at most P of them).
+    /// FCS: the slot ends; the policy decides whether the next one is a DC
+    /// slot ([`Fcs::advance`], fed each released job's use over the slot:
+    /// CPU got from schedstat, wanted = the threads found runnable (state
+    /// `R`) now × the slot's length, at most P, and at least what it got).
     pub(super) fn fcs_dc_owed(&mut self) -> bool {
-        if !self.is_fcs() || self.spec.dc_min_share <= 0.0 {
+        if !self.is_fcs() {
             return false;
         }
+        let elapsed = self
+            .slot_since
+            .replace(Instant::now())
+            .map_or(0.0, |t| t.elapsed().as_secs_f64());
         let p = self.topo.cpus.len().max(1);
-        for i in 0..self.jobs.len() {
+        let mut usage = vec![None; self.jobs.len()];
+        for (i, u) in usage.iter_mut().enumerate() {
             if !(self.jobs[i].live() && self.jobs[i].fcs.released) {
                 continue;
             }
@@ -442,36 +490,16 @@ impl Controller {
                     }
                 }
             }
+            let run = self.job_proc(i).run_ns;
             let f = &mut self.jobs[i].fcs;
-            if let Some(t) = f.sampled.replace(Instant::now()) {
-                f.wanted_s += t.elapsed().as_secs_f64() * runnable.min(p) as f64;
-            }
+            let got_s = run.saturating_sub(f.run_at_switch) as f64 / 1e9;
+            f.run_at_switch = run;
+            *u = Some(Usage {
+                got_s,
+                wanted_s: elapsed * runnable.min(p) as f64,
+            });
         }
-        if self.in_dc_slot {
-            return false;
-        }
-        // Only when gangs compete with the released jobs.
-        let gangs = self
-            .jobs
-            .iter()
-            .any(|j| j.live() && !j.fcs.released && j.pid.is_some());
-        if !gangs {
-            return false;
-        }
-        let min_wanted = self.spec.slot.as_secs_f64() / 2.0;
-        let share = self.spec.dc_min_share;
-        (0..self.jobs.len()).any(|i| {
-            let j = &self.jobs[i];
-            let Some((r0, _, at)) = j.fcs.since_release.filter(|_| j.live()) else {
-                return false;
-            };
-            if j.fcs.dc_slot_s >= share * at.elapsed().as_secs_f64() {
-                return false;
-            }
-            let got = self.job_proc(i).run_ns.saturating_sub(r0) as f64 / 1e9;
-            let wanted = j.fcs.wanted_s.max(got);
-            wanted >= min_wanted && got < share * wanted
-        })
+        self.fcs.advance(elapsed, &usage) == Slot::Dc
     }
 
     /// FCS, at a job's own thaw: back at normal priority.
@@ -482,9 +510,10 @@ impl Controller {
         self.jobs[i].fcs.filling = false;
     }
 
-    /// FCS: an F job is not spread over its cells (unpinned instead, once).
+    /// FCS: a job the policy does not pin (F) is not spread over its cells
+    /// (unpinned instead, once).
     pub(super) fn fcs_unpinned(&mut self, i: usize) -> bool {
-        if !self.is_fcs() || self.jobs[i].fcs.class() != Some(CoschedClass::PrefersCoscheduling) {
+        if !self.is_fcs() || self.fcs.pinned(i) {
             return false;
         }
         if !self.jobs[i].pinned.is_empty() {
@@ -493,22 +522,13 @@ impl Controller {
         true
     }
 
-    /// FCS: a DC slot starts: the released jobs run at normal priority in it
-    /// (at SCHED_IDLE, foreign load would still take their processors).
+    /// FCS: a DC slot starts: the jobs the policy runs as its row (the
+    /// released ones) run at normal priority in it (at SCHED_IDLE, foreign
+    /// load would still take their processors).
     pub(super) fn fcs_start_dc_slot(&mut self) {
         for i in 0..self.jobs.len() {
-            if self.jobs[i].live() && self.jobs[i].fcs.released {
+            if self.jobs[i].live() && self.jobs[i].fcs.released && self.fcs.role(i) == Role::Row {
                 self.set_idle(i, false);
-            }
-        }
-    }
-
-    /// FCS: a DC slot of `secs` ended: accounted to the released jobs (they
-    /// go back to SCHED_IDLE in `fcs_end_period`).
-    pub(super) fn fcs_end_dc_slot(&mut self, secs: f64) {
-        for j in &mut self.jobs {
-            if j.fcs.released {
-                j.fcs.dc_slot_s += secs;
             }
         }
     }

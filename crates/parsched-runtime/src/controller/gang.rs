@@ -21,11 +21,9 @@ impl Controller {
         let mut released = Vec::new();
         for i in 0..self.jobs.len() {
             let (g, w) = (self.jobs[i].gang, self.jobs[i].width);
-            // FCS: a job fixed DC never enters the matrix.
-            if self.is_fcs()
-                && self.jobs[i].fcs.fixed
-                    == Some(parsched_core::policy::classify::CoschedClass::DoesNotCare)
-            {
+            // FCS: a job the policy holds out of the matrix (fixed DC)
+            // never enters it.
+            if self.is_fcs() && !self.fcs.in_matrix(i) {
                 released.push(i);
                 continue;
             }
@@ -35,6 +33,7 @@ impl Controller {
             }
         }
         let first = self.sched.rotate(|_| true).to;
+        self.slot_since = Some(Instant::now());
         self.record(None, first, false);
         // Jobs of other slots first, each frozen right after its exec, so at
         // no time do two slots run together.
@@ -90,7 +89,6 @@ impl Controller {
         if let Some(s) = self.dc_slot_since.take() {
             let secs = s.elapsed().as_secs_f64();
             self.stats.dc_slot_s += secs;
-            self.fcs_end_dc_slot(secs);
         }
         // FCS: close the observation periods and apply class changes (jobs
         // that became DC leave the matrix and stay thawed; released jobs

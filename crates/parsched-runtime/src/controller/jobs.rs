@@ -149,6 +149,8 @@ impl Controller {
         }
         self.leave_matrix(i)?;
         let fcs = self.is_fcs();
+        let class = self.fcs.class(i);
+        self.fcs.finished(i);
         let j = &mut self.jobs[i];
         j.fcs.filling = false;
         j.pidfd = None;
@@ -172,7 +174,7 @@ impl Controller {
             slots_run: j.slots_run,
             cpus: j.cpus.clone(),
             pool: j.pool,
-            coscheduled: j.fcs.class().map(CoschedClass::is_coscheduled),
+            coscheduled: class.map(CoschedClass::is_coscheduled),
             classes: j
                 .fcs
                 .classes

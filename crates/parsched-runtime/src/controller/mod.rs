@@ -19,12 +19,14 @@
 //! (home pool = least loaded; threads over candidate pools) and confined to
 //! its pools' CPUs by a cpuset group (or, without cpusets, by affinity).
 //!
-//! **FCS** ([`Policy::Fcs`], alias `flexible`): gang, plus one core-crate
-//! `ClassTracker` per job fed from /proc each observation period, deciding
-//! and revising its class: CS jobs hold dedicated slots, F jobs hold slots
-//! and fill the slots of other F jobs at SCHED_IDLE, DC jobs leave the
-//! matrix and fill idle processors at SCHED_IDLE with a guaranteed share (DC
-//! slots); a released job whose class changes back is taken back (`fcs.rs`).
+//! **FCS** ([`Policy::Fcs`], alias `flexible`): gang, plus the core crate's
+//! FCS policy (`parsched_core::policy::fcs::Fcs`, the one the simulator
+//! applies), fed from /proc each observation period; it decides and revises
+//! the classes, the matrix membership and DC slots, and each job's role: CS
+//! jobs hold dedicated slots, F jobs hold slots and fill the slots of other
+//! F jobs, DC jobs leave the matrix and fill idle processors at SCHED_IDLE
+//! with a guaranteed share (DC slots); a released job whose class changes
+//! back is taken back. The controller measures and applies (`fcs.rs`).
 //!
 //! **Default**: start everything and let Linux schedule (the baseline).
 //!
@@ -39,7 +41,7 @@
 //! | `jobs.rs` | spawn, freeze/thaw, reap and report, shutdown |
 //! | `gang.rs` | gang policy: slot switches, admission, refits, spreading |
 //! | `pools.rs` | pools policy: Zhou–Brecht placement into cpusets |
-//! | `fcs.rs` | FCS policy: /proc observations → class trackers → slots, fillers, releases |
+//! | `fcs.rs` | FCS: /proc observations → the core `Fcs` policy → roles applied (freeze/thaw, affinity, SCHED_IDLE) |
 //! | `realtime.rs` | SCHED_FIFO for the controller |
 
 use crate::cgroup::{open_freezer, open_freezer_explained, BackendKind, Cpuset, Freezer};
@@ -48,7 +50,7 @@ use crate::safety::{owner_tag, recover_stale, SignalGuard, Supervisor};
 use crate::spawn::{job_identity, JobIdentity};
 use crate::spec::{JobReport, Policy, RunSpec};
 use crate::topology::{machine_topology, read_topology, MachineTopology};
-use parsched_core::policy::classify::{ClassTracker, Classifier};
+use parsched_core::policy::fcs::Fcs;
 use parsched_core::policy::gang::{GangId, GangMatrix, SlotId};
 use parsched_core::policy::gang_sched::{GangSchedOptions, GangScheduler};
 use parsched_core::topology::PoolLayout;
@@ -132,7 +134,7 @@ struct Job {
     pinned: std::collections::BTreeMap<i32, u32>,
     /// Freeze requested at the last switch, confirmation pending.
     unconfirmed: bool,
-    /// FCS: observation, class tracker, release and filling state.
+    /// FCS: what was measured of it and applied to it.
     fcs: FcsJob,
     /// Times the gang was re-fitted to the job's thread count.
     refits: u32,
@@ -163,6 +165,11 @@ pub struct Controller {
     identity: Option<JobIdentity>,
     layout: Option<PoolLayout>,
     pool_load: Vec<u32>,
+    /// FCS: the core policy, which decides (classes, membership, DC slots,
+    /// roles).
+    fcs: Fcs,
+    /// FCS: when the running slot started.
+    slot_since: Option<Instant>,
     /// FCS: a DC slot is running (since when).
     in_dc_slot: bool,
     dc_slot_since: Option<Instant>,
@@ -249,7 +256,7 @@ impl Controller {
             None
         };
         let identity = job_identity();
-        let classifier = Classifier::new(spec.classifier_config())?;
+        let fcs = fcs::fcs_policy(&spec)?;
         let pool_load = vec![0; layout.as_ref().map_or(0, |l| l.num_pools())];
         let jobs = spec
             .jobs
@@ -282,7 +289,7 @@ impl Controller {
                     cpuset: false,
                     pinned: Default::default(),
                     unconfirmed: false,
-                    fcs: FcsJob::new(ClassTracker::new(classifier), j.fcs_class),
+                    fcs: FcsJob::new(j.fcs_class),
                     refits: 0,
                 }
             })
@@ -310,6 +317,8 @@ impl Controller {
             identity,
             layout,
             pool_load,
+            fcs,
+            slot_since: None,
             in_dc_slot: false,
             dc_slot_since: None,
             t0: Instant::now(),

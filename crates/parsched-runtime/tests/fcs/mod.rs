@@ -6,6 +6,7 @@
 //! Real-cgroup versions are the `real_fcs_*` tests of `integration.rs`.
 
 use parsched_core::policy::classify::CoschedClass;
+use parsched_core::policy::fcs::{Fcs, Slot, Step};
 use parsched_core::policy::gang::GangId;
 use parsched_core::topology::Topology;
 use parsched_runtime::cgroup::{Mock, MockCall};
@@ -66,8 +67,10 @@ fn mock_fcs_releases_a_blocking_job_and_takes_it_back_when_it_spins() {
     spec.flexible_blocking_rate = 5.0;
     spec.fcs_window_s = 0.3;
     let mut c = Controller::with_freezer(spec, Box::new(Mock::new())).unwrap();
+    c.record_fcs();
     let r = c.run().unwrap();
     assert!(r.iter().all(|j| j.success), "{r:?}");
+    check_core_decisions(&c, &r);
     let classes: Vec<&str> = r[0].classes.iter().map(|(_, c)| c.as_str()).collect();
     println!("classes over time: {:?}", r[0].classes);
     assert_eq!(classes.first(), Some(&"DC"), "{:?}", r[0].classes);
@@ -130,8 +133,10 @@ fn mock_fcs_dc_job_gets_its_share_in_dc_slots() {
     let mock = Mock::new();
     let log = mock.log();
     let mut c = Controller::with_freezer(spec, Box::new(mock)).unwrap();
+    c.record_fcs();
     let r = c.run().unwrap();
     assert!(r.iter().all(|j| j.success), "{r:?}");
+    check_core_decisions(&c, &r);
     assert_eq!(r[0].classes, vec![(0.0, "DC".to_string())]);
     let st = c.stats().clone();
     let trace = c.trace();
@@ -235,5 +240,163 @@ fn mock_fcs_f_jobs_fill_each_others_slots_and_cs_slots_are_dedicated() {
     assert!(together > 0, "F jobs never filled each other's slots");
     for j in &r {
         assert!(j.observed.is_some());
+    }
+}
+
+/// What the controller did is what the core policy decided: its recorded
+/// inputs replay through a new `parsched_core::policy::fcs::Fcs` to the same
+/// decisions (the code the simulator applies: `fcs_properties::
+/// the_machine_applies_the_core_policy` in the simulator's tests), each
+/// switch's DC-slot decision is the one applied, and the classes reported
+/// are the policy's changes.
+fn check_core_decisions(c: &Controller, r: &[parsched_runtime::JobReport]) {
+    let log = c.fcs_log();
+    let replayed = Fcs::replay(r.len(), c.fcs_config(), log).unwrap();
+    assert_eq!(replayed.as_slice(), log);
+    let slots: Vec<bool> = log
+        .iter()
+        .filter_map(|s| match s {
+            Step::Advance { slot, .. } => Some(*slot == Slot::Dc),
+            _ => None,
+        })
+        .collect();
+    let applied: Vec<bool> = c.trace()[1..].iter().map(|t| t.dc_slot).collect();
+    assert_eq!(slots, applied, "DC slots decided vs applied");
+    for (i, job) in r.iter().enumerate() {
+        let fixed = log
+            .iter()
+            .filter_map(|s| match s {
+                Step::FixClass { job, class } if *job == i => Some(*class),
+                _ => None,
+            })
+            .chain(log.iter().filter_map(|s| match s {
+                Step::Observe {
+                    job,
+                    change: Some(c),
+                    ..
+                } if *job == i => Some(*c),
+                _ => None,
+            }))
+            .map(|c| c.short_name().to_string());
+        let reported: Vec<String> = job.classes.iter().map(|(_, c)| c.clone()).collect();
+        assert_eq!(fixed.collect::<Vec<_>>(), reported, "job {i}");
+    }
+}
+
+#[test]
+fn mock_fcs_decisions_are_the_core_policys() {
+    let _g = serial();
+    // Job 0: coarse-grained blocking, then a 1 ms spin barrier (released,
+    // then taken back); job 1: fixed CS, spinning (keeps the CPUs busy, so
+    // the released job 0 starves and is owed DC slots).
+    let Some(job) = bsp_job(&[
+        "--threads",
+        "2",
+        "--iters",
+        "30",
+        "--grain-us",
+        "20000",
+        "--wait",
+        "block",
+        "--then",
+        "1000,1000,spin",
+    ]) else {
+        eprintln!("no C compiler: test not run");
+        return;
+    };
+    let mut cs = bsp_job(&[
+        "--threads",
+        "2",
+        "--iters",
+        "1500",
+        "--grain-us",
+        "1000",
+        "--wait",
+        "spin",
+    ])
+    .unwrap();
+    cs.fcs_class = Some(CoschedClass::RequiresCoscheduling);
+    let mut spec = fcs_spec(vec![job, cs]);
+    spec.flexible_blocking_rate = 5.0;
+    spec.fcs_window_s = 0.3;
+    spec.dc_min_share = 0.25;
+    let mut c = Controller::with_freezer(spec, Box::new(Mock::new())).unwrap();
+    c.record_fcs();
+    let r = c.run().unwrap();
+    assert!(r.iter().all(|j| j.success), "{r:?}");
+    println!(
+        "classes {:?}, dc slots {}, log {} steps",
+        r[0].classes,
+        c.stats().dc_slots,
+        c.fcs_log().len()
+    );
+    let released = c.fcs_log().iter().any(|s| {
+        matches!(
+            s,
+            Step::Observe {
+                job: 0,
+                change: Some(CoschedClass::DoesNotCare),
+                ..
+            }
+        )
+    });
+    assert!(released, "job 0 was never released: {:?}", r[0].classes);
+    check_core_decisions(&c, &r);
+}
+
+/// With `fcs_discovery_fill`, jobs in discovery fill each other's slots (at
+/// SCHED_IDLE); once both are CS (they spin), their slots are dedicated
+/// again. Without it they never run together.
+#[test]
+fn mock_fcs_discovery_fill_runs_discovering_jobs_together() {
+    let _g = serial();
+    let Some(spin) = bsp_job(&[
+        "--threads",
+        "2",
+        "--iters",
+        "600",
+        "--grain-us",
+        "1000",
+        "--wait",
+        "spin",
+    ]) else {
+        eprintln!("no C compiler: test not run");
+        return;
+    };
+    for fill in [false, true] {
+        let mut spec = fcs_spec(vec![spin.clone(), spin.clone()]);
+        spec.fcs_discovery_fill = fill;
+        let mock = Mock::new();
+        let log = mock.log();
+        let mut c = Controller::with_freezer(spec, Box::new(mock)).unwrap();
+        c.record_fcs();
+        let r = c.run().unwrap();
+        assert!(r.iter().all(|j| j.success), "{r:?}");
+        check_core_decisions(&c, &r);
+        let mut thawed: BTreeSet<String> = BTreeSet::new();
+        let mut together = 0;
+        for call in log.lock().unwrap().iter() {
+            match call {
+                MockCall::Create(n) | MockCall::Thaw(n) => {
+                    thawed.insert(n.clone());
+                }
+                MockCall::Freeze(n) | MockCall::Remove(n) => {
+                    thawed.remove(n);
+                }
+                _ => {}
+            }
+            if matches!(call, MockCall::Thaw(_)) && thawed.len() == 2 {
+                together += 1;
+            }
+        }
+        println!(
+            "discovery fill {fill}: thawed together {together} times, {:?}",
+            r[0].classes
+        );
+        assert_eq!(
+            together > 0,
+            fill,
+            "discovery fill {fill}: together {together}"
+        );
     }
 }

@@ -89,6 +89,11 @@ pub struct ClusterRun {
     /// Flexible coscheduling's class changes: (s, job, class).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub classes: Vec<(f64, u32, String)>,
+    /// FCS with [`ClusterOptions::fcs_log`]: every input the machine gave
+    /// the core policy and every decision it took
+    /// (`parsched_core::policy::fcs::Fcs::log`).
+    #[serde(skip)]
+    pub fcs_log: Vec<parsched_core::policy::fcs::Step>,
 }
 
 /// A configuration's replications and their summary.
@@ -116,6 +121,9 @@ pub struct ClusterOptions {
     pub audit: bool,
     /// Set to stop the run at once ([`ClusterError::Interrupted`]).
     pub cancel: Option<Arc<AtomicBool>>,
+    /// FCS: record the core policy's inputs and decisions
+    /// ([`ClusterRun::fcs_log`]).
+    pub fcs_log: bool,
 }
 
 fn sample_cv(xs: &[f64]) -> (f64, f64) {
@@ -138,6 +146,9 @@ pub fn run_once(
     let mut eng = Engine::new();
     let mut m = ClusterMachine::new(cfg, seed, opts.audit, &mut eng)?;
     m.cancel = opts.cancel.clone();
+    if let (true, Some(f)) = (opts.fcs_log, m.fcs.as_mut()) {
+        f.policy.record();
+    }
     run_engine(&mut m, &mut eng)?;
     if m.counters.audit_failures > 0 || m.counters.order_violations > 0 {
         return Err(ClusterError::Audit {
@@ -222,6 +233,11 @@ pub fn run_once(
                     .map(|&(t, j, c)| (t, j, c.short_name().to_string()))
                     .collect()
             })
+            .unwrap_or_default(),
+        fcs_log: m
+            .fcs
+            .as_ref()
+            .map(|f| f.policy.log().to_vec())
             .unwrap_or_default(),
     })
 }

@@ -4,10 +4,13 @@
 //! ready processes are on their node's run queue), whether it may fill
 //! processors the row leaves idle (`Fill`: on the node's fill queue, run
 //! only when the run queue is empty, displaced as soon as a row process is
-//! ready) or waits (`Parked`: ready but on no queue). At each slot's end the
-//! machine gives the policy an observation of every job of the row (CPU,
-//! spin and communication time, messages received) and applies the roles of
-//! the next slot.
+//! ready; `Released` DC jobs likewise) or waits (`Parked`: ready but on no
+//! queue). At each slot's end the machine gives the policy an observation of
+//! every job whose role the policy observes (`Role::observed`: the row that
+//! held the slot, and released jobs: CPU, spin and communication time,
+//! messages received), asks it for the next slot (`Fcs::advance`) and
+//! applies the roles of that slot. Every decision is the core policy's; the
+//! runtime's controller applies the same code to real processes.
 
 use super::*;
 
@@ -20,7 +23,7 @@ impl ClusterMachine {
             if !pr.daemon {
                 match f.policy.role(pr.job as usize) {
                     Role::Row => pr.parked = false,
-                    Role::Fill => {
+                    Role::Fill { .. } | Role::Released => {
                         pr.parked = false;
                         self.nodes[node].fill.push_back(p);
                         return;
@@ -71,7 +74,7 @@ impl ClusterMachine {
             let victim = cpus.clone().find(|&c| {
                 self.cpus[c]
                     .running
-                    .is_some_and(|r| self.role_of(r) == Role::Fill)
+                    .is_some_and(|r| self.role_of(r).fills())
             });
             let Some(c) = victim else { break };
             self.preempt(c, now, EnqueueReason::Preempted, eng);
@@ -128,7 +131,7 @@ impl ClusterMachine {
                 continue;
             }
             if let Some(s) = pr.comm_since {
-                if before[pr.job as usize] == Role::Row {
+                if before[pr.job as usize].observed() {
                     pr.comm_ns += now.saturating_sub(s);
                 }
                 pr.comm_since = Some(now);
@@ -140,14 +143,10 @@ impl ClusterMachine {
             let f = self.fcs.as_mut().expect("fcs mode");
             let wall = now.saturating_sub(f.slot_start);
             if advance && wall > 0 {
-                let row: Vec<u32> = f
-                    .policy
-                    .current_row()
-                    .map(|r| r.to_vec())
-                    .unwrap_or_default();
-                for j in row {
-                    let j = j as usize;
-                    if self.jobs[j].left == 0 {
+                // The jobs whose role the policy observes: the row that held
+                // the slot, and released jobs.
+                for j in 0..njobs {
+                    if !before[j].observed() || self.jobs[j].left == 0 {
                         continue;
                     }
                     let (a, b) = (f.snap[j], counters[j]);
@@ -167,7 +166,10 @@ impl ClusterMachine {
                         changed_spin.push(j);
                     }
                 }
-                f.policy.next_slot();
+                // The simulator does not measure a released job's wanted
+                // time: no usage, so no DC slots (`dc_min_share` is off by
+                // default anyway).
+                f.policy.advance(wall as f64 * 1e-9, &[]);
             }
             f.snap = counters;
             f.slot_start = now;
@@ -196,7 +198,7 @@ impl ClusterMachine {
                     Role::Row => {
                         self.nodes[n].sched.remove(pr.local);
                     }
-                    Role::Fill => self.nodes[n].fill.retain(|&q| q != p),
+                    Role::Fill { .. } | Role::Released => self.nodes[n].fill.retain(|&q| q != p),
                     Role::Parked => {}
                 }
                 self.enqueue_proc(p, EnqueueReason::Preempted);
@@ -209,7 +211,7 @@ impl ClusterMachine {
                 Some(p) => {
                     let role = self.role_of(p);
                     let displaced = role == Role::Parked
-                        || (role == Role::Fill && !self.nodes[node].sched.is_empty());
+                        || (role.fills() && !self.nodes[node].sched.is_empty());
                     if displaced {
                         self.preempt(c, now, EnqueueReason::Preempted, eng);
                         self.dispatch(c, now, eng);
