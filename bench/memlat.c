@@ -29,7 +29,9 @@
  *
  * Prints one JSON object on stdout: parameters, accesses, ns_per_access
  * (wall time of the measured rounds over their accesses, migrations
- * included), total_s, migrations, and the CPUs seen.
+ * included), total_s, migrations, the CPUs seen (a bit mask, sampled), the
+ * CPUs allowed at the end (bit mask: a controller's cpuset or affinity shows
+ * here) and the CPU it ended on.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -329,16 +331,24 @@ int main(int argc, char **argv) {
     }
     t = now();
     double total = t - t0;
+    /* Where the thread may run at the end (a cpuset or affinity set by a
+     * controller shows here), and where it ran last. */
+    unsigned long long allowed = 0;
+    cpu_set_t aset;
+    if (sched_getaffinity(0, sizeof aset, &aset) == 0)
+        for (int c = 0; c < 64; c++)
+            if (CPU_ISSET(c, &aset))
+                allowed |= 1ull << c;
     double accesses = 2.0 * access_time * done;
     printf("{\"bench\":\"memlat\",\"mode\":\"%s\",\"size\":%zu,\"access_time\":%ld,"
            "\"cpus\":[%d,%d],\"rounds\":%ld,\"accesses\":%.0f,"
            "\"ns_per_access\":%.4f,\"total_s\":%.6f,\"migrations\":%ld,"
            "\"faults\":%ld,\"migrations_per_s\":%.1f,\"cpus_seen\":%llu,"
-           "\"end\":%llu}\n",
+           "\"allowed_end\":%llu,\"cpu_end\":%d,\"end\":%llu}\n",
            mode == NONE ? "none" : mode == UNIFY ? "unify" : "fault", size,
            access_time, cpu[0], cpu[1], done, accesses, total * 1e9 / accesses,
            total, migrations, faults, migrations / total,
-           (unsigned long long)cpus_seen,
+           (unsigned long long)cpus_seen, allowed, sched_getcpu(),
            (unsigned long long)((pos[0] - region[0]) ^ (pos[1] - region[1])));
     return 0;
 }
