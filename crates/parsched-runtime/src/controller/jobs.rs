@@ -172,6 +172,7 @@ impl Controller {
             slots_run: j.slots_run,
             cpus: j.cpus.clone(),
             pool: j.pool,
+            wss_bytes: j.wss_bytes,
             coscheduled: j.fcs.class().map(CoschedClass::is_coscheduled),
             classes: j
                 .fcs
@@ -229,6 +230,7 @@ impl Controller {
                 slots_run: 0,
                 cpus: Vec::new(),
                 pool: None,
+                wss_bytes: None,
                 coscheduled: None,
                 classes: Vec::new(),
                 observed: None,

@@ -26,6 +26,13 @@
 //! matrix and fill idle processors at SCHED_IDLE with a guaranteed share (DC
 //! slots); a released job whose class changes back is taken back (`fcs.rs`).
 //!
+//! **Regions** ([`Policy::Regions`]): jobs start unconstrained; their working
+//! sets are measured from /proc each scan period into the core crate's
+//! `WssEstimator`, then the core crate's cache balancer assigns them to the
+//! caches of one level and each is confined to its cache's CPUs — or, where
+//! the core crate's conditions say balancing cannot pay, left to Linux
+//! (`regions.rs`).
+//!
 //! **Default**: start everything and let Linux schedule (the baseline).
 //!
 //! The controller runs at SCHED_FIFO (with `SCHED_RESET_ON_FORK`, so jobs do
@@ -40,6 +47,7 @@
 //! | `gang.rs` | gang policy: slot switches, admission, refits, spreading |
 //! | `pools.rs` | pools policy: Zhou–Brecht placement into cpusets |
 //! | `fcs.rs` | FCS policy: /proc observations → class trackers → slots, fillers, releases |
+//! | `regions.rs` | regions policy: /proc working sets → cache balancing → cpusets |
 //! | `realtime.rs` | SCHED_FIFO for the controller |
 
 use crate::cgroup::{open_freezer, open_freezer_explained, BackendKind, Cpuset, Freezer};
@@ -63,10 +71,12 @@ mod gang;
 mod jobs;
 mod pools;
 mod realtime;
+mod regions;
 mod wait;
 
 use fcs::FcsJob;
 pub use realtime::{enter_realtime, leave_realtime};
+pub use regions::{RegionsCache, RegionsRecord, RegionsStats};
 use wait::{arm, mono_ns, pidfd_open, thread_cpu_s, timerfd};
 
 /// One slot switch, as decided.
@@ -109,6 +119,9 @@ pub struct ControllerStats {
     pub dc_slots: u64,
     /// FCS: wall seconds spent in DC slots.
     pub dc_slot_s: f64,
+    /// Regions: the caches, the scans and every placement decision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub regions: Option<RegionsStats>,
 }
 
 struct Job {
@@ -136,6 +149,8 @@ struct Job {
     fcs: FcsJob,
     /// Times the gang was re-fitted to the job's thread count.
     refits: u32,
+    /// Regions: the last working-set estimate, bytes.
+    wss_bytes: Option<u64>,
 }
 
 impl Job {
@@ -166,6 +181,8 @@ pub struct Controller {
     /// FCS: a DC slot is running (since when).
     in_dc_slot: bool,
     dc_slot_since: Option<Instant>,
+    /// Regions: the policy's state.
+    regions: Option<regions::RegionsState>,
     t0: Instant,
 }
 
@@ -236,6 +253,17 @@ impl Controller {
                 }
             };
             (cs, Some(layout))
+        } else if spec.policy == Policy::Regions && spec.regions.cpusets {
+            let cs = match Cpuset::detect(owner) {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    warnings.push(format!(
+                        "{e}; regions are enforced with sched_setaffinity only"
+                    ));
+                    None
+                }
+            };
+            (cs, None)
         } else {
             (None, None)
         };
@@ -284,6 +312,7 @@ impl Controller {
                     unconfirmed: false,
                     fcs: FcsJob::new(ClassTracker::new(classifier), j.fcs_class),
                     refits: 0,
+                    wss_bytes: None,
                 }
             })
             .collect();
@@ -312,6 +341,7 @@ impl Controller {
             pool_load,
             in_dc_slot: false,
             dc_slot_since: None,
+            regions: None,
             t0: Instant::now(),
         })
     }
@@ -378,31 +408,47 @@ impl Controller {
         match self.spec.policy {
             Policy::Gang | Policy::Fcs => self.start_gang()?,
             Policy::Pools => self.start_pools()?,
+            Policy::Regions => self.start_regions()?,
             Policy::Default => {
                 for i in 0..self.jobs.len() {
                     self.spawn(i)?;
                 }
             }
         }
-        let slot_ns = self.spec.slot.as_nanos() as u64;
+        let regions = self.spec.policy == Policy::Regions;
+        let slot_ns = if regions {
+            self.spec.regions.scan.as_nanos() as u64
+        } else {
+            self.spec.slot.as_nanos() as u64
+        };
         let mut deadline = mono_ns() + slot_ns;
         loop {
             if self.jobs.iter().all(|j| j.report.is_some()) {
                 return Ok(());
             }
             let gang = matches!(self.spec.policy, Policy::Gang | Policy::Fcs);
-            if gang {
+            if gang || regions {
                 if let Some(t) = &self.timerfd {
                     arm(t, deadline);
                 }
             }
-            let fired = self.wait_events(gang.then_some(deadline))?;
+            let fired = self.wait_events((gang || regions).then_some(deadline))?;
             self.stats.wakeups += 1;
             if let Some(sig) = fired.signal {
                 self.shutdown(sig)?;
                 return Ok(());
             }
             let exited = self.reap()?;
+            if regions {
+                let now = mono_ns();
+                if now >= deadline {
+                    self.regions_tick()?;
+                    deadline = now + slot_ns;
+                } else if exited {
+                    self.regions_on_exit()?;
+                }
+                continue;
+            }
             if !gang {
                 continue;
             }
