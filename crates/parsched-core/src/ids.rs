@@ -54,3 +54,7 @@ id_type!(
     /// A cache domain of a [`crate::topology::Topology`] (its index in
     /// `Topology::caches()`).
     CacheId, u32, "cache");
+id_type!(
+    /// A memory region of region scheduling (seed 004): a set of pages that
+    /// is mapped to caches as a whole.
+    RegionId, u64, "region");

@@ -15,5 +15,5 @@ pub mod time;
 pub mod topology;
 
 pub use error::{clip, ConfigError, PolicyError, ECHO_MAX};
-pub use ids::{CacheId, CoreId, DomainId, JobId, NodeId, PoolId, ProcId, ThreadId};
+pub use ids::{CacheId, CoreId, DomainId, JobId, NodeId, PoolId, ProcId, RegionId, ThreadId};
 pub use time::Time;

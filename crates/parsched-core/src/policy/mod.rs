@@ -10,6 +10,7 @@
 //! | Solaris time-sharing dispatch table (priority levels, ageing, boost) | seed 003 §2–3 | [`ts`] |
 //! | waiting strategies: busy, block, two-phase, yield | seed 001 §2–3 | [`wait`] |
 //! | coscheduling classifier of flexible coscheduling (Frachtenberg et al.) | seed 002, section 4.2 | [`classify`] |
+//! | region scheduling: region map, page touch, WSS estimator, balancing, regioning, fallback (Lee & Schwan) | seed 004, §2–4 | [`regions`] |
 //! | batch FCFS, EASY and conservative backfilling (Lifka; Mu'alem & Feitelson) | issue 4 | [`batch`] |
 
 pub mod batch;
@@ -22,5 +23,6 @@ pub mod gang_sched;
 pub mod local;
 pub mod o1;
 pub mod pools;
+pub mod regions;
 pub mod ts;
 pub mod wait;
