@@ -91,18 +91,19 @@ static void pin(int c) {
     }
 }
 
+static void note_cpu(void) {
+    int c = sched_getcpu();
+    if (c >= 0 && c < 64)
+        cpus_seen |= 1ull << c;
+}
+
 /* Move to CPU c and return only once running there. */
 static void move_to(int c) {
     pin(c);
     while (sched_getcpu() != c)
         sched_yield();
     migrations++;
-}
-
-static void note_cpu(void) {
-    int c = sched_getcpu();
-    if (c >= 0 && c < 64)
-        cpus_seen |= 1ull << c;
+    note_cpu();
 }
 
 /* A random cyclic permutation of the region's lines: line i holds a pointer

@@ -79,6 +79,9 @@ FULL_WSS = (256 * KB, 512 * KB, 1 * MB, 2 * MB, 4 * MB, 16 * MB, 64 * MB)
 FULL_ACCESS = tuple(2 ** k for k in (8, 10, 12, 14, 16, 18, 20))
 QUICK_WSS = (512 * KB, 4 * MB)
 QUICK_ACCESS = (2 ** 8, 2 ** 14)
+#: the regions policy's scan period in these experiments (of each job's CPU
+#: time): 32 scans (the first placement) take 0.32 s of CPU per job
+SCAN = "10ms"
 
 
 def _repo_bench() -> Path:
@@ -266,7 +269,7 @@ def _policy_ns(exe: str, jobs: list[tuple[str, int]], access: int, seconds: floa
 
 
 def balance_real(exe: str, large: int = 192 * KB, small: int = 8 * KB,
-                 access: int = 2 ** 16, seconds: float = 3.0, reps: int = 3,
+                 access: int = 2 ** 16, seconds: float = 5.0, reps: int = 3,
                  with_policy: bool = True) -> dict[str, Any]:
     """The balancing experiment on two CPUs (sizes are per region: a memlat
     process's working set is twice its region size)."""
@@ -289,7 +292,7 @@ def balance_real(exe: str, large: int = 192 * KB, small: int = 8 * KB,
                 runs[k].append(_placed(exe, jobs, cpus_of, access, seconds))
             if with_policy:
                 ns, out = _policy_ns(exe, jobs, access, seconds, "regions", work,
-                                     {"regions": {"cache_level": 2}})
+                                     {"regions": {"cache_level": 2, "scan": SCAN}})
                 runs["policy"].append(ns)
                 policy_runs.append({"jobs": [{"name": j["name"], "cpus": j.get("cpus"),
                                               "wss_bytes": j.get("wss_bytes")}
@@ -315,29 +318,44 @@ def balance_real(exe: str, large: int = 192 * KB, small: int = 8 * KB,
     return res
 
 
-def fallback_real(exe: str, size: int = 4 * KB, access: int = 2 ** 12, jobs: int = 4,
-                  seconds: float = 2.0, reps: int = 5,
-                  extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """``policy=regions`` against ``policy=default`` where regioning cannot pay
-    (small working sets: condition 2), interleaved; total accesses per second
-    of the jobs (higher is better) and their ratio."""
+#: the fallback variants: where regioning cannot pay on this machine
+FALLBACK_VARIANTS: dict[str, dict[str, Any]] = {
+    # the default level (the last: one L3 shared by every CPU here): one cache
+    "last_level": {"regions": {"scan": SCAN}},
+    # the private L2s, with jobs that together fit one of them (condition 2)
+    "l2_fits_one_cache": {"regions": {"cache_level": 2, "scan": SCAN}},
+}
+
+
+def fallback_real(exe: str, size: int = 16 * KB, access: int = 2 ** 12, jobs: int = 4,
+                  seconds: float = 3.0, reps: int = 5,
+                  variants: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """``policy=regions`` against ``policy=default`` where regioning cannot pay,
+    interleaved (default, each variant, default, ...): the jobs' total accesses
+    per second (higher is better) and each variant's ratio to default."""
+    variants = FALLBACK_VARIANTS if variants is None else variants
     specs = [(f"j{k}", size) for k in range(jobs)]
-    rates: dict[str, list[float]] = {"default": [], "regions": []}
-    decisions = []
+    rates: dict[str, list[float]] = {"default": [], **{v: [] for v in variants}}
+    decisions: dict[str, list[Any]] = {v: [] for v in variants}
+    loads = []
     with tempfile.TemporaryDirectory(prefix="parsched-regions-") as work:
         for _ in range(reps):
-            for pol in ("default", "regions"):
-                ns, out = _policy_ns(exe, specs, access, seconds, pol, work,
-                                     extra if pol == "regions" else None)
-                rates[pol].append(sum(1e9 / v for v in ns.values()))
-                if pol == "regions":
-                    decisions.append(out["controller"].get("regions"))
+            loads.append(float(os.getloadavg()[0]))
+            for name, extra in (("default", None), *variants.items()):
+                pol = "default" if name == "default" else "regions"
+                ns, out = _policy_ns(exe, specs, access, seconds, pol, work, extra)
+                rates[name].append(sum(1e9 / v for v in ns.values()))
+                if name != "default":
+                    decisions[name].append(sorted({d["decision"] for d in
+                                                   out["controller"]["regions"]["decisions"]}))
     d = statistics.median(rates["default"])
-    r = statistics.median(rates["regions"])
-    return {"region_bytes": size, "access_time": access, "jobs": jobs, "seconds": seconds,
-            "reps": reps, "default_accesses_per_s": d, "regions_accesses_per_s": r,
-            "ratio": r / d, "within_3pct": abs(r / d - 1) <= 0.03, "all": rates,
-            "decisions": decisions}
+    res: dict[str, Any] = {"region_bytes": size, "access_time": access, "jobs": jobs,
+                           "seconds": seconds, "reps": reps, "load_before": loads,
+                           "default_accesses_per_s": d, "all": rates, "decisions": decisions}
+    for v in variants:
+        r = statistics.median(rates[v])
+        res[v] = {"accesses_per_s": r, "ratio": r / d, "within_3pct": abs(r / d - 1) <= 0.03}
+    return res
 
 
 def measure(quick: bool = False, bench_dir: str | os.PathLike[str] | None = None,
