@@ -103,7 +103,7 @@ def test_bad_regions_setting_is_one_line_exit_2(tmp_path):
     f = tmp_path / "jobs.toml"
     f.write_text('policy = "regions"\n[regions]\nplace_after = 0\n[[jobs]]\nargv = ["true"]\n')
     p = run_cli("run", "--jobs", str(f))
-    if "no run_jobs" in p.stderr or "runtime" in p.stderr and "missing" in p.stderr:
+    if "no run_jobs" in p.stderr or ("runtime" in p.stderr and "missing" in p.stderr):
         pytest.skip(f"SKIP: {p.stderr.strip()}")
     assert p.returncode == 2, p.stderr
     assert p.stderr.strip().count("\n") == 0 and "regions.place_after" in p.stderr
@@ -131,6 +131,8 @@ def test_cli_run_policy_regions_json(memlat):
     p = run_cli("run", "--policy", "regions", "--json", "--", memlat, "--size", "64K",
                 "--seconds", "0.3")
     assert p.returncode == 0, p.stderr
-    d = json.loads(p.stdout)
+    lines = p.stdout.strip().splitlines()  # the job's own line, then the run's
+    assert json.loads(lines[0])["bench"] == "memlat"
+    d = json.loads(lines[-1])
     assert d["policy"] == "regions" and d["success"]
     assert "regions" in d["controller"]

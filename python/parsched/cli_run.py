@@ -46,8 +46,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     a guaranteed share; `flexible` is an alias), regions (each job's working set
     measured from /proc, jobs balanced over the caches of one level by working
     set and confined to their cache's CPUs, or left to Linux where balancing
-    cannot pay), default (start all, let Linux schedule). Prints each job's exit status, wall time, CPU time, time suspended
-    and slots (under fcs also its classes over time), and the controller's stats;
+    cannot pay), default (start all, let Linux schedule). Prints each job's exit
+    status, wall time, CPU time, time suspended and slots (under fcs also its
+    classes over time, under regions its working set), and the controller's stats;
     --json reports each job's classes as a list of [t_s, class].
     Exit status 0 if every job succeeded, 1 if any failed, 2 on bad input. Needs
     cgroups (root or a delegated cgroup) except with --backend signal.
