@@ -6,12 +6,14 @@
 //! `regions.scan` of wall time and scans each live job that has run for
 //! another `regions.scan` of CPU time since its last scan (the paper's
 //! period is 100 ms of the address space's virtual time: a job that did not
-//! run would show an empty period): its working set from /proc —
-//! `Referenced:` of `/proc/PID/smaps_rollup` since the previous
-//! `clear_refs`, then `clear_refs` again — goes, as a count of referenced
+//! run would show an empty period): its working set from /proc — the
+//! `Referenced:` bytes of its private (anonymous, heap, stack) mappings in
+//! `/proc/PID/smaps` since the previous `clear_refs`, then `clear_refs`
+//! again; code and shared libraries are seed 004's global regions, left out
+//! — goes, as a count of referenced
 //! pages, into the core crate's [`WssEstimator`] (§4's weights over 32-scan
 //! histories; one "region" per job: its address space's working set). Once
-//! every live job has `regions.place_after` scans (or after 4 ×
+//! every live job has `regions.place_after` scans (or after 16 ×
 //! `place_after` wake-ups, for jobs that hardly run), and every
 //! `regions.replace_every` wake-ups after that (and whenever a job exits),
 //! the core crate decides:
@@ -208,7 +210,7 @@ impl Controller {
             if let Some(s) = self.stats.regions.as_mut() {
                 s.observations += 1;
             }
-            if let Some((rss, refd)) = procfs::rss_referenced(pid) {
+            if let Some((rss, refd)) = procfs::private_referenced(pid) {
                 let pages = (rss / st.page) as usize;
                 let r = ((refd / st.page) as usize).min(pages);
                 st.est.observe_count(RegionId(i as u64), pages, r);
@@ -223,7 +225,7 @@ impl Controller {
             let all_seen = (0..self.jobs.len())
                 .filter(|&i| self.jobs[i].live())
                 .all(|i| st.observed[i] >= need);
-            all_seen || st.scans >= 4 * need
+            all_seen || st.scans >= 16 * need
         } else {
             self.spec.regions.replace_every > 0 && st.since_place >= self.spec.regions.replace_every
         };
