@@ -320,15 +320,19 @@ def balance_real(exe: str, large: int = 192 * KB, small: int = 8 * KB,
 
 #: the fallback variants: where regioning cannot pay on this machine
 FALLBACK_VARIANTS: dict[str, dict[str, Any]] = {
-    # the default level (the last: one L3 shared by every CPU here): one cache
-    "last_level": {"regions": {"scan": SCAN}},
-    # the private L2s, with jobs that together fit one of them (condition 2)
+    # the default level (the last: one L3 shared by every CPU here): one cache,
+    # decided at the start (no groups, no scans)
+    "last_level": {},
+    # the private L2s, with jobs that together fit one of them (condition 2):
+    # scanned every 10 ms of CPU (the decision comes within the run) ...
     "l2_fits_one_cache": {"regions": {"cache_level": 2, "scan": SCAN}},
+    # ... and with the default 100 ms scans
+    "l2_default_scan": {"regions": {"cache_level": 2}},
 }
 
 
 def fallback_real(exe: str, size: int = 16 * KB, access: int = 2 ** 12, jobs: int = 4,
-                  seconds: float = 3.0, reps: int = 5,
+                  seconds: float = 4.0, reps: int = 7,
                   variants: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """``policy=regions`` against ``policy=default`` where regioning cannot pay,
     interleaved (default, each variant, default, ...): the jobs' total accesses
@@ -361,7 +365,14 @@ def fallback_real(exe: str, size: int = 16 * KB, access: int = 2 ** 12, jobs: in
 def measure(quick: bool = False, bench_dir: str | os.PathLike[str] | None = None,
             with_policy: bool = True) -> dict[str, Any]:
     """Everything above; ``quick`` shrinks the grids and the repetitions (a
-    smoke run of about a minute)."""
+    smoke run of about a minute; the full run takes about 8 minutes).
+
+    Returns a dict: ``caches`` (sysfs, CPU 0), ``load_before``,
+    ``microschedule`` (:func:`microschedule_cost`), ``unification`` (rows of
+    :func:`unification_grid`), ``balancing`` (a list of
+    :func:`balance_real` results: large regions of 192 KB and 256 KB, i.e.
+    working sets of 3/4 and 1 L2; quick: 192 KB only), ``fallback``
+    (:func:`fallback_real`; with ``with_policy``), ``elapsed_s``."""
     if not hasattr(os, "sched_setaffinity"):
         raise RuntimeUnavailable("region scheduling on a real machine needs Linux")
     exe = build_memlat(bench_dir)
@@ -374,12 +385,13 @@ def measure(quick: bool = False, bench_dir: str | os.PathLike[str] | None = None
     if quick:
         res["unification"] = unification_grid(exe, QUICK_WSS, QUICK_ACCESS, reps=1,
                                               seconds=0.1, modes=("none", "unify"))
-        res["balancing"] = balance_real(exe, seconds=0.5, reps=1, with_policy=with_policy)
+        res["balancing"] = [balance_real(exe, seconds=1.0, reps=1, with_policy=with_policy)]
         if with_policy:
             res["fallback"] = fallback_real(exe, seconds=0.5, reps=1)
     else:
         res["unification"] = unification_grid(exe)
-        res["balancing"] = balance_real(exe, with_policy=with_policy)
+        res["balancing"] = [balance_real(exe, large=large, with_policy=with_policy)
+                            for large in (192 * KB, 256 * KB)]
         if with_policy:
             res["fallback"] = fallback_real(exe)
     res["elapsed_s"] = time.perf_counter() - t0

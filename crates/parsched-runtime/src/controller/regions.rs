@@ -163,24 +163,36 @@ impl Controller {
             placed_once: false,
         });
         let all = self.topo.cpus.clone();
+        // Fewer than two caches: nothing can ever be balanced; the jobs run
+        // exactly as under the default policy (no groups, no scans).
+        let static_fallback = self.regions.as_ref().is_some_and(|s| s.bins.len() < 2);
         for i in 0..self.jobs.len() {
             let group = self.jobs[i].group.clone();
-            if let Some(c) = self.cpuset.as_mut() {
-                c.create(&group, &all)?;
-                self.jobs[i].cpuset = true;
+            if !static_fallback {
+                if let Some(c) = self.cpuset.as_mut() {
+                    c.create(&group, &all)?;
+                    self.jobs[i].cpuset = true;
+                }
             }
             self.jobs[i].cpus = all.clone();
             self.spawn(i)?;
-            if let Some(pid) = self.jobs[i].pid {
+            if let Some(pid) = self.jobs[i].pid.filter(|_| !static_fallback) {
                 let _ = procfs::clear_refs(pid);
             }
+        }
+        if static_fallback {
+            self.regions_place()?;
         }
         Ok(())
     }
 
     /// A job exited: re-place the others (once placement has begun).
     pub(super) fn regions_on_exit(&mut self) -> Result<()> {
-        if self.regions.as_ref().is_some_and(|s| s.placed_once) {
+        if self
+            .regions
+            .as_ref()
+            .is_some_and(|s| s.placed_once && s.bins.len() >= 2)
+        {
             self.regions_place()?;
         }
         Ok(())
@@ -189,7 +201,7 @@ impl Controller {
     /// One scan period: measure, and place when due.
     pub(super) fn regions_tick(&mut self) -> Result<()> {
         let t = Instant::now();
-        let Some(st) = self.regions.as_mut() else {
+        let Some(st) = self.regions.as_mut().filter(|s| s.bins.len() >= 2) else {
             return Ok(());
         };
         let period = self.spec.regions.scan.as_secs_f64();
@@ -292,7 +304,25 @@ impl Controller {
                 .collect();
             let ncpus: Vec<usize> = st.cache_cpus.iter().map(Vec::len).collect();
             let wss: Vec<u64> = items.iter().map(|it| it.wss_bytes).collect();
-            let bin_of = cpu_share_repair(bin_of, &nthreads, &wss, &ncpus);
+            let mut bin_of = cpu_share_repair(bin_of, &nthreads, &wss, &ncpus);
+            // Hysteresis: keep the current assignment (every live job on one
+            // cache) unless the new one lowers the fullest cache's fill by
+            // more than 10% — near-equal estimates would otherwise swap jobs
+            // between caches at every re-placement, each swap costing both
+            // jobs their cache contents.
+            let cur: Option<Vec<usize>> = live
+                .iter()
+                .map(|&i| st.cache_cpus.iter().position(|c| *c == st.current[i]))
+                .collect();
+            if let Some(cur) = cur {
+                let caps: Vec<u64> = st.bins.iter().map(|b| b.capacity_bytes).collect();
+                if cur != bin_of
+                    && within_shares(&cur, &nthreads, &ncpus)
+                    && max_fill(&cur, &wss, &caps) <= 1.1 * max_fill(&bin_of, &wss, &caps)
+                {
+                    bin_of = cur;
+                }
+            }
             let mut threads = vec![0usize; st.bins.len()];
             let mut bin_loads = vec![0u64; st.bins.len()];
             for (k, &b) in bin_of.iter().enumerate() {
@@ -424,9 +454,40 @@ pub(super) fn cpu_share_repair(
     bin_of
 }
 
+/// Whether no cache holds more than its share of threads (see
+/// [`cpu_share_repair`]).
+fn within_shares(bin_of: &[usize], threads: &[usize], cpus: &[usize]) -> bool {
+    let total_t: usize = threads.iter().sum();
+    let total_c: usize = cpus.iter().sum::<usize>().max(1);
+    let mut t = vec![0usize; cpus.len()];
+    for (k, &b) in bin_of.iter().enumerate() {
+        t[b] += threads[k];
+    }
+    (0..cpus.len()).all(|b| t[b] <= (total_t * cpus[b]).div_ceil(total_c))
+}
+
+/// The fullest cache's load over its capacity.
+fn max_fill(bin_of: &[usize], wss: &[u64], caps: &[u64]) -> f64 {
+    let mut load = vec![0u64; caps.len()];
+    for (k, &b) in bin_of.iter().enumerate() {
+        load[b] += wss[k];
+    }
+    (0..caps.len())
+        .map(|b| load[b] as f64 / caps[b].max(1) as f64)
+        .fold(0.0, f64::max)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::cpu_share_repair;
+    use super::{cpu_share_repair, max_fill, within_shares};
+
+    #[test]
+    fn shares_and_fill() {
+        assert!(within_shares(&[0, 1, 1, 0], &[1; 4], &[1, 1]));
+        assert!(!within_shares(&[0, 1, 1, 1], &[1; 4], &[1, 1]));
+        let f = max_fill(&[0, 1, 1, 0], &[400, 30, 410, 20], &[512, 512]);
+        assert!((f - 440.0 / 512.0).abs() < 1e-12);
+    }
 
     #[test]
     fn repair_moves_the_smallest_job_to_the_short_cache() {

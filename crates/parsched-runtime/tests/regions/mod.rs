@@ -329,12 +329,16 @@ fn real_regions_confines_jobs_to_their_caches_with_cpusets() {
     };
     assert_ne!(at("large0"), at("large1"), "{first:?}");
     assert!(at("large0").len() < m.cpus.len());
-    // The kernel confined each large memlat to one cache's CPUs at some point
-    // (the cpuset group), and the two to different caches.
+    // The kernel confined each large memlat to one cache's CPUs (the cpuset
+    // group; the hysteresis keeps it there), and the two to different caches.
     let confined: Vec<Vec<u32>> = seen
         .iter()
         .filter(|(k, _)| k.starts_with("large"))
-        .filter_map(|(_, sets)| sets.iter().find(|a| a.len() < m.cpus.len()).cloned())
+        .map(|(k, sets)| {
+            let c: Vec<&Vec<u32>> = sets.iter().filter(|a| a.len() < m.cpus.len()).collect();
+            assert_eq!(c.len(), 1, "{k} confined to one cache only: {seen:?}");
+            c[0].clone()
+        })
         .collect();
     assert_eq!(confined.len(), 2, "{seen:?}");
     assert_ne!(confined[0], confined[1], "{seen:?}");
