@@ -136,3 +136,17 @@ def test_cli_run_policy_regions_json(memlat):
     d = json.loads(lines[-1])
     assert d["policy"] == "regions" and d["success"]
     assert "regions" in d["controller"]
+
+
+@needs_two_cpus
+def test_run_quick_writes_tables_and_summary(memlat, tmp_path):
+    note = regions_real.run(tmp_path, quick=True)
+    assert note.startswith("this machine") and "micro-schedule" in note
+    d = json.loads((tmp_path / "real.json").read_text())
+    assert d["quick"] is True
+    assert len(d["unification"]) == len(regions_real.QUICK_WSS) * len(regions_real.QUICK_ACCESS)
+    assert (tmp_path / "real_unification.csv").read_text().startswith("wss_bytes,")
+    assert "speedup_large" in (tmp_path / "real_balancing.csv").read_text()
+    if _runtime_missing() is None:
+        assert "fallback/default" in note
+        assert (tmp_path / "real_fallback.csv").exists()

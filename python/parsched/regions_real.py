@@ -46,11 +46,11 @@ import statistics
 import subprocess
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError, RuntimeUnavailable
+from .errors import RuntimeUnavailable
 
 __all__ = [
     "PAPER",
@@ -61,6 +61,7 @@ __all__ = [
     "measure",
     "memlat",
     "microschedule_cost",
+    "run",
     "unification_grid",
 ]
 
@@ -363,7 +364,8 @@ def fallback_real(exe: str, size: int = 16 * KB, access: int = 2 ** 12, jobs: in
 
 
 def measure(quick: bool = False, bench_dir: str | os.PathLike[str] | None = None,
-            with_policy: bool = True) -> dict[str, Any]:
+            with_policy: bool = True,
+            progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Everything above; ``quick`` shrinks the grids and the repetitions (a
     smoke run of about a minute; the full run takes about 8 minutes).
 
@@ -375,12 +377,14 @@ def measure(quick: bool = False, bench_dir: str | os.PathLike[str] | None = None
     (:func:`fallback_real`; with ``with_policy``), ``elapsed_s``."""
     if not hasattr(os, "sched_setaffinity"):
         raise RuntimeUnavailable("region scheduling on a real machine needs Linux")
+    say = progress or (lambda _m: None)
     exe = build_memlat(bench_dir)
     if len(_cpus()) < 2:
         raise RuntimeUnavailable("region scheduling needs at least two CPUs")
     t0 = time.perf_counter()
     res: dict[str, Any] = {"quick": quick, "caches": cache_info(_cpus()[0]),
                            "load_before": list(os.getloadavg())}
+    say("regions_real: micro-schedule cost")
     res["microschedule"] = microschedule_cost(exe, 500 if quick else 2000, 3 if quick else 5)
     if quick:
         res["unification"] = unification_grid(exe, QUICK_WSS, QUICK_ACCESS, reps=1,
@@ -389,18 +393,65 @@ def measure(quick: bool = False, bench_dir: str | os.PathLike[str] | None = None
         if with_policy:
             res["fallback"] = fallback_real(exe, seconds=0.5, reps=1)
     else:
+        say("regions_real: unification grid (about 5 minutes)")
         res["unification"] = unification_grid(exe)
+        say("regions_real: balancing")
         res["balancing"] = [balance_real(exe, large=large, with_policy=with_policy)
                             for large in (192 * KB, 256 * KB)]
         if with_policy:
+            say("regions_real: fallback against default")
             res["fallback"] = fallback_real(exe)
     res["elapsed_s"] = time.perf_counter() - t0
     return res
 
 
-def _check(quick: bool) -> None:  # pragma: no cover - convenience
-    if not isinstance(quick, bool):
-        raise ConfigError("quick", f"{quick!r}", "true or false")
+def _policy_available() -> bool:
+    try:
+        from . import _core
+    except ImportError:
+        return False
+    return hasattr(_core, "run_jobs") and os.geteuid() == 0
+
+
+def run(out_dir: str | os.PathLike[str], quick: bool = False,
+        progress: Callable[[str], None] | None = None) -> str:
+    """:func:`measure` for ``parsched reproduce regions --real``: writes
+    ``real.json`` (everything), ``real_unification.csv``,
+    ``real_balancing.csv`` and ``real_fallback.csv`` to ``out_dir`` and
+    returns a one-paragraph summary. The policy runs (``parsched run --policy
+    regions``) need the compiled runtime and root; without them only memlat's
+    measurements run."""
+    import pandas as pd
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    res = measure(quick=quick, with_policy=_policy_available(), progress=progress)
+    (out / "real.json").write_text(json.dumps(res, indent=1))
+    uni = pd.DataFrame([{k: v for k, v in r.items() if not k.endswith("_all")}
+                        for r in res["unification"]])
+    uni.to_csv(out / "real_unification.csv", index=False)
+    bal = pd.DataFrame([{"large_region_bytes": b["large_region_bytes"],
+                         "small_region_bytes": b["small_region_bytes"],
+                         **{f"{k}_{kind}_ns": b[k][f"{kind}_ns"]
+                            for k in ("paired", "shared", "default", "policy") if k in b
+                            for kind in ("large", "small")},
+                         "speedup_large": b["speedup_large"],
+                         "speedup_small": b["speedup_small"]} for b in res["balancing"]])
+    bal.to_csv(out / "real_balancing.csv", index=False)
+    parts = [f"micro-schedule {res['microschedule']['one_way_us_median']:.1f} us median, "
+             f"{res['microschedule']['one_way_us_mean']:.1f} us mean (one way)",
+             f"unification gain {uni['gain_unify'].min():.2f}-{uni['gain_unify'].max():.2f} "
+             f"over the grid",
+             "balancing speedup (paired over shared, large) "
+             + ", ".join(f"{b['speedup_large']:.2f}" for b in res["balancing"])]
+    if "fallback" in res:
+        fb = res["fallback"]
+        rows = [{"variant": v, **fb[v]} for v in fb if isinstance(fb[v], dict) and "ratio" in fb[v]]
+        pd.DataFrame(rows).to_csv(out / "real_fallback.csv", index=False)
+        parts.append("fallback/default " + ", ".join(f"{r['variant']} {r['ratio']:.3f}"
+                                                     for r in rows))
+    return (f"this machine (load {res['load_before'][0]:.1f}): " + "; ".join(parts)
+            + f" (real.json, {res['elapsed_s']:.0f} s)")
 
 
 if __name__ == "__main__":  # pragma: no cover - manual runs
