@@ -73,6 +73,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .fcs import FcsResult, fcs_figure, fcs_table, simulate_fcs
     from .generate import generate_lublin
     from .policies import LeastLoadedSpread, ZhouBrechtPolicy
+    from .regions import RegionsResult, simulate_regions
     from .runtime import run_jobs
 
 __all__ = [
@@ -88,6 +89,7 @@ __all__ = [
     "LeastLoadedSpread",
     "PolicyError",
     "PoolsConfig",
+    "RegionsResult",
     "Result",
     "RuntimeFailure",
     "RuntimeUnavailable",
@@ -109,6 +111,7 @@ __all__ = [
     "simulate_batch",
     "simulate_cosched",
     "simulate_fcs",
+    "simulate_regions",
     "sweep",
 ]
 
@@ -127,6 +130,8 @@ _LAZY = {
     "simulate_fcs": "fcs",
     "fcs_table": "fcs",
     "fcs_figure": "fcs",
+    "RegionsResult": "regions",
+    "simulate_regions": "regions",
     "load_arrivals": "arrivals",
     "generate_lublin": "generate",
     "run_jobs": "runtime",

@@ -414,6 +414,21 @@ def simulate_fcs(config: dict[str, Any], workers: int = 1) -> dict[str, Any]:
 def fcs_keys() -> list[str]:
     """The keys ``simulate_fcs`` accepts, in documentation order."""
 
+def simulate_regions(config: dict[str, Any]) -> dict[str, Any]:
+    """Seed 004's region machine (Rust ``region_machine::run``): the
+    ``RegionsResult`` fields (``machine``, ``workload``,
+    ``normalized_performance``, ``speedup`` (None unless balance),
+    ``speedup_per_program``, ``microschedules_per_s``, ``microschedules``,
+    ``cache_loads``, ``cache_loads_standard``, ``miss_ratio_standard``,
+    ``miss_ratio_region``, ``standard`` and ``region`` (each run's finish
+    times, per-cache stats and decisions), ``timing``) and ``config`` (every
+    key's value). Bad keys or values raise :class:`ConfigError`; a policy
+    decision that cannot be applied :class:`PolicyError`; a bad program
+    :class:`SimulationError`. Releases the GIL."""
+
+def regions_keys() -> list[str]:
+    """The keys ``simulate_regions`` accepts, in documentation order."""
+
 def simulate_fcs_figure(config: dict[str, Any], workers: int = 1) -> dict[str, Any]:
     """Seed 002's Figures 1-2 grid (Rust ``desktop_figs::run_figure``): ``rows``
     ({machine, scheduler, k, s, runtime_s}), ``work_s``, ``events``,

@@ -33,6 +33,7 @@ from .cli_reproduce import (
     cmd_reproduce_fcs,
     cmd_reproduce_gang,
     cmd_reproduce_pools,
+    cmd_reproduce_regions,
 )
 from .cli_run import cmd_reproduce_desktop, cmd_run
 from .cli_simulate import (
@@ -42,6 +43,7 @@ from .cli_simulate import (
     cmd_simulate_cosched,
     cmd_simulate_fcs,
     cmd_simulate_pools,
+    cmd_simulate_regions,
 )
 from .errors import (
     ConfigError,
@@ -133,6 +135,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="threads for the replications (results do not depend on it)")
     sf.add_argument("--json", action="store_true", help="print one JSON object")
     sf.set_defaults(func=cmd_simulate_fcs)
+    sr = sim_sub.add_parser("regions", help=_doc(cmd_simulate_regions).splitlines()[0],
+                            description=_doc(cmd_simulate_regions), formatter_class=fmt)
+    sr.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
+                    help="set a key (repeatable)")
+    sr.add_argument("--json", action="store_true", help="print one JSON object")
+    sr.set_defaults(func=cmd_simulate_regions)
 
     gen = sub.add_parser("generate", help="write a synthetic workload",
                          description="Write a synthetic workload.")
@@ -188,6 +196,16 @@ def build_parser() -> argparse.ArgumentParser:
     rf.add_argument("--json", action="store_true",
                     help="print the headline numbers as one JSON object (no tables)")
     rf.set_defaults(func=cmd_reproduce_fcs)
+    rr = rep_sub.add_parser("regions", help=_doc(cmd_reproduce_regions).splitlines()[0],
+                            description=_doc(cmd_reproduce_regions), formatter_class=fmt)
+    rr.add_argument("--quick", action="store_true", help="a smaller grid (seconds)")
+    rr.add_argument("--real", action="store_true",
+                    help="also the measurements on this machine (parsched.regions_real)")
+    rr.add_argument("--out", default=os.path.join("results", "regions"), metavar="DIR",
+                    help="output directory (default: results/regions)")
+    rr.add_argument("--json", action="store_true",
+                    help="print the headline numbers as one JSON object (no tables)")
+    rr.set_defaults(func=cmd_reproduce_regions)
     rb = rep_sub.add_parser("batch", help=_doc(cmd_reproduce_batch).splitlines()[0],
                             description=_doc(cmd_reproduce_batch), formatter_class=fmt)
     rb.add_argument("--out", default=os.path.join("results", "batch"), metavar="DIR",

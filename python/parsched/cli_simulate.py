@@ -443,3 +443,54 @@ def cmd_simulate_fcs(args: argparse.Namespace) -> int:
     if res.classes:
         _print_table(con, "classes (FCS)", res.classes_frame())
     return 0
+
+
+def cmd_simulate_regions(args: argparse.Namespace) -> int:
+    """Simulate region scheduling (seed 004, Lee & Schwan) on one workload.
+
+    The same work runs under the standard scheduler (each thread stays on
+    its processor, its regions share that last-level cache) and under region
+    scheduling (regions bin-packed over the caches by working set; a touch of
+    a region mapped to another cache micro-schedules the thread there at the
+    paper's cost). Keys (--set KEY=VALUE): machine (clovertown|westmere)
+    workload (memlat: Figure 9's two-region benchmark, one thread; balance:
+    two large and two small programs, §5.2) wss_mb (memlat's total working
+    set, MB) access_time (accesses per region visit) accesses (per program,
+    the run length) large_mb small_kb (balance; default 4 MB and 16 KB on
+    clovertown, 12 MB and 512 KB on westmere) cache_model (footprint|lru)
+    pattern (uniform_random|sequential; sequential needs cache_model=lru)
+    fallback (true: conditions 1-3 decide per program; default false, the
+    forced unification of Figure 9) hit_ns miss_ns microschedule_us (timing
+    overrides) chunk seed. Prints normalized_performance (standard time over
+    region time), microschedules_per_s, the per-cache loads, and for balance
+    the speedup; --json prints one object.
+    """
+    from .regions import simulate_regions
+
+    keys = _set_pairs(args.set or [])
+    res = simulate_regions(keys)
+    if args.json:
+        print(json.dumps(res.to_dict(), sort_keys=False))
+        return 0
+    import pandas as pd
+
+    con = _console()
+    con.print(f"regions model (seed 004), {res.workload} on {res.machine}", highlight=False)
+    mb = 1024 * 1024
+    rows = [
+        ("normalized performance (standard / region)", f"{res.normalized_performance:.4f}"),
+        ("micro-schedules per s", f"{res.microschedules_per_s:.1f}"),
+        ("micro-schedules", str(res.microschedules)),
+        ("miss ratio standard / region",
+         f"{res.miss_ratio_standard:.4f} / {res.miss_ratio_region:.4f}"),
+        ("cache loads, region (MB)", ", ".join(f"{x / mb:.3f}" for x in res.cache_loads)),
+        ("cache loads, standard (MB)",
+         ", ".join(f"{x / mb:.3f}" for x in res.cache_loads_standard)),
+        ("decisions", ", ".join(res.region.get("decisions", []))),
+    ]
+    if res.speedup is not None:
+        rows.insert(0, ("speedup (balance)", f"{res.speedup:.4f}"))
+        rows.insert(1, ("speedup per program",
+                        ", ".join(f"{x:.3f}" for x in res.speedup_per_program)))
+    _print_table(con, "", pd.DataFrame(rows, columns=["measure", "value"]))
+    return 0

@@ -208,14 +208,19 @@ impl RegionInstance {
     }
 }
 
-/// How a touch's accesses fall within its region. Later issues add
-/// patterns (sequential, strided, pointer chasing) as variants.
+/// How a touch's accesses fall within its region. Later issues may add
+/// patterns (strided, pointer chasing) as variants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Pattern {
     /// Independent uniformly random lines of the region (memlat).
     #[default]
     UniformRandom,
+    /// A cyclic sweep through the region's lines in address order, each
+    /// touch continuing where the thread's previous touch of the region
+    /// stopped (the access pattern under which LRU loses a region that does
+    /// not fit entirely: every line is evicted before it is reused).
+    Sequential,
 }
 
 /// Another thread (rank) of the same job, named relative to the thread that

@@ -30,6 +30,7 @@ mod sim_batch;
 mod sim_cosched;
 mod sim_fcs;
 mod sim_pools;
+mod sim_regions;
 use config::*;
 use errors::*;
 use interrupt::*;
@@ -41,6 +42,7 @@ use sim_batch::*;
 use sim_cosched::*;
 use sim_fcs::*;
 use sim_pools::*;
+use sim_regions::*;
 
 mod erased {
     use pyo3::prelude::*;
@@ -73,6 +75,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fcs_keys, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_fcs_figure, m)?)?;
     m.add_function(wrap_pyfunction!(fcs_figure_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate_regions, m)?)?;
+    m.add_function(wrap_pyfunction!(regions_keys, m)?)?;
     m.add_function(wrap_pyfunction!(cancel_runs, m)?)?;
     #[cfg(all(feature = "runtime", target_os = "linux"))]
     m.add_function(wrap_pyfunction!(run_jobs, m)?)?;

@@ -21,6 +21,8 @@ pub enum Stream {
     Phase = 6,
     /// Seed 001's skewing threads.
     Skew = 7,
+    /// Seed 004: the addresses of region touches (per thread).
+    Accesses = 8,
 }
 
 /// SplitMix64's finaliser: a bijective mixer of 64-bit words.

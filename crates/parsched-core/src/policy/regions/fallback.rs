@@ -38,6 +38,19 @@ pub enum Condition {
     IdlePrevention,
 }
 
+impl Condition {
+    /// The condition's name as it serializes (`access_time`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Condition::AccessTime => "access_time",
+            Condition::FitsOneCache => "fits_one_cache",
+            Condition::ExceedsUnified => "exceeds_unified",
+            Condition::MicroScheduleRate => "micro_schedule_rate",
+            Condition::IdlePrevention => "idle_prevention",
+        }
+    }
+}
+
 /// The decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind", content = "condition")]
