@@ -113,11 +113,12 @@ def test_bad_regions_setting_is_one_line_exit_2(tmp_path):
 @needs_two_cpus
 def test_run_policy_regions_reports_working_sets_and_decisions(memlat):
     jobs = [{"name": n, "width": 1,
-             "argv": [memlat, "--size", s, "--access-time", "4096", "--seconds", "1.5"]}
+             "argv": [memlat, "--size", s, "--access-time", "4096", "--seconds", "2"]}
             for n, s in (("large0", "256K"), ("large1", "256K"), ("small0", "8K"),
                          ("small1", "8K"))]
     out = regions_real._run_policy(jobs, "regions",
-                                   {"regions": {"cache_level": 2, "scan": "10ms"}})
+                                   {"regions": {"cache_level": 2, "scan": "5ms",
+                                                "place_after": 16}})
     reg = out["controller"]["regions"]
     assert reg["scans"] > 0 and reg["observations"] > 0 and reg["decisions"]
     wss = {j["name"]: j["wss_bytes"] for j in out["jobs"]}
