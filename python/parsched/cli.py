@@ -232,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ru = sub.add_parser("run", help=_doc(cmd_run).splitlines()[0],
                         description=_doc(cmd_run), formatter_class=fmt)
-    ru.add_argument("--policy", choices=("gang", "pools", "fcs", "flexible", "default"),
+    ru.add_argument("--policy", choices=("gang", "pools", "fcs", "flexible", "regions", "default"),
                     default=None,
                     help="scheduling policy (default: the job file's, else gang); flexible is "
                          "an alias of fcs")

@@ -43,9 +43,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     cgroup), pools (cpusets from the topology), fcs (flexible coscheduling: each
     job classified from /proc and revised as it changes -- CS jobs get dedicated
     slots, F jobs slots and fill other F slots, DC jobs fill idle processors with
-    a guaranteed share; `flexible` is an alias), default (start all, let Linux
-    schedule). Prints each job's exit status, wall time, CPU time, time suspended
-    and slots (under fcs also its classes over time), and the controller's stats;
+    a guaranteed share; `flexible` is an alias), regions (each job's working set
+    measured from /proc, jobs balanced over the caches of one level by working
+    set and confined to their cache's CPUs, or left to Linux where balancing
+    cannot pay), default (start all, let Linux schedule). Prints each job's exit
+    status, wall time, CPU time, time suspended and slots (under fcs also its
+    classes over time, under regions its working set), and the controller's stats;
     --json reports each job's classes as a list of [t_s, class].
     Exit status 0 if every job succeeded, 1 if any failed, 2 on bad input. Needs
     cgroups (root or a delegated cgroup) except with --backend signal.
@@ -92,6 +95,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         "cpus": ",".join(str(c) for c in r["cpus"]),
         **({"classes": " ".join(f"{c}@{float(t):.1f}s" for t, c in r.get("classes", []))}
            if spec.get("policy") in ("fcs", "flexible") else {}),
+        **({"WSS MB": float(r.get("wss_bytes") or 0) / 2**20}
+           if spec.get("policy") == "regions" else {}),
     } for r in reports]
     con = _console()
     con.print(f"parsched run: policy {spec.get('policy', 'gang')}, slot "
@@ -107,6 +112,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         ("controller CPU (s)", float(stats["cpu_s"])),
         *([("DC slots", stats.get("dc_slots", 0))]
           if spec.get("policy") in ("fcs", "flexible") else []),
+        *([("working-set scans", stats["regions"]["scans"]),
+           ("time scanning (ms)", float(stats["regions"]["scan_s"]) * 1e3),
+           ("placement decisions", " ".join(
+               f"{d['decision']}@{float(d['at_s']):.1f}s"
+               for d in stats["regions"]["decisions"]) or "none")]
+          if stats.get("regions") else []),
         ("wall (s)", float(stats["wall_s"])),
     ]
     _print_table(con, "controller", pd.DataFrame(crow, columns=["measure", "value"]))

@@ -37,7 +37,7 @@ from .errors import ConfigError, PolicyError, RuntimeFailure, RuntimeUnavailable
 
 __all__ = ["BACKENDS", "POLICIES", "load_job_file", "make_spec", "run_jobs", "split_commands"]
 
-POLICIES = ("gang", "pools", "fcs", "flexible", "default")
+POLICIES = ("gang", "pools", "fcs", "flexible", "regions", "default")
 BACKENDS = ("auto", "cgroup2", "cgroup1", "signal")
 
 
@@ -137,9 +137,12 @@ def run_jobs(spec: Mapping[str, Any] | str | os.PathLike[str] | None = None,
     Returns ``{"jobs": [report, ...], "controller": stats}``: per job name,
     argv, pid, status {code, signal}, success, wall_s, user_s, sys_s,
     suspended_s, width, slots_run, cpus, pool, coscheduled, classes (fcs: [t_s,
-    class] at each change), observed; the controller's switches, wakeups,
-    switch_s, max_switch_s, spread_s, cpu_s, wall_s, realtime, backend, dc_slots,
-    dc_slot_s. Policy ``"flexible"`` is an alias of ``"fcs"``.
+    class] at each change), observed, wss_bytes (regions: the last working-set
+    estimate); the controller's switches, wakeups, switch_s, max_switch_s,
+    spread_s, cpu_s, wall_s, realtime, backend, dc_slots, dc_slot_s, and under
+    ``policy="regions"`` ``regions`` (caches, scans, scan_s, decisions: at_s,
+    wss_bytes, decision, placement, loads). Policy ``"flexible"`` is an alias
+    of ``"fcs"``.
     """
     full = make_spec(spec, **keys)
     try:

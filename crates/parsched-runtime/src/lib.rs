@@ -32,9 +32,9 @@ pub mod spec;
 pub mod topology;
 
 pub use cgroup::{BackendKind, Freezer};
-pub use controller::{Controller, ControllerStats, SwitchRecord};
+pub use controller::{Controller, ControllerStats, RegionsRecord, RegionsStats, SwitchRecord};
 pub use error::{Result, RuntimeError};
-pub use spec::{ExitStatus, JobReport, JobSpec, Policy, PoolsSpec, RunSpec};
+pub use spec::{ExitStatus, JobReport, JobSpec, Policy, PoolsSpec, RegionsSpec, RunSpec};
 
 /// Runs the jobs of `spec` under its policy until all have exited and
 /// reports on each, in job order.

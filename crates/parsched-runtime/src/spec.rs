@@ -48,6 +48,14 @@ pub enum Policy {
     /// first flexible mode's name) is accepted as an alias.
     #[serde(alias = "flexible")]
     Fcs,
+    /// Cache-aware placement of co-running jobs (region scheduling, seed
+    /// 004, at the granularity of jobs): each job's working set is measured
+    /// from /proc (`clear_refs` + `Referenced`) into the core crate's
+    /// `WssEstimator`; the core crate's cache balancer assigns jobs to the
+    /// caches of one level by working set and each job is confined to its
+    /// cache's CPUs (a cpuset group, or affinity); where the core crate's
+    /// conditions say balancing cannot pay, the jobs are left to Linux.
+    Regions,
 }
 
 /// One job: a process tree started from `argv`.
@@ -106,6 +114,48 @@ pub struct PoolsSpec {
     pub placement: PoolPlacementConfig,
 }
 
+/// The regions policy's knobs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RegionsSpec {
+    /// The cache level whose caches the jobs are balanced over; default the
+    /// last level the topology has. On a machine whose last level is one
+    /// cache shared by all CPUs, the private level below (e.g. 2) is the one
+    /// with something to balance.
+    pub cache_level: Option<u8>,
+    /// Working-set scan period, of each job's own CPU time (the paper's
+    /// 100 ms of virtual time; also `scan_ms`); the controller wakes at this
+    /// period of wall time to check.
+    #[serde(
+        serialize_with = "ser_duration",
+        deserialize_with = "de_duration",
+        alias = "scan_ms"
+    )]
+    pub scan: Duration,
+    /// Scans of every job before the first placement (§4's estimator counts
+    /// a page only once referenced in 8 scans, fully from 26; 32 leaves a
+    /// job a few scans to start).
+    pub place_after: u32,
+    /// Re-place every this many wake-ups after the first placement (0: only
+    /// when a job exits).
+    pub replace_every: u32,
+    /// Confine jobs with cpuset groups where possible (else, and with
+    /// `false`, with `sched_setaffinity` on their threads).
+    pub cpusets: bool,
+}
+
+impl Default for RegionsSpec {
+    fn default() -> Self {
+        RegionsSpec {
+            cache_level: None,
+            scan: Duration::from_millis(100),
+            place_after: 32,
+            replace_every: 10,
+            cpusets: true,
+        }
+    }
+}
+
 /// A run: jobs plus how to schedule them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -129,6 +179,8 @@ pub struct RunSpec {
     /// processors map to `cpus` (required then) in order.
     pub topology: Option<Topology>,
     pub pools: PoolsSpec,
+    /// Regions policy.
+    pub regions: RegionsSpec,
     /// Run the controller at SCHED_FIFO where permitted.
     pub realtime: bool,
     pub rt_priority: i32,
@@ -198,6 +250,7 @@ impl Default for RunSpec {
             cpus: None,
             topology: None,
             pools: PoolsSpec::default(),
+            regions: RegionsSpec::default(),
             realtime: true,
             rt_priority: 10,
             spread: true,
@@ -270,6 +323,28 @@ impl RunSpec {
                 "dc_min_share",
                 self.dc_min_share.to_string(),
                 "a number in 0..=1",
+            ));
+        }
+        let r = &self.regions;
+        if r.scan < Duration::from_millis(1) || r.scan > Duration::from_secs(60) {
+            return Err(ConfigError::new(
+                "regions.scan",
+                format!("{:?}", r.scan),
+                "1ms ..= 60s",
+            ));
+        }
+        if r.place_after == 0 {
+            return Err(ConfigError::new(
+                "regions.place_after",
+                "0",
+                "a number of scans >= 1",
+            ));
+        }
+        if r.cache_level == Some(0) {
+            return Err(ConfigError::new(
+                "regions.cache_level",
+                "0",
+                "a cache level >= 1",
             ));
         }
         self.pools.placement.validate()
@@ -399,6 +474,10 @@ pub struct JobReport {
     pub cpus: Vec<u32>,
     /// Home pool (pools policy).
     pub pool: Option<u32>,
+    /// Regions policy: the job's last working-set estimate, bytes (the core
+    /// crate's `WssEstimator` over /proc scans).
+    #[serde(default)]
+    pub wss_bytes: Option<u64>,
     /// FCS policy: whether the job's last class keeps it gang scheduled
     /// (`true`: CS or F) or released to fill idle time (`false`: DC); `None`
     /// otherwise or if it ended before it was classified.

@@ -10,10 +10,18 @@
 //! vocabulary). Missing files degrade gracefully: no `topology/` → one core per
 //! CPU, no cache info → one domain per NUMA node, no `node/` → NUMA node 0.
 //!
+//! The topology also carries the machine's data and unified caches as core
+//! [`CacheDomain`]s (level, size, ways, line, the processors each serves:
+//! `cache/index*/{level,type,size,ways_of_associativity,
+//! coherency_line_size,shared_cpu_list}`), one per distinct (level, sharing
+//! set), the sharing set restricted to the processors in use. A cache whose
+//! geometry does not add up (no ways, a size not a whole number of sets) is
+//! taken as fully associative; one without a size is left out.
+//!
 //! The reader takes a root directory so tests can build a fake tree.
 
 use crate::error::{Result, RuntimeError};
-use parsched_core::topology::{ProcInfo, Topology};
+use parsched_core::topology::{CacheDomain, ProcInfo, Topology};
 use parsched_core::{CoreId, DomainId, NodeId, ProcId};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -224,11 +232,94 @@ pub fn read_topology(root: &Path, allowed: Option<&[u32]>) -> Result<MachineTopo
         });
         numa.push(node);
     }
+    let caches = read_caches(&sys_cpu, &cpus)?;
     Ok(MachineTopology {
-        topology: Topology::from_procs(procs)?,
+        topology: Topology::from_procs(procs)?.with_caches(caches)?,
         cpus,
         numa,
     })
+}
+
+/// Parses a sysfs cache size (`512K`, `32768K`, `1M`, or bytes).
+fn parse_cache_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (num, mul) = match s.chars().last()? {
+        'K' | 'k' => (&s[..s.len() - 1], 1024),
+        'M' | 'm' => (&s[..s.len() - 1], 1024 * 1024),
+        'G' | 'g' => (&s[..s.len() - 1], 1024 * 1024 * 1024),
+        _ => (s, 1),
+    };
+    num.trim().parse::<u64>().ok().map(|n| n * mul)
+}
+
+/// The data and unified caches serving `cpus` (OS CPU numbers; processor i
+/// is `cpus[i]`), one per distinct (level, sharing set), ordered by level
+/// then by their first processor.
+fn read_caches(sys_cpu: &Path, cpus: &[u32]) -> Result<Vec<CacheDomain>> {
+    let mut out: Vec<CacheDomain> = Vec::new();
+    for &c in cpus {
+        let cache = sys_cpu.join(format!("cpu{c}/cache"));
+        let Ok(rd) = fs::read_dir(&cache) else {
+            continue;
+        };
+        let mut dirs: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with("index"))
+            .map(|e| e.path())
+            .collect();
+        dirs.sort();
+        for p in dirs {
+            if read_trim(&p.join("type")).as_deref() == Some("Instruction") {
+                continue;
+            }
+            let (Some(level), Some(size)) = (
+                read_int(&p.join("level")),
+                read_trim(&p.join("size")).and_then(|s| parse_cache_size(&s)),
+            ) else {
+                continue;
+            };
+            let Ok(level) = u8::try_from(level) else {
+                continue;
+            };
+            if level == 0 || size == 0 {
+                continue;
+            }
+            let shared = match read_trim(&p.join("shared_cpu_list")) {
+                Some(s) => parse_cpu_list(&s)?,
+                None => vec![c],
+            };
+            let procs: Vec<ProcId> = cpus
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| **x == c || shared.contains(x))
+                .map(|(i, _)| ProcId(i as u32))
+                .collect();
+            if out.iter().any(|d| d.level == level && d.procs == procs) {
+                continue;
+            }
+            let line = read_int(&p.join("coherency_line_size"))
+                .filter(|&l| l > 0 && (l as u64).is_power_of_two())
+                .unwrap_or(64) as u32;
+            let mut ways = read_int(&p.join("ways_of_associativity")).unwrap_or(0);
+            let set_bytes = line as u64 * ways.max(0) as u64;
+            if ways <= 0 || set_bytes == 0 || !size.is_multiple_of(set_bytes) {
+                ways = (size / line as u64) as i64; // fully associative
+            }
+            if ways <= 0 || size < line as u64 {
+                continue;
+            }
+            let size = size / line as u64 * line as u64;
+            out.push(CacheDomain {
+                level,
+                size_bytes: size,
+                ways: ways as u32,
+                line_bytes: line,
+                procs,
+            });
+        }
+    }
+    out.sort_by(|a, b| (a.level, &a.procs).cmp(&(b.level, &b.procs)));
+    Ok(out)
 }
 
 /// The sharing set of a CPU's last-level cache: the highest `level` among its
@@ -300,6 +391,17 @@ mod tests {
             );
             w(root, &format!("{d}/cache/index0/level"), "1\n");
             w(root, &format!("{d}/cache/index0/type"), "Data\n");
+            w(root, &format!("{d}/cache/index0/size"), "32K\n");
+            w(
+                root,
+                &format!("{d}/cache/index0/ways_of_associativity"),
+                "8\n",
+            );
+            w(
+                root,
+                &format!("{d}/cache/index0/coherency_line_size"),
+                "64\n",
+            );
             w(
                 root,
                 &format!("{d}/cache/index0/shared_cpu_list"),
@@ -312,6 +414,17 @@ mod tests {
             let sib: Vec<u32> = (0..16).filter(|x| (x % 8) / 2 == l3).collect();
             w(root, &format!("{d}/cache/index3/level"), "3\n");
             w(root, &format!("{d}/cache/index3/type"), "Unified\n");
+            w(root, &format!("{d}/cache/index3/size"), "12288K\n");
+            w(
+                root,
+                &format!("{d}/cache/index3/ways_of_associativity"),
+                "16\n",
+            );
+            w(
+                root,
+                &format!("{d}/cache/index3/coherency_line_size"),
+                "64\n",
+            );
             w(
                 root,
                 &format!("{d}/cache/index3/shared_cpu_list"),
@@ -354,6 +467,69 @@ mod tests {
         assert_eq!(m.numa[4], 1);
         assert_eq!(m.numa[8], 0);
         assert!(p.iter().all(|q| q.node == NodeId(0)));
+    }
+
+    #[test]
+    fn fake_sysfs_gives_cache_domains() {
+        let t = tempfile::tempdir().unwrap();
+        fake16(t.path());
+        let m = read_topology(t.path(), None).unwrap();
+        let topo = &m.topology;
+        // 8 L1d (one per physical core, shared by its SMT pair), 4 L3s.
+        assert_eq!(topo.caches_at(1).len(), 8);
+        let l3 = topo.last_level_caches();
+        assert_eq!(l3.len(), 4);
+        let c = topo.cache(l3[0]);
+        assert_eq!(
+            (c.level, c.size_bytes, c.ways, c.line_bytes),
+            (3, 12 << 20, 16, 64)
+        );
+        let cpus: Vec<u32> = c.procs.iter().map(|q| m.cpu(*q)).collect();
+        assert_eq!(cpus, vec![0, 1, 8, 9]);
+        // Every processor is served by exactly one L3, the one of its domain.
+        for p in topo.procs() {
+            let id = topo.cache_of(p.id, 3).unwrap();
+            assert!(topo.cache(id).serves(p.id));
+        }
+        let l1 = topo.cache(topo.cache_of(ProcId(8), 1).unwrap());
+        assert_eq!(l1.size_bytes, 32 * 1024);
+        assert_eq!(l1.procs, vec![ProcId(0), ProcId(8)]);
+        // Restricted to some CPUs: the sharing sets shrink to them.
+        let m = read_topology(t.path(), Some(&[1, 2, 9])).unwrap();
+        let l3: Vec<Vec<ProcId>> = m
+            .topology
+            .last_level_caches()
+            .iter()
+            .map(|&k| m.topology.cache(k).procs.clone())
+            .collect();
+        assert_eq!(l3, vec![vec![ProcId(0), ProcId(2)], vec![ProcId(1)]]);
+    }
+
+    #[test]
+    fn odd_cache_geometry_is_taken_as_fully_associative() {
+        let t = tempfile::tempdir().unwrap();
+        for c in 0..2 {
+            let d = format!("sys/devices/system/cpu/cpu{c}/cache/index2");
+            w(t.path(), &format!("{d}/level"), "2\n");
+            w(t.path(), &format!("{d}/type"), "Unified\n");
+            w(t.path(), &format!("{d}/size"), "1000K\n"); // not 12 × 64 × sets
+            w(t.path(), &format!("{d}/ways_of_associativity"), "12\n");
+            w(t.path(), &format!("{d}/shared_cpu_list"), &format!("{c}\n"));
+            // No size: left out.
+            let d = format!("sys/devices/system/cpu/cpu{c}/cache/index3");
+            w(t.path(), &format!("{d}/level"), "3\n");
+            w(t.path(), &format!("{d}/type"), "Unified\n");
+        }
+        let m = read_topology(t.path(), None).unwrap();
+        let caches = m.topology.caches();
+        assert_eq!(caches.len(), 2);
+        assert!(caches
+            .iter()
+            .all(|c| c.level == 2 && c.ways as u64 == c.lines()));
+        assert_eq!(caches[1].procs, vec![ProcId(1)]);
+        assert_eq!(parse_cache_size("32768K"), Some(32 << 20));
+        assert_eq!(parse_cache_size("1M"), Some(1 << 20));
+        assert_eq!(parse_cache_size("x"), None);
     }
 
     #[test]

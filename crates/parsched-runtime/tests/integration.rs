@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 mod fcs;
+mod regions;
 use common::*;
 
 fn flat2() -> (Topology, Vec<u32>) {

@@ -52,6 +52,7 @@ if ! command -v cc >/dev/null 2>&1; then
         real_pooled_threads real_signal_backend; do
         not_run "$t" "no C compiler (cc) to build bench/bsp.c"
     done
+    not_run real_regions_confines_jobs_to_their_caches_with_cpusets "no C compiler (cc) to build bench/memlat.c"
 fi
 if [ -z "$have_v2" ]; then
     not_run real_frozen_job_uses_no_cpu_cgroup2 "no cgroup2 mount"
@@ -66,8 +67,10 @@ if [ -z "$have_v2" ] && [ -z "$have_v1_freezer" ]; then
     done
 fi
 [ -n "$have_cpuset" ] || not_run real_pooled_threads_stay_in_their_cpuset "no cpuset controller"
+[ -n "$have_cpuset" ] || not_run real_regions_confines_jobs_to_their_caches_with_cpusets "no cpuset controller"
 if [ "$(nproc)" -lt 2 ]; then
     not_run real_pooled_threads_stay_in_their_cpuset "needs 2 CPUs, this machine has $(nproc)"
+    not_run real_regions_confines_jobs_to_their_caches_with_cpusets "needs 2 CPUs, this machine has $(nproc)"
 fi
 [ -n "$rt_cpu" ] || not_run real_realtime_gets_rt_runtime_in_a_v1_cpu_cgroup \
     "no cgroup v1 cpu hierarchy with RT group scheduling (cpu.rt_runtime_us)"

@@ -174,6 +174,7 @@ impl Controller {
             slots_run: j.slots_run,
             cpus: j.cpus.clone(),
             pool: j.pool,
+            wss_bytes: j.wss_bytes,
             coscheduled: class.map(CoschedClass::is_coscheduled),
             classes: j
                 .fcs
@@ -231,6 +232,7 @@ impl Controller {
                 slots_run: 0,
                 cpus: Vec::new(),
                 pool: None,
+                wss_bytes: None,
                 coscheduled: None,
                 classes: Vec::new(),
                 observed: None,

@@ -28,6 +28,13 @@
 //! with a guaranteed share (DC slots); a released job whose class changes
 //! back is taken back. The controller measures and applies (`fcs.rs`).
 //!
+//! **Regions** ([`Policy::Regions`]): jobs start unconstrained; their working
+//! sets are measured from /proc each scan period into the core crate's
+//! `WssEstimator`, then the core crate's cache balancer assigns them to the
+//! caches of one level and each is confined to its cache's CPUs — or, where
+//! the core crate's conditions say balancing cannot pay, left to Linux
+//! (`regions.rs`).
+//!
 //! **Default**: start everything and let Linux schedule (the baseline).
 //!
 //! The controller runs at SCHED_FIFO (with `SCHED_RESET_ON_FORK`, so jobs do
@@ -42,6 +49,7 @@
 //! | `gang.rs` | gang policy: slot switches, admission, refits, spreading |
 //! | `pools.rs` | pools policy: Zhou–Brecht placement into cpusets |
 //! | `fcs.rs` | FCS: /proc observations → the core `Fcs` policy → roles applied (freeze/thaw, affinity, SCHED_IDLE) |
+//! | `regions.rs` | regions policy: /proc working sets → cache balancing → cpusets |
 //! | `realtime.rs` | SCHED_FIFO for the controller |
 
 use crate::cgroup::{open_freezer, open_freezer_explained, BackendKind, Cpuset, Freezer};
@@ -65,10 +73,12 @@ mod gang;
 mod jobs;
 mod pools;
 mod realtime;
+mod regions;
 mod wait;
 
 use fcs::FcsJob;
 pub use realtime::{enter_realtime, leave_realtime};
+pub use regions::{RegionsCache, RegionsRecord, RegionsStats};
 use wait::{arm, mono_ns, pidfd_open, thread_cpu_s, timerfd};
 
 /// One slot switch, as decided.
@@ -111,6 +121,9 @@ pub struct ControllerStats {
     pub dc_slots: u64,
     /// FCS: wall seconds spent in DC slots.
     pub dc_slot_s: f64,
+    /// Regions: the caches, the scans and every placement decision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub regions: Option<RegionsStats>,
 }
 
 struct Job {
@@ -138,6 +151,8 @@ struct Job {
     fcs: FcsJob,
     /// Times the gang was re-fitted to the job's thread count.
     refits: u32,
+    /// Regions: the last working-set estimate, bytes.
+    wss_bytes: Option<u64>,
 }
 
 impl Job {
@@ -173,6 +188,8 @@ pub struct Controller {
     /// FCS: a DC slot is running (since when).
     in_dc_slot: bool,
     dc_slot_since: Option<Instant>,
+    /// Regions: the policy's state.
+    regions: Option<regions::RegionsState>,
     t0: Instant,
 }
 
@@ -243,6 +260,17 @@ impl Controller {
                 }
             };
             (cs, Some(layout))
+        } else if spec.policy == Policy::Regions && spec.regions.cpusets {
+            let cs = match Cpuset::detect(owner) {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    warnings.push(format!(
+                        "{e}; regions are enforced with sched_setaffinity only"
+                    ));
+                    None
+                }
+            };
+            (cs, None)
         } else {
             (None, None)
         };
@@ -291,6 +319,7 @@ impl Controller {
                     unconfirmed: false,
                     fcs: FcsJob::new(j.fcs_class),
                     refits: 0,
+                    wss_bytes: None,
                 }
             })
             .collect();
@@ -321,6 +350,7 @@ impl Controller {
             slot_since: None,
             in_dc_slot: false,
             dc_slot_since: None,
+            regions: None,
             t0: Instant::now(),
         })
     }
@@ -387,31 +417,47 @@ impl Controller {
         match self.spec.policy {
             Policy::Gang | Policy::Fcs => self.start_gang()?,
             Policy::Pools => self.start_pools()?,
+            Policy::Regions => self.start_regions()?,
             Policy::Default => {
                 for i in 0..self.jobs.len() {
                     self.spawn(i)?;
                 }
             }
         }
-        let slot_ns = self.spec.slot.as_nanos() as u64;
+        let regions = self.spec.policy == Policy::Regions;
+        let slot_ns = if regions {
+            self.spec.regions.scan.as_nanos() as u64
+        } else {
+            self.spec.slot.as_nanos() as u64
+        };
         let mut deadline = mono_ns() + slot_ns;
         loop {
             if self.jobs.iter().all(|j| j.report.is_some()) {
                 return Ok(());
             }
             let gang = matches!(self.spec.policy, Policy::Gang | Policy::Fcs);
-            if gang {
+            if gang || regions {
                 if let Some(t) = &self.timerfd {
                     arm(t, deadline);
                 }
             }
-            let fired = self.wait_events(gang.then_some(deadline))?;
+            let fired = self.wait_events((gang || regions).then_some(deadline))?;
             self.stats.wakeups += 1;
             if let Some(sig) = fired.signal {
                 self.shutdown(sig)?;
                 return Ok(());
             }
             let exited = self.reap()?;
+            if regions {
+                let now = mono_ns();
+                if now >= deadline {
+                    self.regions_tick()?;
+                    deadline = now + slot_ns;
+                } else if exited {
+                    self.regions_on_exit()?;
+                }
+                continue;
+            }
             if !gang {
                 continue;
             }

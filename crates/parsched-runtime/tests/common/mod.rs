@@ -57,6 +57,28 @@ pub fn bsp() -> Option<PathBuf> {
     .clone()
 }
 
+/// bench/memlat compiled into a temporary directory, once (`None` without a
+/// C compiler).
+pub fn memlat() -> Option<PathBuf> {
+    static MEMLAT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    MEMLAT
+        .get_or_init(|| {
+            let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/memlat.c");
+            let dir = std::env::temp_dir().join(format!("parsched-memlat-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).ok()?;
+            let out = dir.join("memlat");
+            let ok = Command::new("cc")
+                .args(["-O2", "-std=gnu11", "-o"])
+                .arg(&out)
+                .arg(&src)
+                .status()
+                .ok()?
+                .success();
+            ok.then_some(out)
+        })
+        .clone()
+}
+
 /// Why real-cgroup tests cannot run here, if they cannot.
 fn real_missing(backend: BackendKind) -> Option<String> {
     if !is_root() {

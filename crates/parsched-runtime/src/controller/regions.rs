@@ -1,0 +1,519 @@
+//! Regions policy: cache-aware placement of co-running jobs (seed 004's cache
+//! balancing, at the granularity of whole jobs).
+//!
+//! The jobs start unconstrained (each in its own cpuset group spanning every
+//! CPU, or with no affinity change). The controller wakes every
+//! `regions.scan` of wall time and scans each live job that has run for
+//! another `regions.scan` of CPU time since its last scan (the paper's
+//! period is 100 ms of the address space's virtual time: a job that did not
+//! run would show an empty period): its working set from /proc — the
+//! `Referenced:` bytes of its private (anonymous, heap, stack) mappings in
+//! `/proc/PID/smaps` since the previous `clear_refs`, then `clear_refs`
+//! again; code and shared libraries are seed 004's global regions, left out
+//! — goes, as a count of referenced
+//! pages, into the core crate's [`WssEstimator`] (§4's weights over 32-scan
+//! histories; one "region" per job: its address space's working set). Once
+//! every live job has `regions.place_after` scans (or after 16 ×
+//! `place_after` wake-ups, for jobs that hardly run), and every
+//! `regions.replace_every` wake-ups after that (and whenever a job exits),
+//! the core crate decides:
+//!
+//! * the bins are the caches of `regions.cache_level` (default: the last
+//!   level) serving the CPUs in use; jobs are packed onto them by
+//!   [`balance`] (largest working set first, each to the emptiest cache);
+//! * [`Conditions::decide`] with the caches' sizes: below Condition 2's
+//!   threshold (the jobs' working sets together fit the largest cache)
+//!   balancing cannot pay, and with one cache there is nothing to balance;
+//!   idle prevention (§2.2.2) if a cache would get fewer runnable threads than
+//!   it has CPUs while another gets more. Conditions 1 and 3 and the
+//!   micro-schedule rate concern unifying one program by micro-schedules,
+//!   which placement through cpusets does not do: they are passed as met
+//!   (access time ∞, no upper bound on the total, rate 0).
+//!
+//! `Regioning`: each job is confined to its cache's CPUs (cpuset rewrite or
+//! `sched_setaffinity` of its threads). `Fallback`: every job gets every CPU
+//! back — the default scheduler's placement, untouched. Each decision is
+//! recorded in [`RegionsStats`].
+//!
+//! Only the job's leader process is measured (its address space); children
+//! it forks are not summed in (a job that is a process tree is measured by
+//! its leader).
+
+use super::Controller;
+use crate::cgroup::set_affinity;
+use crate::error::Result;
+use crate::procfs;
+use parsched_core::policy::regions::{
+    balance, Bin, Conditions, HistogramReading, Item, Observation, RegionDecision, WssEstimator,
+};
+use parsched_core::{CacheId, ProcId, RegionId};
+use serde::Serialize;
+use std::time::Instant;
+
+/// One cache the jobs are balanced over.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RegionsCache {
+    pub level: u8,
+    pub size_bytes: u64,
+    /// OS CPUs it serves (among those in use).
+    pub cpus: Vec<u32>,
+}
+
+/// One placement decision.
+#[derive(Debug, Clone, Serialize)]
+pub struct RegionsRecord {
+    /// Seconds since the run started.
+    pub at_s: f64,
+    /// Each live job's working-set estimate (job name, bytes).
+    pub wss_bytes: Vec<(String, u64)>,
+    /// `regioning` (jobs confined to their caches) or a fallback with the
+    /// failed condition (`one_cache` when there is only one cache).
+    pub decision: String,
+    /// Each live job's CPUs after the decision.
+    pub placement: Vec<(String, Vec<u32>)>,
+    /// Each cache's load (sum of its jobs' working sets), bytes, in cache
+    /// order; empty on a fallback.
+    pub loads: Vec<u64>,
+}
+
+/// What the regions policy saw and did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RegionsStats {
+    pub caches: Vec<RegionsCache>,
+    /// Controller wake-ups for scanning (every `regions.scan` of wall time).
+    pub scans: u64,
+    /// Job scans (a job is scanned once per `regions.scan` of its own CPU
+    /// time), over all jobs.
+    pub observations: u64,
+    /// Time spent in scans (reading /proc, clear_refs), seconds.
+    pub scan_s: f64,
+    pub decisions: Vec<RegionsRecord>,
+}
+
+/// The policy's running state.
+#[derive(Debug)]
+pub(super) struct RegionsState {
+    est: WssEstimator,
+    page: u64,
+    scans: u32,
+    since_place: u32,
+    /// Each job's CPU time at its last scan, seconds, and its scans.
+    last_cpu_s: Vec<f64>,
+    observed: Vec<u32>,
+    bins: Vec<Bin>,
+    cache_cpus: Vec<Vec<u32>>,
+    /// Each job's current CPUs (empty: not placed yet).
+    current: Vec<Vec<u32>>,
+    placed_once: bool,
+}
+
+fn page_size() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if p > 0 {
+        p as u64
+    } else {
+        4096
+    }
+}
+
+impl Controller {
+    pub(super) fn start_regions(&mut self) -> Result<()> {
+        let topo = &self.topo.topology;
+        let level = self.spec.regions.cache_level.or_else(|| topo.last_level());
+        let ids: Vec<CacheId> = level.map(|l| topo.caches_at(l)).unwrap_or_default();
+        let mut bins = Vec::new();
+        let mut cache_cpus = Vec::new();
+        let mut caches = Vec::new();
+        for id in ids {
+            let c = topo.cache(id);
+            let cpus: Vec<u32> = c.procs.iter().map(|&p: &ProcId| self.topo.cpu(p)).collect();
+            bins.push(Bin {
+                cache: id,
+                capacity_bytes: c.size_bytes,
+            });
+            caches.push(RegionsCache {
+                level: c.level,
+                size_bytes: c.size_bytes,
+                cpus: cpus.clone(),
+            });
+            cache_cpus.push(cpus);
+        }
+        if bins.is_empty() {
+            self.warn(format!(
+                "regions: no cache of level {} in the topology; jobs are left to Linux",
+                level.map_or("(none)".into(), |l| l.to_string())
+            ));
+        }
+        self.stats.regions = Some(RegionsStats {
+            caches,
+            ..Default::default()
+        });
+        let page = page_size();
+        self.regions = Some(RegionsState {
+            est: WssEstimator::new(page, HistogramReading::default()),
+            page,
+            scans: 0,
+            since_place: 0,
+            last_cpu_s: vec![0.0; self.jobs.len()],
+            observed: vec![0; self.jobs.len()],
+            bins,
+            cache_cpus,
+            current: vec![Vec::new(); self.jobs.len()],
+            placed_once: false,
+        });
+        let all = self.topo.cpus.clone();
+        // Fewer than two caches: nothing can ever be balanced; the jobs run
+        // exactly as under the default policy (no groups, no scans).
+        let static_fallback = self.regions.as_ref().is_some_and(|s| s.bins.len() < 2);
+        for i in 0..self.jobs.len() {
+            let group = self.jobs[i].group.clone();
+            if !static_fallback {
+                if let Some(c) = self.cpuset.as_mut() {
+                    c.create(&group, &all)?;
+                    self.jobs[i].cpuset = true;
+                }
+            }
+            self.jobs[i].cpus = all.clone();
+            self.spawn(i)?;
+            if let Some(pid) = self.jobs[i].pid.filter(|_| !static_fallback) {
+                let _ = procfs::clear_refs(pid);
+            }
+        }
+        if static_fallback {
+            self.regions_place()?;
+        }
+        Ok(())
+    }
+
+    /// A job exited: re-place the others (once placement has begun).
+    pub(super) fn regions_on_exit(&mut self) -> Result<()> {
+        if self
+            .regions
+            .as_ref()
+            .is_some_and(|s| s.placed_once && s.bins.len() >= 2)
+        {
+            self.regions_place()?;
+        }
+        Ok(())
+    }
+
+    /// One scan period: measure, and place when due.
+    pub(super) fn regions_tick(&mut self) -> Result<()> {
+        let t = Instant::now();
+        let Some(st) = self.regions.as_mut().filter(|s| s.bins.len() >= 2) else {
+            return Ok(());
+        };
+        let period = self.spec.regions.scan.as_secs_f64();
+        for (i, j) in self.jobs.iter_mut().enumerate() {
+            if !j.live() {
+                st.est.remove(RegionId(i as u64));
+                continue;
+            }
+            let pid = j.pid.expect("live");
+            // A scan per `scan` of the job's own CPU time (the paper's
+            // virtual time): a job that did not run has nothing to show.
+            let cpu = procfs::cpu_seconds_exact(pid).unwrap_or(0.0);
+            if cpu - st.last_cpu_s[i] < period {
+                continue;
+            }
+            st.last_cpu_s[i] = cpu;
+            st.observed[i] += 1;
+            if let Some(s) = self.stats.regions.as_mut() {
+                s.observations += 1;
+            }
+            if let Some((rss, refd)) = procfs::private_referenced(pid) {
+                let pages = (rss / st.page) as usize;
+                let r = ((refd / st.page) as usize).min(pages);
+                st.est.observe_count(RegionId(i as u64), pages, r);
+                j.wss_bytes = Some(st.est.estimate_bytes(RegionId(i as u64)));
+            }
+            let _ = procfs::clear_refs(pid);
+        }
+        st.scans += 1;
+        st.since_place += 1;
+        let need = self.spec.regions.place_after;
+        let due = if !st.placed_once {
+            let all_seen = (0..self.jobs.len())
+                .filter(|&i| self.jobs[i].live())
+                .all(|i| st.observed[i] >= need);
+            all_seen || st.scans >= 16 * need
+        } else {
+            self.spec.regions.replace_every > 0 && st.since_place >= self.spec.regions.replace_every
+        };
+        if let Some(s) = self.stats.regions.as_mut() {
+            s.scans += 1;
+            s.scan_s += t.elapsed().as_secs_f64();
+        }
+        if due {
+            self.regions_place()?;
+        }
+        Ok(())
+    }
+
+    /// Decides with the core crate and applies.
+    fn regions_place(&mut self) -> Result<()> {
+        let st = self.regions.as_mut().expect("regions state");
+        st.placed_once = true;
+        st.since_place = 0;
+        let live: Vec<usize> = (0..self.jobs.len())
+            .filter(|&i| self.jobs[i].live())
+            .collect();
+        if live.is_empty() {
+            return Ok(());
+        }
+        let items: Vec<Item> = live
+            .iter()
+            .map(|&i| Item {
+                id: i as u64,
+                wss_bytes: st.est.estimate_bytes(RegionId(i as u64)),
+            })
+            .collect();
+        let all = self.topo.cpus.clone();
+        let total: u64 = items.iter().map(|it| it.wss_bytes).sum();
+        let (decision, targets, loads) = if st.bins.len() < 2 {
+            (
+                "one_cache".to_string(),
+                vec![all.clone(); live.len()],
+                Vec::new(),
+            )
+        } else {
+            let a = balance(&items, &st.bins)?;
+            let sizes: Vec<u64> = st.bins.iter().map(|b| b.capacity_bytes).collect();
+            let cond = Conditions {
+                max_total_wss_bytes: u64::MAX,
+                ..Conditions::for_caches(&sizes)
+            };
+            // Each job's bin, then the CPU-share repair.
+            let bin_of: Vec<usize> = live
+                .iter()
+                .map(|&i| {
+                    st.bins
+                        .iter()
+                        .position(|b| Some(b.cache) == a.cache_of(i as u64))
+                        .expect("assigned to a bin")
+                })
+                .collect();
+            let nthreads: Vec<usize> = live
+                .iter()
+                .map(|&i| {
+                    self.jobs[i]
+                        .pid
+                        .map_or(1, |p| procfs::tasks(p).len().max(1))
+                })
+                .collect();
+            let ncpus: Vec<usize> = st.cache_cpus.iter().map(Vec::len).collect();
+            let wss: Vec<u64> = items.iter().map(|it| it.wss_bytes).collect();
+            let mut bin_of = cpu_share_repair(bin_of, &nthreads, &wss, &ncpus);
+            // Hysteresis: keep the current assignment (every live job on one
+            // cache) unless the new one lowers the fullest cache's fill by
+            // more than 10% — near-equal estimates would otherwise swap jobs
+            // between caches at every re-placement, each swap costing both
+            // jobs their cache contents.
+            let cur: Option<Vec<usize>> = live
+                .iter()
+                .map(|&i| st.cache_cpus.iter().position(|c| *c == st.current[i]))
+                .collect();
+            if let Some(cur) = cur {
+                let caps: Vec<u64> = st.bins.iter().map(|b| b.capacity_bytes).collect();
+                if cur != bin_of
+                    && within_shares(&cur, &nthreads, &ncpus)
+                    && max_fill(&cur, &wss, &caps) <= 1.1 * max_fill(&bin_of, &wss, &caps)
+                {
+                    bin_of = cur;
+                }
+            }
+            let mut threads = vec![0usize; st.bins.len()];
+            let mut bin_loads = vec![0u64; st.bins.len()];
+            for (k, &b) in bin_of.iter().enumerate() {
+                threads[b] += nthreads[k];
+                bin_loads[b] += wss[k];
+            }
+            let short = (0..threads.len()).any(|k| threads[k] < st.cache_cpus[k].len());
+            let over = (0..threads.len()).any(|k| threads[k] > st.cache_cpus[k].len());
+            let obs = Observation {
+                access_time: f64::INFINITY,
+                total_wss_bytes: total,
+                microschedules_per_s: 0.0,
+                idle_while_waiting: short && over,
+            };
+            match cond.decide(&obs) {
+                RegionDecision::Regioning => {
+                    let targets = bin_of.iter().map(|&b| st.cache_cpus[b].clone()).collect();
+                    ("regioning".to_string(), targets, bin_loads)
+                }
+                RegionDecision::Fallback(c) => {
+                    let name = serde_json::to_value(c)
+                        .ok()
+                        .and_then(|v| v.as_str().map(String::from))
+                        .unwrap_or_else(|| format!("{c:?}"));
+                    (
+                        format!("fallback: {name}"),
+                        vec![all.clone(); live.len()],
+                        Vec::new(),
+                    )
+                }
+            }
+        };
+        let mut changed = Vec::new();
+        for (k, &i) in live.iter().enumerate() {
+            if st.current[i] != targets[k] {
+                st.current[i] = targets[k].clone();
+                changed.push(i);
+            }
+        }
+        for i in changed {
+            let cpus = targets[live.iter().position(|&x| x == i).expect("live")].clone();
+            self.apply_cpus(i, &cpus);
+        }
+        let rec = RegionsRecord {
+            at_s: self.t0.elapsed().as_secs_f64(),
+            wss_bytes: items
+                .iter()
+                .map(|it| (self.jobs[it.id as usize].name.clone(), it.wss_bytes))
+                .collect(),
+            decision,
+            placement: live
+                .iter()
+                .map(|&i| (self.jobs[i].name.clone(), self.jobs[i].cpus.clone()))
+                .collect(),
+            loads,
+        };
+        if let Some(s) = self.stats.regions.as_mut() {
+            s.decisions.push(rec);
+        }
+        Ok(())
+    }
+
+    /// Confines job `i` to `cpus` (its cpuset group, else its threads'
+    /// affinity).
+    fn apply_cpus(&mut self, i: usize, cpus: &[u32]) {
+        self.jobs[i].cpus = cpus.to_vec();
+        let group = self.jobs[i].group.clone();
+        if self.jobs[i].cpuset {
+            if let Some(c) = self.cpuset.as_ref() {
+                if let Err(e) = c.set_cpus(&group, cpus) {
+                    self.warn(format!("{group}: {e}"));
+                }
+                return;
+            }
+        }
+        if let Some(pid) = self.jobs[i].pid {
+            for tid in procfs::tasks(pid) {
+                let _ = set_affinity(tid, cpus);
+            }
+        }
+    }
+}
+
+/// The CPU-share repair of a cache assignment (a runtime constraint, not the
+/// paper's balancer): the core crate's balancer packs by working set only, so
+/// with unequal estimates it may put three of four single-threaded jobs on one
+/// of two one-CPU caches (each small job goes to the emptier cache). The
+/// paper's machine kept every processor busy through Xen's credit scheduler
+/// and idle prevention; here a confined job cannot leave its cache, so while a
+/// cache holds more threads than its share of all threads (rounded up, in
+/// proportion to its CPUs) and another holds fewer than its share (rounded
+/// down), the job with the smallest working set (ties: the later one) that
+/// fits moves from the first to the least-loaded such cache. `bin_of[k]` is job
+/// k's cache index; returns the repaired assignment.
+pub(super) fn cpu_share_repair(
+    mut bin_of: Vec<usize>,
+    threads: &[usize],
+    wss: &[u64],
+    cpus: &[usize],
+) -> Vec<usize> {
+    let total_t: usize = threads.iter().sum();
+    let total_c: usize = cpus.iter().sum::<usize>().max(1);
+    let hi = |b: usize| (total_t * cpus[b]).div_ceil(total_c);
+    let lo = |b: usize| total_t * cpus[b] / total_c;
+    for _ in 0..bin_of.len() * cpus.len() {
+        let mut t = vec![0usize; cpus.len()];
+        let mut load = vec![0u64; cpus.len()];
+        for (k, &b) in bin_of.iter().enumerate() {
+            t[b] += threads[k];
+            load[b] += wss[k];
+        }
+        let Some(from) = (0..cpus.len()).find(|&b| t[b] > hi(b)) else {
+            break;
+        };
+        let Some(to) = (0..cpus.len())
+            .filter(|&b| t[b] < lo(b))
+            .min_by_key(|&b| (load[b], b))
+        else {
+            break;
+        };
+        let Some(k) = (0..bin_of.len())
+            .filter(|&k| bin_of[k] == from && t[to] + threads[k] <= hi(to))
+            .min_by_key(|&k| (wss[k], std::cmp::Reverse(k)))
+        else {
+            break;
+        };
+        bin_of[k] = to;
+    }
+    bin_of
+}
+
+/// Whether no cache holds more than its share of threads (see
+/// [`cpu_share_repair`]).
+fn within_shares(bin_of: &[usize], threads: &[usize], cpus: &[usize]) -> bool {
+    let total_t: usize = threads.iter().sum();
+    let total_c: usize = cpus.iter().sum::<usize>().max(1);
+    let mut t = vec![0usize; cpus.len()];
+    for (k, &b) in bin_of.iter().enumerate() {
+        t[b] += threads[k];
+    }
+    (0..cpus.len()).all(|b| t[b] <= (total_t * cpus[b]).div_ceil(total_c))
+}
+
+/// The fullest cache's load over its capacity.
+fn max_fill(bin_of: &[usize], wss: &[u64], caps: &[u64]) -> f64 {
+    let mut load = vec![0u64; caps.len()];
+    for (k, &b) in bin_of.iter().enumerate() {
+        load[b] += wss[k];
+    }
+    (0..caps.len())
+        .map(|b| load[b] as f64 / caps[b].max(1) as f64)
+        .fold(0.0, f64::max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{cpu_share_repair, max_fill, within_shares};
+
+    #[test]
+    fn shares_and_fill() {
+        assert!(within_shares(&[0, 1, 1, 0], &[1; 4], &[1, 1]));
+        assert!(!within_shares(&[0, 1, 1, 1], &[1; 4], &[1, 1]));
+        let f = max_fill(&[0, 1, 1, 0], &[400, 30, 410, 20], &[512, 512]);
+        assert!((f - 440.0 / 512.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn repair_moves_the_smallest_job_to_the_short_cache() {
+        // large0 → 0, large1 → 1, both small → 1 (the greedy's outcome when
+        // large1's estimate is lower): the later small one moves to cache 0.
+        let b = cpu_share_repair(vec![0, 1, 1, 1], &[1; 4], &[3300, 49, 3200, 49], &[1, 1]);
+        assert_eq!(b, vec![0, 1, 1, 0]);
+        // The smaller one moves, whatever its position.
+        let b = cpu_share_repair(vec![0, 1, 1, 1], &[1; 4], &[3300, 40, 3200, 49], &[1, 1]);
+        assert_eq!(b, vec![0, 0, 1, 1]);
+        // Already within shares: unchanged.
+        let b = cpu_share_repair(vec![0, 1, 1, 0], &[1; 4], &[3300, 49, 3200, 49], &[1, 1]);
+        assert_eq!(b, vec![0, 1, 1, 0]);
+        // A two-thread job does not fit the short cache's share: nothing moves
+        // past it; the one-thread job does.
+        let b = cpu_share_repair(vec![1, 1, 1], &[2, 1, 1], &[10, 5, 7], &[2, 2]);
+        let t0: usize = b
+            .iter()
+            .zip([2, 1, 1])
+            .filter(|(x, _)| **x == 0)
+            .map(|(_, t)| t)
+            .sum();
+        assert_eq!(t0, 2, "{b:?}");
+        // Unequal caches: shares follow the CPUs (3 + 1).
+        let b = cpu_share_repair(vec![0; 4], &[1; 4], &[4, 3, 2, 1], &[3, 1]);
+        assert_eq!(b.iter().filter(|&&x| x == 1).count(), 1);
+        assert_eq!(b[3], 1, "the smallest moves: {b:?}");
+    }
+}
