@@ -135,7 +135,7 @@ impl LowerBounds {
 }
 
 /// How many of a pass's latest earliest fits [`FitBounds`] keeps.
-pub(super) const FITS_KEPT: usize = 32;
+pub(super) const FITS_KEPT: usize = 16;
 
 /// The latest earliest fits found in the current pass, as lower bounds on
 /// the searches of the jobs after them. The profile only loses processors
@@ -495,9 +495,13 @@ impl Conservative {
         let limit = hi.min(told);
         let bound = self.fits.bound(procs, dur);
         let from_t = lb.max(bound).max((lo + 1).saturating_sub(dur));
+        // (the index of limit, computed once: it is often told's)
+        let mut limit_index = None;
         let (fit, first) = if lo < hi && from_t < limit {
             let from = self.profile.index(from_t);
-            self.profile.find_before(from, procs, dur, limit)
+            let l = self.profile.index(limit);
+            limit_index = Some(l);
+            self.profile.find_before(from, procs, dur, l)
         } else {
             (None, usize::MAX)
         };
@@ -512,7 +516,11 @@ impl Conservative {
                 f
             }
             None => {
-                let from = self.profile.index(told.max(lb).max(bound));
+                let start = told.max(lb).max(bound);
+                let from = match limit_index {
+                    Some(l) if start == limit => l,
+                    _ => self.profile.index(start),
+                };
                 let (i, j, f) = self
                     .profile
                     .find_from(from, procs, dur)
