@@ -493,8 +493,14 @@ impl Conservative {
         // from_t (before lb or the fits' bound, or windows not reaching lo)
         // or in [limit, told) (windows after hi).
         let limit = hi.min(told);
-        let bound = self.fits.bound(procs, dur);
-        let from_t = lb.max(bound).max((lo + 1).saturating_sub(dur));
+        let mut from_t = lb.max((lo + 1).saturating_sub(dur));
+        // (the fits' bound, only worth its cost before a search)
+        let bound = if lo < hi && from_t < limit {
+            self.fits.bound(procs, dur)
+        } else {
+            0
+        };
+        from_t = from_t.max(bound);
         // (the index of limit, computed once: it is often told's)
         let mut limit_index = None;
         let (fit, first) = if lo < hi && from_t < limit {
