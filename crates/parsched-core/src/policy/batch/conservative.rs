@@ -37,6 +37,9 @@ pub struct Conservative {
     cands: Vec<u32>,
     lb: LowerBounds,
     fits: FitBounds,
+    /// Whether this pass keeps `fits` (only for queues long enough that
+    /// the bound saves more than its upkeep costs).
+    fits_on: bool,
     /// The last pass, for the next one: its time, the placed jobs that did
     /// not start with their reservations, and the expected ends of the
     /// jobs running after it (sorted).
@@ -392,7 +395,11 @@ impl Conservative {
     /// and `fits`).
     pub(super) fn place_fresh(&mut self, procs: u32, dur: u64) -> u64 {
         let lb = self.lb.get(procs);
-        let bound = self.fits.bound(procs, dur);
+        let bound = if self.fits_on {
+            self.fits.bound(procs, dur)
+        } else {
+            0
+        };
         let (t, first) = self
             .profile
             .place_after(lb.max(bound), procs, dur)
@@ -597,6 +604,7 @@ impl Conservative {
         // A job can start now only if it fits in the processors free now
         // (the profile never gains processors during a pass).
         let free0 = self.profile.free_now();
+        self.fits_on = q.len() >= MIN_CHECKED;
         self.cands.clear();
         self.cands.extend(
             q.iter()
@@ -629,7 +637,9 @@ impl Conservative {
                 continue;
             }
             let t = self.place_job(now, i, job);
-            self.fits.record(job.procs, duration(job), t);
+            if self.fits_on {
+                self.fits.record(job.procs, duration(job), t);
+            }
             self.reservations.push(t);
             if t == now {
                 start.push(i);
