@@ -36,6 +36,10 @@ pub struct Conservative {
     /// Queue positions of the jobs that may start now.
     cands: Vec<u32>,
     lb: LowerBounds,
+    fits: FitBounds,
+    /// Whether this pass keeps `fits` (only for queues long enough that
+    /// the bound saves more than its upkeep costs).
+    fits_on: bool,
     /// The last pass, for the next one: its time, the placed jobs that did
     /// not start with their reservations, and the expected ends of the
     /// jobs running after it (sorted).
@@ -130,6 +134,82 @@ impl LowerBounds {
             i &= i - 1;
         }
         m
+    }
+}
+
+/// How many of a pass's latest earliest fits [`FitBounds`] keeps.
+pub(super) const FITS_KEPT: usize = 16;
+
+/// The latest earliest fits found in the current pass, as lower bounds on
+/// the searches of the jobs after them. The profile only loses processors
+/// during a pass, so once a job of `p` processors for `d` ticks had its
+/// earliest fit at `t`, no job of at least `p` processors for at least `d`
+/// ticks has a fit starting before `t` for the rest of the pass: its
+/// window over such a start would contain that job's window there, with
+/// no more processors free than when that job found none. (The queue's
+/// order makes the latest fits the latest in time too, so a short ring of
+/// them, scanned whole, gives most of the bound.) Entries are 32-bit, for
+/// a scan in vector registers: times are kept as offsets from the pass's
+/// time, rounded down to `u32::MAX` (a lower bound stays one), and fits of
+/// `u32::MAX` ticks or more are not kept.
+#[derive(Debug, Clone)]
+pub(super) struct FitBounds {
+    base: u64,
+    procs: [u32; FITS_KEPT],
+    dur: [u32; FITS_KEPT],
+    time: [u32; FITS_KEPT],
+    next: usize,
+}
+
+impl Default for FitBounds {
+    fn default() -> Self {
+        FitBounds {
+            base: 0,
+            procs: [u32::MAX; FITS_KEPT],
+            dur: [u32::MAX; FITS_KEPT],
+            time: [0; FITS_KEPT],
+            next: 0,
+        }
+    }
+}
+
+impl FitBounds {
+    /// Forgets every fit (a new pass at `now`, a new profile).
+    pub(super) fn reset(&mut self, now: u64) {
+        *self = FitBounds {
+            base: now,
+            ..FitBounds::default()
+        };
+    }
+
+    /// Records that a job of `procs` × `dur` had its earliest fit at `t`
+    /// (at or after the pass's time).
+    pub(super) fn record(&mut self, procs: u32, dur: u64, t: u64) {
+        if dur >= u32::MAX as u64 {
+            return;
+        }
+        let k = self.next;
+        self.procs[k] = procs;
+        self.dur[k] = dur as u32;
+        self.time[k] = t.saturating_sub(self.base).min(u32::MAX as u64) as u32;
+        self.next = (k + 1) % FITS_KEPT;
+    }
+
+    /// A time before which no fit of `procs` × `dur` starts (0 if none is
+    /// known): the latest kept fit of a job no wider and no longer.
+    pub(super) fn bound(&self, procs: u32, dur: u64) -> u64 {
+        let d = dur.min(u32::MAX as u64) as u32;
+        let mut m = 0u32;
+        // (masks rather than branches: the loop compiles to vector code)
+        for ((&p, &du), &t) in self.procs.iter().zip(&self.dur).zip(&self.time) {
+            let dominated = ((p <= procs) & (du <= d)) as u32;
+            m = m.max(t & 0u32.wrapping_sub(dominated));
+        }
+        if m == 0 {
+            0
+        } else {
+            self.base + m as u64
+        }
     }
 }
 
@@ -307,11 +387,26 @@ impl Conservative {
             let end = self.tail_base + k as u64;
             self.tail_carries.retain(|c| c.0 < end);
         }
+        self.place_fresh(job.procs, duration(job))
+    }
+
+    /// Places `procs` × `dur` at its earliest fit by a search from the
+    /// lower bounds (`lb`, which it raises if the search started there,
+    /// and `fits`).
+    pub(super) fn place_fresh(&mut self, procs: u32, dur: u64) -> u64 {
+        let lb = self.lb.get(procs);
+        let bound = if self.fits_on {
+            self.fits.bound(procs, dur)
+        } else {
+            0
+        };
         let (t, first) = self
             .profile
-            .place_after(self.lb.get(job.procs), job.procs, duration(job))
+            .place_after(lb.max(bound), procs, dur)
             .expect("a job no wider than the machine fits once all reservations end");
-        self.lb.raise(job.procs, first);
+        if bound <= lb {
+            self.lb.raise(procs, first);
+        }
         t
     }
 
@@ -390,11 +485,7 @@ impl Conservative {
         let dur = duration(job);
         if told < now {
             // (reserved at a time now past: placed afresh)
-            let (t, first) = self
-                .profile
-                .place_after(self.lb.get(procs), procs, dur)
-                .expect("a job no wider than the machine fits once all reservations end");
-            self.lb.raise(procs, first);
+            let t = self.place_fresh(procs, dur);
             let old_end = told.saturating_add(dur);
             if old_end > now {
                 self.diff_add(now, old_end, procs as i64);
@@ -406,17 +497,29 @@ impl Conservative {
         let (lo, hi) = self.pos_span;
         let lb = self.lb.get(procs);
         // Fits starting in [from_t, limit) may be new; none starts before
-        // from_t (before lb, or windows not reaching lo) or in [limit, told)
-        // (windows after hi).
+        // from_t (before lb or the fits' bound, or windows not reaching lo)
+        // or in [limit, told) (windows after hi).
         let limit = hi.min(told);
-        let from_t = lb.max((lo + 1).saturating_sub(dur));
+        let mut from_t = lb.max((lo + 1).saturating_sub(dur));
+        // (the fits' bound, only worth its cost before a search)
+        let bound = if lo < hi && from_t < limit {
+            self.fits.bound(procs, dur)
+        } else {
+            0
+        };
+        from_t = from_t.max(bound);
+        // (the index of limit, computed once: it is often told's)
+        let mut limit_index = None;
         let (fit, first) = if lo < hi && from_t < limit {
             let from = self.profile.index(from_t);
-            self.profile.find_before(from, procs, dur, limit)
+            let l = self.profile.index(limit);
+            limit_index = Some(l);
+            self.profile.find_before(from, procs, dur, l)
         } else {
             (None, usize::MAX)
         };
-        // Whether the steps examined follow on from lb (then lb can rise).
+        // Whether the steps examined follow on from lb (then lb can rise;
+        // the bound is then at most lb).
         let from_lb = lo < hi && from_t == lb && from_t < limit;
         let (i, j) = match fit {
             Some(f) => {
@@ -426,7 +529,11 @@ impl Conservative {
                 f
             }
             None => {
-                let from = self.profile.index(told.max(lb));
+                let start = told.max(lb).max(bound);
+                let from = match limit_index {
+                    Some(l) if start == limit => l,
+                    _ => self.profile.index(start),
+                };
                 let (i, j, f) = self
                     .profile
                     .find_from(from, procs, dur)
@@ -472,6 +579,7 @@ impl Conservative {
                 }
             }
             let m = self.saved_jobs.len();
+            self.fits.reset(now);
             // The tail's placements are checked against this profile, which
             // is the last pass's at its end.
             self.take_old();
@@ -485,6 +593,7 @@ impl Conservative {
         } else {
             self.profile.rebuild(now, view.free, &self.ends);
             self.lb.reset(view.total);
+            self.fits.reset(now);
             // (for a few jobs, searches cost less than tracking diff)
             if self.saved_jobs.len() + self.tail.len() < MIN_CHECKED || !self.comparable(view) {
                 self.saved_jobs.clear();
@@ -495,6 +604,7 @@ impl Conservative {
         // A job can start now only if it fits in the processors free now
         // (the profile never gains processors during a pass).
         let free0 = self.profile.free_now();
+        self.fits_on = q.len() >= MIN_CHECKED;
         self.cands.clear();
         self.cands.extend(
             q.iter()
@@ -527,6 +637,9 @@ impl Conservative {
                 continue;
             }
             let t = self.place_job(now, i, job);
+            if self.fits_on {
+                self.fits.record(job.procs, duration(job), t);
+            }
             self.reservations.push(t);
             if t == now {
                 start.push(i);

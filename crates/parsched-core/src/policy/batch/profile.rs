@@ -99,20 +99,20 @@ impl Profile {
         None
     }
 
-    /// As `find_from`, but only fits starting before `limit`; the second
-    /// value is the first step examined with at least `procs` free
-    /// (`usize::MAX` if none).
+    /// As `find_from`, but only fits starting before step `limit` (the
+    /// index of a time); the second value is the first step examined with
+    /// at least `procs` free (`usize::MAX` if none).
     pub(super) fn find_before(
         &self,
         from: usize,
         procs: u32,
         dur: u64,
-        limit: u64,
+        limit: usize,
     ) -> (Option<(usize, usize)>, usize) {
         let (t, f) = (&self.t[..], &self.f[..]);
         let n = f.len();
         // the steps before limit
-        let fl = &f[..self.index(limit)];
+        let fl = &f[..limit];
         let mut i = skip_below(fl, from.min(fl.len()), procs);
         let first = if i < fl.len() { i } else { usize::MAX };
         'outer: while i < fl.len() {

@@ -167,3 +167,62 @@ fn conservative_protects_every_reservation() {
     e.schedule(&view, &mut s);
     assert_eq!(s, vec![2]);
 }
+
+#[test]
+fn fit_bounds_dominance() {
+    let mut b = conservative::FitBounds::default();
+    b.reset(100);
+    assert_eq!(b.bound(4, 10), 0);
+    b.record(2, 5, 130);
+    // no narrower or no shorter: no bound
+    assert_eq!(b.bound(1, 10), 0);
+    assert_eq!(b.bound(4, 4), 0);
+    assert_eq!(b.bound(2, 5), 130);
+    assert_eq!(b.bound(8, 50), 130);
+    b.record(1, 1, 120);
+    assert_eq!(b.bound(1, 10), 120);
+    assert_eq!(b.bound(8, 50), 130);
+    // a fit of u32::MAX ticks or more is not kept
+    b.record(1, u32::MAX as u64, 500);
+    assert_eq!(b.bound(8, u64::MAX), 130);
+    b.reset(0);
+    assert_eq!(b.bound(8, 50), 0);
+}
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `FitBounds::bound` never exceeds a job's earliest fit on a
+        /// profile that only loses processors (a pass), whatever the jobs
+        /// before it, and the ring wrapping around: so searches may start
+        /// there.
+        #[test]
+        fn fit_bounds_are_lower_bounds(
+            now in 0u64..1000,
+            free in 0u32..=16,
+            ends in proptest::collection::vec((1u64..200, 1u32..=8), 0..6),
+            jobs in proptest::collection::vec((1u32..=24, 1u64..120), 1..60),
+        ) {
+            let mut ends: Vec<(u64, u32)> =
+                ends.into_iter().map(|(d, p)| (now + d, p)).collect();
+            ends.sort_unstable();
+            let total = free + ends.iter().map(|e| e.1).sum::<u32>();
+            let mut profile = Profile::default();
+            profile.rebuild(now, free, &ends);
+            let mut fits = conservative::FitBounds::default();
+            fits.reset(now);
+            for (procs, dur) in jobs {
+                let Some(t) = profile.earliest(procs, dur) else {
+                    prop_assert!(procs > total);
+                    continue;
+                };
+                let b = fits.bound(procs, dur);
+                prop_assert!(b <= t, "bound {b} after the earliest fit {t}");
+                profile.reserve(t, dur, procs);
+                fits.record(procs, dur, t);
+            }
+        }
+    }
+}
