@@ -165,12 +165,20 @@ fn regions_mock_pairs_large_with_small_across_fake_caches() {
             first.loads
         );
     }
-    // memlat saw it: its affinity at the end is its cache's CPU.
+    // memlat saw it: its affinity at the end is its cache's CPU, as the first
+    // placement put it (a job that ends after another may see a later
+    // decision: the report's CPUs, e.g. every CPU back once the rest fit).
     for j in &r {
         let o = memlat_out(d, &j.name);
         let allowed = cpus_of_mask(o["allowed_end"].as_u64().unwrap());
-        assert_eq!(allowed, j.cpus, "{}: {o}", j.name);
-        assert!(cpus.contains(&j.cpus[0]));
+        assert!(
+            allowed == at(&j.name) || allowed == j.cpus,
+            "{}: first placement {:?}, report {:?}: {o}",
+            j.name,
+            at(&j.name),
+            j.cpus
+        );
+        assert!(allowed.iter().all(|c| cpus.contains(c)));
     }
 }
 
