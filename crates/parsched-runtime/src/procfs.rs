@@ -121,6 +121,18 @@ pub fn task_ctxt_switches(pid: i32, tid: i32) -> Option<(u64, u64)> {
     ))
 }
 
+/// The bytes of an smaps line `KEY   N kB`, when the line is that key's.
+fn smaps_bytes(line: &str, key: &str) -> Option<u64> {
+    let kb: u64 = line
+        .strip_prefix(key)?
+        .trim()
+        .strip_suffix("kB")?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}
+
 /// Resident and referenced bytes of a process: `Rss:` and `Referenced:`
 /// from `/proc/PID/smaps_rollup` (summed over `/proc/PID/smaps` on kernels
 /// without the rollup). `Referenced` counts the resident pages whose
@@ -133,19 +145,11 @@ pub fn rss_referenced(pid: i32) -> Option<(u64, u64)> {
         .ok()?;
     let (mut rss, mut refd, mut seen) = (0u64, 0u64, false);
     for l in s.lines() {
-        let kb = |k: &str| -> Option<u64> {
-            l.strip_prefix(k)?
-                .trim()
-                .strip_suffix("kB")?
-                .trim()
-                .parse()
-                .ok()
-        };
-        if let Some(v) = kb("Rss:") {
-            rss += v * 1024;
+        if let Some(v) = smaps_bytes(l, "Rss:") {
+            rss += v;
             seen = true;
-        } else if let Some(v) = kb("Referenced:") {
-            refd += v * 1024;
+        } else if let Some(v) = smaps_bytes(l, "Referenced:") {
+            refd += v;
         }
     }
     seen.then_some((rss, refd))
@@ -176,18 +180,10 @@ pub fn private_referenced(pid: i32) -> Option<(u64, u64)> {
         if !private {
             continue;
         }
-        let kb = |k: &str| -> Option<u64> {
-            l.strip_prefix(k)?
-                .trim()
-                .strip_suffix("kB")?
-                .trim()
-                .parse()
-                .ok()
-        };
-        if let Some(v) = kb("Rss:") {
-            rss += v * 1024;
-        } else if let Some(v) = kb("Referenced:") {
-            refd += v * 1024;
+        if let Some(v) = smaps_bytes(l, "Rss:") {
+            rss += v;
+        } else if let Some(v) = smaps_bytes(l, "Referenced:") {
+            refd += v;
         }
     }
     Some((rss, refd))
