@@ -1,12 +1,20 @@
 /* bsp: a bulk-synchronous benchmark -- K iterations of (compute G us; barrier)
  * on N threads (pthreads) or N processes (fork + a barrier in shared memory).
  *
- *   bsp --threads N --iters K --grain-us G --wait spin|block|spinblock
+ *   bsp --threads N --iters K --grain-us G --wait spin|block|spinblock|adaptive
  *       [--spin-us S] [--procs] [--loops-per-us L] [--mult M0,M1,...]
  *       [--then K2,G2,WAIT2]
  *
  * Waiting at the barrier: spin (busy-wait on the generation counter), block
  * (futex wait), or spinblock (spin S us, default 50, then futex wait).
+ * adaptive follows the class a flexible-coscheduling runtime publishes for
+ * the job (`parsched run --policy fcs` names a file in the environment
+ * variable PARSCHED_FCS_CLASS_FILE; its first byte is 'C' for CS, 'F', 'D'
+ * for DC, '-' while unclassified): CS (gang scheduled, its threads run
+ * together) spin-blocks (S us), anything else blocks -- the FCS papers'
+ * rule that coscheduled processes busy-wait and the others spin-block. The
+ * class is read at every barrier (a load from a shared mapping of the file);
+ * without the variable, or if the file cannot be mapped, adaptive blocks.
  * --mult gives per-worker compute multipliers: worker i computes G x M[i] us
  * per iteration (load imbalance, e.g. `--threads 2 --mult 1,2`); workers
  * beyond the list use the last value; default 1 for all.
@@ -21,6 +29,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -35,7 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum wait_mode { SPIN, BLOCK, SPINBLOCK };
+enum wait_mode { SPIN, BLOCK, SPINBLOCK, ADAPTIVE };
 
 struct shared {
     _Atomic uint32_t count;
@@ -56,6 +65,18 @@ static long iters2 = 0;
 static double grain2_us = 0;
 static struct shared *sh;
 static volatile uint64_t sink;
+/* --wait adaptive: the runtime's class file, mapped (NULL: none). */
+static const volatile char *class_map;
+
+static void map_class_file(void) {
+    const char *path = getenv("PARSCHED_FCS_CLASS_FILE");
+    if (!path || !*path) return;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return;
+    void *m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    if (m != MAP_FAILED) class_map = m;
+}
 
 static double now(void) {
     struct timespec ts;
@@ -93,6 +114,7 @@ static void calibrate(void) {
 }
 
 static void barrier(enum wait_mode mode) {
+    if (mode == ADAPTIVE) mode = class_map && class_map[0] == 'C' ? SPINBLOCK : BLOCK;
     uint32_t g = atomic_load_explicit(&sh->gen, memory_order_acquire);
     if (atomic_fetch_add(&sh->count, 1) + 1 == (uint32_t)nthreads) {
         atomic_store(&sh->count, 0);
@@ -139,12 +161,13 @@ static int parse_mode(const char *v, enum wait_mode *out) {
     if (!strcmp(v, "spin")) *out = SPIN;
     else if (!strcmp(v, "block")) *out = BLOCK;
     else if (!strcmp(v, "spinblock")) *out = SPINBLOCK;
+    else if (!strcmp(v, "adaptive")) *out = ADAPTIVE;
     else return -1;
     return 0;
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: bsp --threads N --iters K --grain-us G --wait spin|block|spinblock "
+    fprintf(stderr, "usage: bsp --threads N --iters K --grain-us G --wait spin|block|spinblock|adaptive "
                     "[--spin-us S] [--procs] [--loops-per-us L] [--mult M0,M1,...] [--then K2,G2,WAIT2]\n");
     exit(2);
 }
@@ -186,6 +209,7 @@ int main(int argc, char **argv) {
     }
     if (nthreads < 1 || iters < 0 || grain_us < 0) usage();
     if (loops_per_us <= 0) calibrate();
+    if (mode == ADAPTIVE || mode2 == ADAPTIVE) map_class_file();
     sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (sh == MAP_FAILED) { perror("mmap"); return 1; }
     memset(sh, 0, sizeof *sh);
@@ -215,7 +239,7 @@ int main(int argc, char **argv) {
     double cpu = self.ru_utime.tv_sec + self.ru_utime.tv_usec * 1e-6 + self.ru_stime.tv_sec +
                  self.ru_stime.tv_usec * 1e-6 + kids.ru_utime.tv_sec + kids.ru_utime.tv_usec * 1e-6 +
                  kids.ru_stime.tv_sec + kids.ru_stime.tv_usec * 1e-6;
-    static const char *names[] = {"spin", "block", "spinblock"};
+    static const char *names[] = {"spin", "block", "spinblock", "adaptive"};
     printf("{\"threads\": %d, \"iters\": %ld, \"grain_us\": %g, \"wait\": \"%s\", \"spin_us\": %g, "
            "\"procs\": %s, \"loops_per_us\": %.1f, \"mult\": [",
            nthreads, iters, grain_us, names[mode], spin_us, procs ? "true" : "false", loops_per_us);

@@ -163,9 +163,9 @@ def table1_real(bsp_path: str, schemes: Sequence[str] = ("default", "gang", "fcs
             raise ConfigError("scheme", f"unknown scheme {s!r}", ", ".join(SCHEMES))
     waits = {**WAITING, **dict(waiting or {})}
     for s, w in waits.items():
-        if s not in SCHEMES or w not in ("spin", "block", "spinblock"):
+        if s not in SCHEMES or w not in ("spin", "block", "spinblock", "adaptive"):
             raise ConfigError("waiting", f"{s!r}: {w!r}",
-                              "a scheme mapped to spin, block or spinblock")
+                              "a scheme mapped to spin, block, spinblock or adaptive")
     solo = float(solo_s if solo_s is not None else (0.5 if quick else 5.0))
     n = int(reps if reps is not None else (1 if quick else 3))
     if not solo > 0:

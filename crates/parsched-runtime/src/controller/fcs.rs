@@ -69,6 +69,68 @@ pub(super) struct ProcSnapshot {
     pub(super) threads: u32,
 }
 
+/// The environment variable that names a job's class file under FCS.
+pub const CLASS_FILE_ENV: &str = "PARSCHED_FCS_CLASS_FILE";
+
+/// Files that publish each job's current FCS class to the job itself, so a
+/// cooperating program can wait by class as the FCS papers' communication
+/// library does (coscheduled CS processes busy-wait, the others spin-block):
+/// `bench/bsp --wait adaptive`. One file per job in a private directory
+/// (under /dev/shm when it exists), named to the job by
+/// [`CLASS_FILE_ENV`]; its content is always 4 bytes, `CS \n`, `F  \n`,
+/// `DC \n` or `-  \n` (unclassified), rewritten in place (never truncated:
+/// a reader may have it mapped), so the first byte says the class. Removed
+/// with the controller.
+#[derive(Debug)]
+pub(crate) struct ClassFiles {
+    dir: tempfile::TempDir,
+    files: Vec<std::fs::File>,
+}
+
+impl ClassFiles {
+    pub(crate) fn create(jobs: usize) -> std::io::Result<ClassFiles> {
+        use std::os::unix::fs::PermissionsExt;
+        let shm = std::path::Path::new("/dev/shm");
+        let mut b = tempfile::Builder::new();
+        b.prefix("parsched-fcs-");
+        let dir = if shm.is_dir() {
+            b.tempdir_in(shm)
+        } else {
+            b.tempdir()
+        }?;
+        // Jobs may run as the invoking user (sudo): readable by all.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))?;
+        let mut files = Vec::with_capacity(jobs);
+        for i in 0..jobs {
+            let path = dir.path().join(format!("job{i}.class"));
+            let f = std::fs::File::create(&path)?;
+            f.set_permissions(std::fs::Permissions::from_mode(0o644))?;
+            files.push(f);
+        }
+        let c = ClassFiles { dir, files };
+        for i in 0..jobs {
+            c.publish(i, None)?;
+        }
+        Ok(c)
+    }
+
+    pub(crate) fn path(&self, i: usize) -> std::path::PathBuf {
+        self.dir.path().join(format!("job{i}.class"))
+    }
+
+    /// Writes job `i`'s class (`None`: unclassified).
+    pub(crate) fn publish(&self, i: usize, class: Option<CoschedClass>) -> std::io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        let text: &[u8; 4] = match class {
+            Some(CoschedClass::RequiresCoscheduling) => b"CS \n",
+            Some(CoschedClass::PrefersCoscheduling) => b"F  \n",
+            Some(CoschedClass::DoesNotCare) => b"DC \n",
+            None => b"-  \n",
+        };
+        self.files[i].write_all_at(text, 0)
+    }
+}
+
 /// What the controller measured of one job and applied to it under FCS
 /// (the decisions are the core [`Fcs`]'s).
 #[derive(Debug, Clone)]
@@ -226,8 +288,44 @@ impl Controller {
         let change = self.fcs.observe(i, &period);
         if let Some(c) = change {
             self.jobs[i].fcs.classes.push((t, c));
+            self.publish_class(i, c);
         }
         change
+    }
+
+    /// Job `i`'s class file, under FCS.
+    pub(super) fn class_file(&self, i: usize) -> Option<std::path::PathBuf> {
+        self.class_files.as_ref().map(|c| c.path(i))
+    }
+
+    /// Opens the class files (FCS), each with the job's fixed class or
+    /// unclassified; without them (no writable temporary directory) the
+    /// run goes on and says so.
+    pub(super) fn open_class_files(&mut self) {
+        if !self.is_fcs() || self.class_files.is_some() {
+            return;
+        }
+        match ClassFiles::create(self.jobs.len()) {
+            Ok(c) => {
+                for (i, j) in self.jobs.iter().enumerate() {
+                    if let Some(fixed) = j.spec.fcs_class {
+                        let _ = c.publish(i, Some(fixed));
+                    }
+                }
+                self.class_files = Some(c);
+            }
+            Err(e) => self.warn(format!(
+                "FCS class files not created ({e}): jobs are not told their class"
+            )),
+        }
+    }
+
+    fn publish_class(&mut self, i: usize, c: CoschedClass) {
+        if let Some(files) = &self.class_files {
+            if let Err(e) = files.publish(i, Some(c)) {
+                self.warn(format!("job {i}: FCS class file not written: {e}"));
+            }
+        }
     }
 
     /// Sets every thread of the job to SCHED_IDLE (`on`) or SCHED_OTHER.

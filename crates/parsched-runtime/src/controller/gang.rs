@@ -17,6 +17,7 @@ use std::time::Instant;
 
 impl Controller {
     pub(super) fn start_gang(&mut self) -> Result<()> {
+        self.open_class_files();
         let mut placed = Vec::new();
         let mut released = Vec::new();
         for i in 0..self.jobs.len() {

@@ -21,7 +21,19 @@ impl Controller {
                 join.extend(c.join_files(&group));
             }
         }
-        let prep = Prepared::new(&self.jobs[i].name, &self.jobs[i].spec, &join, self.identity)?;
+        let mut spec = std::borrow::Cow::Borrowed(&self.jobs[i].spec);
+        if let Some(path) = self.class_file(i) {
+            // FCS publishes the job's class to it (a cooperating program,
+            // e.g. `bsp --wait adaptive`, waits by class); the job's own
+            // environment wins.
+            let key = super::fcs::CLASS_FILE_ENV;
+            if !spec.env.contains_key(key) {
+                spec.to_mut()
+                    .env
+                    .insert(key.into(), path.to_string_lossy().into_owned());
+            }
+        }
+        let prep = Prepared::new(&self.jobs[i].name, &spec, &join, self.identity)?;
         let pid = prep.spawn()?;
         let j = &mut self.jobs[i];
         j.pid = Some(pid);

@@ -188,6 +188,9 @@ pub struct Controller {
     /// FCS: a DC slot is running (since when).
     in_dc_slot: bool,
     dc_slot_since: Option<Instant>,
+    /// FCS: the files publishing each job's class to it (see
+    /// [`fcs::ClassFiles`]).
+    class_files: Option<fcs::ClassFiles>,
     /// Regions: the policy's state.
     regions: Option<regions::RegionsState>,
     t0: Instant,
@@ -350,6 +353,7 @@ impl Controller {
             slot_since: None,
             in_dc_slot: false,
             dc_slot_since: None,
+            class_files: None,
             regions: None,
             t0: Instant::now(),
         })
@@ -482,6 +486,8 @@ impl Controller {
     }
 
     fn finish_cleanup(&mut self) {
+        // The FCS class files go with the run (the jobs have exited).
+        self.class_files = None;
         let _ = self.freezer.cleanup();
         if let Some(c) = self.cpuset.as_mut() {
             c.cleanup();

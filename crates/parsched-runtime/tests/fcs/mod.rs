@@ -400,3 +400,51 @@ fn mock_fcs_discovery_fill_runs_discovering_jobs_together() {
         );
     }
 }
+
+/// Each job is told its class through the file `PARSCHED_FCS_CLASS_FILE`
+/// names: a fixed class at once, a classified job its latest class (the
+/// report's last); the files are gone after the run.
+#[test]
+fn mock_fcs_publishes_each_jobs_class_to_it() {
+    let _g = serial();
+    let Some(mut spinner) = bsp_job(&[
+        "--threads",
+        "2",
+        "--iters",
+        "500",
+        "--grain-us",
+        "1000",
+        "--wait",
+        "spin",
+    ]) else {
+        eprintln!("no C compiler: test not run");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // The spinner prints its class file after it ran (bsp's JSON first).
+    let bsp_argv = spinner.argv.join(" ");
+    spinner.argv = vec![
+        "sh".into(),
+        "-c".into(),
+        format!("{bsp_argv} >/dev/null && cat \"$PARSCHED_FCS_CLASS_FILE\" && echo \"$PARSCHED_FCS_CLASS_FILE\""),
+    ];
+    spinner.stdout = Some(dir.path().join("spinner.out"));
+    let mut fixed =
+        JobSpec::new(["sh", "-c", "sleep 0.2; cat \"$PARSCHED_FCS_CLASS_FILE\""]).width(1);
+    fixed.fcs_class = Some(CoschedClass::DoesNotCare);
+    fixed.stdout = Some(dir.path().join("fixed.out"));
+    let spec = fcs_spec(vec![spinner, fixed]);
+    let mut c = Controller::with_freezer(spec, Box::new(Mock::new())).unwrap();
+    let r = c.run().unwrap();
+    assert!(r.iter().all(|j| j.success), "{r:?}");
+    let fixed_out = std::fs::read_to_string(dir.path().join("fixed.out")).unwrap();
+    assert_eq!(fixed_out, "DC \n");
+    let out = std::fs::read_to_string(dir.path().join("spinner.out")).unwrap();
+    let mut lines = out.lines();
+    let class = lines.next().unwrap().trim();
+    let last = r[0].classes.last().map(|(_, c)| c.as_str()).unwrap_or("-");
+    assert_eq!(class, last, "{out:?} against {:?}", r[0].classes);
+    assert_ne!(class, "-", "the spinner was classified: {:?}", r[0].classes);
+    let path = lines.next().unwrap();
+    assert!(!std::path::Path::new(path).exists(), "{path} left behind");
+}
