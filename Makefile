@@ -1,6 +1,7 @@
 # parsched: build, demo and test on a fresh machine (python3 >= 3.10, cargo, pip).
 #   make demo   - build everything, then `parsched reproduce pools --quick` (writes results/pools)
-#   make test   - cargo fmt/clippy/test (+ the runtime's privileged tests as root), ruff, pytest
+#   make test   - cargo fmt/clippy/test (+ the runtime's privileged tests as root), ruff,
+#                 pytest (two workers, then the real-machine tests alone)
 #   make bench-bin - build the real benchmark program bench/bsp (needs a C compiler);
 #                  `parsched reproduce desktop` also builds it on demand
 #   make fuzz   - the input fuzzers for minutes: the SWF reader and batch machine on mutated
@@ -20,7 +21,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 DEPS_STAMP  := $(VENV)/.parsched-deps
 BUILD_STAMP := $(VENV)/.parsched-build
 RUST_SRC    := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
-PY_DEPS     := "maturin>=1.5,<2" numpy pandas matplotlib rich pyarrow pytest hypothesis scipy ruff nbclient nbformat ipykernel "dask[distributed]"
+PY_DEPS     := "maturin>=1.5,<2" numpy pandas matplotlib rich pyarrow pytest pytest-xdist hypothesis scipy ruff nbclient nbformat ipykernel "dask[distributed]"
 
 .PHONY: all demo test develop venv lint rust-test py-test clean bench-bin fuzz
 
@@ -55,14 +56,18 @@ rust-test:
 	$(PYTHON) tools/check_msrv.py
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	cargo test --workspace --release
+	cargo test --workspace --release --exclude parsched-py
 	sh crates/parsched-runtime/tests/privileged.sh --release
 
 lint: venv
 	$(BIN)/ruff check python tests
 
+# Two processes for the tests that do not time real processes (one file per
+# worker, so a file's session fixtures are built once); then, alone, the
+# tests marked `serial` (tests/conftest.py: real jobs on this machine's CPUs).
 py-test: develop
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not serial" tests
+	$(BIN)/python -m pytest -q -m serial tests
 
 test: rust-test lint py-test
 

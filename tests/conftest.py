@@ -16,6 +16,17 @@ else:  # pragma: no cover
 
 import parsched
 
+#: Test modules that run real jobs on this machine's CPUs and measure them:
+#: ``make test`` runs them alone, after the others ran on two workers.
+SERIAL_MODULES = {"test_runtime.py", "test_fcs_real.py", "test_regions_real.py"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in SERIAL_MODULES:
+            item.add_marker(pytest.mark.serial)
+
+
 #: A short run: fast enough for unit tests, long enough to be non-trivial.
 SMALL = {"jobs": 400, "warmup": 50, "reps": 2}
 
