@@ -99,6 +99,12 @@ def test_table1_real_quick():
         assert r["optimum_s"] == pytest.approx(demand / p)
         assert r["makespan_s"] >= 0.9 * r["optimum_s"]
         assert "load_before" in r and r["reps"] == 1
+        # the jobs' own CPU seconds, against the machine's time
+        assert r["cpu_s"] > 0
+        assert r["utilization"] == pytest.approx(r["cpu_s"] / (p * r["makespan_s"]))
+        assert 0 < r["utilization"] <= 1.05
+    # gang scheduling's spinners use the CPU while they wait; blocking ones do not
+    assert rows[1]["cpu_s"] > 0.9 * rows[0]["cpu_s"]
     fcs = rows[2]
     assert len(fcs["classes"]) == 3
     for hist in fcs["classes"]:

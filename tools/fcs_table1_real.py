@@ -7,7 +7,9 @@ scheme, repetition-major (schemes interleaved), and prints every run and the med
 makespan per scheme. A scheme is ``default``, ``gang`` or ``fcs``, optionally followed by
 ``:key=value,...``: ``wait=spin|block|spinblock`` (the barrier's waiting) or any RunSpec
 key (``fcs:fcs_discovery_fill=true``); ``RUNNER@scheme`` runs it with another
-``parsched_run`` binary (e.g. one built from an older commit).
+``parsched_run`` binary (e.g. one built from an older commit). ``wait=a/b/c`` gives
+each job its own waiting (``fcs:wait=block/block/adaptive``). Each run also prints the
+jobs' utilization of the machine (their CPU seconds, from bsp, over P x makespan).
 
 usage: fcs_table1_real.py RUNNER BSP SOLO_S REPS SCHEME [SCHEME ...]
 """
@@ -37,6 +39,7 @@ def main() -> None:
 
     lpu = max(rate() for _ in range(3))
     res: dict[str, list[float]] = {s: [] for s in schemes}
+    util: dict[str, list[float]] = {s: [] for s in schemes}
     work = tempfile.mkdtemp(prefix="fcs-table1-")
     for r in range(reps):
         for s in schemes:
@@ -44,9 +47,11 @@ def main() -> None:
             name, _, extra = rest.partition(":")
             kv = dict(x.split("=", 1) for x in extra.split(",") if x)
             wait = kv.pop("wait", WAIT[name])
+            # per-job waiting: wait=block/block/adaptive
+            waits = wait.split("/") if "/" in wait else [wait] * 3
             jobs = [{"name": f"job{k + 1}",
                      "argv": [bsp, "--threads", str(p), "--iters", str(iters), "--grain-us",
-                              "1000", "--wait", wait, "--mult", ",".join(map(str, m)),
+                              "1000", "--wait", waits[k], "--mult", ",".join(map(str, m)),
                               "--loops-per-us", f"{lpu:.3f}"],
                      "width": p, "stdout": os.path.join(work, f"{name}.{k}.out")}
                     for k, m in enumerate(mults)]
@@ -66,6 +71,11 @@ def main() -> None:
                 sys.exit(f"{s}: failed: {out.stderr[-2000:]}")
             o = json.loads(out.stdout)
             times = [j["wall_s"] for j in o["reports"]]
+            cpu = 0.0
+            for k in range(3):
+                with open(os.path.join(work, f"{name}.{k}.out")) as f:
+                    cpu += json.loads(f.read().strip().splitlines()[-1])["cpu_s"]
+            util[s].append(cpu / (p * max(times)))
             st = o["stats"]
             classes = [" ".join(f"{c}@{t:.1f}" for t, c in j.get("classes", []))
                        for j in o["reports"]]
@@ -73,12 +83,14 @@ def main() -> None:
             print(f"{s:30s} run {r + 1}: jobs {' / '.join(f'{t:.2f}' for t in times)} "
                   f"makespan {max(times):.2f} load {load:.1f} switches {st['switches']} "
                   f"switch_s {st['switch_s']:.3f} ctl_cpu {st['cpu_s']:.2f} "
-                  f"dc {st.get('dc_slots', 0)}" + (f" classes {classes}" if name == "fcs" else ""),
+                  f"dc {st.get('dc_slots', 0)} util {util[s][-1]:.3f}"
+                  + (f" classes {classes}" if name == "fcs" else ""),
                   flush=True)
     print(f"optimum {sum(map(sum, mults)) * iters * 1e-3 / p:.2f} s")
     for s in schemes:
         runs = " ".join(f"{x:.2f}" for x in res[s])
-        print(f"{s:30s} median {statistics.median(res[s]):.2f}  runs {runs}")
+        print(f"{s:30s} median {statistics.median(res[s]):.2f}  runs {runs}  "
+              f"utilization median {statistics.median(util[s]):.3f}")
 
 
 if __name__ == "__main__":

@@ -133,9 +133,24 @@ def _once(scheme: str, bsp: str, p: int, iters: int, lpu: float, work: str,
         if scheme == "fcs":
             classes = [[[float(t), str(c)] for t, c in j.get("classes", [])]
                        for j in out["jobs"]]
+    cpu = [_bsp_cpu_s(j["stdout"]) for j in jobs]
+    busy = sum(cpu) if all(c is not None for c in cpu) else None
     return {"job_s": times, "makespan_s": max(times), "load_before": load,
             "total_s": time.perf_counter() - t0, "switches": switches, "dc_slots": dc_slots,
-            "classes": classes}
+            "classes": classes, "cpu_s": busy,
+            "utilization": None if busy is None else busy / (p * max(times))}
+
+
+def _bsp_cpu_s(path: str) -> float | None:
+    """The CPU seconds a bsp job reported (its JSON line), or None."""
+    import json
+
+    try:
+        with open(path) as f:
+            lines = [ln for ln in f.read().splitlines() if ln.strip()]
+        return float(json.loads(lines[-1])["cpu_s"])
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return None
 
 
 def table1_real(bsp_path: str, schemes: Sequence[str] = ("default", "gang", "fcs"),
@@ -150,7 +165,12 @@ def table1_real(bsp_path: str, schemes: Sequence[str] = ("default", "gang", "fcs
     ``vs_optimum`` (makespan / optimum - 1), ``load_before`` (1-minute load
     average before that run), ``makespans`` (every run's), ``reps``, ``procs``,
     ``iters``, ``solo_s``, ``switches``, ``dc_slots`` and, for ``fcs``,
-    ``classes``: per job the list of ``[t_s, class]`` it went through. Defaults:
+    ``classes``: per job the list of ``[t_s, class]`` it went through; ``cpu_s``
+    (the CPU seconds the three bsp jobs reported in that run) and
+    ``utilization`` (``cpu_s`` / (P x makespan): the share of the machine the
+    jobs used; with blocking waits that is their work, so a scheme at
+    utilization u leaves at most 1 - u of its makespan for any other schedule
+    to save). Defaults:
     ``solo_s`` 5 (``quick``: 0.5), ``reps`` 3 (``quick``: 1). ``waiting``
     overrides a scheme's barrier waiting (``{"fcs": "block"}``; default
     :data:`WAITING`). Raises
@@ -206,7 +226,8 @@ def table1_real(bsp_path: str, schemes: Sequence[str] = ("default", "gang", "fcs
                 "load_before": med["load_before"], "makespans": spans,
                 "median_makespan_s": statistics.median(spans), "reps": n, "procs": p,
                 "iters": iters, "solo_s": solo, "switches": med["switches"],
-                "dc_slots": med["dc_slots"]}
+                "dc_slots": med["dc_slots"], "cpu_s": med["cpu_s"],
+                "utilization": med["utilization"]}
             if scheme == "fcs":
                 row["classes"] = med["classes"]
             rows.append(row)

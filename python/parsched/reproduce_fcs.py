@@ -46,7 +46,7 @@ VARIANTS: tuple[tuple[str, str, dict[str, Any], str], ...] = (
 
 #: Columns of the real Table 1 shown in tables (all are in table1_real.csv).
 REAL_SHOWN = ("scheme", "waiting", "job1_s", "job2_s", "job3_s", "makespan_s", "optimum_s",
-              "vs_optimum", "load_before")
+              "vs_optimum", "utilization", "load_before")
 
 
 def _finding(fid: str, claim: str, holds: bool, measured: str, why: str = "") -> dict[str, Any]:
