@@ -124,3 +124,20 @@ def test_ctrl_c_stops_a_long_run():
     assert p.returncode == 130, err
     assert time.perf_counter() - t0 < 3.0
     assert one_error_line(err) == "interrupted" and out == ""
+
+
+def test_real_finding_compares_fcs_with_the_better_of_default_and_gang():
+    from parsched.reproduce_fcs import real_findings
+
+    def rows(default, gang, fcs, util=0.99):
+        return [{"scheme": "default", "median_makespan_s": default, "utilization": util,
+                 "reps": 3},
+                {"scheme": "gang", "median_makespan_s": gang, "utilization": 0.7, "reps": 3},
+                {"scheme": "fcs", "median_makespan_s": fcs, "utilization": 0.98, "reps": 3}]
+
+    [held] = real_findings(rows(4.1, 5.0, 4.05))
+    assert held["holds"] and held["explanation"] == ""
+    assert "99.0%" in held["measured"] and "4.05" in held["measured"]
+    [failed] = real_findings(rows(4.1, 4.0, 4.05))  # gang the better one, fcs later
+    assert not failed["holds"] and failed["explanation"]
+    assert real_findings(rows(4.1, 5.0, 4.05)[:2]) == []

@@ -27,12 +27,15 @@ sized to this machine:
     [block]; job k's time is its finish time in the sequence;
   - ``gang``: ``policy=gang``, 50 ms slots [spin: coscheduled jobs spin, as
     under the seed's GS];
-  - ``fcs``: ``policy=fcs``, 50 ms slots [block: from /proc a blocking
-    barrier shows each synchronization as a voluntary switch, so the classifier
-    sees the paper's classes (jobs 1-2 F, job 3 CS); with spinblock the
-    balanced job's short spins hide its synchronizations and it flaps between
-    DC and CS, and it ran 5% slower]; the classes it assigned over time are
-    reported per job.
+  - ``fcs``: ``policy=fcs``, 50 ms slots, ``fcs_discovery_fill`` (jobs in
+    discovery fill each other's slots at SCHED_IDLE) [adaptive: the runtime
+    publishes each job's class to it (``PARSCHED_FCS_CLASS_FILE``) and bsp
+    waits by class, as the FCS papers' communication library does: CS
+    spin-blocks (50 us), everything else blocks, so from /proc a blocking
+    barrier shows each synchronization as a voluntary switch and the
+    classifier sees the paper's classes (jobs 1-2 F, job 3 CS), and once
+    coscheduled the CS job no longer pays a wake-up per barrier]; the classes
+    it assigned over time are reported per job.
 
 Each scheme runs ``reps`` times (repetition-major: every scheme once, then
 again, so a drift in foreign load does not favour one); the run with the
@@ -55,7 +58,9 @@ __all__ = ["SCHEMES", "WAITING", "job_multipliers", "table1_real"]
 SCHEMES = ("default", "sb", "fcfs", "gang", "fcs")
 #: the barrier's waiting under each scheme (see the module doc)
 WAITING = {"default": "block", "sb": "spinblock", "fcfs": "block", "gang": "spin",
-           "fcs": "block"}
+           "fcs": "adaptive"}
+#: RunSpec keys of a scheme beyond its policy
+SPEC = {"fcs": {"fcs_discovery_fill": True}}
 POLICY = {"default": "default", "sb": "default", "fcfs": "default", "gang": "gang",
           "fcs": "fcs"}
 SLOT = "50ms"
@@ -97,10 +102,11 @@ def _argv(bsp: str, p: int, iters: int, mult: Sequence[float], wait: str, lpu: f
             "--loops-per-us", f"{lpu:.3f}"]
 
 
-def _run(jobs: list[dict[str, Any]], policy: str) -> dict[str, Any]:
+def _run(jobs: list[dict[str, Any]], policy: str,
+         extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     from .runtime import run_jobs
 
-    out = run_jobs({"policy": policy, "slot": SLOT, "jobs": jobs})
+    out = run_jobs({"policy": policy, "slot": SLOT, "jobs": jobs, **dict(extra or {})})
     bad = [j["name"] for j in out["jobs"] if not j["success"]]
     if bad:
         raise RuntimeError(f"jobs failed: {', '.join(bad)}")
@@ -126,7 +132,7 @@ def _once(scheme: str, bsp: str, p: int, iters: int, lpu: float, work: str,
             end += float(out["jobs"][0]["wall_s"])
             times.append(end)
     else:
-        out = _run(jobs, POLICY[scheme])
+        out = _run(jobs, POLICY[scheme], SPEC.get(scheme))
         times = [float(j["wall_s"]) for j in out["jobs"]]
         switches = int(out["controller"]["switches"])
         dc_slots = int(out["controller"].get("dc_slots", 0))
