@@ -190,10 +190,34 @@ pub fn private_referenced(pid: i32) -> Option<(u64, u64)> {
 }
 
 /// Clears the referenced bits of all of a process's pages (`echo 1 >
-/// /proc/PID/clear_refs`), starting a working-set measurement period. Needs
-/// the right to ptrace the process (the same user, or root).
+/// /proc/PID/clear_refs`). Needs the right to ptrace the process (the same
+/// user, or root).
+///
+/// Alone this does **not** start a reliable measurement period: the kernel
+/// (6.x; since 5.12 only the soft-dirty variant flushes) clears the
+/// accessed bits in the page tables without flushing the process's TLB
+/// entries, and an x86 CPU sets a page's accessed bit only when it walks
+/// the page table — a page whose translation stays cached in the TLB is
+/// touched again and again without showing as referenced. A working set
+/// that fits the TLB (1536+ entries here: 6 MB of 4 KB pages) then reads as
+/// a fraction of itself, varying with whatever else evicts the TLB
+/// (`docs/policies/regions.md`, "The working-set estimate"). Use
+/// [`clear_refs_flush`].
 pub fn clear_refs(pid: i32) -> std::io::Result<()> {
     fs::write(format!("/proc/{pid}/clear_refs"), "1")
+}
+
+/// Starts a working-set measurement period: clears the referenced bits
+/// ([`clear_refs`], `1`) and then flushes the process's TLB by writing `4`
+/// (clear soft-dirty), whose page-table walk ends in a `flush_tlb_mm`; every
+/// page touched afterwards goes through a page walk and shows as
+/// `Referenced`. Side effect: the soft-dirty pass write-protects the
+/// process's present pages, so its next write to each costs a minor fault
+/// (no data is lost; soft-dirty tracking by another tool on the same process
+/// would be reset).
+pub fn clear_refs_flush(pid: i32) -> std::io::Result<()> {
+    clear_refs(pid)?;
+    fs::write(format!("/proc/{pid}/clear_refs"), "4")
 }
 
 #[cfg(test)]

@@ -8,9 +8,12 @@
 //! period is 100 ms of the address space's virtual time: a job that did not
 //! run would show an empty period): its working set from /proc — the
 //! `Referenced:` bytes of its private (anonymous, heap, stack) mappings in
-//! `/proc/PID/smaps` since the previous `clear_refs`, then `clear_refs`
-//! again; code and shared libraries are seed 004's global regions, left out
-//! — goes, as a count of referenced
+//! `/proc/PID/smaps` since the previous clear, then a clear again
+//! ([`procfs::clear_refs_flush`]: the referenced bits *and* the job's TLB —
+//! without the flush, pages whose translations stay cached are touched
+//! without being marked, and a working set that fits the TLB reads as a
+//! random fraction of itself); code and shared libraries are seed 004's
+//! global regions, left out — goes, as a count of referenced
 //! pages, into the core crate's [`WssEstimator`] (§4's weights over 32-scan
 //! histories; one "region" per job: its address space's working set). Once
 //! every live job has `regions.place_after` scans (or after 16 ×
@@ -86,7 +89,8 @@ pub struct RegionsStats {
     /// Job scans (a job is scanned once per `regions.scan` of its own CPU
     /// time), over all jobs.
     pub observations: u64,
-    /// Time spent in scans (reading /proc, clear_refs), seconds.
+    /// Time spent in scans (reading /proc, clear_refs and the TLB flush),
+    /// seconds.
     pub scan_s: f64,
     pub decisions: Vec<RegionsRecord>,
 }
@@ -178,7 +182,7 @@ impl Controller {
             self.jobs[i].cpus = all.clone();
             self.spawn(i)?;
             if let Some(pid) = self.jobs[i].pid.filter(|_| !static_fallback) {
-                let _ = procfs::clear_refs(pid);
+                let _ = procfs::clear_refs_flush(pid);
             }
         }
         if static_fallback {
@@ -229,7 +233,7 @@ impl Controller {
                 st.est.observe_count(RegionId(i as u64), pages, r);
                 j.wss_bytes = Some(st.est.estimate_bytes(RegionId(i as u64)));
             }
-            let _ = procfs::clear_refs(pid);
+            let _ = procfs::clear_refs_flush(pid);
         }
         st.scans += 1;
         st.since_place += 1;
