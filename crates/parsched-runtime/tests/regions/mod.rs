@@ -371,7 +371,12 @@ fn real_regions_confines_jobs_to_their_caches_with_cpusets() {
         .filter(|(k, _)| k.starts_with("large"))
         .map(|(k, sets)| {
             let c: Vec<&Vec<u32>> = sets.iter().filter(|a| a.len() < m.cpus.len()).collect();
-            assert_eq!(c.len(), 1, "{k} confined to one cache only: {seen:?}");
+            assert_eq!(
+                c.len(),
+                1,
+                "{k} confined to one cache only: {seen:?}; decisions {:#?}",
+                rs.decisions
+            );
             c[0].clone()
         })
         .collect();

@@ -16,8 +16,9 @@
 //!   the new one lowers the fullest cache's fill (load over capacity) by more
 //!   than [`HYSTERESIS`] (10%) — near-equal estimates would otherwise swap
 //!   jobs between caches at every re-placement, each swap costing both jobs
-//!   their cache contents — and only while the current one is within the CPU
-//!   shares.
+//!   their cache contents. A current assignment left over the CPU shares
+//!   (another job exited) is first repaired by moving its smallest job, so
+//!   that a large job keeps its cache.
 //!
 //! An assignment is a `Vec<usize>`: entry k is job k's cache (bin) index.
 
@@ -95,9 +96,11 @@ pub fn max_fill(bin_of: &[usize], wss: &[u64], caps: &[u64]) -> f64 {
 }
 
 /// The hysteresis (see the module documentation): `current` (every job on
-/// one cache already; `None` when some job is not placed on a single cache)
-/// if it is within the CPU shares and its fullest cache is at most
-/// [`HYSTERESIS`] fuller than `proposed`'s; else `proposed`.
+/// one cache already; `None` when some job is not placed on a single cache),
+/// first repaired to the CPU shares if a job left it over them
+/// ([`cpu_share_repair`] moves the smallest job, not the large one the new
+/// packing may move), if its fullest cache is at most [`HYSTERESIS`] fuller
+/// than `proposed`'s; else `proposed`.
 pub fn keep_current(
     current: Option<Vec<usize>>,
     proposed: Vec<usize>,
@@ -106,16 +109,19 @@ pub fn keep_current(
     caps: &[u64],
     cpus: &[usize],
 ) -> Vec<usize> {
-    match current {
-        Some(cur)
-            if cur != proposed
-                && within_shares(&cur, threads, cpus)
-                && max_fill(&cur, wss, caps)
-                    <= (1.0 + HYSTERESIS) * max_fill(&proposed, wss, caps) =>
-        {
-            cur
-        }
-        _ => proposed,
+    let Some(mut cur) = current else {
+        return proposed;
+    };
+    if !within_shares(&cur, threads, cpus) {
+        cur = cpu_share_repair(cur, threads, wss, cpus);
+    }
+    if cur != proposed
+        && within_shares(&cur, threads, cpus)
+        && max_fill(&cur, wss, caps) <= (1.0 + HYSTERESIS) * max_fill(&proposed, wss, caps)
+    {
+        cur
+    } else {
+        proposed
     }
 }
 
@@ -209,21 +215,26 @@ mod tests {
             keep_current(Some(cur.clone()), new.clone(), &[1, 1], &wss, &caps3, &cpus),
             new
         );
-        // A current assignment over its CPU share is given up even if fuller
-        // caches would result.
-        let cur = vec![0, 0];
-        let new = vec![0, 1];
-        assert_eq!(
-            keep_current(
-                Some(cur),
-                new.clone(),
-                &[1, 1],
-                &[10, 10],
-                &[100, 100],
-                &cpus
-            ),
-            new
+        // A job exited and left the current assignment over the CPU shares
+        // (large1 and small1 on cache 1): the small one moves, the large one
+        // stays, although the balancer proposes moving the large one (ties go
+        // to the first cache).
+        let wss = [2_111_488u64, 32_768];
+        let caps4 = [2u64 << 20, 2 << 20];
+        let got = keep_current(Some(vec![1, 1]), vec![0, 1], &[1, 1], &wss, &caps4, &cpus);
+        assert_eq!(got, vec![1, 0]);
+        // Over the shares and not repairable into something as good: the
+        // proposed one (the repair of [0, 0, 0] moves a 20 to cache 1,
+        // leaving 120 on cache 0 against the proposed 100 alone).
+        let got = keep_current(
+            Some(vec![0, 0, 0]),
+            vec![0, 1, 1],
+            &[1, 1, 1],
+            &[100, 20, 20],
+            &[100, 100],
+            &cpus,
         );
+        assert_eq!(got, vec![0, 1, 1]);
         // No current assignment: the proposed one.
         assert_eq!(
             keep_current(None, new.clone(), &[1, 1], &[10, 10], &[100, 100], &cpus),
