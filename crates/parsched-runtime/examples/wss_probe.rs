@@ -7,13 +7,14 @@
 //!
 //! ```text
 //! wss_probe [--memlat PATH] [--size 192K] [--access-time 4096] [--scan-ms 5]
-//!           [--scans 40] [--clear plain|flush] [--load N] [--quiet]
+//!           [--scans 40] [--clear plain|flush] [--load N] [--cpu C] [--quiet]
 //! ```
 //!
 //! `--clear plain` is `echo 1 > clear_refs` alone (the controller before the
 //! fix); `flush` adds the TLB flush (`procfs::clear_refs_flush`). `--load N`
 //! runs N foreign processes that sweep 8 MB each (they compete for the CPUs,
-//! the caches and the TLB). Without `--memlat` the probe compiles
+//! the caches and the TLB); `--cpu C` pins memlat to CPU C (as a placed job
+//! is: alone there, nothing evicts its TLB entries). Without `--memlat` the probe compiles
 //! `bench/memlat.c` with `cc`. The last line is a JSON summary: the true
 //! working set (`2 × size`), min / median / max of `Referenced`, and the
 //! final estimate over the true size. Bad arguments: one line, exit 2.
@@ -69,6 +70,7 @@ fn main() {
         (192 * 1024u64, 4096u64, 5.0f64, 40u32, 0u32);
     let mut flush = true;
     let mut quiet = false;
+    let mut pin: Option<u32> = None;
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
@@ -106,6 +108,12 @@ fn main() {
                     .ok()
                     .filter(|&x| x > 0)
                     .unwrap_or_else(|| die("scans", "expected a positive integer"))
+            }
+            "--cpu" => {
+                pin = Some(
+                    v.parse()
+                        .unwrap_or_else(|_| die("cpu", "expected a CPU number")),
+                )
             }
             "--load" => {
                 load = v
@@ -151,6 +159,11 @@ fn main() {
         .spawn()
         .unwrap_or_else(|e| die("memlat", &e.to_string()));
     let pid = child.id() as i32;
+    if let Some(c) = pin {
+        if let Err(e) = parsched_runtime::cgroup::set_affinity(pid, &[c]) {
+            die("cpu", &e.to_string());
+        }
+    }
     let page = 4096u64;
     let mut est = WssEstimator::new(page, HistogramReading::default());
     let clear = |pid| {
@@ -219,9 +232,10 @@ fn main() {
     let med = median(&mut steady);
     println!(
         "{{\"size\":{size},\"access_time\":{access},\"scan_ms\":{scan_ms},\"clear\":\"{}\",\
-         \"load\":{load},\"scans\":{scans},\"true_kb\":{},\"ref_min_kb\":{},\"ref_median_kb\":{},\
+         \"load\":{load},\"cpu\":{},\"scans\":{scans},\"true_kb\":{},\"ref_min_kb\":{},\"ref_median_kb\":{},\
          \"ref_max_kb\":{},\"estimate_kb\":{},\"estimate_over_true\":{:.3}}}",
         if flush { "flush" } else { "plain" },
+        pin.map_or("null".to_string(), |c| c.to_string()),
         truth / 1024,
         lo / 1024,
         med / 1024,

@@ -353,6 +353,10 @@ fn real_regions_confines_jobs_to_their_caches_with_cpusets() {
     assert!(r.iter().all(|j| j.success), "{r:?}");
     let rs = stats.regions.unwrap();
     let first = &rs.decisions[0];
+    eprintln!(
+        "first decision at {:.2} s: {} {:?}",
+        first.at_s, first.decision, first.wss_bytes
+    );
     assert_eq!(first.decision, "regioning", "{:?}", rs.decisions);
     let at = |n: &str| -> Vec<u32> {
         first
