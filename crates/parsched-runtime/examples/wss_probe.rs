@@ -177,6 +177,7 @@ fn main() {
     let mut last_cpu = 0.0;
     let mut t_clear = Instant::now();
     let mut refs = Vec::new();
+    let mut clear_us = Vec::new();
     let mut n = 0;
     if !quiet {
         println!("scan cpu_ms wall_ms rss_kb ref_kb est_kb");
@@ -208,7 +209,9 @@ fn main() {
             );
         }
         last_cpu = cpu;
+        let c0 = Instant::now();
         let _ = clear(pid);
+        clear_us.push(c0.elapsed().as_secs_f64() * 1e6);
         t_clear = Instant::now();
     }
     let _ = child.kill();
@@ -233,7 +236,7 @@ fn main() {
     println!(
         "{{\"size\":{size},\"access_time\":{access},\"scan_ms\":{scan_ms},\"clear\":\"{}\",\
          \"load\":{load},\"cpu\":{},\"scans\":{scans},\"true_kb\":{},\"ref_min_kb\":{},\"ref_median_kb\":{},\
-         \"ref_max_kb\":{},\"estimate_kb\":{},\"estimate_over_true\":{:.3}}}",
+         \"ref_max_kb\":{},\"estimate_kb\":{},\"estimate_over_true\":{:.3},\"clear_us_mean\":{:.1}}}",
         if flush { "flush" } else { "plain" },
         pin.map_or("null".to_string(), |c| c.to_string()),
         truth / 1024,
@@ -241,6 +244,7 @@ fn main() {
         med / 1024,
         hi / 1024,
         final_est / 1024,
-        final_est as f64 / truth as f64
+        final_est as f64 / truth as f64,
+        clear_us.iter().sum::<f64>() / clear_us.len().max(1) as f64
     );
 }

@@ -211,10 +211,11 @@ pub fn clear_refs(pid: i32) -> std::io::Result<()> {
 /// ([`clear_refs`], `1`) and then flushes the process's TLB by writing `4`
 /// (clear soft-dirty), whose page-table walk ends in a `flush_tlb_mm`; every
 /// page touched afterwards goes through a page walk and shows as
-/// `Referenced`. Side effect: the soft-dirty pass write-protects the
-/// process's present pages, so its next write to each costs a minor fault
-/// (no data is lost; soft-dirty tracking by another tool on the same process
-/// would be reset).
+/// `Referenced`. On a kernel built without `CONFIG_MEM_SOFT_DIRTY` (this
+/// machine's) the `4` pass changes nothing but that flush; with it, the pass
+/// also write-protects the process's present pages, so its next write to
+/// each costs a minor fault, and soft-dirty tracking by another tool on the
+/// same process is reset.
 pub fn clear_refs_flush(pid: i32) -> std::io::Result<()> {
     clear_refs(pid)?;
     fs::write(format!("/proc/{pid}/clear_refs"), "4")
