@@ -122,7 +122,13 @@ def test_run_policy_regions_reports_working_sets_and_decisions(memlat):
     reg = out["controller"]["regions"]
     assert reg["scans"] > 0 and reg["observations"] > 0 and reg["decisions"]
     wss = {j["name"]: j["wss_bytes"] for j in out["jobs"]}
-    assert wss["large0"] > 4 * wss["small0"], wss
+    # Each final estimate within a factor 1.5 of the job's working set: two
+    # regions plus memlat's stack and data (~12-20 KB). Before the clear
+    # flushed the TLB (procfs::clear_refs_flush) a job could read as a few
+    # KB here.
+    for name, truth in (("large0", 512 * 1024 + 16 * 1024), ("large1", 512 * 1024 + 16 * 1024),
+                        ("small0", 32 * 1024), ("small1", 32 * 1024)):
+        assert truth / 1.5 <= wss[name] <= truth * 1.5, (name, wss)
     assert all(d["decision"] in ("regioning", "one_cache") or d["decision"].startswith("fallback")
                for d in reg["decisions"])
 

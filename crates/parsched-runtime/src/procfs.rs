@@ -190,10 +190,35 @@ pub fn private_referenced(pid: i32) -> Option<(u64, u64)> {
 }
 
 /// Clears the referenced bits of all of a process's pages (`echo 1 >
-/// /proc/PID/clear_refs`), starting a working-set measurement period. Needs
-/// the right to ptrace the process (the same user, or root).
+/// /proc/PID/clear_refs`). Needs the right to ptrace the process (the same
+/// user, or root).
+///
+/// Alone this does **not** start a reliable measurement period: the kernel
+/// (6.x; since 5.12 only the soft-dirty variant flushes) clears the
+/// accessed bits in the page tables without flushing the process's TLB
+/// entries, and an x86 CPU sets a page's accessed bit only when it walks
+/// the page table — a page whose translation stays cached in the TLB is
+/// touched again and again without showing as referenced. A working set
+/// that fits the TLB (1536+ entries here: 6 MB of 4 KB pages) then reads as
+/// a fraction of itself, varying with whatever else evicts the TLB
+/// (`docs/policies/regions.md`, "The working-set estimate"). Use
+/// [`clear_refs_flush`].
 pub fn clear_refs(pid: i32) -> std::io::Result<()> {
     fs::write(format!("/proc/{pid}/clear_refs"), "1")
+}
+
+/// Starts a working-set measurement period: clears the referenced bits
+/// ([`clear_refs`], `1`) and then flushes the process's TLB by writing `4`
+/// (clear soft-dirty), whose page-table walk ends in a `flush_tlb_mm`; every
+/// page touched afterwards goes through a page walk and shows as
+/// `Referenced`. On a kernel built without `CONFIG_MEM_SOFT_DIRTY` (this
+/// machine's) the `4` pass changes nothing but that flush; with it, the pass
+/// also write-protects the process's present pages, so its next write to
+/// each costs a minor fault, and soft-dirty tracking by another tool on the
+/// same process is reset.
+pub fn clear_refs_flush(pid: i32) -> std::io::Result<()> {
+    clear_refs(pid)?;
+    fs::write(format!("/proc/{pid}/clear_refs"), "4")
 }
 
 #[cfg(test)]
@@ -261,5 +286,35 @@ mod tests {
         );
         assert!(private_referenced(i32::MAX).is_none());
         assert!(clear_refs(i32::MAX).is_err());
+    }
+
+    /// A working set small enough to stay in the TLB: after the flushed
+    /// clear every page touched again shows as referenced, in every round
+    /// (with `clear_refs` alone, most rounds here read a fraction of it: the
+    /// translations stay cached and the accessed bits are not set again).
+    #[test]
+    fn flushed_clear_sees_pages_the_tlb_still_holds() {
+        let me = std::process::id() as i32;
+        const KB: usize = 1024;
+        let mut buf = vec![1u8; 512 * KB];
+        let touch = |b: &mut Vec<u8>| {
+            for _ in 0..50 {
+                for k in (0..b.len()).step_by(4096) {
+                    b[k] = b[k].wrapping_add(1);
+                }
+            }
+            std::hint::black_box(&*b);
+        };
+        touch(&mut buf); // the translations are in the TLB now
+        for round in 0..5 {
+            clear_refs_flush(me).unwrap();
+            touch(&mut buf);
+            let (_, hot) = private_referenced(me).unwrap();
+            assert!(
+                hot >= 500 * KB as u64,
+                "round {round}: {hot} bytes referenced of the 512 KB touched"
+            );
+        }
+        assert!(clear_refs_flush(i32::MAX).is_err());
     }
 }

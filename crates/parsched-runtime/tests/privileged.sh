@@ -72,13 +72,6 @@ if [ "$(nproc)" -lt 2 ]; then
     not_run real_pooled_threads_stay_in_their_cpuset "needs 2 CPUs, this machine has $(nproc)"
     not_run real_regions_confines_jobs_to_their_caches_with_cpusets "needs 2 CPUs, this machine has $(nproc)"
 fi
-# Known defect (issue 13, stop 20 closing note): the working-set estimate from
-# /proc (clear_refs + Referenced) of a real memlat job varies run to run (20 KB
-# to 0.5 MB for a 384 KB job; CI and this machine failed it 1 run in 2), so the
-# placement flips between fallback and regioning. Run it on purpose with
-# PARSCHED_TEST_REGIONS_REAL=1 until the estimate is fixed.
-[ -n "${PARSCHED_TEST_REGIONS_REAL:-}" ] || not_run real_regions_confines_jobs_to_their_caches_with_cpusets \
-    "known defect: real working-set estimates unstable (set PARSCHED_TEST_REGIONS_REAL=1)"
 [ -n "$rt_cpu" ] || not_run real_realtime_gets_rt_runtime_in_a_v1_cpu_cgroup \
     "no cgroup v1 cpu hierarchy with RT group scheduling (cpu.rt_runtime_us)"
 

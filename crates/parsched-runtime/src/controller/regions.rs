@@ -8,9 +8,12 @@
 //! period is 100 ms of the address space's virtual time: a job that did not
 //! run would show an empty period): its working set from /proc — the
 //! `Referenced:` bytes of its private (anonymous, heap, stack) mappings in
-//! `/proc/PID/smaps` since the previous `clear_refs`, then `clear_refs`
-//! again; code and shared libraries are seed 004's global regions, left out
-//! — goes, as a count of referenced
+//! `/proc/PID/smaps` since the previous clear, then a clear again
+//! ([`procfs::clear_refs_flush`]: the referenced bits *and* the job's TLB —
+//! without the flush, pages whose translations stay cached are touched
+//! without being marked, and a working set that fits the TLB reads as a
+//! random fraction of itself); code and shared libraries are seed 004's
+//! global regions, left out — goes, as a count of referenced
 //! pages, into the core crate's [`WssEstimator`] (§4's weights over 32-scan
 //! histories; one "region" per job: its address space's working set). Once
 //! every live job has `regions.place_after` scans (or after 16 ×
@@ -44,7 +47,8 @@ use crate::cgroup::set_affinity;
 use crate::error::Result;
 use crate::procfs;
 use parsched_core::policy::regions::{
-    balance, Bin, Conditions, HistogramReading, Item, Observation, RegionDecision, WssEstimator,
+    balance, cpu_share_repair, keep_current, Bin, Conditions, HistogramReading, Item, Observation,
+    RegionDecision, WssEstimator,
 };
 use parsched_core::{CacheId, ProcId, RegionId};
 use serde::Serialize;
@@ -85,7 +89,8 @@ pub struct RegionsStats {
     /// Job scans (a job is scanned once per `regions.scan` of its own CPU
     /// time), over all jobs.
     pub observations: u64,
-    /// Time spent in scans (reading /proc, clear_refs), seconds.
+    /// Time spent in scans (reading /proc, clear_refs and the TLB flush),
+    /// seconds.
     pub scan_s: f64,
     pub decisions: Vec<RegionsRecord>,
 }
@@ -177,7 +182,7 @@ impl Controller {
             self.jobs[i].cpus = all.clone();
             self.spawn(i)?;
             if let Some(pid) = self.jobs[i].pid.filter(|_| !static_fallback) {
-                let _ = procfs::clear_refs(pid);
+                let _ = procfs::clear_refs_flush(pid);
             }
         }
         if static_fallback {
@@ -228,7 +233,7 @@ impl Controller {
                 st.est.observe_count(RegionId(i as u64), pages, r);
                 j.wss_bytes = Some(st.est.estimate_bytes(RegionId(i as u64)));
             }
-            let _ = procfs::clear_refs(pid);
+            let _ = procfs::clear_refs_flush(pid);
         }
         st.scans += 1;
         st.since_place += 1;
@@ -304,25 +309,15 @@ impl Controller {
                 .collect();
             let ncpus: Vec<usize> = st.cache_cpus.iter().map(Vec::len).collect();
             let wss: Vec<u64> = items.iter().map(|it| it.wss_bytes).collect();
-            let mut bin_of = cpu_share_repair(bin_of, &nthreads, &wss, &ncpus);
-            // Hysteresis: keep the current assignment (every live job on one
-            // cache) unless the new one lowers the fullest cache's fill by
-            // more than 10% — near-equal estimates would otherwise swap jobs
-            // between caches at every re-placement, each swap costing both
-            // jobs their cache contents.
+            let bin_of = cpu_share_repair(bin_of, &nthreads, &wss, &ncpus);
+            // Hysteresis against the current assignment (every live job on
+            // one cache), core `policy::regions::shares`.
             let cur: Option<Vec<usize>> = live
                 .iter()
                 .map(|&i| st.cache_cpus.iter().position(|c| *c == st.current[i]))
                 .collect();
-            if let Some(cur) = cur {
-                let caps: Vec<u64> = st.bins.iter().map(|b| b.capacity_bytes).collect();
-                if cur != bin_of
-                    && within_shares(&cur, &nthreads, &ncpus)
-                    && max_fill(&cur, &wss, &caps) <= 1.1 * max_fill(&bin_of, &wss, &caps)
-                {
-                    bin_of = cur;
-                }
-            }
+            let caps: Vec<u64> = st.bins.iter().map(|b| b.capacity_bytes).collect();
+            let bin_of = keep_current(cur, bin_of, &nthreads, &wss, &caps, &ncpus);
             let mut threads = vec![0usize; st.bins.len()];
             let mut bin_loads = vec![0u64; st.bins.len()];
             for (k, &b) in bin_of.iter().enumerate() {
@@ -403,117 +398,5 @@ impl Controller {
                 let _ = set_affinity(tid, cpus);
             }
         }
-    }
-}
-
-/// The CPU-share repair of a cache assignment (a runtime constraint, not the
-/// paper's balancer): the core crate's balancer packs by working set only, so
-/// with unequal estimates it may put three of four single-threaded jobs on one
-/// of two one-CPU caches (each small job goes to the emptier cache). The
-/// paper's machine kept every processor busy through Xen's credit scheduler
-/// and idle prevention; here a confined job cannot leave its cache, so while a
-/// cache holds more threads than its share of all threads (rounded up, in
-/// proportion to its CPUs) and another holds fewer than its share (rounded
-/// down), the job with the smallest working set (ties: the later one) that
-/// fits moves from the first to the least-loaded such cache. `bin_of[k]` is job
-/// k's cache index; returns the repaired assignment.
-pub(super) fn cpu_share_repair(
-    mut bin_of: Vec<usize>,
-    threads: &[usize],
-    wss: &[u64],
-    cpus: &[usize],
-) -> Vec<usize> {
-    let total_t: usize = threads.iter().sum();
-    let total_c: usize = cpus.iter().sum::<usize>().max(1);
-    let hi = |b: usize| (total_t * cpus[b]).div_ceil(total_c);
-    let lo = |b: usize| total_t * cpus[b] / total_c;
-    for _ in 0..bin_of.len() * cpus.len() {
-        let mut t = vec![0usize; cpus.len()];
-        let mut load = vec![0u64; cpus.len()];
-        for (k, &b) in bin_of.iter().enumerate() {
-            t[b] += threads[k];
-            load[b] += wss[k];
-        }
-        let Some(from) = (0..cpus.len()).find(|&b| t[b] > hi(b)) else {
-            break;
-        };
-        let Some(to) = (0..cpus.len())
-            .filter(|&b| t[b] < lo(b))
-            .min_by_key(|&b| (load[b], b))
-        else {
-            break;
-        };
-        let Some(k) = (0..bin_of.len())
-            .filter(|&k| bin_of[k] == from && t[to] + threads[k] <= hi(to))
-            .min_by_key(|&k| (wss[k], std::cmp::Reverse(k)))
-        else {
-            break;
-        };
-        bin_of[k] = to;
-    }
-    bin_of
-}
-
-/// Whether no cache holds more than its share of threads (see
-/// [`cpu_share_repair`]).
-fn within_shares(bin_of: &[usize], threads: &[usize], cpus: &[usize]) -> bool {
-    let total_t: usize = threads.iter().sum();
-    let total_c: usize = cpus.iter().sum::<usize>().max(1);
-    let mut t = vec![0usize; cpus.len()];
-    for (k, &b) in bin_of.iter().enumerate() {
-        t[b] += threads[k];
-    }
-    (0..cpus.len()).all(|b| t[b] <= (total_t * cpus[b]).div_ceil(total_c))
-}
-
-/// The fullest cache's load over its capacity.
-fn max_fill(bin_of: &[usize], wss: &[u64], caps: &[u64]) -> f64 {
-    let mut load = vec![0u64; caps.len()];
-    for (k, &b) in bin_of.iter().enumerate() {
-        load[b] += wss[k];
-    }
-    (0..caps.len())
-        .map(|b| load[b] as f64 / caps[b].max(1) as f64)
-        .fold(0.0, f64::max)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{cpu_share_repair, max_fill, within_shares};
-
-    #[test]
-    fn shares_and_fill() {
-        assert!(within_shares(&[0, 1, 1, 0], &[1; 4], &[1, 1]));
-        assert!(!within_shares(&[0, 1, 1, 1], &[1; 4], &[1, 1]));
-        let f = max_fill(&[0, 1, 1, 0], &[400, 30, 410, 20], &[512, 512]);
-        assert!((f - 440.0 / 512.0).abs() < 1e-12);
-    }
-
-    #[test]
-    fn repair_moves_the_smallest_job_to_the_short_cache() {
-        // large0 → 0, large1 → 1, both small → 1 (the greedy's outcome when
-        // large1's estimate is lower): the later small one moves to cache 0.
-        let b = cpu_share_repair(vec![0, 1, 1, 1], &[1; 4], &[3300, 49, 3200, 49], &[1, 1]);
-        assert_eq!(b, vec![0, 1, 1, 0]);
-        // The smaller one moves, whatever its position.
-        let b = cpu_share_repair(vec![0, 1, 1, 1], &[1; 4], &[3300, 40, 3200, 49], &[1, 1]);
-        assert_eq!(b, vec![0, 0, 1, 1]);
-        // Already within shares: unchanged.
-        let b = cpu_share_repair(vec![0, 1, 1, 0], &[1; 4], &[3300, 49, 3200, 49], &[1, 1]);
-        assert_eq!(b, vec![0, 1, 1, 0]);
-        // A two-thread job does not fit the short cache's share: nothing moves
-        // past it; the one-thread job does.
-        let b = cpu_share_repair(vec![1, 1, 1], &[2, 1, 1], &[10, 5, 7], &[2, 2]);
-        let t0: usize = b
-            .iter()
-            .zip([2, 1, 1])
-            .filter(|(x, _)| **x == 0)
-            .map(|(_, t)| t)
-            .sum();
-        assert_eq!(t0, 2, "{b:?}");
-        // Unequal caches: shares follow the CPUs (3 + 1).
-        let b = cpu_share_repair(vec![0; 4], &[1; 4], &[4, 3, 2, 1], &[3, 1]);
-        assert_eq!(b.iter().filter(|&&x| x == 1).count(), 1);
-        assert_eq!(b[3], 1, "the smallest moves: {b:?}");
     }
 }

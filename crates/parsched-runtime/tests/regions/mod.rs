@@ -123,24 +123,39 @@ fn regions_mock_pairs_large_with_small_across_fake_caches() {
     assert!(rs.scans >= 26, "{} scans", rs.scans);
     let first = &rs.decisions[0];
     assert_eq!(first.decision, "regioning", "{first:?}");
-    // Working sets (private data only): the large jobs' estimates (4 MB:
-    // two 2 MB regions) well above the small ones' (16 KB). Their size is not
-    // checked: with 5 ms scans of CPU time the §4 histogram gives 0.7-3.1 MB
-    // for the 4 MB job on this machine (docs/runtime.md, Regions: known
-    // underestimate), which leaves the pairing unchanged.
+    // Working sets (private data only): 4 MB (two 2 MB regions) and 16 KB
+    // plus memlat's own stack and data (≈ 12-30 KB), each final estimate
+    // within a factor 1.5 of that. Before the TLB flush was added to the
+    // clear (procfs::clear_refs_flush), the 4 MB job's final estimate ranged
+    // 0.36-4.2 MB here and only the ordering could be asserted.
     let wss = |n: &str| r.iter().find(|j| j.name == n).unwrap().wss_bytes.unwrap();
     eprintln!(
         "estimates: {:?}",
         ["large0", "large1", "small0", "small1"].map(wss)
     );
+    let within =
+        |got: u64, truth: u64| got as f64 >= truth as f64 / 1.5 && got as f64 <= truth as f64 * 1.5;
     for n in ["small0", "small1"] {
-        assert!(wss(n) < 256 * KB, "{n}: {} bytes", wss(n));
+        assert!(within(wss(n), 16 * KB + 16 * KB), "{n}: {} bytes", wss(n));
     }
     for n in ["large0", "large1"] {
+        assert!(within(wss(n), 4 * MB), "{n}: {} bytes", wss(n));
+    }
+    // The first placement saw every job, each with a full 32-scan history.
+    assert_eq!(
+        first.placement.len(),
+        4,
+        "a job ended before the first placement: {first:?}"
+    );
+    for (n, w) in &first.wss_bytes {
+        let truth = if n.starts_with("large") {
+            4 * MB
+        } else {
+            32 * KB
+        };
         assert!(
-            wss(n) >= 2 * wss("small0").max(wss("small1")) && wss(n) <= 5 * MB,
-            "{n}: {} bytes",
-            wss(n)
+            within(*w, truth),
+            "first placement, {n}: {w} bytes: {first:?}"
         );
     }
     // The large ones on different CPUs, each CPU with one small.
@@ -155,12 +170,10 @@ fn regions_mock_pairs_large_with_small_across_fake_caches() {
     assert_eq!(at("large0").len(), 1);
     assert_ne!(at("large0"), at("large1"));
     assert_ne!(at("small0"), at("small1"), "{first:?}");
-    // Each cache holds a large job: its load exceeds both small jobs' final
-    // estimates together (the first placement's estimates may be partial).
-    let smalls = wss("small0") + wss("small1");
+    // Each cache holds one large and one small job: 4 MB + 32 KB, within 1.5.
     for (k, c) in first.loads.iter().enumerate() {
         assert!(
-            *c > smalls && *c < 11 * MB / 2,
+            within(*c, 4 * MB + 32 * KB),
             "cache {k} load {c}: {:?}",
             first.loads
         );
@@ -340,6 +353,10 @@ fn real_regions_confines_jobs_to_their_caches_with_cpusets() {
     assert!(r.iter().all(|j| j.success), "{r:?}");
     let rs = stats.regions.unwrap();
     let first = &rs.decisions[0];
+    eprintln!(
+        "first decision at {:.2} s: {} {:?}",
+        first.at_s, first.decision, first.wss_bytes
+    );
     assert_eq!(first.decision, "regioning", "{:?}", rs.decisions);
     let at = |n: &str| -> Vec<u32> {
         first
@@ -358,7 +375,12 @@ fn real_regions_confines_jobs_to_their_caches_with_cpusets() {
         .filter(|(k, _)| k.starts_with("large"))
         .map(|(k, sets)| {
             let c: Vec<&Vec<u32>> = sets.iter().filter(|a| a.len() < m.cpus.len()).collect();
-            assert_eq!(c.len(), 1, "{k} confined to one cache only: {seen:?}");
+            assert_eq!(
+                c.len(),
+                1,
+                "{k} confined to one cache only: {seen:?}; decisions {:#?}",
+                rs.decisions
+            );
             c[0].clone()
         })
         .collect();

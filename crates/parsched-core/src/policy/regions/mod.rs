@@ -15,6 +15,7 @@
 //! | cache balancing (greedy bin packing by load), unification, partitioning | §1, §2.1 (Figure 2), §4, §5.2, §5.5 | [`balance`] |
 //! | regioning by idle-time merging (threshold q, p = 1 %, teardown) | §3.2–3.3, Table 2, Figures 11–12 | [`regioning`] |
 //! | the fallback to the standard scheduler (conditions 1–3, idle prevention) | §3.1, Figure 10; §2.2.2 | [`fallback`] |
+//! | placing whole jobs by cpusets: the CPU-share repair and the 10% hysteresis around `balance` | (runtime constraints, not the paper's) | [`shares`] |
 //!
 //! Everything here is pure: the simulated machine (`parsched-sim`) and the
 //! Linux runtime observe, call these functions, and apply what they return.
@@ -25,6 +26,7 @@ pub mod balance;
 pub mod fallback;
 pub mod map;
 pub mod regioning;
+pub mod shares;
 pub mod touch;
 pub mod wss;
 
@@ -32,6 +34,7 @@ pub use balance::{balance, partition, unify, Assignment, Bin, Item, PartitionDem
 pub use fallback::{Condition, Conditions, Observation, RegionDecision};
 pub use map::{Mapping, RegionMap};
 pub use regioning::{PhaseReport, Regioner, RegioningConfig, RegioningSchedule};
+pub use shares::{cpu_share_repair, keep_current, max_fill, within_shares, HYSTERESIS};
 pub use touch::{on_touch, TouchDecision, TouchRule};
 pub use wss::{ones_histogram, weighted_pages, HistogramReading, WssEstimator};
 
