@@ -59,12 +59,6 @@ pub struct Conservative {
     /// A span `[lo, hi)` holding every time where `diff > 0` (`lo >= hi`:
     /// none).
     pos_span: (u64, u64),
-    /// A span `[lo, hi)` holding every time where `diff < 0`.
-    neg_span: (u64, u64),
-    /// An upper bound on the free processors of the profile at the times
-    /// where `diff > 0` (`None`: to compute; the profile only loses
-    /// processors during a pass, so a value read earlier stays a bound).
-    pos_max: Option<u32>,
     /// Scratch for merging step functions.
     merged: Vec<(u64, i64)>,
     /// The free processors this pass's profile has more than the last
@@ -80,20 +74,6 @@ pub(super) fn positive_span(d: &[(u64, i64)]) -> (u64, u64) {
     let mut hi = 0;
     for (k, &(t, v)) in d.iter().enumerate() {
         if v > 0 {
-            lo = lo.min(t);
-            hi = d.get(k + 1).map_or(u64::MAX, |s| s.0);
-        }
-    }
-    (lo, hi)
-}
-
-/// The span `[lo, hi)` of the times where the step function `d` is
-/// negative (`lo >= hi`: nowhere).
-pub(super) fn negative_span(d: &[(u64, i64)]) -> (u64, u64) {
-    let mut lo = u64::MAX;
-    let mut hi = 0;
-    for (k, &(t, v)) in d.iter().enumerate() {
-        if v < 0 {
             lo = lo.min(t);
             hi = d.get(k + 1).map_or(u64::MAX, |s| s.0);
         }
@@ -365,7 +345,7 @@ impl Conservative {
                 _ => self.diff.push((t, cur)),
             }
         }
-        self.diff_changed();
+        self.pos_span = positive_span(&self.diff);
         true
     }
 
@@ -465,14 +445,7 @@ impl Conservative {
             }
         }
         std::mem::swap(&mut self.diff, &mut self.merged);
-        self.diff_changed();
-    }
-
-    /// Recomputes the spans of `diff`'s signs; forgets `pos_max`.
-    pub(super) fn diff_changed(&mut self) {
         self.pos_span = positive_span(&self.diff);
-        self.neg_span = negative_span(&self.diff);
-        self.pos_max = None;
     }
 
     /// Adds `v` to `diff` on `[a, b)` (`a >= diff[0].0`).
@@ -490,80 +463,15 @@ impl Conservative {
         for s in &mut self.diff[i..j] {
             s.1 += v;
         }
-        let span = if v > 0 {
-            // (the times made positive are in [a, b))
-            if let Some(m) = self.pos_max {
-                self.pos_max = Some(m.max(self.profile.max_free(a, b)));
-            }
-            &mut self.pos_span
-        } else {
-            &mut self.neg_span
-        };
-        let (lo, hi) = span;
-        if *lo >= *hi {
-            (*lo, *hi) = (a, b);
-        } else {
-            *lo = (*lo).min(a);
-            *hi = (*hi).max(b);
-        }
-    }
-
-    /// Whether a job of `procs` × `dur` placed at `told >= now` on the
-    /// profile its check compares with (`diff` this profile minus that
-    /// one) stays at `told` without a search: no fit before `told` is new
-    /// (a new fit's window holds a time where `diff > 0` and `procs` are
-    /// free there, but no such time has that many free), and the window at
-    /// `told` keeps its processors (`diff >= 0` over it). Such a job is
-    /// reserved at `told` without a search (and adds nothing to `diff`).
-    pub(super) fn unmovable(&mut self, procs: u32, dur: u64, told: u64) -> bool {
-        let end = told.saturating_add(dur);
-        let (nlo, nhi) = self.neg_span;
-        if nlo < nhi && told < nhi && end > nlo {
-            let d = &self.diff;
-            let mut k = d.partition_point(|s| s.0 <= told).max(1) - 1;
-            while k < d.len() && d[k].0 < end {
-                if d[k].1 < 0 {
-                    return false;
-                }
-                k += 1;
+        if v > 0 {
+            let (lo, hi) = &mut self.pos_span;
+            if *lo >= *hi {
+                (*lo, *hi) = (a, b);
+            } else {
+                *lo = (*lo).min(a);
+                *hi = (*hi).max(b);
             }
         }
-        let (lo, hi) = self.pos_span;
-        if lo >= hi || (lo + 1).saturating_sub(dur) >= hi.min(told) {
-            return true;
-        }
-        procs > self.pos_max()
-    }
-
-    /// The most processors free at a time where `diff > 0` (cached).
-    pub(super) fn pos_max(&mut self) -> u32 {
-        if let Some(m) = self.pos_max {
-            return m;
-        }
-        let (t, f) = (&self.profile.t, &self.profile.f);
-        let d = &self.diff;
-        let mut m = 0;
-        let mut k = 0;
-        for (i, &(a, v)) in d.iter().enumerate() {
-            if v <= 0 {
-                continue;
-            }
-            let b = d.get(i + 1).map_or(u64::MAX, |s| s.0);
-            // the profile's steps meeting [a, b)
-            if k + 1 < t.len() && t[k + 1] <= a {
-                k = t.partition_point(|&x| x <= a) - 1;
-            }
-            while k < t.len() && t[k] < b {
-                m = m.max(f[k]);
-                if k + 1 < t.len() && t[k + 1] < b {
-                    k += 1;
-                } else {
-                    break;
-                }
-            }
-        }
-        self.pos_max = Some(m);
-        m
     }
 
     /// Places `job`, which the last pass placed at `told` (its position
@@ -575,10 +483,6 @@ impl Conservative {
     pub(super) fn replace(&mut self, now: u64, job: &QueuedJob, told: u64) -> u64 {
         let procs = job.procs;
         let dur = duration(job);
-        if told >= now && self.unmovable(procs, dur, told) {
-            self.profile.reserve(told, dur, procs);
-            return told;
-        }
         if told < now {
             // (reserved at a time now past: placed afresh)
             let t = self.place_fresh(procs, dur);
@@ -684,7 +588,7 @@ impl Conservative {
             }
             self.diff.clear();
             self.diff.push((now, 0));
-            self.diff_changed();
+            self.pos_span = (u64::MAX, 0);
             m
         } else {
             self.profile.rebuild(now, view.free, &self.ends);

@@ -211,20 +211,6 @@ impl Profile {
         Some(t)
     }
 
-    /// The most processors free at a time in `[a, b)` (`a` at or after the
-    /// profile's first time, `a < b`).
-    pub(super) fn max_free(&self, a: u64, b: u64) -> u32 {
-        let (t, f) = (&self.t[..], &self.f[..]);
-        let mut k = t.partition_point(|&x| x <= a).max(1) - 1;
-        let mut m = f[k];
-        k += 1;
-        while k < t.len() && t[k] < b {
-            m = m.max(f[k]);
-            k += 1;
-        }
-        m
-    }
-
     /// Free processors at the profile's first time.
     pub fn free_now(&self) -> u32 {
         self.f.first().copied().unwrap_or(0)
