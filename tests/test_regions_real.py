@@ -159,3 +159,18 @@ def test_run_quick_writes_tables_and_summary(memlat, tmp_path):
     if _runtime_missing() is None:
         assert "fallback/default" in note
         assert (tmp_path / "real_fallback.csv").exists()
+
+
+def test_balance_sizes_follow_the_private_cache(monkeypatch):
+    def fake(cpu):
+        return [{"level": 1, "type": "Data", "size": "48K", "shared_cpu_list": str(cpu)},
+                {"level": 2, "type": "Unified", "size": "2048K", "shared_cpu_list": str(cpu)},
+                {"level": 3, "type": "Unified", "size": "300M", "shared_cpu_list": "0-1"}]
+
+    monkeypatch.setattr(regions_real, "cache_info", fake)
+    assert regions_real.private_cache_bytes(1) == 2 * 1024 * 1024
+    # working sets (two regions) of 3/4 and 1 private cache
+    assert regions_real.balance_sizes(1) == (768 * 1024, 1024 * 1024)
+    monkeypatch.setattr(regions_real, "cache_info", lambda cpu: [])
+    assert regions_real.private_cache_bytes(0) is None
+    assert regions_real.balance_sizes(0) == (192 * 1024, 256 * 1024)

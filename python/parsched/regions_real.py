@@ -55,12 +55,14 @@ from .errors import RuntimeUnavailable
 __all__ = [
     "PAPER",
     "balance_real",
+    "balance_sizes",
     "build_memlat",
     "cache_info",
     "fallback_real",
     "measure",
     "memlat",
     "microschedule_cost",
+    "private_cache_bytes",
     "run",
     "unification_grid",
 ]
@@ -129,6 +131,30 @@ def cache_info(cpu: int = 0) -> list[dict[str, Any]]:
         except OSError:
             continue
     return out
+
+
+def private_cache_bytes(cpu: int = 0) -> int | None:
+    """The size of the largest data cache private to ``cpu`` (sysfs), bytes."""
+    best = None
+    for c in cache_info(cpu):
+        if c["shared_cpu_list"] != str(cpu):
+            continue
+        size = c["size"].strip().upper()
+        mult = {"K": KB, "M": MB}.get(size[-1:], 1)
+        try:
+            n = int(size.rstrip("KM")) * mult
+        except ValueError:
+            continue
+        best = n if best is None else max(best, n)
+    return best
+
+
+def balance_sizes(cpu: int = 0) -> tuple[int, ...]:
+    """The large processes' region sizes of the balancing experiment: working
+    sets (two regions) of 3/4 and 1 private cache of ``cpu`` (192 KB and 256 KB
+    for a 512 KB L2), in whole pages."""
+    c = private_cache_bytes(cpu) or 512 * KB
+    return tuple(max(4 * KB, (c * f // 8) // (4 * KB) * 4 * KB) for f in (3, 4))
 
 
 def memlat(exe: str, *args: str, cpus: Sequence[int] | None = None,
@@ -372,8 +398,9 @@ def measure(quick: bool = False, bench_dir: str | os.PathLike[str] | None = None
     Returns a dict: ``caches`` (sysfs, CPU 0), ``load_before``,
     ``microschedule`` (:func:`microschedule_cost`), ``unification`` (rows of
     :func:`unification_grid`), ``balancing`` (a list of
-    :func:`balance_real` results: large regions of 192 KB and 256 KB, i.e.
-    working sets of 3/4 and 1 L2; quick: 192 KB only), ``fallback``
+    :func:`balance_real` results: large regions of :func:`balance_sizes`, i.e.
+    working sets of 3/4 and 1 private cache (192 KB and 256 KB for a 512 KB
+    L2); quick: the first only), ``fallback``
     (:func:`fallback_real`; with ``with_policy``), ``elapsed_s``."""
     if not hasattr(os, "sched_setaffinity"):
         raise RuntimeUnavailable("region scheduling on a real machine needs Linux")
@@ -389,7 +416,8 @@ def measure(quick: bool = False, bench_dir: str | os.PathLike[str] | None = None
     if quick:
         res["unification"] = unification_grid(exe, QUICK_WSS, QUICK_ACCESS, reps=1,
                                               seconds=0.1, modes=("none", "unify"))
-        res["balancing"] = [balance_real(exe, seconds=1.0, reps=1, with_policy=with_policy)]
+        res["balancing"] = [balance_real(exe, large=balance_sizes(_cpus()[0])[0], seconds=1.0,
+                                         reps=1, with_policy=with_policy)]
         if with_policy:
             res["fallback"] = fallback_real(exe, seconds=0.5, reps=1)
     else:
@@ -397,7 +425,7 @@ def measure(quick: bool = False, bench_dir: str | os.PathLike[str] | None = None
         res["unification"] = unification_grid(exe)
         say("regions_real: balancing")
         res["balancing"] = [balance_real(exe, large=large, with_policy=with_policy)
-                            for large in (192 * KB, 256 * KB)]
+                            for large in balance_sizes(_cpus()[0])]
         if with_policy:
             say("regions_real: fallback against default")
             res["fallback"] = fallback_real(exe)
