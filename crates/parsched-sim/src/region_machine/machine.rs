@@ -262,22 +262,22 @@ impl MachineSpec {
             let prog = &self.programs[i].program;
             let t = &mut threads[i];
             if t.touch.is_none() {
-                match t.cursor.next_touching(prog, &mut step_rng) {
-                    Touching::Op(Op::Exit) => {
+                match t.cursor.next(prog, &mut step_rng) {
+                    Op::Exit => {
                         t.finished = Some(now.0 as f64 / PS);
                         occupied[t.proc.idx()] = 0;
                         continue;
                     }
-                    Touching::Op(Op::Compute { units }) => {
+                    Op::Compute { units } => {
                         engine.schedule_at(now + (units * 1e6).round() as u64, Ev::Ready(i));
                         continue;
                     }
-                    Touching::Op(op) => {
+                    op @ (Op::ForkJoin { .. } | Op::Barrier | Op::Send { .. } | Op::Receive { .. }) => {
                         return Err(RegionMachineError::Program(format!(
                             "program {i}: the region machine runs single-threaded programs of touches and computes, not {op:?}"
                         )))
                     }
-                    Touching::Touch { region, accesses, pattern } => {
+                    Op::Touch { region, accesses, pattern } => {
                         if pattern == Pattern::Sequential && self.cache_model == CacheModel::Footprint {
                             return Err(ConfigError::new(
                                 "pattern",

@@ -75,7 +75,7 @@ use parsched_core::policy::regions::{
     balance, on_touch, Bin, Conditions, Item, Observation, RegionDecision, RegionMap,
     TouchDecision, TouchRule,
 };
-use parsched_core::program::{Cursor, Op, Pattern, Program, Step, Touching};
+use parsched_core::program::{Cursor, Op, Pattern, Program, Step};
 use parsched_core::topology::{Topology, MIB};
 use parsched_core::{CacheId, ConfigError, ProcId, RegionId, Time};
 use rand::Rng;
