@@ -387,3 +387,49 @@ fn bad_keys_name_the_field() {
         assert!(e.unwrap_err().to_string().starts_with(k));
     }
 }
+
+/// `effective_cache_mb` shrinks every last-level cache to whole sets (same
+/// ways and lines) and moves the harmful threshold with it: on Westmere a
+/// 10 MB memlat fits the nominal 12 MB L3 (unification only adds
+/// micro-schedules) but not an effective 8 MB one (unification gains).
+#[test]
+fn effective_capacity_moves_the_fits_one_cache_threshold() {
+    let base = RegionsConfig {
+        machine: "westmere".into(),
+        wss_mb: 10.0,
+        access_time: 1 << 16,
+        accesses: 1 << 22,
+        ..RegionsConfig::default()
+    };
+    let eff = RegionsConfig {
+        effective_cache_mb: Some(8.0),
+        ..base.clone()
+    };
+    let t = eff.topology();
+    for c in t.last_level_caches() {
+        let d = t.cache(c);
+        assert_eq!((d.size_bytes, d.ways, d.line_bytes), (8 * MIB, 16, 64));
+    }
+    assert_eq!(eff.timing().cache_bytes, 8 * MIB);
+    // the inner caches keep their size
+    let l2 = t.caches_at(2);
+    assert_eq!(t.cache(l2[0]).size_bytes, 256 << 10);
+    let nominal = run(&base).unwrap().normalized_performance;
+    let effective = run(&eff).unwrap();
+    assert!(nominal < 1.0, "{nominal}");
+    assert!(effective.normalized_performance > 1.0, "{effective:?}");
+    assert_eq!(effective.cache_loads, vec![5 * MIB, 5 * MIB]);
+    // bad values name the key
+    let mut c = RegionsConfig::default();
+    assert!(c
+        .set("effective_cache_mb", &Value::Float(0.0))
+        .unwrap_err()
+        .to_string()
+        .starts_with("effective_cache_mb:"));
+    c.effective_cache_mb = Some(1e6);
+    assert!(c
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .starts_with("effective_cache_mb:"));
+}
