@@ -146,7 +146,7 @@ def _check_paper_axes(out, found):
         w = pd.read_csv(out / f"fig9abs_{v}_westmere.csv")
         axes = ["setting", "region_mb", "access_time"]
         assert c[axes].values.tolist() == w[axes].values.tolist()  # the same axes
-        assert set(c.setting) == {"nominal", "mu_swapped", "effective"}
+        assert set(c.setting) == {"nominal", "mu_swapped", "effective", "timing_swapped"}
         assert (c.wss_mb == 2 * c.region_mb).all()
         cells = {}
         for m, df in (("clovertown", c), ("westmere", w)):
@@ -162,6 +162,13 @@ def _check_paper_axes(out, found):
             nom = df[df.setting == "nominal"].reset_index(drop=True)
             sw = df[df.setting == "mu_swapped"].reset_index(drop=True)
             eff = df[df.setting == "effective"].reset_index(drop=True)
+            ts = df[df.setting == "timing_swapped"]
+            oth = (w if m == "clovertown" else c)
+            oth = oth[oth.setting == "nominal"]
+            # the other machine's hit and miss times, this machine's cost
+            assert (ts.hit_ns.iloc[0], ts.miss_ns.iloc[0]) == (oth.hit_ns.iloc[0],
+                                                              oth.miss_ns.iloc[0])
+            assert ts.microschedule_us.iloc[0] == nom.microschedule_us.iloc[0]
             # the other machine's micro-schedule cost, and every cell moves
             # with it: cheaper (Clovertown) gains at least as much, dearer
             # (Westmere) at most as much

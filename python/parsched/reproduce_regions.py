@@ -62,7 +62,18 @@ ABS_SETTINGS: tuple[tuple[str, dict[str, dict[str, Any]]], ...] = (
                     "westmere": {"microschedule_us": PAPER["microschedule_us"]["clovertown"]}}),
     ("effective", {m: {"effective_cache_mb": PAPER["condition2_harmful_at_or_below_mb"][m]}
                    for m in ("clovertown", "westmere")}),
+    # filled per variant: the other machine's hit and miss times (its own
+    # micro-schedule cost and caches)
+    ("timing_swapped", {"clovertown": {}, "westmere": {}}),
 )
+
+
+def _timing(machine: str, keys: dict[str, Any]) -> dict[str, float]:
+    """The hit and miss times a variant gives a machine (its overrides, else
+    the machine's defaults)."""
+    t = simulate_regions(machine=machine, workload="memlat", wss_mb=1, access_time=1024,
+                         accesses=4096).timing
+    return {k: float(keys.get(k, t[k])) for k in ("hit_ns", "miss_ns")}
 
 #: (name, keys per machine, description). Timings [ext]: the default is
 #: latency-bound (Clovertown hit 8 ns, miss +100 ns; Westmere 18 / +55 ns);
@@ -110,26 +121,32 @@ def _grid(machine: str, keys: dict[str, Any], quick: bool, exact: bool) -> list[
     return rows
 
 
-def _abs_grid(machine: str, keys: dict[str, Any], quick: bool,
+def _abs_grid(machine: str, keys: dict[str, Any], other_keys: dict[str, Any], quick: bool,
               exact: bool) -> list[dict[str, Any]]:
-    """One machine on the paper's axes, every setting of :data:`ABS_SETTINGS`."""
+    """One machine on the paper's axes, every setting of :data:`ABS_SETTINGS`
+    (``other_keys``: the variant's keys for the other machine)."""
+    other = "westmere" if machine == "clovertown" else "clovertown"
     sizes = REGION_MB_QUICK if quick else REGION_MB
     access = ABS_ACCESS_QUICK if quick else (ABS_ACCESS_EXACT if exact else ABS_ACCESS)
-    accesses = 1 << (20 if exact else (22 if quick else 24))
+    accesses = 1 << (20 if exact else (21 if quick else 24))
     rows = []
     for setting, extra in ABS_SETTINGS:
+        ex = dict(extra[machine])
+        if setting == "timing_swapped":
+            ex.update(_timing(other, other_keys))
         for mb in sizes:
             for k in access:
                 n = max(accesses, 4 << k)
                 r = simulate_regions(machine=machine, workload="memlat", wss_mb=2 * mb,
-                                     access_time=1 << k, accesses=n, **keys,
-                                     **extra[machine])
+                                     access_time=1 << k, accesses=n,
+                                     **{**keys, **ex})
                 rows.append({
                     "machine": machine, "setting": setting, "region_mb": mb,
                     "wss_mb": 2 * mb, "access_time": 1 << k, "log2_access": k,
                     "normalized_performance": r.normalized_performance,
                     "microschedules_per_s": r.microschedules_per_s,
                     "microschedule_us": r.timing["microschedule_us"],
+                    "hit_ns": r.timing["hit_ns"], "miss_ns": r.timing["miss_ns"],
                     "cache_mb": r.timing["cache_bytes"] / 2**20,
                 })
     return rows
@@ -145,9 +162,12 @@ def _edge(ks: list[int], gs: list[float], i: int, j: int) -> float:
 def band(df: Any) -> dict[str, Any]:
     """The winning band (gain > 1) of one machine's grid on the paper's axes:
     how many cells, which working sets and access times, and the access-time
-    edges interpolated where the gain crosses 1 (log2; ``nan`` where the band
-    reaches the grid's end). The band's extent in access time is
-    ``upper_edge - lower_edge`` octaves, summed over the columns
+    edges interpolated where the gain crosses 1 (log2 access time; a column
+    whose band reaches the grid's first or last access time counts that
+    grid end as its edge). ``lower_edge_log2``: the lowest lower edge over
+    the working sets (``nan`` without a band); ``upper_edge_log2`` the
+    highest upper edge. The band's extent in access time is
+    ``upper - lower`` octaves summed over the working sets
     (``access_octaves``): a cheaper micro-schedule lowers the lower edge."""
     win = df[df.normalized_performance > 1.0]
     lower, upper, octaves = [], [], 0.0
@@ -162,10 +182,8 @@ def band(df: Any) -> dict[str, Any]:
         lo_i, hi_i = inside[0], inside[-1]
         lo = _edge(ks, gs, lo_i - 1, lo_i) if lo_i > 0 else float(kmin)
         hi = _edge(ks, gs, hi_i, hi_i + 1) if hi_i + 1 < len(ks) else float(kmax)
-        if lo_i > 0:
-            lower.append(lo)
-        if hi_i + 1 < len(ks):
-            upper.append(hi)
+        lower.append(lo)
+        upper.append(hi)
         octaves += hi - lo
     return {
         "cells_with_gain": len(win), "cells": len(df),
@@ -189,8 +207,10 @@ def _plot_abs(df: Any, path: str, title: str) -> None:
     settings = list(dict.fromkeys(df.setting))
     machines = list(dict.fromkeys(df.machine))
     fig, axes = plt.subplots(len(settings), len(machines),
-                             figsize=(6.0 * len(machines), 3.6 * len(settings)),
+                             figsize=(6.5 * len(machines), 3.4 * len(settings)),
                              squeeze=False)
+    fig.subplots_adjust(left=0.06, right=0.84, top=0.94, bottom=0.04, hspace=0.45,
+                        wspace=0.2)
     for i, s in enumerate(settings):
         for j, m in enumerate(machines):
             ax = axes[i][j]
@@ -209,12 +229,14 @@ def _plot_abs(df: Any, path: str, title: str) -> None:
                             fontweight="bold" if v > 1 else "normal")
             mu = float(sub.microschedule_us.iloc[0])
             cache = float(sub.cache_mb.iloc[0])
-            ax.set_title(f"{m}, {s} ({cache:g} MB per cache, {mu:g} us)", fontsize=9)
+            hit, miss = float(sub.hit_ns.iloc[0]), float(sub.miss_ns.iloc[0])
+            ax.set_title(f"{m}, {s} ({cache:.3g} MB per cache, {mu:g} us, "
+                         f"hit {hit:g} / miss +{miss:g} ns)", fontsize=8)
             ax.set_xlabel("working set (two regions of MB)")
             ax.set_ylabel("access time")
-            fig.colorbar(im, ax=ax)
+    fig.colorbar(im, ax=axes, label="normalized performance", shrink=0.6)
     fig.suptitle(title)
-    save_figure(fig, path)
+    save_figure(fig, path, layout=False)
     plt.close(fig)
 
 
@@ -317,6 +339,11 @@ def abs_findings(bands: list[dict[str, Any]]) -> list[dict[str, Any]]:
             f" clovertown {c['wss_mb_min']:g}-{c['wss_mb_max']:g}; access octaves westmere "
             f"{w['access_octaves']:.2f}, clovertown {c['access_octaves']:.2f}"))
         out.append(_finding(
+            f"{v}/abs/wider_in_mb", "paper's axes: Westmere's band spans more MB "
+            "(largest minus smallest working set with gain)",
+            w["wss_mb_extent"] > c["wss_mb_extent"],
+            f"westmere {w['wss_mb_extent']:g} MB, clovertown {c['wss_mb_extent']:g} MB"))
+        out.append(_finding(
             f"{v}/abs/wider_in_access", "paper's axes: Westmere's band spans more access "
             "time (octaves summed over the working sets)",
             w["access_octaves"] > c["access_octaves"],
@@ -341,6 +368,17 @@ def abs_findings(bands: list[dict[str, Any]]) -> list[dict[str, Any]]:
             ws["access_octaves"] > cs["access_octaves"],
             f"westmere at 15.86 us {ws['access_octaves']:.2f}, clovertown at 6.357 us "
             f"{cs['access_octaves']:.2f} octaves"))
+        ct, wt = by[(v, "clovertown", "timing_swapped")], by[(v, "westmere", "timing_swapped")]
+        out.append(_finding(
+            f"{v}/abs/wider_same_timing", "paper's axes, Westmere with Clovertown's hit and "
+            "miss times (its own micro-schedule cost and caches): its band spans more "
+            "access time than Clovertown's",
+            wt["access_octaves"] > c["access_octaves"],
+            f"westmere {wt['access_octaves']:.2f} octaves (lower edge "
+            f"2^{wt['lower_edge_log2']:.2f}), clovertown {c['access_octaves']:.2f} "
+            f"(2^{c['lower_edge_log2']:.2f}); and clovertown with westmere's timing "
+            f"{ct['access_octaves']:.2f} (2^{ct['lower_edge_log2']:.2f}) against westmere "
+            f"{w['access_octaves']:.2f} (2^{w['lower_edge_log2']:.2f})"))
         ce, we = by[(v, "clovertown", "effective")], by[(v, "westmere", "effective")]
         out.append(_finding(
             f"{v}/abs/effective_wider", "paper's axes with the effective capacities "
@@ -378,15 +416,19 @@ def run(out_dir: str, *, quick: bool = False, real: bool = False,
         frames = []
         for machine in ("clovertown", "westmere"):
             say(f"Figure 9 on the paper's axes, {name}, {machine}")
-            df = pd.DataFrame(_abs_grid(machine, keys[machine], quick, exact))
+            other = "westmere" if machine == "clovertown" else "clovertown"
+            df = pd.DataFrame(_abs_grid(machine, keys[machine], keys[other], quick, exact))
             df.to_csv(os.path.join(out_dir, f"fig9abs_{name}_{machine}.csv"), index=False)
             frames.append(df)
             for setting, sub in df.groupby("setting", sort=False):
                 bands.append({"variant": name, "machine": machine, "setting": setting,
                               "microschedule_us": float(sub.microschedule_us.iloc[0]),
+                              "hit_ns": float(sub.hit_ns.iloc[0]),
+                              "miss_ns": float(sub.miss_ns.iloc[0]),
                               "cache_mb": float(sub.cache_mb.iloc[0]), **band(sub)})
-        _plot_abs(pd.concat(frames), os.path.join(out_dir, f"fig9abs_{name}.png"),
-                  f"Figure 9 on the paper's axes ({desc})")
+        if not quick or name == "default":  # figures cost seconds each
+            _plot_abs(pd.concat(frames), os.path.join(out_dir, f"fig9abs_{name}.png"),
+                      f"Figure 9 on the paper's axes ({desc})")
     bands_df = pd.DataFrame(bands)
     bands_df.to_csv(os.path.join(out_dir, "fig9abs_bands.csv"), index=False)
     say("balancing (§5.2)")
@@ -432,7 +474,8 @@ def run(out_dir: str, *, quick: bool = False, real: bool = False,
              "## Figure 9 on the paper's axes (same MB on both machines)", "",
              "Settings: nominal; mu_swapped (the other machine's micro-schedule "
              "cost); effective (each cache's capacity at the paper's Condition-2 "
-             "threshold). Edges: log2 access time where the gain crosses 1.", "",
+             "threshold); timing_swapped (the other machine's hit and miss times). "
+             "Edges: log2 access time where the gain crosses 1.", "",
              markdown_table(bands_df), "",
              "## Balancing", "", markdown_table(bdf), "",
              "## Findings", "", markdown_table(fdf), "",
