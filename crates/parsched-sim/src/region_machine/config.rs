@@ -23,6 +23,18 @@ pub enum Workload {
     Balance,
 }
 
+/// Where region scheduling's regions and estimates come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Regioning {
+    /// The declared regions, their sizes as the estimates, placed before
+    /// the run.
+    #[default]
+    Declared,
+    /// Estimated during the run from simulated access bits ([`Online`]).
+    Online,
+}
+
 /// The typed configuration of `simulate regions` (keys in [`KEYS`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -59,6 +71,13 @@ pub struct RegionsConfig {
     /// The cache keeps its associativity and line size and loses sets
     /// (rounded to whole sets); the balancer's bins use the same capacity.
     pub effective_cache_mb: Option<f64>,
+    /// `declared` (default) or `online` (§4's estimator run on simulated
+    /// access bits every `scan_ms`, re-balancing after each scan).
+    pub regioning: Regioning,
+    /// Online: simulated time between scans, ms (the paper: 100 ms; the
+    /// simulated runs last about a second, and the estimator needs 26
+    /// scans for a page's full weight).
+    pub scan_ms: f64,
     pub chunk: u64,
     pub seed: u64,
 }
@@ -80,6 +99,8 @@ impl Default for RegionsConfig {
             miss_ns: None,
             microschedule_us: None,
             effective_cache_mb: None,
+            regioning: Regioning::Declared,
+            scan_ms: 10.0,
             chunk: 4096,
             seed: 1,
         }
@@ -102,6 +123,8 @@ pub const KEYS: &[&str] = &[
     "miss_ns",
     "microschedule_us",
     "effective_cache_mb",
+    "regioning",
+    "scan_ms",
     "chunk",
     "seed",
 ];
@@ -192,6 +215,13 @@ impl RegionsConfig {
                 }
             }
             "effective_cache_mb" => self.effective_cache_mb = opt(v)?,
+            "regioning" => {
+                self.regioning = match v.as_str(key, &["declared", "online"])?.as_str() {
+                    "online" => Regioning::Online,
+                    _ => Regioning::Declared,
+                }
+            }
+            "scan_ms" => self.scan_ms = positive(key, v.as_f64(key)?)?,
             "chunk" => self.chunk = v.as_u64(key)?,
             "seed" => self.seed = v.as_u64(key)?,
             _ => return Err(ConfigError::new(key, "unknown key", KEYS.join(", "))),
@@ -274,6 +304,20 @@ impl RegionsConfig {
                     "a number in (0, 4096]",
                 ));
             }
+        }
+        if !(self.scan_ms.is_finite() && (0.01..=10_000.0).contains(&self.scan_ms)) {
+            return Err(ConfigError::new(
+                "scan_ms",
+                format!("got {}", self.scan_ms),
+                "a number in [0.01, 10000]",
+            ));
+        }
+        if self.regioning == Regioning::Online && self.fallback {
+            return Err(ConfigError::new(
+                "regioning",
+                "online regioning with fallback=true",
+                "fallback=false with regioning=online (conditions 1-3 are decided before the run)",
+            ));
         }
         if let Some(x) = self.large_mb {
             if x > 4096.0 {
@@ -423,6 +467,10 @@ impl RegionsConfig {
             programs: self.programs(),
             chunk: self.chunk,
             fallback: self.fallback.then(|| self.conditions()),
+            online: (self.regioning == Regioning::Online).then_some(Online {
+                scan_ns: self.scan_ms * 1e6,
+                page_bytes: 4096,
+            }),
             seed: self.seed,
         }
     }
