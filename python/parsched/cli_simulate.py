@@ -462,7 +462,9 @@ def cmd_simulate_regions(args: argparse.Namespace) -> int:
     fallback (true: conditions 1-3 decide per program; default false, the
     forced unification of Figure 9) hit_ns miss_ns microschedule_us (timing
     overrides) effective_cache_mb (each last-level cache's usable capacity,
-    default the whole cache) chunk seed. Prints normalized_performance (standard time over
+    default the whole cache) regioning (declared|online: estimate the
+    regions' working sets from simulated access bits during the run and
+    re-balance after each scan) scan_ms (online: scan period) chunk seed. Prints normalized_performance (standard time over
     region time), microschedules_per_s, the per-cache loads, and for balance
     the speedup; --json prints one object.
     """
