@@ -49,6 +49,18 @@ def test_fallback_runs_as_the_standard_scheduler():
     assert r.region["decisions"] == ["fallback:access_time"]
 
 
+def test_online_regioning_reaches_the_declared_placement():
+    keys = {"machine": "clovertown", "wss_mb": 6, "access_time": 1 << 14,
+            "accesses": 1 << 23}
+    d = parsched.simulate_regions(keys)
+    o = parsched.simulate_regions(keys, regioning="online", scan_ms=2)
+    assert o.region["placement"] == d.region["placement"]
+    assert d.region["placement"][0][0] != d.region["placement"][0][1]  # unified
+    assert o.region["rebalances"] >= 1 and o.region["decisions"] == ["regioning:online"]
+    assert o.cache_loads == d.cache_loads == [3 * MB, 3 * MB]
+    assert 1.0 < o.normalized_performance <= d.normalized_performance
+
+
 def test_deterministic_and_keys():
     a = parsched.simulate_regions(cache_model="lru", wss_mb=5, access_time=1 << 12,
                                   accesses=1 << 18, seed=4)
@@ -104,6 +116,10 @@ def test_cli_table():
     ("bogus=1", "bogus:"),
     ("wss_mb", "--set:"),
     ("accesses=1073741824 access_time=1", "accesses:"),
+    ("regioning=guessed", "regioning:"),
+    ("regioning=online fallback=true", "regioning:"),
+    ("scan_ms=0", "scan_ms:"),
+    ("effective_cache_mb=-1", "effective_cache_mb:"),
 ])
 def test_cli_bad_input_is_one_line_exit_2(setting, field):
     r = run_cli("simulate", "regions", "--set", *setting.split(), "--json")
