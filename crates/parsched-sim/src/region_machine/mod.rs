@@ -19,8 +19,10 @@
 //!
 //! **Region scheduling.** Regions are entered in a [`RegionMap`] with their
 //! declared sizes as working-set estimates (uniformly random touches keep
-//! every page referenced, so the §4 estimator converges to the size; the
-//! estimator itself is tested in core). A program whose working set fits one
+//! every page referenced, so the §4 estimator converges to the size), or,
+//! with [`Online`] (`regioning=online`), learnt during the run: the
+//! estimator fed with simulated access bits every scan and the regions
+//! re-balanced after each. A program whose working set fits one
 //! cache is one balancing item; otherwise each region is one (unification).
 //! [`balance`] packs the items over the last-level caches; each thread starts
 //! on a processor of its first region's cache. At every touch,
