@@ -49,6 +49,18 @@ def test_fallback_runs_as_the_standard_scheduler():
     assert r.region["decisions"] == ["fallback:access_time"]
 
 
+def test_online_regioning_reaches_the_declared_placement():
+    keys = {"machine": "clovertown", "wss_mb": 6, "access_time": 1 << 14,
+            "accesses": 1 << 23}
+    d = parsched.simulate_regions(keys)
+    o = parsched.simulate_regions(keys, regioning="online", scan_ms=2)
+    assert o.region["placement"] == d.region["placement"]
+    assert d.region["placement"][0][0] != d.region["placement"][0][1]  # unified
+    assert o.region["rebalances"] >= 1 and o.region["decisions"] == ["regioning:online"]
+    assert o.cache_loads == d.cache_loads == [3 * MB, 3 * MB]
+    assert 1.0 < o.normalized_performance <= d.normalized_performance
+
+
 def test_deterministic_and_keys():
     a = parsched.simulate_regions(cache_model="lru", wss_mb=5, access_time=1 << 12,
                                   accesses=1 << 18, seed=4)
@@ -104,6 +116,10 @@ def test_cli_table():
     ("bogus=1", "bogus:"),
     ("wss_mb", "--set:"),
     ("accesses=1073741824 access_time=1", "accesses:"),
+    ("regioning=guessed", "regioning:"),
+    ("regioning=online fallback=true", "regioning:"),
+    ("scan_ms=0", "scan_ms:"),
+    ("effective_cache_mb=-1", "effective_cache_mb:"),
 ])
 def test_cli_bad_input_is_one_line_exit_2(setting, field):
     r = run_cli("simulate", "regions", "--set", *setting.split(), "--json")
@@ -130,3 +146,63 @@ def test_reproduce_quick(tmp_path):
                  "findings.csv", "summary.md", "fig9_default_westmere.csv"):
         assert (out / name).is_file(), name
     assert obj["default/clovertown/peak"] > 1.0
+    _check_paper_axes(out, {f["id"]: f for f in obj["findings"]})
+
+
+def _check_paper_axes(out, found):
+    """Figure 9 on the paper's axes: both machines on the same absolute grid,
+    the reported bands and findings as the cells say, the counterfactuals
+    moving every cell the way their cost or capacity says."""
+    import pandas as pd
+
+    bands = pd.read_csv(out / "fig9abs_bands.csv")
+    assert (out / "fig9abs_default.png").is_file()
+    for v in ("default", "bandwidth"):
+        c = pd.read_csv(out / f"fig9abs_{v}_clovertown.csv")
+        w = pd.read_csv(out / f"fig9abs_{v}_westmere.csv")
+        axes = ["setting", "region_mb", "access_time"]
+        assert c[axes].values.tolist() == w[axes].values.tolist()  # the same axes
+        assert set(c.setting) == {"nominal", "mu_swapped", "effective", "timing_swapped"}
+        assert (c.wss_mb == 2 * c.region_mb).all()
+        cells = {}
+        for m, df in (("clovertown", c), ("westmere", w)):
+            for s, sub in df.groupby("setting"):
+                row = bands[(bands.variant == v) & (bands.machine == m) & (bands.setting == s)]
+                assert len(row) == 1
+                win = sub[sub.normalized_performance > 1.0]
+                cells[(m, s)] = len(win)
+                assert int(row.cells_with_gain.iloc[0]) == len(win)
+                if len(win):
+                    assert row.wss_mb_min.iloc[0] == win.wss_mb.min()
+                    assert row.wss_mb_max.iloc[0] == win.wss_mb.max()
+            nom = df[df.setting == "nominal"].reset_index(drop=True)
+            sw = df[df.setting == "mu_swapped"].reset_index(drop=True)
+            eff = df[df.setting == "effective"].reset_index(drop=True)
+            ts = df[df.setting == "timing_swapped"]
+            oth = (w if m == "clovertown" else c)
+            oth = oth[oth.setting == "nominal"]
+            # the other machine's hit and miss times, this machine's cost
+            assert (ts.hit_ns.iloc[0], ts.miss_ns.iloc[0]) == (oth.hit_ns.iloc[0],
+                                                              oth.miss_ns.iloc[0])
+            assert ts.microschedule_us.iloc[0] == nom.microschedule_us.iloc[0]
+            # the other machine's micro-schedule cost, and every cell moves
+            # with it: cheaper (Clovertown) gains at least as much, dearer
+            # (Westmere) at most as much
+            assert sw.microschedule_us.iloc[0] == PAPER["microschedule_us"][
+                "westmere" if m == "clovertown" else "clovertown"]
+            sign = 1 if m == "clovertown" else -1
+            assert ((sw.normalized_performance - nom.normalized_performance) * sign
+                    >= -1e-9).all()
+            # the effective capacity is the paper's threshold (whole sets), and
+            # a working set that fits it gains nothing
+            assert eff.cache_mb.iloc[0] == pytest.approx(
+                PAPER["condition2_harmful_at_or_below_mb"][m], rel=1e-3)
+            assert (eff[eff.wss_mb <= eff.cache_mb].normalized_performance <= 1.0).all()
+            assert (nom[nom.wss_mb <= nom.cache_mb].normalized_performance <= 1.0).all()
+        f = found[f"{v}/abs/wider"]
+        assert f["holds"] == (cells[("westmere", "nominal")] > cells[("clovertown", "nominal")])
+        for m in ("clovertown", "westmere"):
+            b = bands[(bands.variant == v) & (bands.machine == m)].set_index("setting")
+            moved = b.access_octaves["mu_swapped"] - b.access_octaves["nominal"]
+            assert found[f"{v}/abs/mu/{m}"]["holds"] == (
+                moved > 0 if m == "clovertown" else moved < 0)

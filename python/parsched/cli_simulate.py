@@ -461,9 +461,13 @@ def cmd_simulate_regions(args: argparse.Namespace) -> int:
     pattern (uniform_random|sequential; sequential needs cache_model=lru)
     fallback (true: conditions 1-3 decide per program; default false, the
     forced unification of Figure 9) hit_ns miss_ns microschedule_us (timing
-    overrides) chunk seed. Prints normalized_performance (standard time over
-    region time), microschedules_per_s, the per-cache loads, and for balance
-    the speedup; --json prints one object.
+    overrides) effective_cache_mb (each last-level cache's usable capacity,
+    default the whole cache) regioning (declared|online: estimate the
+    regions' working sets from simulated access bits during the run and
+    re-balance after each scan) scan_ms (online: scan period) chunk seed.
+    Prints normalized_performance (standard time over region time),
+    microschedules_per_s, the per-cache loads, and for balance the speedup;
+    --json prints one object.
     """
     from .regions import simulate_regions
 

@@ -62,7 +62,10 @@ class RegionsResult(ResultRepr):
     each last-level cache under region scheduling) and
     ``cache_loads_standard`` (the standard placement's); the miss ratios;
     ``standard`` / ``region``: each run's details (finish times in ns,
-    per-cache accesses, misses and loads, the fallback decisions);
+    per-cache accesses, misses and loads, the fallback decisions, each
+    region's final ``placement`` and ``estimates``, and with
+    ``regioning="online"`` the ``rebalances`` and ``last_rebalance_ns``);
+    ``cache_loads`` is the final placement's with ``regioning="online"``;
     ``timing``: hit/miss ns and the micro-schedule cost used; ``config``:
     every key's value.
     """

@@ -12,15 +12,11 @@
 //! Memory regions (seed 004): a program declares its job's regions
 //! ([`Program::regions`], each private to a thread or global to the job, with
 //! a size in bytes) and [`Step::Touch`] makes a number of accesses within one.
-//! A touch reaches the machine through [`Cursor::next_touching`] as
-//! [`Touching::Touch`]; [`Cursor::next`], which the machines that model no
-//! caches call, returns only [`Op`]s and panics on a touch, so those machines
-//! reject programs that touch regions before running them
-//! ([`Program::touches_regions`]) or handle the touch from `next_touching`
-//! with their own error (the pool machine does). Touches are not (yet) an
-//! `Op` variant because the cluster machine matches `Op` exhaustively in code
-//! this increment may not edit; folding `Touching` into `Op` later is a
-//! mechanical change (one arm per machine).
+//! A touch reaches the machine as one more operation, [`Op::Touch`]: machines
+//! with a cache model time it; machines that model no caches reject programs
+//! that [touch regions](Program::touches_regions) before running them with
+//! their own typed error, and their `Op::Touch` arm returns that error too
+//! (nothing panics on a touch).
 
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -452,21 +448,16 @@ pub enum Op<'p> {
     Send { to: Peer, bytes: u32 },
     /// Receive the next message from `from`.
     Receive { from: Peer },
-    /// The program has ended.
-    Exit,
-}
-
-/// What [`Cursor::next_touching`] returns: an [`Op`], or a region touch.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Touching<'p> {
-    Op(Op<'p>),
     /// Make `accesses` accesses within `region` (of the job's regions; the
-    /// thread's own instance if the region is private).
+    /// thread's own instance if the region is private), falling as
+    /// `pattern` says. Only machines with a cache model run it.
     Touch {
         region: RegionRef,
         accesses: u64,
         pattern: Pattern,
     },
+    /// The program has ended.
+    Exit,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -527,35 +518,16 @@ impl Cursor {
     }
 
     /// Advances to and returns the next operation, drawing compute demands
-    /// from `rng`. For machines without a cache model: panics on a
-    /// [`Step::Touch`] (such machines reject programs that
-    /// [touch regions](Program::touches_regions) before running them, or
-    /// call [`Cursor::next_touching`] and return their own error).
+    /// from `rng`. A [`Step::Touch`] comes back as [`Op::Touch`]; machines
+    /// without a cache model return their own error for it.
     pub fn next<'p, R: Rng + ?Sized>(&mut self, prog: &'p Program, rng: &mut R) -> Op<'p> {
-        match self.next_touching(prog, rng) {
-            Touching::Op(op) => op,
-            Touching::Touch { .. } => panic!(
-                "this machine models no caches and cannot run a region touch (Step::Touch); \
-                 check Program::touches_regions when admitting programs"
-            ),
-        }
-    }
-
-    /// Advances to and returns the next operation or region touch (for
-    /// machines with a cache model, and for machines that reject touches
-    /// with their own error).
-    pub fn next_touching<'p, R: Rng + ?Sized>(
-        &mut self,
-        prog: &'p Program,
-        rng: &mut R,
-    ) -> Touching<'p> {
         loop {
             let d = self.depth as usize;
             let steps = Self::steps_at(prog, &self.frames[..d]);
             let f = self.frames[d];
             if f.idx as usize >= steps.len() {
                 if d == 0 {
-                    return Touching::Op(Op::Exit);
+                    return Op::Exit;
                 }
                 if f.left > 1 {
                     self.frames[d] = Frame {
@@ -583,31 +555,31 @@ impl Cursor {
                 }
                 Step::Compute { demand } => {
                     self.frames[d].idx += 1;
-                    return Touching::Op(Op::Compute {
+                    return Op::Compute {
                         units: demand.sample(self.width, rng),
-                    });
+                    };
                 }
                 Step::ForkJoin { desired, child } => {
                     self.frames[d].idx += 1;
-                    return Touching::Op(Op::ForkJoin {
+                    return Op::ForkJoin {
                         desired: *desired,
                         child,
-                    });
+                    };
                 }
                 Step::Barrier => {
                     self.frames[d].idx += 1;
-                    return Touching::Op(Op::Barrier);
+                    return Op::Barrier;
                 }
                 Step::Send { to, bytes } => {
                     self.frames[d].idx += 1;
-                    return Touching::Op(Op::Send {
+                    return Op::Send {
                         to: *to,
                         bytes: *bytes,
-                    });
+                    };
                 }
                 Step::Receive { from } => {
                     self.frames[d].idx += 1;
-                    return Touching::Op(Op::Receive { from: *from });
+                    return Op::Receive { from: *from };
                 }
                 Step::Touch {
                     region,
@@ -615,7 +587,7 @@ impl Cursor {
                     pattern,
                 } => {
                     self.frames[d].idx += 1;
-                    return Touching::Touch {
+                    return Op::Touch {
                         region: *region,
                         accesses: *accesses,
                         pattern: *pattern,
@@ -717,6 +689,9 @@ mod tests {
                 Op::ForkJoin { desired, .. } => out.push(format!("f{desired}")),
                 Op::Send { to, bytes } => out.push(format!("s{to:?}:{bytes}")),
                 Op::Receive { from } => out.push(format!("r{from:?}")),
+                Op::Touch {
+                    region, accesses, ..
+                } => out.push(format!("t{}:{accesses}", region.0)),
             }
         }
         out
@@ -855,8 +830,8 @@ mod tests {
         let mut cur = Cursor::new(1);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
         for i in 0..10_000u32 {
-            match cur.next_touching(&p, &mut rng) {
-                Touching::Touch {
+            match cur.next(&p, &mut rng) {
+                Op::Touch {
                     region,
                     accesses,
                     pattern,
@@ -871,8 +846,8 @@ mod tests {
         // three rounds end after six touches
         let p3 = Program::memlat(1024, 4, 3);
         let mut cur = Cursor::new(1);
-        let n = std::iter::from_fn(|| match cur.next_touching(&p3, &mut rng) {
-            Touching::Op(Op::Exit) => None,
+        let n = std::iter::from_fn(|| match cur.next(&p3, &mut rng) {
+            Op::Exit => None,
             t => Some(t),
         })
         .count();
@@ -965,11 +940,27 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "models no caches")]
-    fn next_refuses_a_touch() {
-        let p = Program::memlat(1024, 4, 1);
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
-        Cursor::new(1).next(&p, &mut rng);
+    fn a_touch_is_an_operation() {
+        // Touches come out of `next` like any other step, in program order.
+        let p = Program::with_regions(
+            vec![
+                c(1.0),
+                Step::Repeat {
+                    count: 2,
+                    body: vec![Step::Touch {
+                        region: RegionRef(0),
+                        accesses: 7,
+                        pattern: Pattern::Sequential,
+                    }],
+                },
+            ],
+            vec![RegionDecl {
+                bytes: 64,
+                scope: RegionScope::Private,
+            }],
+        );
+        p.validate().unwrap();
+        assert_eq!(run_all(&p).join(" "), "c1 t0:7 t0:7");
     }
 
     proptest::proptest! {

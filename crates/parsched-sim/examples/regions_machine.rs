@@ -1,6 +1,6 @@
 //! Figure 9 and the balancing experiment from the simulated machine:
 //! `cargo run --release -p parsched-sim --example regions_machine [lru]`.
-use parsched_sim::region_machine::{run, CacheModel, RegionsConfig, Workload};
+use parsched_sim::region_machine::{run, CacheModel, Regioning, RegionsConfig, Workload};
 use std::time::Instant;
 
 fn main() {
@@ -65,5 +65,55 @@ fn main() {
             b.cache_loads_standard,
             t0.elapsed().as_secs_f64()
         );
+    }
+    online();
+}
+
+/// `regioning=online` beside `declared`: the same placement reached from
+/// simulated access bits (§4's estimator every `scan_ms`) and the balancer.
+fn online() {
+    println!("\nonline regioning (scan every 5 ms / 10 ms) against the declared regions, 2^25 accesses per program:");
+    for (machine, workload, wss) in [
+        ("clovertown", Workload::Memlat, 6.0),
+        ("westmere", Workload::Memlat, 20.0),
+        ("clovertown", Workload::Balance, 6.0),
+        ("westmere", Workload::Balance, 6.0),
+    ] {
+        for k in [14u32, 16] {
+            let declared = RegionsConfig {
+                machine: machine.into(),
+                workload,
+                wss_mb: wss,
+                access_time: 1 << k,
+                accesses: 1 << 25,
+                ..RegionsConfig::default()
+            };
+            let d = run(&declared).unwrap();
+            for scan in [5.0, 10.0] {
+                let o = run(&RegionsConfig {
+                    regioning: Regioning::Online,
+                    scan_ms: scan,
+                    ..declared.clone()
+                })
+                .unwrap();
+                println!(
+                    "  {machine} {workload:?} 2^{k} scan {scan} ms: gain {:.3} (declared {:.3}); placement {} ({:?}); estimates MB {:?}; {} re-balances, last at {:.0} ms of {:.0} ms; {} micro-schedules (declared {})",
+                    o.normalized_performance,
+                    d.normalized_performance,
+                    if o.region.placement == d.region.placement { "same" } else { "DIFFERENT" },
+                    o.region.placement,
+                    o.region
+                        .estimates
+                        .iter()
+                        .map(|p| p.iter().map(|b| (*b as f64 / 1048576.0 * 1000.0).round() / 1000.0).collect::<Vec<_>>())
+                        .collect::<Vec<_>>(),
+                    o.region.rebalances,
+                    o.region.last_rebalance_ns / 1e6,
+                    o.region.makespan_ns / 1e6,
+                    o.region.microschedules,
+                    d.region.microschedules
+                );
+            }
+        }
     }
 }

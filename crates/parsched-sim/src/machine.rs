@@ -13,7 +13,7 @@ use crate::engine::{Engine, Flow, Model, Timer};
 use crate::rng::{stream, Stream, StreamRng};
 use crate::workload::{JobSource, JobSpec};
 use parsched_core::policy::pools::{ForkRequest, PoolPolicy, PoolState};
-use parsched_core::program::{Cursor, Op, Program, Touching};
+use parsched_core::program::{Cursor, Op, Program};
 use parsched_core::time::{ticks_to_units, TICKS_PER_UNIT};
 use parsched_core::topology::PoolLayout;
 use parsched_core::{JobId, PolicyError, PoolId, Time};
@@ -173,6 +173,16 @@ pub enum MachineError {
     /// The run was stopped through its cancel flag ([`crate::cancel`]).
     #[error("interrupted")]
     Interrupted,
+}
+
+/// The pool machine's refusal of a program that touches regions.
+fn no_caches(job: u64) -> MachineError {
+    MachineError::Program {
+        job,
+        msg: "the pool machine models no caches: programs that touch regions (Touch steps) \
+              need a machine with a cache model (parsched simulate regions)"
+            .into(),
+    }
 }
 
 /// Counters of one run.
@@ -410,18 +420,7 @@ impl<'a> PoolMachine<'a> {
         let t = &mut self.threads[th as usize];
         let job = &mut self.jobs[t.job as usize];
         loop {
-            let op = match t.cursor.next_touching(&t.program, &mut job.rng) {
-                Touching::Op(op) => op,
-                Touching::Touch { .. } => {
-                    return Err(MachineError::Program {
-                        job: job.id,
-                        msg: "the pool machine models no caches: programs that touch regions \
-                              (Touch steps) need a machine with a cache model"
-                            .into(),
-                    })
-                }
-            };
-            match op {
+            match t.cursor.next(&t.program, &mut job.rng) {
                 Op::Compute { units: u } => {
                     let ticks = (u * t.inflation * TICKS_PER_UNIT as f64).round() as u64;
                     if ticks == 0 {
@@ -446,6 +445,7 @@ impl<'a> PoolMachine<'a> {
                             .into(),
                     })
                 }
+                Op::Touch { .. } => return Err(no_caches(job.id)),
             }
         }
     }
@@ -535,6 +535,9 @@ impl<'a> PoolMachine<'a> {
         }
         let id = self.next_job_id;
         self.next_job_id += 1;
+        if spec.program.touches_regions() {
+            return Err(no_caches(id));
+        }
         self.refresh_view();
         let home = self.policy.home_pool(JobId(id), &self.view)?;
         if home.idx() >= self.pools.len() {

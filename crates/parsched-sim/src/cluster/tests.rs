@@ -539,3 +539,21 @@ fn gang_background_apart_gives_stressors_rows_of_their_own() {
     assert!(p < 0.13, "packed {p}");
     assert!(a > 1.8 * p, "apart {a} vs packed {p}");
 }
+
+/// A program that touches regions reaches the cluster machine's `Op::Touch`
+/// arm as a typed program error, not a panic (the machine models no caches;
+/// its constructor refuses such programs too).
+#[test]
+fn a_region_touch_is_a_program_error_not_a_panic() {
+    let c = cfg(CoschedScheme::Dynamic(Scheme::LOCAL), 7, 0.02);
+    let mut eng = Engine::new();
+    let mut m = ClusterMachine::new(&c, 1, false, &mut eng).unwrap();
+    let memlat = std::sync::Arc::new(parsched_core::program::Program::memlat(1 << 20, 4096, 10));
+    for p in m.programs.iter_mut() {
+        *p = memlat.clone();
+    }
+    match run_engine(&mut m, &mut eng) {
+        Err(ClusterError::Program(msg)) => assert!(msg.contains("models no caches"), "{msg}"),
+        other => panic!("expected a program error, got {other:?}"),
+    }
+}

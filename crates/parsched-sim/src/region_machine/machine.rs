@@ -7,6 +7,8 @@ use super::*;
 pub(super) enum Ev {
     /// Thread `t` is ready for its next step (or the next chunk of a touch).
     Ready(usize),
+    /// Online regioning: scan the access bits, re-balance.
+    Scan,
 }
 
 pub(super) struct Thread {
@@ -18,6 +20,15 @@ pub(super) struct Thread {
     /// Next line of each region for sequential touches.
     pos: Vec<u64>,
     finished: Option<f64>,
+    /// The region of the touch in progress, or of the last one.
+    last_region: Option<usize>,
+    /// Online: a micro-schedule decided while the thread ran a chunk (a
+    /// swap), paid at its next event, ps.
+    penalty: u64,
+    /// Online: uniformly random accesses per region since the last scan.
+    since: Vec<u64>,
+    /// Online: pages swept per region since the last scan (sequential).
+    swept: Vec<Vec<bool>>,
 }
 
 pub(super) fn key_of(program: usize, region: usize) -> u64 {
@@ -118,10 +129,28 @@ impl MachineSpec {
         let mut decisions = vec!["standard".to_string(); self.programs.len()];
         let mut procs: Vec<ProcId> = self.programs.iter().map(|p| p.proc).collect();
         let mut loads = vec![0u64; llc.len()];
+        let bins: Vec<Bin> = llc
+            .iter()
+            .zip(&cache_bytes)
+            .map(|(&c, &b)| Bin {
+                cache: c,
+                capacity_bytes: b,
+            })
+            .collect();
+        let online = self.online.filter(|_| scheduler == Scheduler::Region);
         if scheduler == Scheduler::Standard {
             for (i, p) in self.programs.iter().enumerate() {
                 loads[llc_of(p.proc)] += p.program.regions.iter().map(|r| r.bytes).sum::<u64>();
                 let _ = i;
+            }
+        } else if online.is_some() {
+            // Nothing known yet: every region unmapped with no estimate; a
+            // touch opens it where the thread runs (its standard processor).
+            for (i, p) in self.programs.iter().enumerate() {
+                for r in 0..p.program.regions.len() {
+                    map.insert(RegionId(key_of(i, r)), 0);
+                }
+                decisions[i] = "regioning:online".into();
             }
         } else {
             let mut items = Vec::new();
@@ -172,14 +201,6 @@ impl MachineSpec {
                     }
                 }
             }
-            let bins: Vec<Bin> = llc
-                .iter()
-                .zip(&cache_bytes)
-                .map(|(&c, &b)| Bin {
-                    cache: c,
-                    capacity_bytes: b,
-                })
-                .collect();
             let a = balance(&items, &bins).map_err(|e| RegionMachineError::Policy(e.0))?;
             for (id, c) in &a.placed {
                 let prog = (*id >> 16) as usize;
@@ -243,6 +264,10 @@ impl MachineSpec {
                 touch: None,
                 pos: vec![0; self.programs[i].program.regions.len()],
                 finished: None,
+                last_region: None,
+                penalty: 0,
+                since: vec![0; self.programs[i].program.regions.len()],
+                swept: vec![Vec::new(); self.programs[i].program.regions.len()],
             })
             .collect();
         let mut occupied = vec![0u32; topo.num_procs() as usize];
@@ -257,27 +282,57 @@ impl MachineSpec {
         for i in 0..threads.len() {
             engine.schedule_at(Time(0), Ev::Ready(i));
         }
-        while let Some(Ev::Ready(i)) = engine.pop() {
+        let mut est = online.map(|o| WssEstimator::new(o.page_bytes, HistogramReading::OnesCount));
+        let scan_ps = online.map_or(0, |o| (o.scan_ns * PS).round().max(1.0) as u64);
+        let mut scan_rng = stream(self.seed, Stream::Accesses, 1 << 32);
+        let (mut rebalances, mut last_rebalance_ns) = (0u64, 0.0f64);
+        if online.is_some() {
+            engine.schedule_at(Time(scan_ps), Ev::Scan);
+        }
+        while let Some(ev) = engine.pop() {
             let now = engine.now();
+            let i = match ev {
+                Ev::Ready(i) => i,
+                Ev::Scan => {
+                    if threads.iter().all(|t| t.finished.is_some()) {
+                        continue;
+                    }
+                    let (o, est) = (
+                        online.expect("scans run online"),
+                        est.as_mut().expect("online"),
+                    );
+                    if self.scan(o, est, &mut threads, &mut map, &bins, &mut scan_rng)? {
+                        rebalances += 1;
+                        last_rebalance_ns = now.0 as f64 / PS;
+                    }
+                    engine.schedule_at(now + scan_ps, Ev::Scan);
+                    continue;
+                }
+            };
+            if threads[i].penalty > 0 {
+                let p = std::mem::take(&mut threads[i].penalty);
+                engine.schedule_at(now + p, Ev::Ready(i));
+                continue;
+            }
             let prog = &self.programs[i].program;
             let t = &mut threads[i];
             if t.touch.is_none() {
-                match t.cursor.next_touching(prog, &mut step_rng) {
-                    Touching::Op(Op::Exit) => {
+                match t.cursor.next(prog, &mut step_rng) {
+                    Op::Exit => {
                         t.finished = Some(now.0 as f64 / PS);
                         occupied[t.proc.idx()] = 0;
                         continue;
                     }
-                    Touching::Op(Op::Compute { units }) => {
+                    Op::Compute { units } => {
                         engine.schedule_at(now + (units * 1e6).round() as u64, Ev::Ready(i));
                         continue;
                     }
-                    Touching::Op(op) => {
+                    op @ (Op::ForkJoin { .. } | Op::Barrier | Op::Send { .. } | Op::Receive { .. }) => {
                         return Err(RegionMachineError::Program(format!(
                             "program {i}: the region machine runs single-threaded programs of touches and computes, not {op:?}"
                         )))
                     }
-                    Touching::Touch { region, accesses, pattern } => {
+                    Op::Touch { region, accesses, pattern } => {
                         if pattern == Pattern::Sequential && self.cache_model == CacheModel::Footprint {
                             return Err(ConfigError::new(
                                 "pattern",
@@ -294,6 +349,7 @@ impl MachineSpec {
                             )));
                         }
                         t.touch = Some((region.idx(), accesses, pattern));
+                        t.last_region = Some(region.idx());
                         if scheduler == Scheduler::Region {
                             let rid = RegionId(key_of(i, region.idx()));
                             let d = on_touch(&map, topo, t.proc, rid, TouchRule::MicroSchedule, |p| occupied[p.idx()])
@@ -308,6 +364,33 @@ impl MachineSpec {
                                     engine.schedule_at(now + mu_ps, Ev::Ready(i));
                                     continue;
                                 }
+                                TouchDecision::MicroSchedule { cache, .. } if online.is_some() => {
+                                    // Online, the region's cache is full: swap
+                                    // with a thread there whose region is
+                                    // mapped here (both pay a micro-schedule);
+                                    // else open the region here.
+                                    let here = llc[llc_of(threads[i].proc)];
+                                    let partner = (0..threads.len()).find(|&j| {
+                                        j != i
+                                            && threads[j].finished.is_none()
+                                            && topo.cache(cache).serves(threads[j].proc)
+                                            && threads[j].last_region.is_some_and(|r| {
+                                                matches!(map.mapping(RegionId(key_of(j, r))),
+                                                    Some(Mapping::Local(c)) if c == here)
+                                            })
+                                    });
+                                    if let Some(j) = partner {
+                                        let (pi, pj) = (threads[i].proc, threads[j].proc);
+                                        threads[i].proc = pj;
+                                        threads[j].proc = pi;
+                                        threads[j].penalty += mu_ps;
+                                        usched += 2;
+                                        engine.schedule_at(now + mu_ps, Ev::Ready(i));
+                                        continue;
+                                    }
+                                    map.map_to(rid, here).map_err(|e| RegionMachineError::Policy(e.0))?;
+                                    opens += 1;
+                                }
                                 TouchDecision::MicroSchedule { .. } | TouchDecision::OpenLocally { .. } => {
                                     let here = llc[llc_of(t.proc)];
                                     map.map_to(rid, here).map_err(|e| RegionMachineError::Policy(e.0))?;
@@ -319,6 +402,7 @@ impl MachineSpec {
                 }
             }
             // Run one chunk of the touch in progress.
+            let t = &mut threads[i];
             let (r, left, pattern) = t.touch.expect("a touch in progress");
             let n = left.min(self.chunk);
             let k = llc_of(t.proc);
@@ -332,15 +416,54 @@ impl MachineSpec {
                 Pattern::Sequential => {
                     let p0 = t.pos[r];
                     t.pos[r] = (p0 + n) % lines;
+                    if let Some(o) = online {
+                        let pages = bytes.div_ceil(o.page_bytes).max(1) as usize;
+                        let sw = &mut t.swept[r];
+                        sw.resize(pages, false);
+                        for l in 0..n.min(lines) {
+                            sw[(((p0 + l) % lines) * line / o.page_bytes) as usize] = true;
+                        }
+                    }
                     caches[k].sweep(p0, lines, n, base, line)
                 }
             };
+            if online.is_some() && pattern == Pattern::UniformRandom {
+                t.since[r] += n;
+            }
             acc[k].0 += n;
             acc[k].1 += misses;
             let ns = n as f64 * self.timing.hit_ns + misses * self.timing.miss_ns;
             t.touch = (left > n).then_some((r, left - n, pattern));
             engine.schedule_at(now + (ns * PS).round() as u64, Ev::Ready(i));
         }
+        if online.is_some() {
+            for (k, &c) in llc.iter().enumerate() {
+                loads[k] = map.load(c);
+            }
+        }
+        let placement = (0..self.programs.len())
+            .map(|i| {
+                (0..self.programs[i].program.regions.len())
+                    .map(|r| match map.mapping(RegionId(key_of(i, r))) {
+                        Some(Mapping::Local(c)) => Some(c.0),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect();
+        let estimates = self
+            .programs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                p.program
+                    .regions
+                    .iter()
+                    .enumerate()
+                    .map(|(r, d)| map.wss(RegionId(key_of(i, r))).unwrap_or(d.bytes))
+                    .collect()
+            })
+            .collect();
         let finish_ns: Vec<f64> = threads
             .iter()
             .map(|t| t.finished.unwrap_or(f64::NAN))
@@ -373,6 +496,93 @@ impl MachineSpec {
                 })
                 .collect(),
             decisions,
+            placement,
+            estimates,
+            rebalances,
+            last_rebalance_ns,
         })
+    }
+
+    /// Online regioning's scan: each region's access bits since the last
+    /// scan into the estimator (uniformly random touches: each page
+    /// referenced with probability 1 − (1 − 1/P)^n after n accesses, drawn
+    /// from the scan's own stream; sweeps: the pages swept), then the
+    /// regions re-balanced with their estimates (a program of one region is
+    /// one item, a program of several is unified; regions not yet estimated
+    /// stay where they are; a finished program's regions are no longer
+    /// scanned nor balanced). Returns whether the placement changed.
+    fn scan(
+        &self,
+        o: Online,
+        est: &mut WssEstimator,
+        threads: &mut [Thread],
+        map: &mut RegionMap,
+        bins: &[Bin],
+        rng: &mut StreamRng,
+    ) -> Result<bool, RegionMachineError> {
+        let policy = |e: parsched_core::PolicyError| RegionMachineError::Policy(e.0);
+        let mut items = Vec::new();
+        for (i, t) in threads.iter_mut().enumerate() {
+            if t.finished.is_some() {
+                continue; // its regions keep their last estimate and cache
+            }
+            let prog = &self.programs[i].program;
+            let mut whole = 0u64;
+            for (r, d) in prog.regions.iter().enumerate() {
+                let pages = d.bytes.div_ceil(o.page_bytes).max(1) as usize;
+                let n = std::mem::take(&mut t.since[r]);
+                let q = if n == 0 {
+                    0.0
+                } else {
+                    1.0 - (1.0 - 1.0 / pages as f64).powf(n as f64)
+                };
+                let swept = std::mem::take(&mut t.swept[r]);
+                let bits: Vec<bool> = (0..pages)
+                    .map(|k| {
+                        let drawn = q > 0.0 && rng.random::<f64>() < q;
+                        drawn || swept.get(k).copied().unwrap_or(false)
+                    })
+                    .collect();
+                let rid = RegionId(key_of(i, r));
+                est.observe(rid, &bits);
+                let b = est.estimate_bytes(rid);
+                map.set_wss(rid, b).map_err(policy)?;
+                if prog.regions.len() < 2 {
+                    whole += b;
+                } else if b > 0 {
+                    items.push(Item {
+                        id: key_of(i, r),
+                        wss_bytes: b,
+                    });
+                }
+            }
+            if prog.regions.len() < 2 && whole > 0 {
+                items.push(Item {
+                    id: key_of(i, 0xffff),
+                    wss_bytes: whole,
+                });
+            }
+        }
+        if items.is_empty() {
+            return Ok(false);
+        }
+        let a = balance(&items, bins).map_err(policy)?;
+        let mut changed = false;
+        for (id, c) in &a.placed {
+            let prog = (*id >> 16) as usize;
+            let regs: Vec<usize> = if *id & 0xffff == 0xffff {
+                (0..self.programs[prog].program.regions.len()).collect()
+            } else {
+                vec![(*id & 0xffff) as usize]
+            };
+            for r in regs {
+                let rid = RegionId(key_of(prog, r));
+                if !matches!(map.mapping(rid), Some(Mapping::Local(x)) if x == *c) {
+                    map.map_to(rid, *c).map_err(policy)?;
+                    changed = true;
+                }
+            }
+        }
+        Ok(changed)
     }
 }

@@ -19,8 +19,10 @@
 //!
 //! **Region scheduling.** Regions are entered in a [`RegionMap`] with their
 //! declared sizes as working-set estimates (uniformly random touches keep
-//! every page referenced, so the §4 estimator converges to the size; the
-//! estimator itself is tested in core). A program whose working set fits one
+//! every page referenced, so the §4 estimator converges to the size), or,
+//! with [`Online`] (`regioning=online`), learnt during the run: the
+//! estimator fed with simulated access bits every scan and the regions
+//! re-balanced after each. A program whose working set fits one
 //! cache is one balancing item; otherwise each region is one (unification).
 //! [`balance`] packs the items over the last-level caches; each thread starts
 //! on a processor of its first region's cache. At every touch,
@@ -72,10 +74,10 @@ use crate::regions::RegionTiming;
 use crate::rng::{mix64, stream, Stream, StreamRng};
 use parsched_core::cache::LruCache;
 use parsched_core::policy::regions::{
-    balance, on_touch, Bin, Conditions, Item, Observation, RegionDecision, RegionMap,
-    TouchDecision, TouchRule,
+    balance, on_touch, Bin, Conditions, HistogramReading, Item, Mapping, Observation,
+    RegionDecision, RegionMap, TouchDecision, TouchRule, WssEstimator,
 };
-use parsched_core::program::{Cursor, Op, Pattern, Program, Step, Touching};
+use parsched_core::program::{Cursor, Op, Pattern, Program, Step};
 use parsched_core::topology::{Topology, MIB};
 use parsched_core::{CacheId, ConfigError, ProcId, RegionId, Time};
 use rand::Rng;
@@ -109,6 +111,22 @@ pub struct Placed {
     pub proc: ProcId,
 }
 
+/// Online regioning (`regioning=online`): the machine starts with every
+/// region unmapped and unknown (a touch opens it where the thread runs, as
+/// the standard scheduler would), scans the regions' simulated access bits
+/// every `scan_ns` of simulated time into §4's estimator
+/// ([`WssEstimator`]), and after every scan re-balances the regions with
+/// their estimates ([`balance`]); threads follow their regions by
+/// micro-schedules at their next touch. Scans cost no time (the paper
+/// measures `do_clock()` under 1%).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Online {
+    /// Simulated time between two scans, ns.
+    pub scan_ns: f64,
+    /// Page size of the access bits, bytes.
+    pub page_bytes: u64,
+}
+
 /// A run of the machine.
 #[derive(Debug, Clone)]
 pub struct MachineSpec {
@@ -120,6 +138,9 @@ pub struct MachineSpec {
     pub chunk: u64,
     /// Conditions 1–3 per program before the run (`None`: forced regioning).
     pub fallback: Option<Conditions>,
+    /// Region scheduling from the declared regions (`None`) or online
+    /// estimates ([`Online`]).
+    pub online: Option<Online>,
     pub seed: u64,
 }
 
@@ -159,4 +180,14 @@ pub struct MachineRun {
     pub caches: Vec<CacheStats>,
     /// Per program: `regioning` or the fallback's reason.
     pub decisions: Vec<String>,
+    /// Per program, per region: the cache it is mapped to at the end
+    /// (`None`: unmapped or global; the standard run maps nothing).
+    pub placement: Vec<Vec<Option<u32>>>,
+    /// Per program, per region: its working-set estimate at the end, bytes
+    /// (the declared size unless online).
+    pub estimates: Vec<Vec<u64>>,
+    /// Online: scans that changed the placement.
+    pub rebalances: u64,
+    /// Online: when the last of them ran, ns (0 without one).
+    pub last_rebalance_ns: f64,
 }

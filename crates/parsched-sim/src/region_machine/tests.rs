@@ -29,6 +29,7 @@ fn memlat_spec(region_kb: u64, a: u64, model: CacheModel) -> MachineSpec {
         }],
         chunk: 4096,
         fallback: None,
+        online: None,
         seed: 5,
     }
 }
@@ -104,6 +105,7 @@ fn footprint_matches_exact_lru_for_co_runners() {
         ],
         chunk: 1024,
         fallback: None,
+        online: None,
         seed: 9,
     };
     for s in [Scheduler::Standard, Scheduler::Region] {
@@ -386,4 +388,116 @@ fn bad_keys_name_the_field() {
         assert!(e.is_err(), "{k} accepted a bad value");
         assert!(e.unwrap_err().to_string().starts_with(k));
     }
+}
+
+/// `effective_cache_mb` shrinks every last-level cache to whole sets (same
+/// ways and lines) and moves the harmful threshold with it: on Westmere a
+/// 10 MB memlat fits the nominal 12 MB L3 (unification only adds
+/// micro-schedules) but not an effective 8 MB one (unification gains).
+#[test]
+fn effective_capacity_moves_the_fits_one_cache_threshold() {
+    let base = RegionsConfig {
+        machine: "westmere".into(),
+        wss_mb: 10.0,
+        access_time: 1 << 16,
+        accesses: 1 << 22,
+        ..RegionsConfig::default()
+    };
+    let eff = RegionsConfig {
+        effective_cache_mb: Some(8.0),
+        ..base.clone()
+    };
+    let t = eff.topology();
+    for c in t.last_level_caches() {
+        let d = t.cache(c);
+        assert_eq!((d.size_bytes, d.ways, d.line_bytes), (8 * MIB, 16, 64));
+    }
+    assert_eq!(eff.timing().cache_bytes, 8 * MIB);
+    // the inner caches keep their size
+    let l2 = t.caches_at(2);
+    assert_eq!(t.cache(l2[0]).size_bytes, 256 << 10);
+    let nominal = run(&base).unwrap().normalized_performance;
+    let effective = run(&eff).unwrap();
+    assert!(nominal < 1.0, "{nominal}");
+    assert!(effective.normalized_performance > 1.0, "{effective:?}");
+    assert_eq!(effective.cache_loads, vec![5 * MIB, 5 * MIB]);
+    // bad values name the key
+    let mut c = RegionsConfig::default();
+    assert!(c
+        .set("effective_cache_mb", &Value::Float(0.0))
+        .unwrap_err()
+        .to_string()
+        .starts_with("effective_cache_mb:"));
+    c.effective_cache_mb = Some(1e6);
+    assert!(c
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .starts_with("effective_cache_mb:"));
+}
+
+/// `regioning=online`: starting from nothing (regions unmapped and
+/// unestimated, the thread running as under the standard scheduler), §4's
+/// estimator on simulated access bits and the balancer after each scan
+/// reach the placement the declared regions give — memlat unified one
+/// region per cache, and the balancing workload paired large with small
+/// (on Clovertown by swapping threads between the full caches) — with
+/// estimates of the declared sizes, and gain as the declared run does.
+#[test]
+fn online_regioning_reaches_the_declared_placement() {
+    for (machine, workload, wss) in [
+        ("clovertown", Workload::Memlat, 6.0),
+        ("westmere", Workload::Memlat, 20.0),
+        ("clovertown", Workload::Balance, 0.0),
+        ("westmere", Workload::Balance, 0.0),
+    ] {
+        let declared = RegionsConfig {
+            machine: machine.into(),
+            workload,
+            wss_mb: if wss > 0.0 { wss } else { 6.0 },
+            access_time: 1 << 14,
+            accesses: 1 << 25,
+            ..RegionsConfig::default()
+        };
+        let online = RegionsConfig {
+            regioning: Regioning::Online,
+            scan_ms: 5.0,
+            ..declared.clone()
+        };
+        let d = run(&declared).unwrap();
+        let o = run(&online).unwrap();
+        let what = format!("{machine} {workload:?}");
+        assert_eq!(o.region.placement, d.region.placement, "{what}");
+        assert!(o.region.rebalances >= 1, "{what}");
+        // the estimates converge to the declared sizes (within a page each)
+        for (pe, pd) in o.region.estimates.iter().zip(&d.region.estimates) {
+            for (e, b) in pe.iter().zip(pd) {
+                assert!(e.abs_diff(*b) <= 4096, "{what}: estimate {e} of {b}");
+            }
+        }
+        // learning costs a little at the start, not the gain
+        let (gd, go) = (d.normalized_performance, o.normalized_performance);
+        assert!(
+            go > 1.0 && go <= gd * 1.001 && go > 0.8 * gd,
+            "{what}: {go} vs {gd}"
+        );
+        assert!(o.region.decisions.iter().all(|x| x == "regioning:online"));
+    }
+    // online needs forced regioning, and scans a positive period
+    let bad = RegionsConfig {
+        regioning: Regioning::Online,
+        fallback: true,
+        ..RegionsConfig::default()
+    };
+    assert!(bad
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .starts_with("regioning:"));
+    let mut c = RegionsConfig::default();
+    assert!(c
+        .set("scan_ms", &Value::Float(0.0))
+        .unwrap_err()
+        .to_string()
+        .starts_with("scan_ms:"));
 }

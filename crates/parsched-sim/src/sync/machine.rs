@@ -63,6 +63,15 @@ impl<L: LocalScheduler> SyncMachine<L> {
                 )),
             }
         }
+        // The machine builds its programs; it models no caches, so a
+        // program that touches regions would be refused here (typed error).
+        if specs.iter().any(|(_, _, prog)| prog.touches_regions()) {
+            return Err(ConfigError::new(
+                "program",
+                "a program touches regions",
+                "the barrier machine models no caches: use parsched simulate regions",
+            ));
+        }
         let mut m = SyncMachine {
             sched: cfg.sched,
             tq: ticks(cfg.tq),
@@ -261,8 +270,11 @@ impl<L: LocalScheduler> SyncMachine<L> {
             Op::Compute { units } => Next::Compute(ticks(units)),
             Op::Barrier => Next::Barrier,
             Op::Exit => Next::Exit,
-            Op::ForkJoin { .. } | Op::Send { .. } | Op::Receive { .. } => {
-                unreachable!("the barrier machine builds its programs: no fork-join, no messages")
+            Op::ForkJoin { .. } | Op::Send { .. } | Op::Receive { .. } | Op::Touch { .. } => {
+                unreachable!(
+                    "the barrier machine builds its programs (checked in its constructor): \
+                     no fork-join, no messages, no region touches"
+                )
             }
         }
     }

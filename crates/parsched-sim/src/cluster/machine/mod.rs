@@ -349,7 +349,7 @@ pub const SMALL_MESSAGE_BYTES: u32 = 64;
 pub(crate) struct ClusterMachine {
     pub scheme: CoschedScheme,
     dynamic: Option<Scheme>,
-    programs: Vec<Arc<Program>>,
+    pub(crate) programs: Vec<Arc<Program>>,
     pub procs: Vec<Proc>,
     nodes: Vec<Node>,
     cpus: Vec<Cpu>,
@@ -408,6 +408,10 @@ pub(crate) struct ClusterMachine {
     smt_speed: f64,
 }
 
+/// The cluster machine's refusal of a program that touches regions.
+pub(super) const NO_CACHES: &str = "the cluster machine models no caches: programs that touch \
+     regions (touch steps) need a machine with a cache model (parsched simulate regions)";
+
 fn us(x: f64) -> u64 {
     (x * 1e3).round() as u64
 }
@@ -435,6 +439,9 @@ impl ClusterMachine {
             plans.iter().map(|p| Arc::new(p.program.clone())).collect();
         for p in &programs {
             p.validate().map_err(ClusterError::Program)?;
+            if p.touches_regions() {
+                return Err(ClusterError::Program(NO_CACHES.into()));
+            }
         }
         let boost_period = ms(cfg.boost_period_ms);
         let job_spin: Vec<u64> = plans

@@ -88,6 +88,15 @@ impl ClusterMachine {
                 Op::Receive { from } => Op::Receive { from },
                 Op::Exit => Op::Exit,
                 Op::Barrier | Op::ForkJoin { .. } => Op::Barrier,
+                Op::Touch {
+                    region,
+                    accesses,
+                    pattern,
+                } => Op::Touch {
+                    region,
+                    accesses,
+                    pattern,
+                },
             };
             match op {
                 Op::Compute { units } => {
@@ -125,6 +134,11 @@ impl ClusterMachine {
                 Op::Exit => {
                     Self::end_comm(pr, now);
                     self.exit(c, p, now, eng);
+                    return;
+                }
+                Op::Touch { .. } => {
+                    // Refused when the machine is built; never a panic.
+                    self.error = Some(ClusterError::Program(NO_CACHES.into()));
                     return;
                 }
                 Op::Barrier | Op::ForkJoin { .. } => {
