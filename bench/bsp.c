@@ -11,8 +11,10 @@
  * the job (`parsched run --policy fcs` names a file in the environment
  * variable PARSCHED_FCS_CLASS_FILE; its first byte is 'C' for CS, 'F', 'D'
  * for DC, '-' while unclassified): CS (gang scheduled, its threads run
- * together) spin-blocks (S us), anything else blocks -- the FCS papers'
- * rule that coscheduled processes busy-wait and the others spin-block. The
+ * together) spin-blocks (S us, default 50), anything else blocks -- the FCS
+ * papers' rule that coscheduled processes busy-wait and the others
+ * spin-block. CS spins only for S us, not for ever, so a job misjudged CS
+ * still shows its long waits (it blocks) and can be judged again. The
  * class is read at every barrier (a load from a shared mapping of the file);
  * without the variable, or if the file cannot be mapped, adaptive blocks.
  * --mult gives per-worker compute multipliers: worker i computes G x M[i] us

@@ -450,6 +450,14 @@ impl ClassTracker {
         self.history.push((self.observed_s, class));
     }
 
+    /// Forgets the periods observed so far (the class stays): the next
+    /// revision rests only on periods observed from now on, once they cover
+    /// `discovery_s` (for a job whose behaviour follows its class).
+    pub fn forget_window(&mut self) {
+        self.window.clear();
+        self.candidate = None;
+    }
+
     /// The current class; `None` before the discovery period.
     pub fn class(&self) -> Option<CoschedClass> {
         self.class

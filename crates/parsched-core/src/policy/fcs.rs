@@ -151,6 +151,17 @@ pub struct FcsConfig {
     /// decide). Default 0.025 s: half of a 50 ms slot (the runtime passes
     /// half its slot).
     pub dc_min_wanted_s: f64,
+    /// The jobs wait by the class FCS gives them (the runtime publishes it,
+    /// `PARSCHED_FCS_CLASS_FILE`; `bsp --wait adaptive` spins when CS and
+    /// blocks otherwise), so a class change changes what they show: when a
+    /// job's class changes, its tracker forgets the periods before the
+    /// change ([`ClassTracker::forget_window`]) and the next revision rests
+    /// on the new behaviour alone. Without it, a window mixing the blocking
+    /// periods before a CS decision with the spinning ones after it shows few
+    /// switches for much CPU — coarse grain, DC — and the CS job flaps.
+    /// Default false (the simulator's classifier sees synchronizations
+    /// whatever the waiting); the runtime turns it on.
+    pub adaptive_waiting: bool,
 }
 
 impl Default for FcsConfig {
@@ -164,6 +175,7 @@ impl Default for FcsConfig {
             discovery_fill: false,
             dc_min_share: 0.0,
             dc_min_wanted_s: 0.025,
+            adaptive_waiting: false,
         }
     }
 }
@@ -559,6 +571,9 @@ impl Fcs {
         }
         let changed = self.trackers[j].observe(period);
         if changed.is_some() {
+            if self.cfg.adaptive_waiting {
+                self.trackers[j].forget_window();
+            }
             self.rebuild();
         }
         self.push(Step::Observe {
@@ -665,6 +680,47 @@ mod tests {
 
     fn fine_cs() -> Observation {
         obs(0.05, 200, 0.0005, 0.00001)
+    }
+
+    /// A /proc period of 50 ms of two threads: blocking at `voluntary`
+    /// barriers (CPU 95%), or spinning (no switches, CPU 100%).
+    fn proc_period(voluntary: u64) -> Observation {
+        let cpu = if voluntary == 0 { 0.1 } else { 0.095 };
+        Observation {
+            wall_s: 0.05,
+            thread_s: 0.1,
+            cpu_s: cpu,
+            voluntary,
+            blocked_s: 0.1 - cpu,
+            ..Default::default()
+        }
+    }
+
+    /// A job classified CS while blocking that then spins (it waits by its
+    /// class): with `adaptive_waiting` its window restarts at the change and
+    /// it stays CS; without, the window mixing both shows few switches for
+    /// much CPU and it becomes DC.
+    #[test]
+    fn adaptive_waiting_forgets_the_periods_before_a_class_change() {
+        for adaptive in [false, true] {
+            let cfg = FcsConfig {
+                adaptive_waiting: adaptive,
+                ..FcsConfig::default()
+            };
+            let mut f = Fcs::new(1, cfg).unwrap();
+            let mut classes = Vec::new();
+            for k in 0..40 {
+                // 20 barriers per 50 ms while blocking: CS; then it spins.
+                let p = proc_period(if k < 4 { 20 } else { 0 });
+                if let Some(c) = f.observe(0, &p) {
+                    classes.push(c);
+                }
+            }
+            assert_eq!(classes[0], CoschedClass::RequiresCoscheduling);
+            let flapped = classes.contains(&CoschedClass::DoesNotCare);
+            assert_eq!(flapped, !adaptive, "adaptive {adaptive}: {classes:?}");
+            assert_eq!(f.class(0), Some(CoschedClass::RequiresCoscheduling));
+        }
     }
 
     fn table1(f_rows: FRows) -> Fcs {

@@ -185,6 +185,8 @@ pub(super) fn fcs_config(spec: &RunSpec) -> FcsConfig {
         discovery_fill: spec.fcs_discovery_fill,
         dc_min_share: spec.dc_min_share,
         dc_min_wanted_s: spec.slot.as_secs_f64() / 2.0,
+        // Jobs are told their class (class files) and may wait by it.
+        adaptive_waiting: true,
     }
 }
 
