@@ -203,13 +203,7 @@ impl MachineSpec {
             }
             let a = balance(&items, &bins).map_err(|e| RegionMachineError::Policy(e.0))?;
             for (id, c) in &a.placed {
-                let prog = (*id >> 16) as usize;
-                let regs: Vec<usize> = if *id & 0xffff == 0xffff {
-                    (0..self.programs[prog].program.regions.len()).collect()
-                } else {
-                    vec![(*id & 0xffff) as usize]
-                };
-                for r in regs {
+                for (prog, r) in self.item_regions(*id) {
                     map.map_to(RegionId(key_of(prog, r)), *c)
                         .map_err(|e| RegionMachineError::Policy(e.0))?;
                 }
@@ -503,6 +497,20 @@ impl MachineSpec {
         })
     }
 
+    /// The (program, region) pairs a balancer item stands for: one region
+    /// (`key_of(program, region)`), or every region of a program balanced as
+    /// a whole (`key_of(program, 0xffff)`).
+    fn item_regions(&self, id: u64) -> impl Iterator<Item = (usize, usize)> {
+        let prog = (id >> 16) as usize;
+        let regions = if id & 0xffff == 0xffff {
+            0..self.programs[prog].program.regions.len()
+        } else {
+            let r = (id & 0xffff) as usize;
+            r..r + 1
+        };
+        regions.map(move |r| (prog, r))
+    }
+
     /// Online regioning's scan: each region's access bits since the last
     /// scan into the estimator (uniformly random touches: each page
     /// referenced with probability 1 − (1 − 1/P)^n after n accesses, drawn
@@ -569,13 +577,7 @@ impl MachineSpec {
         let a = balance(&items, bins).map_err(policy)?;
         let mut changed = false;
         for (id, c) in &a.placed {
-            let prog = (*id >> 16) as usize;
-            let regs: Vec<usize> = if *id & 0xffff == 0xffff {
-                (0..self.programs[prog].program.regions.len()).collect()
-            } else {
-                vec![(*id & 0xffff) as usize]
-            };
-            for r in regs {
+            for (prog, r) in self.item_regions(*id) {
                 let rid = RegionId(key_of(prog, r));
                 if !matches!(map.mapping(rid), Some(Mapping::Local(x)) if x == *c) {
                     map.map_to(rid, *c).map_err(policy)?;
