@@ -45,6 +45,7 @@ median makespan is reported, with every makespan and the 1-minute load average b
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import time
@@ -149,8 +150,6 @@ def _once(scheme: str, bsp: str, p: int, iters: int, lpu: float, work: str,
 
 def _bsp_cpu_s(path: str) -> float | None:
     """The CPU seconds a bsp job reported (its JSON line), or None."""
-    import json
-
     try:
         with open(path) as f:
             lines = [ln for ln in f.read().splitlines() if ln.strip()]
