@@ -3,7 +3,10 @@
 //! (keys of `BatchConfig`, e.g. `policy=fcfs|easy|conservative|gang`,
 //! `procs=N`). `TRACE` may also be `lublin:JOBS:PROCS` (a generated
 //! Lublin–Feitelson workload, typeless). `concat=N` repeats the trace N times
-//! back to back (for large benchmarks). `load=X` scales the interarrival
+//! back to back (for large benchmarks); `widen=N` runs N copies side by side
+//! on N times the processors (copy `k` rotated by `k/N` of the trace's span,
+//! so a real log's estimates and job mix meet a large machine's long
+//! queues). `load=X` scales the interarrival
 //! times so that the offered load is X (after `concat`), e.g. the
 //! 450,000-job benchmark: `lublin:450000:8192 load=0.9 policy=easy`.
 //! `estimates=random` replaces requested times by pseudo-random ones (30%
@@ -28,6 +31,7 @@ fn main() {
     let mut jobs_csv = None;
     let mut swf_out = None;
     let mut concat = 1u64;
+    let mut widen = 1u64;
     let mut load = None;
     let mut random_estimates = false;
     for arg in args {
@@ -35,6 +39,7 @@ fn main() {
         match k {
             "repeat" => repeat = v.parse().expect("repeat=N"),
             "concat" => concat = v.parse().expect("concat=N"),
+            "widen" => widen = v.parse().expect("widen=N"),
             "estimates" => random_estimates = v == "random",
             "load" => load = Some(v.parse::<f64>().expect("load=X")),
             "jobs_csv" => jobs_csv = Some(v.to_string()),
@@ -81,6 +86,26 @@ fn main() {
         }
         trace.report.kept *= concat;
         trace.report.records *= concat;
+    }
+    if widen > 1 {
+        let span = trace.jobs.last().map_or(0, |j| j.submit) + 1;
+        let base = trace.jobs.clone();
+        for k in 1..widen {
+            let shift = span * k / widen;
+            trace.jobs.extend(base.iter().map(|j| swf::BatchJob {
+                id: j.id + (k * base.len() as u64) as i64,
+                submit: (j.submit + shift) % span,
+                ..*j
+            }));
+        }
+        trace.jobs.sort_by_key(|j| (j.submit, j.id));
+        let procs = cfg
+            .procs
+            .or(trace.header.machine_procs().map(|p| p as u32))
+            .expect("procs");
+        cfg.procs = Some(procs * widen as u32);
+        trace.report.kept *= widen;
+        trace.report.records *= widen;
     }
     if random_estimates {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;

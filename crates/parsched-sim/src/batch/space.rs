@@ -100,6 +100,9 @@ struct SpaceModel<'a> {
     /// Running jobs: the policy's view and, in parallel, job indices.
     running: Vec<RunningJob>,
     running_idx: Vec<u32>,
+    /// The running jobs' `(requested_end, procs)`, sorted (the policy's
+    /// `running_by_end`).
+    by_end: Vec<(u64, u32)>,
     /// Each running job's position in `running`.
     run_pos: Vec<u32>,
     /// The queue: the policy's view and, in parallel, job indices; the
@@ -161,7 +164,12 @@ impl SpaceModel<'_> {
         for k in 0..self.finishing.len() {
             let i = self.finishing[k] as usize;
             let p = self.run_pos[i] as usize;
-            self.free += self.running[p].procs;
+            let r = self.running[p];
+            self.free += r.procs;
+            let key = (r.requested_end, r.procs);
+            let k = self.by_end.partition_point(|e| *e < key);
+            debug_assert_eq!(self.by_end.get(k), Some(&key));
+            self.by_end.remove(k);
             self.running.swap_remove(p);
             self.running_idx.swap_remove(p);
             if p < self.running_idx.len() {
@@ -194,6 +202,7 @@ impl SpaceModel<'_> {
                 total: self.procs,
                 free,
                 running: &self.running,
+                running_by_end: Some(&self.by_end),
                 queue: &self.queue[head..],
             },
             &mut self.decisions,
@@ -234,10 +243,14 @@ impl SpaceModel<'_> {
             self.outcomes[i].start = t;
             self.outcomes[i].killed = killed;
             self.run_pos[i] = self.running.len() as u32;
-            self.running.push(RunningJob {
+            let r = RunningJob {
                 procs: q.procs,
                 requested_end: t + self.jobs[i].requested,
-            });
+            };
+            self.running.push(r);
+            let key = (r.requested_end, r.procs);
+            let k = self.by_end.partition_point(|e| *e <= key);
+            self.by_end.insert(k, key);
             self.running_idx.push(i as u32);
             engine.schedule_at(Time(t + run), SpaceEvent::JobFinished(i as u32));
             if self.track {
@@ -306,6 +319,7 @@ pub fn simulate_with(
         outcomes: vec![unset; n],
         running: Vec::with_capacity(running_cap),
         running_idx: Vec::with_capacity(running_cap),
+        by_end: Vec::with_capacity(running_cap),
         run_pos: vec![u32::MAX; n],
         queue: Vec::new(),
         head: 0,

@@ -46,6 +46,8 @@ pub struct Conservative {
     saved: Option<u64>,
     saved_jobs: Vec<(QueuedJob, u64)>,
     saved_ends: Vec<(u64, u32)>,
+    /// Scratch: the ends of the jobs a pass starts.
+    started_ends: Vec<(u64, u32)>,
     /// Older placements of the jobs after the last pass's (which stopped
     /// before them), and the differences to add to `diff` before them:
     /// `(id, steps)`, where `tail[k]` has id `tail_base + k` (ids survive
@@ -79,6 +81,20 @@ pub(super) fn positive_span(d: &[(u64, i64)]) -> (u64, u64) {
         }
     }
     (lo, hi)
+}
+
+/// `out` = the sorted lists `a` and `b` merged.
+pub(super) fn merge_sorted(a: &[(u64, u32)], b: &[(u64, u32)], out: &mut Vec<(u64, u32)>) {
+    out.clear();
+    out.reserve(a.len() + b.len());
+    let mut i = 0;
+    for &x in b {
+        let k = i + a[i..].partition_point(|y| *y <= x);
+        out.extend_from_slice(&a[i..k]);
+        out.push(x);
+        i = k;
+    }
+    out.extend_from_slice(&a[i..]);
 }
 
 /// Passes check earlier placements (rather than search afresh) only when
@@ -243,10 +259,7 @@ impl Conservative {
 
     pub(super) fn rebuild(&mut self, view: &BatchView<'_>) {
         let now = view.now;
-        self.ends.clear();
-        self.ends
-            .extend(view.running.iter().map(|r| (expected_end(r, now), r.procs)));
-        self.ends.sort_unstable();
+        expected_ends(&mut self.ends, view);
         self.profile.rebuild(now, view.free, &self.ends);
         self.reservations.clear();
     }
@@ -563,10 +576,7 @@ impl Conservative {
     pub(super) fn pass(&mut self, view: &BatchView<'_>, start: &mut Vec<usize>) {
         let now = view.now;
         let q = view.queue;
-        self.ends.clear();
-        self.ends
-            .extend(view.running.iter().map(|r| (expected_end(r, now), r.procs)));
-        self.ends.sort_unstable();
+        expected_ends(&mut self.ends, view);
         self.reservations.clear();
         self.old.clear();
         let from = if self.reusable(view) {
@@ -676,8 +686,10 @@ impl Conservative {
         }
         self.saved = Some(now);
         self.saved_jobs.clear();
-        self.saved_ends.clear();
-        self.saved_ends.extend_from_slice(&self.ends);
+        // (the started jobs' ends, sorted, merged into the sorted `ends`:
+        // with thousands of running jobs a full sort would cost more than
+        // the pass)
+        self.started_ends.clear();
         for (j, &t) in q.iter().zip(&self.reservations) {
             if t == u64::MAX {
                 // (a job wider than the machine: never reused)
@@ -686,13 +698,14 @@ impl Conservative {
                 break;
             }
             if t == now {
-                self.saved_ends
+                self.started_ends
                     .push((now.saturating_add(duration(j)), j.procs));
             } else {
                 self.saved_jobs.push((*j, t));
             }
         }
-        self.saved_ends.sort_unstable();
+        self.started_ends.sort_unstable();
+        merge_sorted(&self.ends, &self.started_ends, &mut self.saved_ends);
     }
 }
 

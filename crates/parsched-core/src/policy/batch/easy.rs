@@ -68,15 +68,16 @@ impl BatchPolicy for Easy {
         }
         // Reservation for the head, from requested end times (including the
         // jobs started above).
-        self.ends.clear();
-        self.ends
-            .extend(view.running.iter().map(|r| (expected_end(r, now), r.procs)));
-        self.ends.extend(
-            start
-                .iter()
-                .map(|&i| (now.saturating_add(duration(&q[i])), q[i].procs)),
-        );
-        self.ends.sort_unstable();
+        expected_ends(&mut self.ends, view);
+        if !start.is_empty() {
+            self.ends.extend(
+                start
+                    .iter()
+                    .map(|&i| (now.saturating_add(duration(&q[i])), q[i].procs)),
+            );
+            // (a sorted run and a few more: the stable sort merges them)
+            self.ends.sort();
+        }
         let Some(shadow) = Easy::shadow(now, free, &self.ends, q[head].procs) else {
             return;
         };

@@ -22,11 +22,14 @@ fn run(
         .iter()
         .map(|&(procs, requested)| QueuedJob { procs, requested })
         .collect();
+    let mut by_end: Vec<(u64, u32)> = running.iter().map(|r| (r.requested_end, r.procs)).collect();
+    by_end.sort_unstable();
     let view = BatchView {
         now,
         total,
         free: total - busy,
         running: &running,
+        running_by_end: Some(&by_end),
         queue: &queue,
     };
     let mut out = Vec::new();
@@ -154,6 +157,7 @@ fn conservative_protects_every_reservation() {
         total: 10,
         free: 2,
         running: &running,
+        running_by_end: None,
         queue: &queue,
     };
     assert_eq!(c.plan(&view), vec![100, 150, 0]);
@@ -225,4 +229,35 @@ mod props {
             }
         }
     }
+}
+
+#[test]
+fn expected_ends_from_the_sorted_list_equal_the_sorted_running_jobs() {
+    // overrunning jobs (requested end at or before now) are expected at
+    // now + 1, in processor order, as a full sort puts them
+    let now = 100;
+    let running: Vec<RunningJob> = [(5, 90), (1, 101), (3, 100), (2, 300), (4, 50), (1, 300)]
+        .iter()
+        .map(|&(procs, requested_end)| RunningJob {
+            procs,
+            requested_end,
+        })
+        .collect();
+    let mut by_end: Vec<(u64, u32)> = running.iter().map(|r| (r.requested_end, r.procs)).collect();
+    by_end.sort_unstable();
+    let queue = [];
+    let mut view = BatchView {
+        now,
+        total: 20,
+        free: 4,
+        running: &running,
+        running_by_end: None,
+        queue: &queue,
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    expected_ends(&mut a, &view);
+    view.running_by_end = Some(&by_end);
+    expected_ends(&mut b, &view);
+    assert_eq!(a, b);
+    assert_eq!(&b[..4], &[(101, 1), (101, 3), (101, 4), (101, 5)]);
 }
