@@ -205,6 +205,10 @@ def _bench_batch(args: argparse.Namespace) -> int:
                   f"whole call {r['total_seconds'] * 1e3:.0f} ms = "
                   f"{r['total_jobs_per_second']:,.0f} jobs/s; with the DataFrames "
                   f"{r['with_dataframes_seconds'] * 1e3:.0f} ms (best of {args.repeat})")
+        by = {r["policy"]: r["sim_seconds"] for r in rows}
+        if by.get("easy"):
+            print(f"bench batch: conservative / easy simulation time "
+                  f"{by['conservative'] / by['easy']:.1f}x")
         print(f"bench batch: peak resident memory of this process {peak_mb:.0f} MB")
     return 0
 
