@@ -2,8 +2,9 @@
 reproductions, rendered in headless Chromium.
 
 The reproductions run once per session, shortened through their own knobs
-(pools: ``length``; gang: ``--quick``; cosched: a smaller ``Plan``; batch: a
-generated Lublin trace; desktop: only where the runtime can run), so every
+(pools: ``length``; gang: ``--quick``; cosched: a smaller ``Plan``; fcs and
+regions: ``--quick``; batch: a generated Lublin trace; desktop: only where the
+runtime can run), so every
 number on the page is one the reproductions computed.
 """
 
@@ -66,6 +67,11 @@ def results(tmp_path_factory):
         assert main(["reproduce", "cosched", "--quick", "--out", str(d), "--workers", "1",
                      "--json"]) == 0
     out["cosched"] = d
+
+    for kind in ("fcs", "regions"):  # --quick: a few seconds each
+        d = root / kind
+        assert main(["reproduce", kind, "--quick", "--out", str(d), "--json"]) == 0
+        out[kind] = d
 
     traces = root / "traces"
     traces.mkdir()
@@ -190,6 +196,15 @@ def test_checks_follow_the_reproductions(results):
         assert c.name == r["equation"]
         assert c.holds == (r["within_5pct"] == r["points_in_regime"] > 0)
         assert c.why  # the summary's "where and why they part" bullet
+    for kind in ("fcs", "regions"):
+        sec = report_html.BUILDERS[kind](str(results[kind]))
+        f = pd.read_csv(results[kind] / "findings.csv")
+        assert [c.name for c in sec.checks] == list(f["id"]), kind
+        assert [c.holds for c in sec.checks] == [bool(x) for x in f["holds"]], kind
+    r = report_html.BUILDERS["regions"](str(results["regions"]))
+    titles = [t for t, _ in r.tables]
+    assert any(t.startswith("Balancing") for t in titles)
+    assert any(t.startswith("Figure 9 boundaries") for t in titles)
     b = report_html.BUILDERS["batch"](str(results["batch"]))
     assert [(c.name, c.holds) for c in b.checks] == [("determinism", True)]
 

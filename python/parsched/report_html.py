@@ -1,7 +1,7 @@
 """``parsched report``: one self-contained HTML page from the ``reproduce`` outputs.
 
 Each argument is the output directory of ``parsched reproduce pools | gang |
-batch | desktop | cosched`` (the seed is told from the files in it; a directory
+batch | desktop | fcs | cosched | regions`` (the seed is told from the files in it; a directory
 holding such directories stands for them); with none, ``results/*`` is searched.
 Per seed the page has a heading with the paper's title, the checks (holds or
 not, with the evidence and the reproduction's own explanation of a departure),
@@ -64,6 +64,10 @@ SEEDS: dict[str, Seed] = {s.kind: s for s in (
          "Process Scheduling for the Parallel Desktop: flexible coscheduling",
          "seed 002 — Frachtenberg (§4.2, Table 1), in simulation",
          "parsched reproduce fcs"),
+    Seed("regions", ("fig9abs_bands.csv", "balance.csv", "boundaries.csv", "findings.csv",
+                     "summary.md"),
+         "Region Scheduling: Efficiently Using the Cache Architectures via Page-Level Affinity",
+         "seed 004 — Lee & Schwan, ASPLOS 2012", "parsched reproduce regions"),
     Seed("batch", ("batch.csv", "batch.md"),
          "Batch space-sharing and gang scheduling on real workload traces",
          "no seed paper — FCFS, EASY, conservative backfilling and gang on the shared traces",
@@ -71,7 +75,7 @@ SEEDS: dict[str, Seed] = {s.kind: s for s in (
 )}
 
 #: Order of the sections (the seeds' order).
-ORDER = ("pools", "gang", "desktop", "fcs", "cosched", "batch")
+ORDER = ("pools", "gang", "desktop", "fcs", "cosched", "regions", "batch")
 
 FIGURE_EXTS = (".png", ".svg")
 
@@ -105,7 +109,7 @@ def find_results(dirs: Sequence[str] | None = None,
         dirs_found = _children(default_root)
         if not dirs_found:
             raise ConfigError(FIELD, f"no reproduction output under {default_root!r}",
-                              "run parsched reproduce pools|gang|batch|desktop|fcs|cosched first")
+                              "run parsched reproduce pools|gang|batch|desktop|fcs|cosched|regions first")
         found = dirs_found
     else:
         for d in dirs:
@@ -121,7 +125,7 @@ def find_results(dirs: Sequence[str] | None = None,
             if not inner:
                 raise ConfigError(FIELD, f"{d!r} is not the output of a reproduction",
                                   "a directory written by parsched reproduce "
-                                  "pools|gang|batch|desktop|fcs|cosched (or one holding some)")
+                                  "pools|gang|batch|desktop|fcs|cosched|regions (or one holding some)")
             found += inner
     seen: set[str] = set()
     out = []
@@ -539,6 +543,39 @@ def _fcs(d: str) -> Section:
     return sec
 
 
+def _regions(d: str) -> Section:
+    md = read_text(os.path.join(d, "summary.md"))
+    found = _csv(d, "findings.csv").fillna("")
+    sec = Section("regions", d, mode=_first_paragraph(md, "Mode:"), summary_md=md)
+    for _, f in found.iterrows():
+        holds = str(f["holds"]).strip().lower() in ("true", "1", "yes")
+        sec.checks.append(Check(str(f["id"]), holds, str(f["claim"]), str(f["measured"]),
+                                str(f.get("explanation", ""))))
+    sec.tables.append(("Figure 9 boundaries (cache-relative grids) beside the paper's conditions",
+                       html_table(_csv(d, "boundaries.csv"),
+                                  ["variant", "machine", "peak", "min_access_with_gain",
+                                   "min_wss_mb_with_gain", "max_wss_mb_with_gain",
+                                   "max_gain_at_or_below_2_12", "max_gain_fits_one_cache",
+                                   "max_gain_past_two_caches", "rate_min_where_gain",
+                                   "rate_max_where_gain", "paper_condition2_mb",
+                                   "paper_condition3_mb"], fmt=fmt_3g)))
+    sec.tables.append(("Balancing (§5.2): two large and two small programs", html_table(
+        _csv(d, "balance.csv"), ["machine", "speedup", "speedup_large", "speedup_small",
+                                 "loads_region_mb", "loads_standard_mb", "paper"], fmt=fmt_3g)))
+    sec.tables.append(("Figure 9 on the paper's axes: the winning band per setting", html_table(
+        _csv(d, "fig9abs_bands.csv"),
+        ["variant", "machine", "setting", "microschedule_us", "cells_with_gain", "cells",
+         "wss_mb_min", "wss_mb_max", "lower_edge_log2", "upper_edge_log2", "peak"],
+        fmt=fmt_3g)))
+    for name, title in (("real_unification.csv", "This machine: memlat unification"),
+                        ("real_balancing.csv", "This machine: balancing"),
+                        ("real_fallback.csv", "This machine: the fallback against Linux")):
+        if os.path.isfile(os.path.join(d, name)):
+            sec.tables.append((title, html_table(_csv(d, name), fmt=fmt_3g)))
+    sec.figures = _figures(d, md)
+    return sec
+
+
 def _batch(d: str) -> Section:
     md = read_text(os.path.join(d, "batch.md"))
     df = _csv(d, "batch.csv")
@@ -606,7 +643,7 @@ def _desktop(d: str) -> Section:
 
 BUILDERS: dict[str, Callable[[str], Section]] = {
     "pools": _pools, "gang": _gang, "cosched": _cosched, "batch": _batch, "desktop": _desktop,
-    "fcs": _fcs,
+    "fcs": _fcs, "regions": _regions,
 }
 
 
