@@ -109,7 +109,8 @@ def find_results(dirs: Sequence[str] | None = None,
         dirs_found = _children(default_root)
         if not dirs_found:
             raise ConfigError(FIELD, f"no reproduction output under {default_root!r}",
-                              "run parsched reproduce pools|gang|batch|desktop|fcs|cosched|regions first")
+                              "run parsched reproduce "
+                              "pools|gang|batch|desktop|fcs|cosched|regions first")
         found = dirs_found
     else:
         for d in dirs:
@@ -125,7 +126,8 @@ def find_results(dirs: Sequence[str] | None = None,
             if not inner:
                 raise ConfigError(FIELD, f"{d!r} is not the output of a reproduction",
                                   "a directory written by parsched reproduce "
-                                  "pools|gang|batch|desktop|fcs|cosched|regions (or one holding some)")
+                                  "pools|gang|batch|desktop|fcs|cosched|regions "
+                                  "(or one holding some)")
             found += inner
     seen: set[str] = set()
     out = []
