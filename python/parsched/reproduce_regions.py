@@ -403,6 +403,31 @@ def abs_findings(bands: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _paper_lines() -> list[str]:
+    """The paper's statements (``PAPER``) as a Markdown list."""
+    p = PAPER
+    mu, rates = p["microschedule_us"], p["fig9_rates_per_s"]
+    c2, c3 = p["condition2_harmful_at_or_below_mb"], p["condition3_fits_unified_mb"]
+    return [
+        f"* micro-schedule cost: Clovertown {mu['clovertown']} us, "
+        f"Westmere {mu['westmere']} us;",
+        f"* Figure 9 peak gain: Clovertown {p['fig9_peak_gain']['clovertown']}, "
+        f"Westmere {p['fig9_peak_gain']['westmere']};",
+        f"* micro-schedules per second where unification gains: Clovertown "
+        f"{rates['clovertown'][0]}-{rates['clovertown'][1]}, Westmere "
+        f"{rates['westmere'][0]}-{rates['westmere'][1]};",
+        f"* Condition 1: no gain at access times <= 2^"
+        f"{p['condition1_no_gain_at_or_below_access_time'].bit_length() - 1} (marginal "
+        f"from 2^{p['condition1_marginal_from_access_time_clovertown'].bit_length() - 1} "
+        "on Clovertown);",
+        f"* Condition 2: harmful at working sets <= {c2['clovertown']:g} MB (Clovertown), "
+        f"{c2['westmere']:g} MB (Westmere);",
+        f"* Condition 3: the unified working set fits {c3['clovertown']:g} MB (Clovertown), "
+        f"{c3['westmere']:g} MB (Westmere);",
+        f"* balancing: more than {p['balance_speedup_more_than']}x for all processes.",
+    ]
+
+
 def run(out_dir: str, *, quick: bool = False, real: bool = False,
         progress: Callable[[str], None] | None = None,
         echo: Callable[[str, Any], None] | None = None) -> dict[str, Any]:
@@ -482,7 +507,9 @@ def run(out_dir: str, *, quick: bool = False, real: bool = False,
         echo("balance", bdf)
         echo("findings", fdf)
     lines = ["# Region scheduling (seed 004) reproduced", "",
-             f"Mode: {'quick' if quick else 'full'}. Paper: {PAPER}", "",
+             f"Mode: {'quick' if quick else 'full'}.", "",
+             "The paper's statements set beside the simulation:", "",
+             *_paper_lines(), "",
              "## Figure 9 boundaries (cache-relative grids)", "", markdown_table(bnd), "",
              "## Figure 9 on the paper's axes (same MB on both machines)", "",
              "Settings: nominal; mu_swapped (the other machine's micro-schedule "
