@@ -26,6 +26,17 @@
  * Compute is a fixed amount of work (a calibrated arithmetic loop), not a
  * wall-clock delay, so a descheduled worker makes no progress. The main
  * thread (process) is worker 0, so a job of N workers has exactly N tasks.
+ * Synchronization statistics: where PARSCHED_FCS_SYNC_FILE names a file
+ * (`parsched run --policy fcs` creates one per job, 4096 bytes, zeroed),
+ * bsp maps it and publishes what the FCS papers' communication library
+ * measures: the magic "PSYNC1\0\0", then per worker (slot i, 4 native u64
+ * at offset 8 + 32 i) the barriers it passed, the wall-clock nanoseconds it
+ * waited in them, and the CPU nanoseconds it spent spinning in them (thread
+ * CPU time: a worker frozen or preempted mid-spin does not count that time).
+ * Each worker writes only its own slot, after every barrier. The runtime
+ * classifies from the count and the spin time (spinning hides a job's
+ * waits from /proc); the wall-clock wait is informational (it includes
+ * time the whole job was frozen between its slots).
  * Prints one JSON object: runtime (from the first barrier to the end), CPU
  * time and the parameters.
  */
@@ -69,6 +80,32 @@ static struct shared *sh;
 static volatile uint64_t sink;
 /* --wait adaptive: the runtime's class file, mapped (NULL: none). */
 static const volatile char *class_map;
+/* The runtime's synchronization-statistics file, mapped (NULL: none). */
+#define SYNC_BYTES 4096
+#define SYNC_SLOTS ((SYNC_BYTES - 8) / 32)
+static volatile uint64_t *sync_map;
+
+static void map_sync_file(void) {
+    const char *path = getenv("PARSCHED_FCS_SYNC_FILE");
+    if (!path || !*path) return;
+    int fd = open(path, O_RDWR);
+    if (fd < 0) return;
+    void *m = mmap(NULL, SYNC_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) return;
+    memcpy(m, "PSYNC1\0\0", 8);
+    sync_map = (volatile uint64_t *)((char *)m + 8);
+}
+
+/* Worker `id` passed a barrier after waiting `wait_ns`, `spin_ns` of it
+ * spinning. */
+static void publish_sync(long id, uint64_t wait_ns, uint64_t spin_ns) {
+    if (!sync_map || id >= SYNC_SLOTS) return;
+    volatile uint64_t *slot = sync_map + 4 * id;
+    slot[0] = slot[0] + 1;
+    slot[1] = slot[1] + wait_ns;
+    slot[2] = slot[2] + spin_ns;
+}
 
 static void map_class_file(void) {
     const char *path = getenv("PARSCHED_FCS_CLASS_FILE");
@@ -115,45 +152,58 @@ static void calibrate(void) {
     loops_per_us = best > 0 ? best : 100;
 }
 
-static void barrier(enum wait_mode mode) {
+static uint64_t clock_ns(clockid_t clk) {
+    struct timespec ts;
+    clock_gettime(clk, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
+
+static void barrier(long id, enum wait_mode mode) {
     if (mode == ADAPTIVE) mode = class_map && class_map[0] == 'C' ? SPINBLOCK : BLOCK;
+    uint64_t t_in = sync_map ? now_ns() : 0, spun = 0;
     uint32_t g = atomic_load_explicit(&sh->gen, memory_order_acquire);
     if (atomic_fetch_add(&sh->count, 1) + 1 == (uint32_t)nthreads) {
         atomic_store(&sh->count, 0);
         atomic_fetch_add_explicit(&sh->gen, 1, memory_order_release);
         /* Whatever this thread's mode: others may sleep (phase change). */
         if (atomic_load(&sh->sleepers) > 0) futex(&sh->gen, FUTEX_WAKE, INT32_MAX);
+        if (sync_map) publish_sync(id, now_ns() - t_in, 0);
         return;
     }
     if (mode != BLOCK) {
+        uint64_t c0 = sync_map ? clock_ns(CLOCK_THREAD_CPUTIME_ID) : 0;
         double limit = mode == SPIN ? -1 : now() + spin_us * 1e-6;
         unsigned k = 0;
         while (atomic_load_explicit(&sh->gen, memory_order_acquire) == g) {
             __builtin_ia32_pause();
             if (limit > 0 && (++k & 63) == 0 && now() > limit) break;
         }
+        if (sync_map) spun = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
     }
     while (atomic_load_explicit(&sh->gen, memory_order_acquire) == g) {
         atomic_fetch_add(&sh->sleepers, 1);
         futex(&sh->gen, FUTEX_WAIT, g);
         atomic_fetch_sub(&sh->sleepers, 1);
     }
+    if (sync_map) publish_sync(id, now_ns() - t_in, spun);
 }
 
 static void *worker(void *arg) {
     long id = (long)arg;
     double m = nmult == 0 ? 1.0 : mult[id < nmult ? id : nmult - 1];
     uint64_t n = (uint64_t)(grain_us * m * loops_per_us);
-    barrier(mode);
+    barrier(id, mode);
     if (id == 0) sh->t0 = now();
     for (long i = 0; i < iters; i++) {
         sink += work(n);
-        barrier(mode);
+        barrier(id, mode);
     }
     n = (uint64_t)(grain2_us * m * loops_per_us);
     for (long i = 0; i < iters2; i++) {
         sink += work(n);
-        barrier(mode2);
+        barrier(id, mode2);
     }
     if (id == 0) sh->t1 = now();
     return NULL;
@@ -212,6 +262,7 @@ int main(int argc, char **argv) {
     if (nthreads < 1 || iters < 0 || grain_us < 0) usage();
     if (loops_per_us <= 0) calibrate();
     if (mode == ADAPTIVE || mode2 == ADAPTIVE) map_class_file();
+    map_sync_file();
     sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (sh == MAP_FAILED) { perror("mmap"); return 1; }
     memset(sh, 0, sizeof *sh);

@@ -232,6 +232,12 @@ pub struct RunSpec {
     /// theirs, at SCHED_IDLE (the core policy's `discovery_fill`; `false`,
     /// the default: a job in discovery runs alone in its slot).
     pub fcs_discovery_fill: bool,
+    /// FCS policy: classify a job from the synchronization statistics it
+    /// publishes itself (the file named by `PARSCHED_FCS_SYNC_FILE`:
+    /// synchronizations, wait and spin time, as the FCS papers' communication
+    /// library measures them; `bench/bsp` writes it) when it does, and from
+    /// /proc otherwise (`true`, the default); `false`: always from /proc.
+    pub fcs_sync_stats: bool,
     /// Fork a supervisor that thaws everything if the controller dies.
     pub supervisor: bool,
     /// Thaw stale groups of dead controllers before starting.
@@ -264,6 +270,7 @@ impl Default for RunSpec {
             dc_min_share: 0.1,
             fcs_fill_idle: false,
             fcs_discovery_fill: false,
+            fcs_sync_stats: true,
             supervisor: true,
             recover: true,
             jobs: Vec::new(),

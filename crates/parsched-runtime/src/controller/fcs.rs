@@ -67,6 +67,58 @@ pub(super) struct ProcSnapshot {
     /// Time waiting on a run queue, ns (schedstat).
     pub(super) wait_ns: u64,
     pub(super) threads: u32,
+    /// The job's own synchronization statistics, if it publishes them.
+    pub(super) sync: Option<SyncCounts>,
+}
+
+/// The environment variable that names a job's synchronization-statistics
+/// file under FCS.
+pub const SYNC_FILE_ENV: &str = "PARSCHED_FCS_SYNC_FILE";
+
+/// The first 8 bytes of a synchronization-statistics file a job writes.
+pub const SYNC_MAGIC: &[u8; 8] = b"PSYNC1\0\0";
+
+/// Size of a synchronization-statistics file: the magic, then up to
+/// [`SYNC_SLOTS`] slots of four native-endian u64 (synchronizations
+/// completed, wall-clock nanoseconds waiting in them (informational), CPU
+/// nanoseconds spent spinning in them, unused), one per thread or process
+/// of the job, each written only by its owner.
+pub const SYNC_FILE_BYTES: usize = 4096;
+
+/// Slots of a synchronization-statistics file.
+pub const SYNC_SLOTS: usize = (SYNC_FILE_BYTES - 8) / 32;
+
+/// A job's synchronization statistics, summed over its slots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(super) struct SyncCounts {
+    pub(super) syncs: u64,
+    pub(super) wait_ns: u64,
+    pub(super) spin_ns: u64,
+}
+
+/// Reads a synchronization-statistics file: `None` unless it starts with
+/// [`SYNC_MAGIC`] (the job does not publish).
+pub(crate) fn read_sync_file(f: &std::fs::File) -> Option<SyncCounts> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = [0u8; SYNC_FILE_BYTES];
+    let n = f.read_at(&mut buf, 0).ok()?;
+    if n < 8 || &buf[..8] != SYNC_MAGIC {
+        return None;
+    }
+    let word = |k: usize| -> u64 {
+        let o = 8 + 8 * k;
+        if o + 8 > n {
+            return 0;
+        }
+        u64::from_ne_bytes(buf[o..o + 8].try_into().expect("8 bytes"))
+    };
+    let mut c = SyncCounts::default();
+    for slot in 0..SYNC_SLOTS {
+        c.syncs = c.syncs.wrapping_add(word(4 * slot));
+        c.wait_ns = c.wait_ns.wrapping_add(word(4 * slot + 1));
+        c.spin_ns = c.spin_ns.wrapping_add(word(4 * slot + 2));
+    }
+    Some(c)
 }
 
 /// The environment variable that names a job's class file under FCS.
@@ -85,6 +137,9 @@ pub const CLASS_FILE_ENV: &str = "PARSCHED_FCS_CLASS_FILE";
 pub(crate) struct ClassFiles {
     dir: tempfile::TempDir,
     files: Vec<std::fs::File>,
+    /// The jobs' synchronization-statistics files ([`SYNC_FILE_ENV`]),
+    /// zeroed, writable by the job.
+    sync: Vec<std::fs::File>,
 }
 
 impl ClassFiles {
@@ -101,13 +156,24 @@ impl ClassFiles {
         // Jobs may run as the invoking user (sudo): readable by all.
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))?;
         let mut files = Vec::with_capacity(jobs);
+        let mut sync = Vec::with_capacity(jobs);
         for i in 0..jobs {
             let path = dir.path().join(format!("job{i}.class"));
             let f = std::fs::File::create(&path)?;
             f.set_permissions(std::fs::Permissions::from_mode(0o644))?;
             files.push(f);
+            let path = dir.path().join(format!("job{i}.sync"));
+            let f = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(&path)?;
+            f.set_len(SYNC_FILE_BYTES as u64)?;
+            // (the job may run as the invoking user: it writes the file)
+            f.set_permissions(std::fs::Permissions::from_mode(0o666))?;
+            sync.push(f);
         }
-        let c = ClassFiles { dir, files };
+        let c = ClassFiles { dir, files, sync };
         for i in 0..jobs {
             c.publish(i, None)?;
         }
@@ -116,6 +182,15 @@ impl ClassFiles {
 
     pub(crate) fn path(&self, i: usize) -> std::path::PathBuf {
         self.dir.path().join(format!("job{i}.class"))
+    }
+
+    pub(crate) fn sync_path(&self, i: usize) -> std::path::PathBuf {
+        self.dir.path().join(format!("job{i}.sync"))
+    }
+
+    /// Job `i`'s synchronization statistics, if it publishes them.
+    pub(super) fn sync_counts(&self, i: usize) -> Option<SyncCounts> {
+        read_sync_file(self.sync.get(i)?)
     }
 
     /// Writes job `i`'s class (`None`: unclassified).
@@ -231,6 +306,7 @@ impl Controller {
             run_ns: 0,
             wait_ns: 0,
             threads: 0,
+            sync: None,
         };
         for pid in self.freezer.pids(&self.jobs[i].group).unwrap_or_default() {
             for tid in procfs::tasks(pid) {
@@ -244,6 +320,9 @@ impl Controller {
                     }
                 }
             }
+        }
+        if self.spec.fcs_sync_stats {
+            c.sync = self.class_files.as_ref().and_then(|f| f.sync_counts(i));
         }
         c
     }
@@ -269,7 +348,7 @@ impl Controller {
         let rq = now.wait_ns.saturating_sub(before.wait_ns) as f64 / 1e9;
         let thread_s = (threads * dt - rq).max(0.0);
         let cpu_s = run.min(thread_s);
-        let period = Observation {
+        let mut period = Observation {
             wall_s: thread_s / threads,
             thread_s,
             cpu_s,
@@ -278,6 +357,19 @@ impl Controller {
             blocked_s: (thread_s - cpu_s).max(0.0),
             ..Default::default()
         };
+        // The job's own synchronization statistics, where it publishes
+        // them: the classifier's rule 1 (granularity and wait per
+        // synchronization), which spinning does not hide. The job gives the
+        // count and its CPU time spent spinning; the wait is that spinning
+        // plus the blocked time measured here (the job's own wall-clock
+        // waits would include the time it was frozen between its slots).
+        // (A job that began publishing during the period counts from zero.)
+        if let Some(b) = now.sync {
+            let a = before.sync.unwrap_or_default();
+            period.sync_events = Some(b.syncs.saturating_sub(a.syncs));
+            period.spin_s = (b.spin_ns.saturating_sub(a.spin_ns) as f64 / 1e9).min(cpu_s);
+            period.wait_s = period.blocked_s + period.spin_s;
+        }
         // A released job that barely ran (it starved at SCHED_IDLE, or
         // slept) shows nothing of its behaviour: schedstat credits a waiting
         // thread's run-queue wait only once it runs, so starving would look
@@ -298,6 +390,15 @@ impl Controller {
     /// Job `i`'s class file, under FCS.
     pub(super) fn class_file(&self, i: usize) -> Option<std::path::PathBuf> {
         self.class_files.as_ref().map(|c| c.path(i))
+    }
+
+    /// Job `i`'s synchronization-statistics file, under FCS with
+    /// `fcs_sync_stats`.
+    pub(super) fn sync_file(&self, i: usize) -> Option<std::path::PathBuf> {
+        if !self.spec.fcs_sync_stats {
+            return None;
+        }
+        self.class_files.as_ref().map(|c| c.sync_path(i))
     }
 
     /// Opens the class files (FCS), each with the job's fixed class or

@@ -33,6 +33,16 @@ impl Controller {
                     .insert(key.into(), path.to_string_lossy().into_owned());
             }
         }
+        if let Some(path) = self.sync_file(i) {
+            // ... and reads the synchronization statistics a cooperating
+            // program writes there (bench/bsp does).
+            let key = super::fcs::SYNC_FILE_ENV;
+            if !spec.env.contains_key(key) {
+                spec.to_mut()
+                    .env
+                    .insert(key.into(), path.to_string_lossy().into_owned());
+            }
+        }
         let prep = Prepared::new(&self.jobs[i].name, &spec, &join, self.identity)?;
         let pid = prep.spawn()?;
         let j = &mut self.jobs[i];

@@ -366,6 +366,11 @@ fn mock_fcs_discovery_fill_runs_discovering_jobs_together() {
     for fill in [false, true] {
         let mut spec = fcs_spec(vec![spin.clone(), spin.clone()]);
         spec.fcs_discovery_fill = fill;
+        // (the /proc rule: the mock freezes nothing, so both spinners run at
+        // once and their own statistics show the long waits of spinning
+        // without coscheduling (F), and F jobs fill each other's slots by
+        // design; what is tested here is discovery)
+        spec.fcs_sync_stats = false;
         let mock = Mock::new();
         let log = mock.log();
         let mut c = Controller::with_freezer(spec, Box::new(mock)).unwrap();
@@ -447,4 +452,55 @@ fn mock_fcs_publishes_each_jobs_class_to_it() {
     assert_ne!(class, "-", "the spinner was classified: {:?}", r[0].classes);
     let path = lines.next().unwrap();
     assert!(!std::path::Path::new(path).exists(), "{path} left behind");
+}
+
+#[test]
+fn mock_fcs_classifies_from_the_jobs_own_sync_statistics() {
+    let _g = serial();
+    // Imbalanced and spinning: worker 1 computes 3 ms per barrier, worker 0
+    // 1 ms and then spins 2 ms. /proc sees two threads that never block (CS
+    // by the blocking rate); bsp's own statistics show a wait of 1 ms per
+    // synchronization against a 2 ms grain: frustrated (F).
+    let args = [
+        "--threads",
+        "2",
+        "--iters",
+        "400",
+        "--grain-us",
+        "1000",
+        "--wait",
+        "spin",
+        "--mult",
+        "1,3",
+    ];
+    let classes = |sync_stats: bool| -> Option<Vec<String>> {
+        let job = bsp_job(&args)?;
+        let mut spec = fcs_spec(vec![job]);
+        spec.fcs_sync_stats = sync_stats;
+        spec.fcs_window_s = 0.3;
+        let mut c = Controller::with_freezer(spec, Box::new(Mock::new())).unwrap();
+        let r = c.run().unwrap();
+        assert!(r.iter().all(|j| j.success), "{r:?}");
+        let o = r[0].observed.unwrap();
+        if sync_stats {
+            // the job's own counts reached the classifier
+            let n = o.sync_events.expect("sync statistics observed");
+            assert!(n > 100, "{o:?}");
+            assert!(o.spin_s > 0.1 && o.wait_s >= o.spin_s, "{o:?}");
+        } else {
+            assert_eq!(o.sync_events, None, "{o:?}");
+        }
+        Some(r[0].classes.iter().map(|(_, c)| c.clone()).collect())
+    };
+    let Some(with) = classes(true) else {
+        eprintln!("no C compiler: test not run");
+        return;
+    };
+    let without = classes(false).unwrap();
+    assert_eq!(with.last().map(String::as_str), Some("F"), "{with:?}");
+    assert_eq!(
+        without.last().map(String::as_str),
+        Some("CS"),
+        "{without:?}"
+    );
 }
