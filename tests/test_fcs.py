@@ -141,3 +141,24 @@ def test_real_finding_compares_fcs_with_the_better_of_default_and_gang():
     [failed] = real_findings(rows(4.1, 4.0, 4.05))  # gang the better one, fcs later
     assert not failed["holds"] and failed["explanation"]
     assert real_findings(rows(4.1, 5.0, 4.05)[:2]) == []
+
+
+def test_real_finding_on_classes_wants_the_papers_classes():
+    from parsched.reproduce_fcs import real_findings
+
+    def rows(classes):
+        fcs = {"scheme": "fcs", "median_makespan_s": 4.0, "utilization": 0.98, "reps": 3,
+               "classes": classes}
+        return [{"scheme": "default", "median_makespan_s": 4.1, "utilization": 0.99,
+                 "reps": 3},
+                {"scheme": "gang", "median_makespan_s": 5.0, "utilization": 0.9, "reps": 3},
+                fcs]
+
+    paper = [[[0.8, "CS"], [1.6, "F"]], [[0.9, "F"]], [[0.8, "CS"]]]
+    _, held = real_findings(rows(paper))
+    assert held["id"] == "R2-real" and held["holds"], held
+    assert "job 3: CS" in held["measured"]
+    flapping = [[[0.8, "F"]], [[0.9, "F"]], [[0.8, "CS"], [2.3, "DC"], [7.6, "CS"]]]
+    _, failed = real_findings(rows(flapping))
+    assert not failed["holds"] and "CS -> DC -> CS" in failed["measured"]
+    assert len(real_findings(rows([]))) == 1  # no classes recorded: no class finding

@@ -75,7 +75,26 @@ def real_findings(measured: list[dict[str, Any]]) -> list[dict[str, Any]]:
         f" (medians of {by['fcs']['reps']}){bound}",
         "Linux's CFS with blocking barriers already packs the imbalanced jobs almost "
         "without idle time (see the utilization); FCS adds slot switches and a discovery "
-        "period, so it can only tie it within the noise")]
+        "period, so it can only tie it within the noise"),
+        *_real_classes(by["fcs"])]
+
+
+def _real_classes(fcs: dict[str, Any]) -> list[dict[str, Any]]:
+    """``R2-real``: in the median FCS run, jobs 1 and 2 end F and job 3 is CS
+    from its first class to its end (the paper's classes), from the jobs' own
+    synchronization statistics."""
+    classes = fcs.get("classes")
+    if not classes or len(classes) != 3:
+        return []
+    names = [[str(c) for _, c in job] for job in classes]
+    holds = (names[0][-1:] == ["F"] and names[1][-1:] == ["F"]
+             and bool(names[2]) and set(names[2]) == {"CS"})
+    seen = "; ".join(f"job {k + 1}: {' -> '.join(n) or 'unclassified'}"
+                     for k, n in enumerate(names))
+    return [_finding("R2-real", "on this machine FCS classifies jobs 1 and 2 F and job 3 CS "
+                     "(and keeps job 3 CS)", holds, seen,
+                     "a job that does not publish its synchronization statistics is "
+                     "classified from /proc, which cannot see spinning waits")]
 
 
 def findings(rows: dict[str, dict[str, Any]], optimum: float,
