@@ -267,7 +267,6 @@ def run(out_dir: str, *, quick: bool = False, real: bool = False,
     fig_df = pd.concat(list(figs.values()), ignore_index=True)
     fig_df.to_csv(os.path.join(out_dir, "figures.csv"), index=False)
     found += figure_findings(figs["es40"], figs["potomac"])
-    pd.DataFrame(found).to_csv(os.path.join(out_dir, "findings.csv"), index=False)
     _plot_figure(figs["es40"], "Figure 1 (simulated): ES40, 4 CPUs, 4-thread programs",
                  os.path.join(out_dir, "fig1.png"))
     _plot_figure(figs["potomac"], "Figure 2 (simulated): Potomac, 4 cores x 2 threads, "
@@ -290,6 +289,7 @@ def run(out_dir: str, *, quick: bool = False, real: bool = False,
             os.path.join(out_dir, "classes_real.csv"), index=False)
         real_rows.to_csv(os.path.join(out_dir, "table1_real.csv"), index=False)
         found += real_findings(measured)
+    pd.DataFrame(found).to_csv(os.path.join(out_dir, "findings.csv"), index=False)
     # the figure: simulated beside the paper, per scheme
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 4))
