@@ -44,15 +44,20 @@ fn fcs_spec(jobs: Vec<JobSpec>) -> RunSpec {
 #[test]
 fn mock_fcs_releases_a_blocking_job_and_takes_it_back_when_it_spins() {
     let _g = serial();
-    // Coarse-grained blocking (20 ms per barrier) for 0.6 s, then a 1 ms spin
-    // barrier for 1.2 s.
+    // Coarse-grained blocking (50 ms per barrier) for 1.2 s, then a 1 ms spin
+    // barrier for 1.2 s (nominal: bsp runs at 300 loops per us; on a faster
+    // CPU both phases are shorter, e.g. 0.8 s and 0.8 s at 450, and the first
+    // must outlast discovery plus two periods with room to spare, or the
+    // first class already mixes in the spinning phase; the grain must stay
+    // well above the 10 ms coarse threshold: 20 ms nominal was 10 ms on a
+    // CPU running at 600 loops per us).
     let Some(job) = bsp_job(&[
         "--threads",
         "2",
         "--iters",
-        "30",
+        "24",
         "--grain-us",
-        "20000",
+        "50000",
         "--wait",
         "block",
         "--then",
@@ -74,7 +79,14 @@ fn mock_fcs_releases_a_blocking_job_and_takes_it_back_when_it_spins() {
     let classes: Vec<&str> = r[0].classes.iter().map(|(_, c)| c.as_str()).collect();
     println!("classes over time: {:?}", r[0].classes);
     assert_eq!(classes.first(), Some(&"DC"), "{:?}", r[0].classes);
-    assert_eq!(classes.last(), Some(&"CS"), "{:?}", r[0].classes);
+    // Taken back: CS, or F when the tests running beside this one preempt a
+    // spinning thread (the mock coschedules nothing, and the job's own
+    // statistics then show the waits)
+    assert!(
+        matches!(classes.last(), Some(&"CS") | Some(&"F")),
+        "{:?}",
+        r[0].classes
+    );
     assert_eq!(r[0].coscheduled, Some(true));
     assert!(r[0].classes.windows(2).all(|w| w[0].0 <= w[1].0));
     // Out of the matrix while live, then back in it.
@@ -288,14 +300,18 @@ fn mock_fcs_decisions_are_the_core_policys() {
     let _g = serial();
     // Job 0: coarse-grained blocking, then a 1 ms spin barrier (released,
     // then taken back); job 1: fixed CS, spinning (keeps the CPUs busy, so
-    // the released job 0 starves and is owed DC slots).
+    // the released job 0 starves and is owed DC slots). Job 0's first class
+    // comes about 0.8 s into the run (it is observed in its own slots only):
+    // its blocking phase (36 × 50 ms nominal, 1.2 s of CPU at 450 loops per
+    // us) must outlast that, and its grain stay well above the 10 ms coarse
+    // threshold on a fast CPU.
     let Some(job) = bsp_job(&[
         "--threads",
         "2",
         "--iters",
-        "30",
+        "36",
         "--grain-us",
-        "20000",
+        "50000",
         "--wait",
         "block",
         "--then",
