@@ -31,11 +31,12 @@ sized to this machine:
     discovery fill each other's slots at SCHED_IDLE) [adaptive: the runtime
     publishes each job's class to it (``PARSCHED_FCS_CLASS_FILE``) and bsp
     waits by class, as the FCS papers' communication library does: CS
-    spin-blocks (50 us), everything else blocks, so from /proc a blocking
-    barrier shows each synchronization as a voluntary switch and the
-    classifier sees the paper's classes (jobs 1-2 F, job 3 CS), and once
-    coscheduled the CS job no longer pays a wake-up per barrier]; the classes
-    it assigned over time are reported per job.
+    spin-blocks (50 us), everything else blocks, so once coscheduled the CS
+    job no longer pays a wake-up per barrier; bsp also publishes its
+    synchronization count and spin time (``PARSCHED_FCS_SYNC_FILE``), from
+    which the classifier sees the paper's classes (jobs 1-2 F, job 3 CS)
+    whatever the waiting hides from /proc]; the classes it assigned over
+    time are reported per job.
 
 Each scheme runs ``reps`` times (repetition-major: every scheme once, then
 again, so a drift in foreign load does not favour one); the run with the
