@@ -494,6 +494,14 @@ def _gang(d: str) -> Section:
     return sec
 
 
+def _finding_checks(found: pd.DataFrame, evidence: str) -> list[Check]:
+    """A reproduction's ``findings.csv`` rows (``id``, ``claim``, ``holds``,
+    the ``evidence`` column, optional ``explanation``) as checks."""
+    return [Check(str(f["id"]), str(f["holds"]).strip().lower() in ("true", "1", "yes"),
+                  str(f["claim"]), str(f[evidence]), str(f.get("explanation", "")))
+            for _, f in found.iterrows()]
+
+
 def _cosched(d: str) -> Section:
     from .reproduce_cosched import _fmt, _side_by_side
 
@@ -501,10 +509,7 @@ def _cosched(d: str) -> Section:
     tab = _csv(d, "tables34.csv")
     found = _csv(d, "findings.csv").fillna("")
     sec = Section("cosched", d, mode=_first_paragraph(md, "Mode:"), summary_md=md)
-    for _, f in found.iterrows():
-        holds = str(f["holds"]).strip().lower() in ("true", "1", "yes")
-        sec.checks.append(Check(str(f["id"]), holds, str(f["claim"]), str(f["evidence"]),
-                                str(f.get("explanation", ""))))
+    sec.checks += _finding_checks(found, "evidence")
     side = _side_by_side(tab)
     sec.tables.append(("Tables 3-4: completion time (s), parsched / paper",
                        html_table(side, fmt=_fmt)))
@@ -526,10 +531,7 @@ def _fcs(d: str) -> Section:
     tab = _csv(d, "table1.csv")
     found = _csv(d, "findings.csv").fillna("")
     sec = Section("fcs", d, mode=_first_paragraph(md, "Run:"), summary_md=md)
-    for _, f in found.iterrows():
-        holds = str(f["holds"]).strip().lower() in ("true", "1", "yes")
-        sec.checks.append(Check(str(f["id"]), holds, str(f["claim"]), str(f["measured"]),
-                                str(f.get("explanation", ""))))
+    sec.checks += _finding_checks(found, "measured")
     sec.tables.append(("Table 1 (s): parsched beside the paper", html_table(
         tab, ["scheme", "job1", "paper_job1", "job2", "paper_job2", "job3", "paper_job3",
               "makespan", "paper_makespan", "over_optimum_%", "paper_over_optimum_%"],
@@ -549,10 +551,7 @@ def _regions(d: str) -> Section:
     md = read_text(os.path.join(d, "summary.md"))
     found = _csv(d, "findings.csv").fillna("")
     sec = Section("regions", d, mode=_first_paragraph(md, "Mode:"), summary_md=md)
-    for _, f in found.iterrows():
-        holds = str(f["holds"]).strip().lower() in ("true", "1", "yes")
-        sec.checks.append(Check(str(f["id"]), holds, str(f["claim"]), str(f["measured"]),
-                                str(f.get("explanation", ""))))
+    sec.checks += _finding_checks(found, "measured")
     sec.tables.append(("Figure 9 boundaries (cache-relative grids) beside the paper's conditions",
                        html_table(_csv(d, "boundaries.csv"),
                                   ["variant", "machine", "peak", "min_access_with_gain",

@@ -138,12 +138,14 @@ pub(crate) struct ClassFiles {
     dir: tempfile::TempDir,
     files: Vec<std::fs::File>,
     /// The jobs' synchronization-statistics files ([`SYNC_FILE_ENV`]),
-    /// zeroed, writable by the job.
+    /// zeroed, writable by the job; none without `fcs_sync_stats`.
     sync: Vec<std::fs::File>,
 }
 
 impl ClassFiles {
-    pub(crate) fn create(jobs: usize) -> std::io::Result<ClassFiles> {
+    /// The class files of `jobs` jobs and, with `sync_stats`, their
+    /// synchronization-statistics files.
+    pub(crate) fn create(jobs: usize, sync_stats: bool) -> std::io::Result<ClassFiles> {
         use std::os::unix::fs::PermissionsExt;
         let shm = std::path::Path::new("/dev/shm");
         let mut b = tempfile::Builder::new();
@@ -162,6 +164,9 @@ impl ClassFiles {
             let f = std::fs::File::create(&path)?;
             f.set_permissions(std::fs::Permissions::from_mode(0o644))?;
             files.push(f);
+            if !sync_stats {
+                continue;
+            }
             let path = dir.path().join(format!("job{i}.sync"));
             let f = std::fs::OpenOptions::new()
                 .read(true)
@@ -184,8 +189,9 @@ impl ClassFiles {
         self.dir.path().join(format!("job{i}.class"))
     }
 
-    pub(crate) fn sync_path(&self, i: usize) -> std::path::PathBuf {
-        self.dir.path().join(format!("job{i}.sync"))
+    /// Job `i`'s synchronization-statistics file, if there are any.
+    pub(crate) fn sync_path(&self, i: usize) -> Option<std::path::PathBuf> {
+        (i < self.sync.len()).then(|| self.dir.path().join(format!("job{i}.sync")))
     }
 
     /// Job `i`'s synchronization statistics, if it publishes them.
@@ -321,9 +327,7 @@ impl Controller {
                 }
             }
         }
-        if self.spec.fcs_sync_stats {
-            c.sync = self.class_files.as_ref().and_then(|f| f.sync_counts(i));
-        }
+        c.sync = self.class_files.as_ref().and_then(|f| f.sync_counts(i));
         c
     }
 
@@ -395,10 +399,7 @@ impl Controller {
     /// Job `i`'s synchronization-statistics file, under FCS with
     /// `fcs_sync_stats`.
     pub(super) fn sync_file(&self, i: usize) -> Option<std::path::PathBuf> {
-        if !self.spec.fcs_sync_stats {
-            return None;
-        }
-        self.class_files.as_ref().map(|c| c.sync_path(i))
+        self.class_files.as_ref().and_then(|c| c.sync_path(i))
     }
 
     /// Opens the class files (FCS), each with the job's fixed class or
@@ -408,7 +409,7 @@ impl Controller {
         if !self.is_fcs() || self.class_files.is_some() {
             return;
         }
-        match ClassFiles::create(self.jobs.len()) {
+        match ClassFiles::create(self.jobs.len(), self.spec.fcs_sync_stats) {
             Ok(c) => {
                 for (i, j) in self.jobs.iter().enumerate() {
                     if let Some(fixed) = j.spec.fcs_class {

@@ -22,21 +22,15 @@ impl Controller {
             }
         }
         let mut spec = std::borrow::Cow::Borrowed(&self.jobs[i].spec);
-        if let Some(path) = self.class_file(i) {
-            // FCS publishes the job's class to it (a cooperating program,
-            // e.g. `bsp --wait adaptive`, waits by class); the job's own
-            // environment wins.
-            let key = super::fcs::CLASS_FILE_ENV;
-            if !spec.env.contains_key(key) {
-                spec.to_mut()
-                    .env
-                    .insert(key.into(), path.to_string_lossy().into_owned());
-            }
-        }
-        if let Some(path) = self.sync_file(i) {
-            // ... and reads the synchronization statistics a cooperating
-            // program writes there (bench/bsp does).
-            let key = super::fcs::SYNC_FILE_ENV;
+        // FCS publishes the job's class to it (a cooperating program, e.g.
+        // `bsp --wait adaptive`, waits by class) and reads the
+        // synchronization statistics such a program writes (bench/bsp does);
+        // the job's own environment wins.
+        let files = [
+            (super::fcs::CLASS_FILE_ENV, self.class_file(i)),
+            (super::fcs::SYNC_FILE_ENV, self.sync_file(i)),
+        ];
+        for (key, path) in files.into_iter().filter_map(|(k, p)| Some((k, p?))) {
             if !spec.env.contains_key(key) {
                 spec.to_mut()
                     .env
