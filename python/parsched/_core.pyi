@@ -52,6 +52,7 @@ class _Arrivals(TypedDict, total=False):
     para_work: list[float]
 
 class _PoolsConfig(TypedDict, total=False):
+    # BEGIN schema fields: pools (tools/gen_config_docs.py)
     P: int
     L: float
     D: float
@@ -65,7 +66,7 @@ class _PoolsConfig(TypedDict, total=False):
     r: float
     c: float
     pool_size: int
-    spanning: Literal["limited", "none", "unlimited"]
+    spanning: Literal["none", "limited", "unlimited"]
     parallelism: Literal["restricted", "unrestricted"]
     jobs: int
     warmup: int
@@ -83,6 +84,8 @@ class _PoolsConfig(TypedDict, total=False):
     tie_break: Literal["lowest_index", "most_idle"]
     inflate_master: bool
     ci: Literal["auto", "replications", "batch_means"]
+    max_events: int
+    # END schema fields: pools
     arrivals: _Arrivals | None
 
 class _Summary(TypedDict):
@@ -123,6 +126,29 @@ def simulate_pools(
 
 def pools_keys() -> list[str]:
     """The keys ``simulate_pools`` accepts, in documentation order."""
+
+class _End(TypedDict):
+    value: float
+    closed: bool
+
+class _KeyInfo(TypedDict, total=False):
+    key: str
+    type: Literal["bool", "int", "float", "choice", "list", "text"]
+    min: int | _End | None
+    max: int | _End | None
+    choices: list[str]
+    optional: bool
+    unit: str
+    paper: str
+    doc: str
+    default: Any
+
+def schema(model: str) -> list[_KeyInfo]:
+    """The declarative schema of ``model``'s configuration, from the Rust core:
+    one dict per key in documentation order (``key``, ``type``, ``min`` /
+    ``max`` or ``choices``, ``optional``, ``unit``, ``paper``, ``doc``,
+    ``default``). The Python config classes, the command line's key lists and
+    the key tables of docs/formats/config-toml.md are built from it."""
 
 class _BarrierConfig(TypedDict, total=False):
     n: int

@@ -45,6 +45,7 @@ from .cli_simulate import (
     cmd_simulate_pools,
     cmd_simulate_regions,
 )
+from .config.schema import keys_help
 from .errors import (
     ConfigError,
     PolicyError,
@@ -74,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim = sub.add_parser("simulate", help="run one simulation", description="Run one simulation.")
     sim_sub = sim.add_subparsers(dest="model", metavar="MODEL", required=True)
     sp = sim_sub.add_parser("pools", help=_doc(cmd_simulate_pools).splitlines()[0],
-                            description=_doc(cmd_simulate_pools), formatter_class=fmt)
+                            description=_doc(cmd_simulate_pools), formatter_class=fmt,
+                            epilog=keys_help("pools"))
     sp.add_argument("--config", metavar="FILE.toml",
                     help="TOML file with a [pools] table (or flat keys)")
     sp.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],

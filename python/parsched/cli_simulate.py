@@ -27,9 +27,7 @@ def cmd_simulate_pools(args: argparse.Namespace) -> int:
     """Simulate Zhou & Brecht's processor-pool model (SIGMETRICS 1991) once.
 
     Starts from Table 2's defaults (or --config FILE.toml), applies --set
-    KEY=VALUE overrides (keys: P L D T F G p0 t W S r c pool_size spanning
-    parallelism jobs warmup reps seed workload init final para_unit spread combine
-    switch_cost f_rounding g_rounding tie_break inflate_master ci max_events), and
+    KEY=VALUE overrides (the keys are listed below), and
     optionally replaces the generated workload with --arrivals FILE.csv (header
     arrival,d[,para_work]). Setting jobs alone scales the warm-up with it (a
     tenth). A run whose estimated event count is above max_events (default 1e10,

@@ -11,9 +11,11 @@ pub mod error;
 pub mod ids;
 pub mod policy;
 pub mod program;
+pub mod schema;
 pub mod time;
 pub mod topology;
 
 pub use error::{clip, ConfigError, PolicyError, ECHO_MAX};
 pub use ids::{CacheId, CoreId, DomainId, JobId, NodeId, PoolId, ProcId, RegionId, ThreadId};
+pub use schema::Value;
 pub use time::Time;

@@ -284,7 +284,7 @@ pub(crate) fn config_values<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let empty = PyDict::new(py);
     match ModelConfig::build(model, config.unwrap_or(&empty))? {
-        ModelConfig::Pools(c) => values_of(py, &c, pools::KEYS),
+        ModelConfig::Pools(c) => schema_values(py, &pools::SCHEMA, &c),
         ModelConfig::Barrier(c) => values_of(py, &c, sync::KEYS),
         ModelConfig::Batch(c) => values_of(py, &c, batch::KEYS),
         ModelConfig::Cosched(c) => cosched_values(py, &c),
@@ -348,5 +348,47 @@ pub(crate) fn barrier_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
 /// The keys `simulate_pools` accepts, in documentation order.
 #[pyfunction]
 pub(crate) fn pools_keys() -> Vec<&'static str> {
-    pools::KEYS.to_vec()
+    pools::keys()
+}
+
+/// The models whose configuration has a declarative schema (`schema(model)`).
+pub(crate) const SCHEMA_MODELS: &str = "pools";
+
+/// The schema of `model`'s configuration, from the core: one dict per key, in
+/// documentation order, with `key`, `type` (`bool`, `int`, `float`, `choice`,
+/// `list`, `text`), its range (`min` / `max`: for an int a number, for a
+/// float or a list `{"value": x, "closed": bool}` or `None`) or `choices`,
+/// `optional`, `unit`, `paper` (the paper's symbol or section), `doc` and
+/// `default`.
+#[pyfunction]
+pub(crate) fn schema<'py>(py: Python<'py>, model: &str) -> PyResult<Bound<'py, PyAny>> {
+    let info = match model {
+        "pools" => pools::SCHEMA.describe(&PoolsConfig::default()),
+        _ => {
+            return Err(config_err(parsched_core::ConfigError::new(
+                "model",
+                format!(
+                    "{:?} has no schema",
+                    parsched_core::clip(model, parsched_core::ECHO_MAX)
+                ),
+                SCHEMA_MODELS,
+            )))
+        }
+    };
+    pythonize::pythonize(py, &info).map_err(|e| SimulationError::new_err(e.to_string()))
+}
+
+/// Every key of `cfg` with its value, read through `schema`'s getters.
+pub(crate) fn schema_values<'py, C>(
+    py: Python<'py>,
+    schema: &parsched_core::schema::Schema<C>,
+    cfg: &C,
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    for f in schema.fields {
+        let v = pythonize::pythonize(py, &(f.get)(cfg))
+            .map_err(|e| SimulationError::new_err(e.to_string()))?;
+        out.set_item(f.key, v)?;
+    }
+    Ok(out)
 }

@@ -62,6 +62,7 @@ mod erased {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_pools, m)?)?;
     m.add_function(wrap_pyfunction!(pools_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_barrier, m)?)?;
     m.add_function(wrap_pyfunction!(barrier_keys, m)?)?;
     m.add_function(wrap_pyfunction!(barrier_defaults, m)?)?;

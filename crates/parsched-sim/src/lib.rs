@@ -20,6 +20,7 @@ pub mod engine;
 pub mod lublin;
 pub mod machine;
 pub mod pools;
+pub mod pools_keys;
 pub mod region_machine;
 pub mod regions;
 pub mod rng;

@@ -8,8 +8,7 @@
 
 use crate::engine::Engine;
 use crate::machine::{
-    Combine, JobRecord, MachineConfig, MachineError, MachineStats, Overheads, PoolMachine,
-    SwitchCost,
+    JobRecord, MachineConfig, MachineError, MachineStats, Overheads, PoolMachine,
 };
 use crate::rng::rep_seed;
 use crate::stats::{batch_means, mean_ci90};
@@ -25,100 +24,7 @@ use parsched_core::ConfigError;
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
-/// A configuration value as given by a user (TOML, `--set`, a Python dict).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Value {
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-    Str(String),
-    /// A list of numbers (e.g. `samples`).
-    List(Vec<f64>),
-}
-
-impl Value {
-    /// A number.
-    pub fn as_f64(&self, key: &str) -> Result<f64, ConfigError> {
-        match self {
-            Value::Int(i) => Ok(*i as f64),
-            Value::Float(f) => Ok(*f),
-            Value::Str(s) => s
-                .trim()
-                .parse()
-                .map_err(|_| type_err(key, self, "a number")),
-            Value::Bool(_) | Value::List(_) => Err(type_err(key, self, "a number")),
-        }
-    }
-
-    /// A list of numbers: a list, one number, or text of numbers separated by
-    /// commas or white space.
-    pub fn as_f64_list(&self, key: &str) -> Result<Vec<f64>, ConfigError> {
-        match self {
-            Value::List(v) => Ok(v.clone()),
-            Value::Int(_) | Value::Float(_) => Ok(vec![self.as_f64(key)?]),
-            Value::Str(s) => s
-                .split(|c: char| c == ',' || c.is_whitespace())
-                .filter(|t| !t.is_empty())
-                .map(|t| {
-                    t.parse::<f64>().map_err(|_| {
-                        ConfigError::new(
-                            key,
-                            format!(
-                                "{:?} is not a number",
-                                parsched_core::clip(t, parsched_core::ECHO_MAX)
-                            ),
-                            "numbers separated by commas",
-                        )
-                    })
-                })
-                .collect(),
-            Value::Bool(_) => Err(type_err(key, self, "a list of numbers")),
-        }
-    }
-    /// A non-negative integer.
-    pub fn as_u64(&self, key: &str) -> Result<u64, ConfigError> {
-        match self {
-            Value::Int(i) if *i >= 0 => Ok(*i as u64),
-            Value::Float(f) if *f >= 0.0 && f.fract() == 0.0 && *f < 1e18 => Ok(*f as u64),
-            Value::Str(s) => s
-                .trim()
-                .parse()
-                .map_err(|_| type_err(key, self, "a non-negative integer")),
-            _ => Err(type_err(key, self, "a non-negative integer")),
-        }
-    }
-    /// A non-negative integer below 2^32.
-    pub fn as_u32(&self, key: &str) -> Result<u32, ConfigError> {
-        let v = self.as_u64(key)?;
-        u32::try_from(v).map_err(|_| type_err(key, self, "an integer below 2^32"))
-    }
-    /// One of `allowed`.
-    pub fn as_str(&self, key: &str, allowed: &[&str]) -> Result<String, ConfigError> {
-        match self {
-            Value::Str(s) if allowed.contains(&s.as_str()) => Ok(s.clone()),
-            _ => Err(type_err(key, self, &allowed.join("|"))),
-        }
-    }
-    /// A boolean (or the strings `true` / `false`).
-    pub fn as_bool(&self, key: &str) -> Result<bool, ConfigError> {
-        match self {
-            Value::Bool(b) => Ok(*b),
-            Value::Str(s) if s == "true" || s == "false" => Ok(s == "true"),
-            _ => Err(type_err(key, self, "true|false")),
-        }
-    }
-}
-
-fn type_err(key: &str, v: &Value, allowed: &str) -> ConfigError {
-    let shown = match v {
-        Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
-        Value::Float(f) => f.to_string(),
-        Value::Str(s) => format!("{:?}", parsched_core::clip(s, parsched_core::ECHO_MAX)),
-        Value::List(v) => format!("a list of {} numbers", v.len()),
-    };
-    ConfigError::new(key, format!("{shown} is not accepted"), allowed)
-}
+pub use parsched_core::schema::Value;
 
 /// How the confidence interval is computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -235,167 +141,22 @@ impl Default for PoolsConfig {
     }
 }
 
-/// Every key [`PoolsConfig::set`] accepts.
-pub const KEYS: &[&str] = &[
-    "P",
-    "L",
-    "D",
-    "T",
-    "F",
-    "G",
-    "p0",
-    "t",
-    "W",
-    "S",
-    "r",
-    "c",
-    "pool_size",
-    "spanning",
-    "parallelism",
-    "jobs",
-    "warmup",
-    "reps",
-    "seed",
-    "workload",
-    "init",
-    "final",
-    "para_unit",
-    "spread",
-    "combine",
-    "switch_cost",
-    "f_rounding",
-    "g_rounding",
-    "tie_break",
-    "inflate_master",
-    "ci",
-    "max_events",
-];
+pub use crate::pools_keys::{keys, SCHEMA};
 
 fn default_max_events() -> u64 {
     crate::sync::DEFAULT_MAX_EVENTS
 }
 
-fn rounding(s: &str) -> Rounding {
-    match s {
-        "floor" => Rounding::Floor,
-        "ceil" => Rounding::Ceil,
-        _ => Rounding::Nearest,
-    }
-}
-
 impl PoolsConfig {
-    /// Sets one key (a paper symbol or an option name).
+    /// Sets one key (a paper symbol or an option name; see [`SCHEMA`]).
     pub fn set(&mut self, key: &str, v: &Value) -> Result<(), ConfigError> {
-        let ov = &mut self.overheads;
-        match key {
-            "P" => self.procs = v.as_u32(key)?,
-            "L" => self.load = v.as_f64(key)?,
-            "D" => self.mean_parallelism = v.as_f64(key)?,
-            "T" => self.slice = v.as_f64(key)?,
-            "F" => self.f = v.as_f64(key)?,
-            "G" => self.g = v.as_f64(key)?,
-            "p0" => ov.p0 = v.as_u32(key)?,
-            "t" => ov.t = v.as_f64(key)?,
-            "W" => ov.w = v.as_f64(key)?,
-            "S" => ov.s = v.as_f64(key)?,
-            "r" => ov.r = v.as_f64(key)?,
-            "c" => ov.c = v.as_f64(key)?,
-            "pool_size" => self.pool_size = v.as_u32(key)?,
-            "spanning" => {
-                self.spanning = match v.as_str(key, &["none", "limited", "unlimited"])?.as_str() {
-                    "none" => SpanningMode::None,
-                    "unlimited" => SpanningMode::Unlimited,
-                    _ => SpanningMode::Limited,
-                }
-            }
-            "parallelism" => {
-                self.parallelism = match v.as_str(key, &["restricted", "unrestricted"])?.as_str() {
-                    "unrestricted" => ParallelismMode::Unrestricted,
-                    _ => ParallelismMode::Restricted,
-                }
-            }
-            "jobs" => self.jobs = v.as_u64(key)?,
-            "warmup" => self.warmup = v.as_u64(key)?,
-            "reps" => self.reps = v.as_u32(key)?,
-            "seed" => self.seed = v.as_u64(key)?,
-            "workload" => {
-                self.workload = match v.as_str(key, &["correlated", "uncorrelated"])?.as_str() {
-                    "uncorrelated" => WorkloadKind::Uncorrelated,
-                    _ => WorkloadKind::Correlated,
-                }
-            }
-            "init" => self.init = v.as_f64(key)?,
-            "final" => self.final_ = v.as_f64(key)?,
-            "para_unit" => self.para_unit = v.as_f64(key)?,
-            "spread" => self.spread = v.as_f64(key)?,
-            "combine" => {
-                ov.combine = match v.as_str(key, &["add", "multiply"])?.as_str() {
-                    "multiply" => Combine::Multiply,
-                    _ => Combine::Add,
-                }
-            }
-            "switch_cost" => {
-                ov.switch_cost = match v
-                    .as_str(key, &["every_dispatch", "preemption_only"])?
-                    .as_str()
-                {
-                    "preemption_only" => SwitchCost::PreemptionOnly,
-                    _ => SwitchCost::EveryDispatch,
-                }
-            }
-            "f_rounding" => {
-                self.f_rounding = rounding(&v.as_str(key, &["nearest", "floor", "ceil"])?)
-            }
-            "g_rounding" => {
-                self.g_rounding = rounding(&v.as_str(key, &["nearest", "floor", "ceil"])?)
-            }
-            "tie_break" => {
-                self.tie_break = match v.as_str(key, &["lowest_index", "most_idle"])?.as_str() {
-                    "most_idle" => TieBreak::MostIdle,
-                    _ => TieBreak::LowestIndex,
-                }
-            }
-            "inflate_master" => ov.inflate_master = v.as_bool(key)?,
-            "ci" => {
-                self.ci = match v
-                    .as_str(key, &["auto", "replications", "batch_means"])?
-                    .as_str()
-                {
-                    "replications" => CiMethod::Replications,
-                    "batch_means" => CiMethod::BatchMeans,
-                    _ => CiMethod::Auto,
-                }
-            }
-            "max_events" => self.max_events = v.as_u64(key)?,
-            _ => return Err(ConfigError::new(key, "unknown key", KEYS.join(", "))),
-        }
-        Ok(())
+        SCHEMA.set(self, key, v)
     }
 
     /// Checks every value; the error names the key and what is allowed.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let nonneg = |field: &str, v: f64| -> Result<(), ConfigError> {
-            if v >= 0.0 && v.is_finite() {
-                Ok(())
-            } else {
-                Err(ConfigError::new(
-                    field,
-                    format!("{v} is negative or not finite"),
-                    "a finite number >= 0",
-                ))
-            }
-        };
-        if self.procs == 0 {
-            return Err(ConfigError::new("P", "0 processors", "an integer >= 1"));
-        }
-        if !(self.load > 0.0 && self.load < 1.0) {
-            return Err(ConfigError::new(
-                "L",
-                format!("{} is outside (0, 1)", self.load),
-                "0 < L < 1",
-            ));
-        }
-        if !(self.slice > 0.0 && self.slice.is_finite()) || units_to_ticks(self.slice) == 0 {
+        SCHEMA.check(self)?;
+        if units_to_ticks(self.slice) == 0 {
             return Err(ConfigError::new(
                 "T",
                 format!("{} is not positive", self.slice),
@@ -403,46 +164,7 @@ impl PoolsConfig {
             ));
         }
         PoolLayout::equal(&Topology::flat(self.procs)?, self.pool_size)?;
-        if !(self.f >= 0.0 && self.f.is_finite()) {
-            return Err(ConfigError::new(
-                "F",
-                format!("{} is negative or not finite", self.f),
-                "F >= 0",
-            ));
-        }
-        if !(0.0..=1.0).contains(&self.g) {
-            return Err(ConfigError::new(
-                "G",
-                format!("{} is outside [0, 1]", self.g),
-                "0 <= G <= 1",
-            ));
-        }
         self.placement().validate()?;
-        let ov = &self.overheads;
-        for (k, v) in [
-            ("t", ov.t),
-            ("W", ov.w),
-            ("S", ov.s),
-            ("r", ov.r),
-            ("c", ov.c),
-        ] {
-            nonneg(k, v)?;
-        }
-        for (k, v) in [
-            ("init", self.init),
-            ("final", self.final_),
-            ("para_unit", self.para_unit),
-            ("spread", self.spread),
-        ] {
-            nonneg(k, v)?;
-        }
-        if self.reps == 0 {
-            return Err(ConfigError::new(
-                "reps",
-                "0 replications",
-                "an integer >= 1",
-            ));
-        }
         match &self.arrivals {
             Some(list) => {
                 check_arrivals(list, self.procs)?;

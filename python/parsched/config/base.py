@@ -409,7 +409,7 @@ def _models() -> list[type[ConfigBase]]:
     while todo:
         c = todo.pop()
         todo.extend(c.__subclasses__())
-        if c.TOML_TABLE:
+        if c.TOML_TABLE and dataclasses.is_dataclass(c):
             out.append(c)
     return sorted(out, key=lambda c: c.TOML_TABLE)
 

@@ -1,0 +1,813 @@
+//! One declarative schema per model configuration.
+//!
+//! A model's configuration keys are described once, as a static table of
+//! [`Field`]s: the key (a paper symbol such as `L` or an option name), its
+//! [`Kind`] (bool, integer with a range, float with a range whose ends are
+//! open or closed, a choice among names, a list of numbers, text), its unit,
+//! the paper's symbol or section, a one-line doc, and a getter / setter pair.
+//! Everything else is derived from the table by a [`Schema`]:
+//!
+//! * [`Schema::set`] — `set(key, value)` of the configuration: finds the key,
+//!   converts the user's [`Value`] by the key's kind (type errors name the key
+//!   and what is allowed) and stores it;
+//! * [`Schema::check`] — the per-key range checks a configuration's
+//!   `validate` runs before its cross-field checks;
+//! * [`Schema::keys`] — the accepted keys, in documentation order;
+//! * [`Schema::describe`] — a serialisable description of every key with its
+//!   default (read from a default configuration through the getter), which
+//!   the Python bindings export and from which the Python config classes, the
+//!   command line's key lists and the key tables of
+//!   `docs/formats/config-toml.md` are built.
+//!
+//! The getter / setter pairs are plain function pointers written by the
+//! [`field!`](crate::field) macro from a field path (`overheads.p0`) and its
+//! Rust type (`bool`, `u32`, `u64`, `f64`, `choice`, `list`, `text`, or an
+//! `Option` of a number or text): a table, not a derive, so that one struct
+//! field can appear under a paper symbol and nested structs need no
+//! attributes. Choice enums get their names from one place, the
+//! [`choices!`](crate::choices) macro, which implements [`Choice`] (`NAMES`,
+//! `name`, `parse`).
+//!
+//! [`Value`] is the one type of a user-given value (TOML, `--set`, a Python
+//! dict) for every configuration. This module does no I/O.
+
+use crate::error::{clip, ConfigError, ECHO_MAX};
+use serde::Serialize;
+
+/// A configuration value as given by a user (TOML, `--set`, a Python dict).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    /// A list of numbers (e.g. `samples`).
+    List(Vec<f64>),
+}
+
+impl Value {
+    /// A number.
+    pub fn as_f64(&self, key: &str) -> Result<f64, ConfigError> {
+        match self {
+            Value::Int(i) => Ok(*i as f64),
+            Value::Float(f) => Ok(*f),
+            Value::Str(s) => s
+                .trim()
+                .parse()
+                .map_err(|_| type_err(key, self, "a number")),
+            Value::Bool(_) | Value::List(_) => Err(type_err(key, self, "a number")),
+        }
+    }
+
+    /// A list of numbers: a list, one number, or text of numbers separated by
+    /// commas or white space.
+    pub fn as_f64_list(&self, key: &str) -> Result<Vec<f64>, ConfigError> {
+        match self {
+            Value::List(v) => Ok(v.clone()),
+            Value::Int(_) | Value::Float(_) => Ok(vec![self.as_f64(key)?]),
+            Value::Str(s) => s
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|t| !t.is_empty())
+                .map(|t| {
+                    t.parse::<f64>().map_err(|_| {
+                        ConfigError::new(
+                            key,
+                            format!("{:?} is not a number", clip(t, ECHO_MAX)),
+                            "numbers separated by commas",
+                        )
+                    })
+                })
+                .collect(),
+            Value::Bool(_) => Err(type_err(key, self, "a list of numbers")),
+        }
+    }
+
+    /// A non-negative integer.
+    pub fn as_u64(&self, key: &str) -> Result<u64, ConfigError> {
+        match self {
+            Value::Int(i) if *i >= 0 => Ok(*i as u64),
+            Value::Float(f) if *f >= 0.0 && f.fract() == 0.0 && *f < 1e18 => Ok(*f as u64),
+            Value::Str(s) => s
+                .trim()
+                .parse()
+                .map_err(|_| type_err(key, self, "a non-negative integer")),
+            _ => Err(type_err(key, self, "a non-negative integer")),
+        }
+    }
+
+    /// A non-negative integer below 2^32.
+    pub fn as_u32(&self, key: &str) -> Result<u32, ConfigError> {
+        let v = self.as_u64(key)?;
+        u32::try_from(v).map_err(|_| type_err(key, self, "an integer below 2^32"))
+    }
+
+    /// One of `allowed`.
+    pub fn as_str(&self, key: &str, allowed: &[&str]) -> Result<String, ConfigError> {
+        match self {
+            Value::Str(s) if allowed.contains(&s.as_str()) => Ok(s.clone()),
+            _ => Err(type_err(key, self, &allowed.join("|"))),
+        }
+    }
+
+    /// A boolean (or the strings `true` / `false`).
+    pub fn as_bool(&self, key: &str) -> Result<bool, ConfigError> {
+        match self {
+            Value::Bool(b) => Ok(*b),
+            Value::Str(s) if s == "true" || s == "false" => Ok(s == "true"),
+            _ => Err(type_err(key, self, "true|false")),
+        }
+    }
+
+    /// The value as an error message shows it.
+    pub fn shown(&self) -> String {
+        match self {
+            Value::Bool(b) => b.to_string(),
+            Value::Int(i) => i.to_string(),
+            Value::Float(f) => f.to_string(),
+            Value::Str(s) => format!("{:?}", clip(s, ECHO_MAX)),
+            Value::List(v) => format!("a list of {} numbers", v.len()),
+        }
+    }
+}
+
+/// `KEY: VALUE is not accepted; allowed: ALLOWED`.
+pub fn type_err(key: &str, v: &Value, allowed: &str) -> ConfigError {
+    ConfigError::new(key, format!("{} is not accepted", v.shown()), allowed)
+}
+
+/// A choice enum: its names (as TOML, `--set` and serde spell them), one
+/// place. Implemented by [`choices!`](crate::choices).
+pub trait Choice: Sized + Copy + 'static {
+    /// Every name, in documentation order.
+    const NAMES: &'static [&'static str];
+    /// This variant's name.
+    fn name(self) -> &'static str;
+    /// The variant of a name.
+    fn parse(name: &str) -> Option<Self>;
+}
+
+/// Implements [`Choice`] for an enum: `choices!(Mode { A => "a", B => "b" });`.
+#[macro_export]
+macro_rules! choices {
+    ($t:ty { $($v:ident => $n:literal),+ $(,)? }) => {
+        impl $crate::schema::Choice for $t {
+            const NAMES: &'static [&'static str] = &[$($n),+];
+            fn name(self) -> &'static str {
+                match self { $(Self::$v => $n),+ }
+            }
+            fn parse(name: &str) -> Option<Self> {
+                match name { $($n => Some(Self::$v),)+ _ => None }
+            }
+        }
+    };
+}
+
+/// One end of a number range.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct End {
+    pub value: f64,
+    /// Whether `value` itself is allowed.
+    pub closed: bool,
+}
+
+/// What a key's value is.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Kind {
+    Bool,
+    /// An integer in `min..=max`.
+    Int {
+        min: u64,
+        max: u64,
+    },
+    /// A finite number between its ends (an absent end: unbounded).
+    Float {
+        min: Option<End>,
+        max: Option<End>,
+    },
+    /// One of the names.
+    Choice {
+        choices: &'static [&'static str],
+    },
+    /// A list of finite numbers, each between the ends.
+    List {
+        min: Option<End>,
+        max: Option<End>,
+    },
+    /// Free text (a path, a list of names).
+    Text,
+}
+
+impl Kind {
+    /// Any integer of the type `max` bounds.
+    pub const fn int(max: u64) -> Kind {
+        Kind::Int { min: 0, max }
+    }
+    /// An integer `>= min` of the type `max` bounds.
+    pub const fn int_min(min: u64, max: u64) -> Kind {
+        Kind::Int { min, max }
+    }
+    /// Any finite number.
+    pub const FLOAT: Kind = Kind::Float {
+        min: None,
+        max: None,
+    };
+    /// A finite number `>= 0`.
+    pub const NONNEG: Kind = Kind::float_min(0.0, true);
+    /// A finite number `> 0`.
+    pub const POSITIVE: Kind = Kind::float_min(0.0, false);
+    /// A finite number above `min` (`closed`: `min` included).
+    pub const fn float_min(min: f64, closed: bool) -> Kind {
+        Kind::Float {
+            min: Some(End { value: min, closed }),
+            max: None,
+        }
+    }
+    /// A finite number between `min` and `max` (ends included when closed).
+    pub const fn float_range(min: f64, min_closed: bool, max: f64, max_closed: bool) -> Kind {
+        Kind::Float {
+            min: Some(End {
+                value: min,
+                closed: min_closed,
+            }),
+            max: Some(End {
+                value: max,
+                closed: max_closed,
+            }),
+        }
+    }
+    /// One of `T`'s names.
+    pub const fn choice<T: Choice>() -> Kind {
+        Kind::Choice { choices: T::NAMES }
+    }
+}
+
+/// A typed value of a key, as a getter returns it and a setter takes it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Typed {
+    /// An optional key left unset.
+    None,
+    Bool(bool),
+    Int(u64),
+    Float(f64),
+    Choice(&'static str),
+    List(Vec<f64>),
+    Text(String),
+}
+
+/// A getter: the key's current value.
+pub type Getter<C> = fn(&C) -> Typed;
+/// A setter: stores a value of the key's kind; `Err(allowed)` when it does
+/// not fit the field's Rust type.
+pub type Setter<C> = fn(&mut C, Typed) -> Result<(), &'static str>;
+
+/// One key of a configuration `C`.
+pub struct Field<C: 'static> {
+    pub key: &'static str,
+    pub kind: Kind,
+    /// Whether the key may be unset (`None`).
+    pub optional: bool,
+    /// Unit of the value ("" for none).
+    pub unit: &'static str,
+    /// The paper's symbol or section ("" for none).
+    pub paper: &'static str,
+    /// One line.
+    pub doc: &'static str,
+    pub get: Getter<C>,
+    pub put: Setter<C>,
+}
+
+/// The serialisable description of one key (exported to Python).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KeyInfo {
+    pub key: &'static str,
+    #[serde(flatten)]
+    pub kind: Kind,
+    pub optional: bool,
+    pub unit: &'static str,
+    pub paper: &'static str,
+    pub doc: &'static str,
+    pub default: Typed,
+}
+
+/// A model's keys.
+pub struct Schema<C: 'static> {
+    /// The model's name (`pools`, `barrier`, ...).
+    pub model: &'static str,
+    pub fields: &'static [Field<C>],
+}
+
+impl<C> Schema<C> {
+    /// Every key, in documentation order.
+    pub fn keys(&self) -> Vec<&'static str> {
+        self.fields.iter().map(|f| f.key).collect()
+    }
+
+    /// The field of `key`.
+    pub fn field(&self, key: &str) -> Option<&'static Field<C>> {
+        self.fields.iter().find(|f| f.key == key)
+    }
+
+    /// The error of a key that is not in the schema.
+    pub fn unknown(&self, key: &str) -> ConfigError {
+        ConfigError::new(key, "unknown key", self.keys().join(", "))
+    }
+
+    /// Sets `key` of `cfg` to `v`, converted by the key's kind. Ranges are
+    /// checked by [`Schema::check`], not here.
+    pub fn set(&self, cfg: &mut C, key: &str, v: &Value) -> Result<(), ConfigError> {
+        let f = self.field(key).ok_or_else(|| self.unknown(key))?;
+        let typed = typed_of(f, key, v)?;
+        (f.put)(cfg, typed).map_err(|allowed| type_err(key, v, allowed))
+    }
+
+    /// The value of `key` in `cfg`.
+    pub fn get(&self, cfg: &C, key: &str) -> Option<Typed> {
+        self.field(key).map(|f| (f.get)(cfg))
+    }
+
+    /// Checks every key's value against its range.
+    pub fn check(&self, cfg: &C) -> Result<(), ConfigError> {
+        for f in self.fields {
+            check_value(f.key, &f.kind, &(f.get)(cfg))?;
+        }
+        Ok(())
+    }
+
+    /// Every key with its default (its value in `defaults`).
+    pub fn describe(&self, defaults: &C) -> Vec<KeyInfo> {
+        self.fields
+            .iter()
+            .map(|f| KeyInfo {
+                key: f.key,
+                kind: f.kind,
+                optional: f.optional,
+                unit: f.unit,
+                paper: f.paper,
+                doc: f.doc,
+                default: (f.get)(defaults),
+            })
+            .collect()
+    }
+}
+
+fn typed_of<C>(f: &Field<C>, key: &str, v: &Value) -> Result<Typed, ConfigError> {
+    if f.optional {
+        if let Value::Str(s) = v {
+            if matches!(s.trim(), "" | "none" | "None" | "null") {
+                return Ok(Typed::None);
+            }
+        }
+    }
+    Ok(match f.kind {
+        Kind::Bool => Typed::Bool(v.as_bool(key)?),
+        Kind::Int { max, .. } => {
+            let i = v.as_u64(key)?;
+            if i > max {
+                return Err(type_err(key, v, &int_allowed(max)));
+            }
+            Typed::Int(i)
+        }
+        Kind::Float { .. } => Typed::Float(v.as_f64(key)?),
+        Kind::Choice { choices } => {
+            let s = v.as_str(key, choices)?;
+            let name = choices
+                .iter()
+                .find(|c| **c == s)
+                .expect("as_str returned an allowed name");
+            Typed::Choice(name)
+        }
+        Kind::List { .. } => Typed::List(v.as_f64_list(key)?),
+        Kind::Text => match v {
+            Value::Str(s) => Typed::Text(s.clone()),
+            _ => return Err(type_err(key, v, "text")),
+        },
+    })
+}
+
+fn int_allowed(max: u64) -> String {
+    match max {
+        m if m == u32::MAX as u64 => "an integer below 2^32".to_string(),
+        m if m == u64::MAX => "a non-negative integer".to_string(),
+        m => format!("an integer <= {m}"),
+    }
+}
+
+/// `0`, `0.5`, `1e-9`: a range end as messages show it.
+fn num(x: f64) -> String {
+    format!("{x}")
+}
+
+/// What a float range allows, as `0 < L < 1`, `T > 0` or `F >= 0`.
+pub fn range_text(key: &str, min: Option<End>, max: Option<End>) -> String {
+    let op = |closed: bool| if closed { "<=" } else { "<" };
+    match (min, max) {
+        (Some(a), Some(b)) => format!(
+            "{} {} {key} {} {}",
+            num(a.value),
+            op(a.closed),
+            op(b.closed),
+            num(b.value)
+        ),
+        (Some(a), None) => format!(
+            "{key} {} {}",
+            if a.closed { ">=" } else { ">" },
+            num(a.value)
+        ),
+        (None, Some(b)) => format!("{key} {} {}", op(b.closed), num(b.value)),
+        (None, None) => "a finite number".to_string(),
+    }
+}
+
+fn inside(x: f64, min: Option<End>, max: Option<End>) -> bool {
+    x.is_finite()
+        && min.is_none_or(|a| if a.closed { x >= a.value } else { x > a.value })
+        && max.is_none_or(|b| if b.closed { x <= b.value } else { x < b.value })
+}
+
+fn outside_msg(x: f64, min: Option<End>, max: Option<End>) -> String {
+    match (min, max) {
+        (Some(a), Some(b)) => format!(
+            "{x} is outside {}{}, {}{}",
+            if a.closed { "[" } else { "(" },
+            num(a.value),
+            num(b.value),
+            if b.closed { "]" } else { ")" }
+        ),
+        (Some(a), None) if a.value == 0.0 && a.closed => {
+            format!("{x} is negative or not finite")
+        }
+        (Some(a), None) if a.value == 0.0 => format!("{x} is not positive"),
+        (Some(a), None) => format!("{x} is below {} or not finite", num(a.value)),
+        (None, Some(b)) => format!("{x} is above {} or not finite", num(b.value)),
+        (None, None) => format!("{x} is not finite"),
+    }
+}
+
+/// Checks one value against its kind's range.
+pub fn check_value(key: &str, kind: &Kind, v: &Typed) -> Result<(), ConfigError> {
+    match (kind, v) {
+        (Kind::Int { min, max }, Typed::Int(i)) if i < min || i > max => {
+            let allowed = if *max == u64::MAX || *max == u32::MAX as u64 {
+                format!("an integer >= {min}")
+            } else {
+                format!("{min} <= {key} <= {max}")
+            };
+            let problem = if i < min {
+                format!("{i} is below {min}")
+            } else {
+                format!("{i} is above {max}")
+            };
+            Err(ConfigError::new(key, problem, allowed))
+        }
+        (Kind::Float { min, max }, Typed::Float(x)) if !inside(*x, *min, *max) => {
+            Err(ConfigError::new(
+                key,
+                outside_msg(*x, *min, *max),
+                range_text(key, *min, *max),
+            ))
+        }
+        (Kind::List { min, max }, Typed::List(xs)) => {
+            match xs.iter().position(|x| !inside(*x, *min, *max)) {
+                Some(i) => Err(ConfigError::new(
+                    key,
+                    format!("value {}: {}", i + 1, outside_msg(xs[i], *min, *max)),
+                    format!("numbers: {}", range_text("each", *min, *max)),
+                )),
+                None => Ok(()),
+            }
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Builds a [`Field`] of configuration `$C`: key, field path and Rust type,
+/// kind, unit, paper symbol or section, doc.
+///
+/// Types: `bool`, `u32`, `u64`, `f64`, `choice` (a [`Choice`] enum), `list`
+/// (`Vec<f64>`), `text` (`String`), `opt_u32`, `opt_f64`, `opt_text`
+/// (`Option`s: the key may be unset).
+#[macro_export]
+macro_rules! field {
+    ($C:ty, $key:literal, $($f:ident).+ : $t:ident, $kind:expr, $unit:literal, $paper:literal,
+     $doc:literal $(,)?) => {
+        $crate::schema::Field::<$C> {
+            key: $key,
+            kind: $kind,
+            optional: $crate::field!(@opt $t),
+            unit: $unit,
+            paper: $paper,
+            doc: $doc,
+            get: |c: &$C| $crate::field!(@get $t, c.$($f).+),
+            put: |c: &mut $C, v: $crate::schema::Typed| {
+                c.$($f).+ = $crate::field!(@put $t, v);
+                Ok(())
+            },
+        }
+    };
+    (@opt opt_u32) => { true };
+    (@opt opt_f64) => { true };
+    (@opt opt_text) => { true };
+    (@opt $t:ident) => { false };
+    (@get bool, $e:expr) => { $crate::schema::Typed::Bool($e) };
+    (@get u32, $e:expr) => { $crate::schema::Typed::Int($e as u64) };
+    (@get u64, $e:expr) => { $crate::schema::Typed::Int($e) };
+    (@get f64, $e:expr) => { $crate::schema::Typed::Float($e) };
+    (@get choice, $e:expr) => { $crate::schema::Typed::Choice($crate::schema::Choice::name($e)) };
+    (@get list, $e:expr) => { $crate::schema::Typed::List($e.clone()) };
+    (@get text, $e:expr) => { $crate::schema::Typed::Text($e.clone()) };
+    (@get opt_u32, $e:expr) => {
+        $e.map_or($crate::schema::Typed::None, |x| $crate::schema::Typed::Int(x as u64))
+    };
+    (@get opt_f64, $e:expr) => {
+        $e.map_or($crate::schema::Typed::None, $crate::schema::Typed::Float)
+    };
+    (@get opt_text, $e:expr) => {
+        $e.clone().map_or($crate::schema::Typed::None, $crate::schema::Typed::Text)
+    };
+    (@put bool, $v:expr) => { $v.bool()? };
+    (@put u32, $v:expr) => { $v.u32()? };
+    (@put u64, $v:expr) => { $v.u64()? };
+    (@put f64, $v:expr) => { $v.f64()? };
+    (@put choice, $v:expr) => { $v.choice()? };
+    (@put list, $v:expr) => { $v.list()? };
+    (@put text, $v:expr) => { $v.text()? };
+    (@put opt_u32, $v:expr) => { $v.opt(|v| v.u32())? };
+    (@put opt_f64, $v:expr) => { $v.opt(|v| v.f64())? };
+    (@put opt_text, $v:expr) => { $v.opt(|v| v.text())? };
+}
+
+const MISMATCH: &str = "a value of the key's type";
+
+impl Typed {
+    /// A boolean.
+    pub fn bool(self) -> Result<bool, &'static str> {
+        match self {
+            Typed::Bool(b) => Ok(b),
+            _ => Err(MISMATCH),
+        }
+    }
+    /// An integer below 2^32.
+    pub fn u32(self) -> Result<u32, &'static str> {
+        u32::try_from(self.u64()?).map_err(|_| "an integer below 2^32")
+    }
+    /// A non-negative integer.
+    pub fn u64(self) -> Result<u64, &'static str> {
+        match self {
+            Typed::Int(i) => Ok(i),
+            _ => Err(MISMATCH),
+        }
+    }
+    /// A number.
+    pub fn f64(self) -> Result<f64, &'static str> {
+        match self {
+            Typed::Float(x) => Ok(x),
+            Typed::Int(i) => Ok(i as f64),
+            _ => Err(MISMATCH),
+        }
+    }
+    /// A variant of a choice enum.
+    pub fn choice<T: Choice>(self) -> Result<T, &'static str> {
+        match self {
+            Typed::Choice(n) => T::parse(n).ok_or(MISMATCH),
+            _ => Err(MISMATCH),
+        }
+    }
+    /// A list of numbers.
+    pub fn list(self) -> Result<Vec<f64>, &'static str> {
+        match self {
+            Typed::List(v) => Ok(v),
+            _ => Err(MISMATCH),
+        }
+    }
+    /// Text.
+    pub fn text(self) -> Result<String, &'static str> {
+        match self {
+            Typed::Text(s) => Ok(s),
+            _ => Err(MISMATCH),
+        }
+    }
+    /// `None` when unset, else the value converted by `f`.
+    pub fn opt<T>(
+        self,
+        f: impl FnOnce(Typed) -> Result<T, &'static str>,
+    ) -> Result<Option<T>, &'static str> {
+        match self {
+            Typed::None => Ok(None),
+            v => f(v).map(Some),
+        }
+    }
+}
+
+impl Kind {
+    /// The range ends of a number kind (`None`s for others).
+    pub fn ends(&self) -> (Option<End>, Option<End>) {
+        match *self {
+            Kind::Float { min, max } | Kind::List { min, max } => (min, max),
+            _ => (None, None),
+        }
+    }
+}
+
+// The core's own choice enums (their names are their serde names; a test
+// checks).
+choices!(crate::policy::pools::Rounding {
+    Nearest => "nearest",
+    Floor => "floor",
+    Ceil => "ceil",
+});
+choices!(crate::policy::pools::TieBreak {
+    LowestIndex => "lowest_index",
+    MostIdle => "most_idle",
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::pools::{Rounding, TieBreak};
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Mode {
+        Fast,
+        Slow,
+    }
+    choices!(Mode {
+        Fast => "fast",
+        Slow => "slow",
+    });
+
+    #[derive(Debug, Clone, PartialEq)]
+    struct Inner {
+        n: u32,
+    }
+    #[derive(Debug, Clone, PartialEq)]
+    struct Cfg {
+        load: f64,
+        inner: Inner,
+        big: u64,
+        on: bool,
+        mode: Mode,
+        xs: Vec<f64>,
+        width: Option<u32>,
+    }
+    impl Default for Cfg {
+        fn default() -> Self {
+            Cfg {
+                load: 0.5,
+                inner: Inner { n: 3 },
+                big: 7,
+                on: false,
+                mode: Mode::Slow,
+                xs: vec![1.0],
+                width: None,
+            }
+        }
+    }
+    static FIELDS: &[Field<Cfg>] = &[
+        field!(Cfg, "L", load: f64, Kind::float_range(0.0, false, 1.0, false), "", "L",
+            "load"),
+        field!(Cfg, "n", inner.n: u32, Kind::int_min(1, u32::MAX as u64), "", "", "count"),
+        field!(Cfg, "big", big: u64, Kind::int(u64::MAX), "", "", "a big one"),
+        field!(Cfg, "on", on: bool, Kind::Bool, "", "", "switch"),
+        field!(Cfg, "mode", mode: choice, Kind::choice::<Mode>(), "", "", "mode"),
+        field!(Cfg, "xs", xs: list, Kind::List { min: Some(End { value: 0.0, closed: true }),
+            max: None }, "ms", "", "samples"),
+        field!(Cfg, "width", width: opt_u32, Kind::int_min(1, u32::MAX as u64), "", "", "w"),
+    ];
+    static SCHEMA: Schema<Cfg> = Schema {
+        model: "test",
+        fields: FIELDS,
+    };
+
+    #[test]
+    fn set_converts_by_kind_and_names_the_key() {
+        let mut c = Cfg::default();
+        SCHEMA.set(&mut c, "L", &Value::Str("0.25".into())).unwrap();
+        SCHEMA.set(&mut c, "n", &Value::Int(9)).unwrap();
+        SCHEMA
+            .set(&mut c, "on", &Value::Str("true".into()))
+            .unwrap();
+        SCHEMA
+            .set(&mut c, "mode", &Value::Str("fast".into()))
+            .unwrap();
+        SCHEMA
+            .set(&mut c, "xs", &Value::Str("1, 2 3".into()))
+            .unwrap();
+        SCHEMA.set(&mut c, "width", &Value::Int(4)).unwrap();
+        assert_eq!(
+            (c.load, c.inner.n, c.on, c.mode),
+            (0.25, 9, true, Mode::Fast)
+        );
+        assert_eq!((c.xs.clone(), c.width), (vec![1.0, 2.0, 3.0], Some(4)));
+        SCHEMA
+            .set(&mut c, "width", &Value::Str("none".into()))
+            .unwrap();
+        assert_eq!(c.width, None);
+        let e = SCHEMA
+            .set(&mut c, "mode", &Value::Str("medium".into()))
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "mode: \"medium\" is not accepted; allowed: fast|slow"
+        );
+        let e = SCHEMA.set(&mut c, "n", &Value::Int(1 << 40)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "n: 1099511627776 is not accepted; allowed: an integer below 2^32"
+        );
+        let e = SCHEMA.set(&mut c, "nope", &Value::Int(1)).unwrap_err();
+        assert_eq!(
+            (e.field.as_str(), e.message.as_str()),
+            ("nope", "unknown key")
+        );
+        assert_eq!(e.allowed, "L, n, big, on, mode, xs, width");
+        assert!(SCHEMA.set(&mut c, "on", &Value::Int(1)).is_err());
+        assert!(SCHEMA.set(&mut c, "n", &Value::Float(2.5)).is_err());
+    }
+
+    #[test]
+    fn check_applies_ranges_with_one_line_messages() {
+        let mut c = Cfg::default();
+        SCHEMA.check(&c).unwrap();
+        c.load = 1.0;
+        let e = SCHEMA.check(&c).unwrap_err();
+        assert_eq!(e.to_string(), "L: 1 is outside (0, 1); allowed: 0 < L < 1");
+        c.load = 0.5;
+        c.inner.n = 0;
+        let e = SCHEMA.check(&c).unwrap_err();
+        assert_eq!(e.to_string(), "n: 0 is below 1; allowed: an integer >= 1");
+        c.inner.n = 1;
+        c.xs = vec![1.0, -2.0];
+        let e = SCHEMA.check(&c).unwrap_err();
+        assert_eq!(e.field, "xs");
+        assert!(e.message.starts_with("value 2: -2 is negative"), "{e}");
+        c.xs = vec![f64::NAN];
+        assert!(SCHEMA.check(&c).is_err());
+        c.xs.clear();
+        c.width = Some(0);
+        assert_eq!(SCHEMA.check(&c).unwrap_err().field, "width");
+    }
+
+    #[test]
+    fn range_texts_follow_the_ends() {
+        assert_eq!(
+            range_text(
+                "G",
+                Kind::float_range(0.0, true, 1.0, true).ends().0,
+                Kind::float_range(0.0, true, 1.0, true).ends().1
+            ),
+            "0 <= G <= 1"
+        );
+        let (a, b) = Kind::POSITIVE.ends();
+        assert_eq!(range_text("T", a, b), "T > 0");
+        let (a, b) = Kind::NONNEG.ends();
+        assert_eq!(range_text("F", a, b), "F >= 0");
+        assert_eq!(outside_msg(-1.0, a, b), "-1 is negative or not finite");
+    }
+
+    #[test]
+    fn describe_exports_defaults_and_kinds() {
+        let d = SCHEMA.describe(&Cfg::default());
+        assert_eq!(d.len(), FIELDS.len());
+        assert_eq!(d[0].default, Typed::Float(0.5));
+        assert_eq!(d[1].default, Typed::Int(3));
+        assert_eq!(d[4].default, Typed::Choice("slow"));
+        assert_eq!(d[6].default, Typed::None);
+        assert!(d[6].optional && !d[0].optional);
+        let text = toml::to_string(&Wrap {
+            keys: d[..6].to_vec(),
+        })
+        .unwrap();
+        assert!(text.contains("type = \"choice\""), "{text}");
+        assert!(text.contains("choices = [\"fast\", \"slow\"]"), "{text}");
+    }
+
+    #[derive(Serialize)]
+    struct Wrap {
+        keys: Vec<KeyInfo>,
+    }
+
+    #[test]
+    fn core_choice_names_are_their_serde_names() {
+        fn serde_name<T: Serialize>(v: T) -> String {
+            #[derive(Serialize)]
+            struct W<T> {
+                v: T,
+            }
+            let t = toml::to_string(&W { v }).unwrap();
+            t.trim()
+                .trim_start_matches("v = ")
+                .trim_matches('"')
+                .to_string()
+        }
+        for n in Rounding::NAMES {
+            assert_eq!(serde_name(Rounding::parse(n).unwrap()), *n);
+        }
+        for n in TieBreak::NAMES {
+            assert_eq!(serde_name(TieBreak::parse(n).unwrap()), *n);
+            assert_eq!(TieBreak::parse(n).unwrap().name(), *n);
+        }
+        assert_eq!(Rounding::parse("sideways"), None);
+    }
+}
