@@ -26,7 +26,10 @@ from parsched.errors import ConfigError
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 #: model -> (config class, the `parsched simulate` subcommand)
-MODELS = {"pools": (parsched.PoolsConfig, "pools")}
+MODELS = {
+    "pools": (parsched.PoolsConfig, "pools"),
+    "barrier": (parsched.BarrierConfig, "barrier"),
+}
 
 
 def _tool():

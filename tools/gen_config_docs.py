@@ -25,7 +25,10 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 #: Models whose keys come from a schema, with the class stub of each.
-MODELS = {"pools": "python/parsched/config/pools.pyi"}
+MODELS = {
+    "pools": "python/parsched/config/pools.pyi",
+    "barrier": "python/parsched/config/barrier.pyi",
+}
 
 
 def _replace(text: str, tag: str, body: str, comment: str) -> str:
@@ -55,7 +58,8 @@ def generated() -> dict[pathlib.Path, str]:
         edit("docs/formats/config-toml.md", f"schema table: {model}", markdown_table(model),
              "<!--")
         edit(stub, f"schema fields: {model}", stub_fields(model), "#")
-        edit("python/parsched/_core.pyi", f"schema fields: {model}", stub_fields(model), "#")
+        edit("python/parsched/_core.pyi", f"schema fields: {model}",
+             stub_fields(model, inputs=True), "#")
     return out
 
 

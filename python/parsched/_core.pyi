@@ -139,18 +139,20 @@ class _KeyInfo(TypedDict, total=False):
     choices: list[str]
     optional: bool
     unit: str
-    paper: str
+    symbol: str
+    section: str
     doc: str
     default: Any
 
 def schema(model: str) -> list[_KeyInfo]:
     """The declarative schema of ``model``'s configuration, from the Rust core:
     one dict per key in documentation order (``key``, ``type``, ``min`` /
-    ``max`` or ``choices``, ``optional``, ``unit``, ``paper``, ``doc``,
+    ``max`` or ``choices``, ``optional``, ``unit``, ``symbol``, ``section``, ``doc``,
     ``default``). The Python config classes, the command line's key lists and
     the key tables of docs/formats/config-toml.md are built from it."""
 
 class _BarrierConfig(TypedDict, total=False):
+    # BEGIN schema fields: barrier (tools/gen_config_docs.py)
     n: int
     l: int
     P: int | None
@@ -166,12 +168,14 @@ class _BarrierConfig(TypedDict, total=False):
     wait: Literal["busy", "block", "twophase", "yield"]
     spin_limit: float
     wakeup: Literal["tail", "priority"]
-    sched: Literal["gang", "local"]
+    sched: Literal["local", "gang"]
     competitors: Literal["same", "compute"]
     skew: bool
     shuffle: bool
     batches: int
     seed: int
+    max_events: int
+    # END schema fields: barrier
 
 class _BarrierOutput(TypedDict):
     time_per_iter: float

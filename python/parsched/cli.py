@@ -89,7 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="threads for the replications (results do not depend on it)")
     sp.set_defaults(func=cmd_simulate_pools)
     sb = sim_sub.add_parser("barrier", help=_doc(cmd_simulate_barrier).splitlines()[0],
-                            description=_doc(cmd_simulate_barrier), formatter_class=fmt)
+                            description=_doc(cmd_simulate_barrier), formatter_class=fmt,
+                            epilog=keys_help("barrier"))
     sb.add_argument("--config", metavar="FILE.toml",
                     help="TOML file with a [barrier] table (or flat keys)")
     sb.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],

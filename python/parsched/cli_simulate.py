@@ -88,11 +88,9 @@ def cmd_simulate_barrier(args: argparse.Namespace) -> int:
     U(grain, grain+var) + barrier_cost ms, then a barrier; l threads share each
     processor (the gang and l-1 competitors). Starts from the defaults (or
     --config FILE.toml with a [barrier] table or flat keys) and applies --set
-    KEY=VALUE overrides; keys: n l P k grain var dist (uniform|exponential|empirical)
-    samples (empirical: a,b,c or @FILE) barrier_cost tq tcs alpha wait
-    (busy|block|twophase|yield) spin_limit wakeup (tail|priority) sched (gang|local)
-    competitors (same|compute) skew shuffle batches seed max_events; times in ms.
-    Each time key is at most 1e9 ms and a run at most 1e12 ms of simulated time;
+    KEY=VALUE overrides (the keys are listed below; samples, for dist=empirical,
+    as a,b,c or @FILE); times in ms. Each time key is at most 1e9 ms and a run
+    at most 1e12 ms of simulated time;
     a run whose estimated event count is above max_events (default 1e10, about a
     quarter of an hour) is refused before it starts (max_events=0: no limit).
     """

@@ -4,7 +4,7 @@
 //! [`Field`]s: the key (a paper symbol such as `L` or an option name), its
 //! [`Kind`] (bool, integer with a range, float with a range whose ends are
 //! open or closed, a choice among names, a list of numbers, text), its unit,
-//! the paper's symbol or section, a one-line doc, and a getter / setter pair.
+//! the paper's symbol and section, a one-line doc, and a getter / setter pair.
 //! Everything else is derived from the table by a [`Schema`]:
 //!
 //! * [`Schema::set`] — `set(key, value)` of the configuration: finds the key,
@@ -270,12 +270,32 @@ pub struct Field<C: 'static> {
     pub optional: bool,
     /// Unit of the value ("" for none).
     pub unit: &'static str,
-    /// The paper's symbol or section ("" for none).
-    pub paper: &'static str,
+    /// The paper's symbol ("" for none).
+    pub symbol: &'static str,
+    /// Where the paper defines or uses it: section, equation, table ("" for none).
+    pub section: &'static str,
     /// One line.
     pub doc: &'static str,
+    /// The problem an out-of-range value reports, `{}` standing for the
+    /// value ("" for the generic wording, e.g. `5 is outside (0, 1)`).
+    pub problem: &'static str,
+    /// What an out-of-range value's error says is allowed ("" for the
+    /// range itself, e.g. `0 < L < 1`).
+    pub allowed: &'static str,
     pub get: Getter<C>,
     pub put: Setter<C>,
+}
+
+impl<C> Field<C> {
+    /// The field with its own wording of an out-of-range value: `problem`
+    /// (`{}` stands for the value) and `allowed`.
+    pub const fn worded(self, problem: &'static str, allowed: &'static str) -> Self {
+        Field {
+            problem,
+            allowed,
+            ..self
+        }
+    }
 }
 
 /// The serialisable description of one key (exported to Python).
@@ -286,7 +306,8 @@ pub struct KeyInfo {
     pub kind: Kind,
     pub optional: bool,
     pub unit: &'static str,
-    pub paper: &'static str,
+    pub symbol: &'static str,
+    pub section: &'static str,
     pub doc: &'static str,
     pub default: Typed,
 }
@@ -330,7 +351,16 @@ impl<C> Schema<C> {
     /// Checks every key's value against its range.
     pub fn check(&self, cfg: &C) -> Result<(), ConfigError> {
         for f in self.fields {
-            check_value(f.key, &f.kind, &(f.get)(cfg))?;
+            let v = (f.get)(cfg);
+            check_value(f.key, &f.kind, &v).map_err(|mut e| {
+                if !f.problem.is_empty() {
+                    e.message = f.problem.replace("{}", &shown_typed(&v));
+                }
+                if !f.allowed.is_empty() {
+                    e.allowed = f.allowed.to_string();
+                }
+                e
+            })?;
         }
         Ok(())
     }
@@ -344,7 +374,8 @@ impl<C> Schema<C> {
                 kind: f.kind,
                 optional: f.optional,
                 unit: f.unit,
-                paper: f.paper,
+                symbol: f.symbol,
+                section: f.section,
                 doc: f.doc,
                 default: (f.get)(defaults),
             })
@@ -428,6 +459,9 @@ fn inside(x: f64, min: Option<End>, max: Option<End>) -> bool {
 
 fn outside_msg(x: f64, min: Option<End>, max: Option<End>) -> String {
     match (min, max) {
+        (Some(a), Some(_)) if a.value == 0.0 && a.closed && x < 0.0 => {
+            format!("{x} is negative")
+        }
         (Some(a), Some(b)) => format!(
             "{x} is outside {}{}, {}{}",
             if a.closed { "[" } else { "(" },
@@ -442,6 +476,18 @@ fn outside_msg(x: f64, min: Option<End>, max: Option<End>) -> String {
         (Some(a), None) => format!("{x} is below {} or not finite", num(a.value)),
         (None, Some(b)) => format!("{x} is above {} or not finite", num(b.value)),
         (None, None) => format!("{x} is not finite"),
+    }
+}
+
+fn shown_typed(v: &Typed) -> String {
+    match v {
+        Typed::None => "unset".to_string(),
+        Typed::Bool(b) => b.to_string(),
+        Typed::Int(i) => i.to_string(),
+        Typed::Float(x) => x.to_string(),
+        Typed::Choice(c) => c.to_string(),
+        Typed::List(xs) => format!("a list of {} numbers", xs.len()),
+        Typed::Text(t) => format!("{:?}", clip(t, ECHO_MAX)),
     }
 }
 
@@ -483,22 +529,25 @@ pub fn check_value(key: &str, kind: &Kind, v: &Typed) -> Result<(), ConfigError>
 }
 
 /// Builds a [`Field`] of configuration `$C`: key, field path and Rust type,
-/// kind, unit, paper symbol or section, doc.
+/// kind, unit, the paper's symbol, its section (or equation, table), doc.
 ///
 /// Types: `bool`, `u32`, `u64`, `f64`, `choice` (a [`Choice`] enum), `list`
 /// (`Vec<f64>`), `text` (`String`), `opt_u32`, `opt_f64`, `opt_text`
 /// (`Option`s: the key may be unset).
 #[macro_export]
 macro_rules! field {
-    ($C:ty, $key:literal, $($f:ident).+ : $t:ident, $kind:expr, $unit:literal, $paper:literal,
-     $doc:literal $(,)?) => {
+    ($C:ty, $key:literal, $($f:ident).+ : $t:ident, $kind:expr, $unit:literal, $symbol:literal,
+     $section:literal, $doc:literal $(,)?) => {
         $crate::schema::Field::<$C> {
             key: $key,
             kind: $kind,
             optional: $crate::field!(@opt $t),
             unit: $unit,
-            paper: $paper,
+            symbol: $symbol,
+            section: $section,
             doc: $doc,
+            problem: "",
+            allowed: "",
             get: |c: &$C| $crate::field!(@get $t, c.$($f).+),
             put: |c: &mut $C, v: $crate::schema::Typed| {
                 c.$($f).+ = $crate::field!(@put $t, v);
@@ -617,6 +666,16 @@ choices!(crate::policy::pools::Rounding {
     Floor => "floor",
     Ceil => "ceil",
 });
+choices!(crate::policy::wait::WaitStrategy {
+    Busy => "busy",
+    Block => "block",
+    TwoPhase => "twophase",
+    Yield => "yield",
+});
+choices!(crate::policy::local::Wakeup {
+    Tail => "tail",
+    Priority => "priority",
+});
 choices!(crate::policy::pools::TieBreak {
     LowestIndex => "lowest_index",
     MostIdle => "most_idle",
@@ -625,7 +684,9 @@ choices!(crate::policy::pools::TieBreak {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::local::Wakeup;
     use crate::policy::pools::{Rounding, TieBreak};
+    use crate::policy::wait::WaitStrategy;
 
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     enum Mode {
@@ -666,15 +727,18 @@ mod tests {
     }
     static FIELDS: &[Field<Cfg>] = &[
         field!(Cfg, "L", load: f64, Kind::float_range(0.0, false, 1.0, false), "", "L",
-            "load"),
-        field!(Cfg, "n", inner.n: u32, Kind::int_min(1, u32::MAX as u64), "", "", "count"),
-        field!(Cfg, "big", big: u64, Kind::int(u64::MAX), "", "", "a big one"),
-        field!(Cfg, "on", on: bool, Kind::Bool, "", "", "switch"),
-        field!(Cfg, "mode", mode: choice, Kind::choice::<Mode>(), "", "", "mode"),
+            "Table 2", "load"),
+        field!(Cfg, "n", inner.n: u32, Kind::int_min(1, u32::MAX as u64), "", "", "", "count"),
+        field!(Cfg, "big", big: u64, Kind::int(u64::MAX), "", "", "", "a big one"),
+        field!(Cfg, "on", on: bool, Kind::Bool, "", "", "", "switch"),
+        field!(Cfg, "mode", mode: choice, Kind::choice::<Mode>(), "", "", "", "mode"),
         field!(Cfg, "xs", xs: list, Kind::List { min: Some(End { value: 0.0, closed: true }),
-            max: None }, "ms", "", "samples"),
-        field!(Cfg, "width", width: opt_u32, Kind::int_min(1, u32::MAX as u64), "", "", "w"),
+            max: None }, "ms", "", "", "samples"),
+        field!(Cfg, "width", width: opt_u32, Kind::int_min(1, u32::MAX as u64), "", "", "", "w"),
     ];
+    static WORDED: &[Field<Cfg>] = &[field!(Cfg, "n", inner.n: u32,
+        Kind::int_min(1, u32::MAX as u64), "", "", "", "count")
+    .worded("a gang of {} threads", "n >= 1")];
     static SCHEMA: Schema<Cfg> = Schema {
         model: "test",
         fields: FIELDS,
@@ -737,7 +801,14 @@ mod tests {
         c.inner.n = 0;
         let e = SCHEMA.check(&c).unwrap_err();
         assert_eq!(e.to_string(), "n: 0 is below 1; allowed: an integer >= 1");
+        let worded = Schema {
+            model: "worded",
+            fields: WORDED,
+        };
+        let e = worded.check(&c).unwrap_err();
+        assert_eq!(e.to_string(), "n: a gang of 0 threads; allowed: n >= 1");
         c.inner.n = 1;
+        worded.check(&c).unwrap();
         c.xs = vec![1.0, -2.0];
         let e = SCHEMA.check(&c).unwrap_err();
         assert_eq!(e.field, "xs");
@@ -809,5 +880,11 @@ mod tests {
             assert_eq!(TieBreak::parse(n).unwrap().name(), *n);
         }
         assert_eq!(Rounding::parse("sideways"), None);
+        for n in WaitStrategy::NAMES {
+            assert_eq!(serde_name(WaitStrategy::parse(n).unwrap()), *n);
+        }
+        for n in Wakeup::NAMES {
+            assert_eq!(serde_name(Wakeup::parse(n).unwrap()), *n);
+        }
     }
 }

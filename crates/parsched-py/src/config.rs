@@ -285,7 +285,7 @@ pub(crate) fn config_values<'py>(
     let empty = PyDict::new(py);
     match ModelConfig::build(model, config.unwrap_or(&empty))? {
         ModelConfig::Pools(c) => schema_values(py, &pools::SCHEMA, &c),
-        ModelConfig::Barrier(c) => values_of(py, &c, sync::KEYS),
+        ModelConfig::Barrier(c) => schema_values(py, &sync::SCHEMA, &c),
         ModelConfig::Batch(c) => values_of(py, &c, batch::KEYS),
         ModelConfig::Cosched(c) => cosched_values(py, &c),
         ModelConfig::Fcs(c) => values_of(py, &*c, desktop::KEYS),
@@ -335,7 +335,7 @@ pub(crate) fn batch_keys() -> Vec<&'static str> {
 /// The keys `simulate_barrier` accepts.
 #[pyfunction]
 pub(crate) fn barrier_keys() -> Vec<&'static str> {
-    sync::KEYS.to_vec()
+    sync::keys()
 }
 
 /// Default values of `simulate_barrier`'s keys.
@@ -352,18 +352,19 @@ pub(crate) fn pools_keys() -> Vec<&'static str> {
 }
 
 /// The models whose configuration has a declarative schema (`schema(model)`).
-pub(crate) const SCHEMA_MODELS: &str = "pools";
+pub(crate) const SCHEMA_MODELS: &str = "pools, barrier";
 
 /// The schema of `model`'s configuration, from the core: one dict per key, in
 /// documentation order, with `key`, `type` (`bool`, `int`, `float`, `choice`,
 /// `list`, `text`), its range (`min` / `max`: for an int a number, for a
 /// float or a list `{"value": x, "closed": bool}` or `None`) or `choices`,
-/// `optional`, `unit`, `paper` (the paper's symbol or section), `doc` and
+/// `optional`, `unit`, `symbol` and `section` (the paper's), `doc` and
 /// `default`.
 #[pyfunction]
 pub(crate) fn schema<'py>(py: Python<'py>, model: &str) -> PyResult<Bound<'py, PyAny>> {
     let info = match model {
         "pools" => pools::SCHEMA.describe(&PoolsConfig::default()),
+        "barrier" => sync::SCHEMA.describe(&SyncConfig::default()),
         _ => {
             return Err(config_err(parsched_core::ConfigError::new(
                 "model",

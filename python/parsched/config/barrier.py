@@ -7,103 +7,40 @@ t_p, t_w of eqs. (1)-(4) (:meth:`BarrierConfig.t_p`, :meth:`BarrierConfig.t_w`,
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from ..errors import ConfigError, shown
-from .base import ConfigBase, _as_float, _class_doc, _doc, core_defaults
+from .base import ConfigBase, _as_float, _class_doc
+from .schema import model_class
 
 __all__ = ["BarrierConfig", "harmonic_number", "tw_per_unit_var"]
 
-_D = core_defaults("barrier")
+_DOC = """Parameters of one run of seed 001's iterative-barrier machine (times in ms).
+
+Mirrors ``parsched._core.simulate_barrier`` (Rust ``SyncConfig``); keys,
+types, choices, ranges, docs and defaults come from the core's schema
+(``parsched._core.schema("barrier")``); every field is documented in
+``BarrierConfig.field_doc(name)``. Symbols in brackets are those of
+Feitelson & Rudolph 1992 (seed 001). The
+measured gang's threads compute, per iteration, barrier_cost + grain plus
+U(0, var) (``dist = "uniform"``, §3.3's GRAIN/VAR program) or plus Exp(mean
+var) (``dist = "exponential"``), so (eqs. 1-4; :meth:`t_p`, :meth:`t_w`)
+
+* uniform: t_p = barrier_cost + grain + var/2, t_w = var·(n−1)/(2(n+1));
+* exponential: t_p = barrier_cost + grain + var, t_w = var·(H_n − 1),
+  H_n the n-th harmonic number.
+
+The uniform bounds t_w <= (n−1)/(n+1)·(t_p − barrier_cost); the exponential
+reaches t_w <= (H_n − 1)·(t_p − barrier_cost) (1.93·t_p at n = 10), which
+covers Figure 9's blocking region (:meth:`for_tp_tw`).
+"""
 
 
-@dataclass(frozen=True, slots=True)
-class BarrierConfig(ConfigBase):
-    """Parameters of one run of seed 001's iterative-barrier machine (times in ms).
+class _BarrierMethods(ConfigBase):
+    """What :class:`BarrierConfig` adds to its schema's keys: ``samples``
+    as a tuple (``@FILE`` on the command line) and the model values."""
 
-    Mirrors ``parsched._core.simulate_barrier`` (Rust ``SyncConfig``) with its
-    defaults; every field is documented in ``BarrierConfig.field_doc(name)``.
-    Symbols in brackets are those of Feitelson & Rudolph 1992 (seed 001). The
-    measured gang's threads compute, per iteration, barrier_cost + grain plus
-    U(0, var) (``dist = "uniform"``, §3.3's GRAIN/VAR program) or plus Exp(mean
-    var) (``dist = "exponential"``), so (eqs. 1-4; :meth:`t_p`, :meth:`t_w`)
-
-    * uniform: t_p = barrier_cost + grain + var/2, t_w = var·(n−1)/(2(n+1));
-    * exponential: t_p = barrier_cost + grain + var, t_w = var·(H_n − 1),
-      H_n the n-th harmonic number.
-
-    The uniform bounds t_w <= (n−1)/(n+1)·(t_p − barrier_cost); the exponential
-    reaches t_w <= (H_n − 1)·(t_p − barrier_cost) (1.93·t_p at n = 10), which
-    covers Figure 9's blocking region (:meth:`for_tp_tw`).
-    """
-
-    n: int = _doc("[n] gang size: threads of the measured gang, one per processor",
-                  _D["n"])
-    l: int = _doc(
-        "[ℓ] threads per processor: the measured gang plus ℓ−1 competitors (LOAD in §3.3)",
-        _D["l"])
-    P: int | None = _doc(
-        "[P] processors; None means P = n (n <= P required)", _D["P"])
-    k: int = _doc("[k] iterations of the measured gang", _D["k"])
-    grain: float = _doc(
-        "[GRAIN] minimal compute per iteration, ms (eq. 14: 0.00141·GRAIN)", _D["grain"])
-    var: float = _doc(
-        "[VAR] spread of the compute per iteration, ms: each thread draws U(grain, grain+var) "
-        "(eq. 14: 0.00141·VAR)", _D["var"])
-    dist: Literal["uniform", "exponential", "empirical"] = _doc(
-        "per-iteration compute beyond grain + barrier_cost: uniform U(0, var) (§3.3's GRAIN/"
-        "VAR; t_w <= (n−1)/(n+1)·t_p) or exponential Exp(mean var) (t_w = var·(H_n − 1) can "
-        "exceed t_p, so Figure 9's blocking region can be simulated); or empirical: "
-        "barrier_cost + one of `samples`, each equally likely (grain and var unused) "
-        "",
-        _D["dist"])
-    samples: tuple[float, ...] = _doc(
-        "dist = empirical: compute times, ms, drawn with equal probability — any "
-        "distribution as a sample (measured times, or numpy draws from any law); a "
-        "sequence or array in Python, a list in TOML, `--set samples=0.1,0.3,2` or "
-        "`--set samples=@FILE` (numbers separated by commas, spaces or newlines) on "
-        "the command line", _D["samples"])
-    barrier_cost: float = _doc(
-        "barrier cost added to every compute, ms (§2.1 folds it into t_p; §3.3: 0.137 ms on "
-        "10 processors)", _D["barrier_cost"])
-    tq: float = _doc("[τq] scheduling time quantum, ms (§3.3: 50)", _D["tq"])
-    tcs: float = _doc(
-        "[τcs] context-switch cost, ms; must be < τq (Table 1: gang library 0.2, default "
-        "library 0.07 + 0.14/ℓ)", _D["tcs"])
-    alpha: float = _doc("[α] blocking costs α·τcs of processor time (§4: 1.5)", _D["alpha"])
-    wait: Literal["busy", "block", "twophase", "yield"] = _doc(
-        "waiting at the barrier: busy (spin), block (give up the processor, α·τcs), "
-        "twophase (spin up to spin_limit, then block) or yield (Makbilan's blocking, §3.3: "
-        "yield to the tail of the run queue, τcs per yield, again each time it runs while "
-        "the barrier is closed; alpha_measured = yields per wait)", _D["wait"])
-    spin_limit: float = _doc(
-        "two-phase: ms of processor time spent spinning before blocking", _D["spin_limit"])
-    wakeup: Literal["tail", "priority"] = _doc(
-        "where a released blocked thread is queued: tail (rigid round robin, eq. 13) or "
-        "priority (head of its processor's queue, no preemption: §2.2's smart scheduler)",
-        _D["wakeup"])
-    sched: Literal["gang", "local"] = _doc(
-        "gang (Ousterhout matrix, §3.2) or local (uncoordinated per-processor round robin)",
-        _D["sched"])
-    competitors: Literal["same", "compute"] = _doc(
-        "the other ℓ−1 threads per processor: same (identical iterative gangs) or compute "
-        "(independent compute-bound threads, grouped in gangs of P) (§2.1)", _D["competitors"])
-    skew: bool = _doc(
-        "start with skewing threads, U(0, τq) each, so processors start asynchronously (§3.3)",
-        _D["skew"])
-    shuffle: bool = _doc(
-        "local scheduling: random initial run-queue order per processor (eq. 8 assumes quanta "
-        "at random places in the round)", _D["shuffle"])
-    batches: int = _doc("batches for the batch-means 90% confidence interval", _D["batches"])
-    seed: int = _doc("random seed", _D["seed"])
-    max_events: int = _doc(
-        "a run whose estimated event count is above this is refused before it starts "
-        "(the estimate, an upper bound from k, n, l, P, the compute times and the "
-        "quantum, is `parsched._core.estimate_run('barrier', cfg)`); 0: no limit. "
-        "Times are bounded too: each time key <= 1e9 ms, the whole run <= 1e12 ms",
-        _D["max_events"])
-
+    __slots__ = ()
     TOML_TABLE: ClassVar[str] = "barrier"
     MODEL: ClassVar[str] = "barrier"
 
@@ -181,7 +118,7 @@ class BarrierConfig(ConfigBase):
 
     @classmethod
     def for_tp_tw(cls, tp: float, tw: float, *, dist: str | None = None,
-                  **kw: Any) -> BarrierConfig:
+                  **kw: Any) -> Any:
         """A config whose t_p, t_w (eqs. 1-4) are ``tp``, ``tw``, with the other
         fields from ``kw`` (``barrier_cost`` defaults to 0.137).
 
@@ -237,4 +174,6 @@ def tw_per_unit_var(n: int, dist: str = "uniform") -> float:
     return _core.tw_per_unit_var(n, dist)
 
 
+BarrierConfig = model_class("BarrierConfig", "barrier", _BarrierMethods, module=__name__,
+                            doc=_DOC)
 BarrierConfig.__doc__ = _class_doc(BarrierConfig)

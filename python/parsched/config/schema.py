@@ -89,10 +89,11 @@ def range_text(info: dict[str, Any]) -> str:
 def key_doc(info: dict[str, Any]) -> str:
     """The key's one-line doc with its paper symbol and unit."""
     doc = info["doc"]
-    if info["paper"]:
-        doc = f"[{info['paper']}] {doc}"
-    if info["unit"]:
-        doc += f" (unit: {info['unit']})"
+    if info["symbol"]:
+        doc = f"[{info['symbol']}] {doc}"
+    notes = [n for n in (info["section"], info["unit"] and f"unit: {info['unit']}") if n]
+    if notes:
+        doc += f" ({'; '.join(notes)})"
     return doc
 
 
@@ -154,8 +155,9 @@ def markdown_table(model: str) -> str:
     lines = ["| key | allowed | default | unit | paper | meaning |",
              "|---|---|---|---|---|---|"]
     for k in _schema(model):
+        paper = ", ".join(x for x in (k["symbol"], k["section"]) if x)
         lines.append("| " + " | ".join(_cell(x) for x in (
-            f"`{k['key']}`", range_text(k), f"`{_shown_default(k)}`", k["unit"], k["paper"],
+            f"`{k['key']}`", range_text(k), f"`{_shown_default(k)}`", k["unit"], paper,
             k["doc"])) + " |")
     return "\n".join(lines)
 
@@ -164,12 +166,15 @@ _PY_TYPES = {"bool": "bool", "int": "int", "float": "float", "text": "str",
              "list": "tuple[float, ...]"}
 
 
-def stub_fields(model: str) -> str:
-    """The field annotations of ``model``'s config class, for its ``.pyi`` stub."""
+def stub_fields(model: str, *, inputs: bool = False) -> str:
+    """The field annotations of ``model``'s config class, for its ``.pyi`` stub
+    (``inputs``: of the dict the core takes, lists as any sequence)."""
     lines = []
     for k in _schema(model):
         if k["type"] == "choice":
             tp = "Literal[" + ", ".join(f'"{c}"' for c in k["choices"]) + "]"
+        elif k["type"] == "list" and inputs:
+            tp = "Sequence[float]"
         else:
             tp = _PY_TYPES[k["type"]]
         if k["optional"]:

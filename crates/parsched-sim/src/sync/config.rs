@@ -159,114 +159,10 @@ impl Default for SyncConfig {
     }
 }
 
-/// Every key [`SyncConfig::set`] accepts.
-pub const KEYS: &[&str] = &[
-    "n",
-    "l",
-    "P",
-    "k",
-    "grain",
-    "var",
-    "dist",
-    "samples",
-    "barrier_cost",
-    "tq",
-    "tcs",
-    "alpha",
-    "wait",
-    "spin_limit",
-    "wakeup",
-    "sched",
-    "competitors",
-    "skew",
-    "shuffle",
-    "batches",
-    "seed",
-    "max_events",
-];
-
-fn num(key: &str, v: &Value) -> Result<f64, ConfigError> {
-    v.as_f64(key)
-}
-
-fn int(key: &str, v: &Value) -> Result<u64, ConfigError> {
-    v.as_u64(key)
-}
-
-fn int32(key: &str, v: &Value) -> Result<u32, ConfigError> {
-    v.as_u32(key)
-}
-
-fn boolean(key: &str, v: &Value) -> Result<bool, ConfigError> {
-    v.as_bool(key)
-}
-
-fn choice<'a>(key: &str, v: &Value, allowed: &[&'a str]) -> Result<&'a str, ConfigError> {
-    let s = v.as_str(key, allowed)?;
-    Ok(allowed
-        .iter()
-        .find(|a| **a == s)
-        .copied()
-        .expect("as_str checked membership"))
-}
-
 impl SyncConfig {
-    /// Sets one key.
+    /// Sets one key (see [`super::SCHEMA`]).
     pub fn set(&mut self, key: &str, v: &Value) -> Result<(), ConfigError> {
-        match key {
-            "n" => self.n = int32(key, v)?,
-            "l" => self.l = int32(key, v)?,
-            "P" => self.procs = Some(int32(key, v)?),
-            "k" => self.k = int(key, v)?,
-            "grain" => self.grain = num(key, v)?,
-            "var" => self.var = num(key, v)?,
-            "dist" => {
-                self.dist = match choice(key, v, &["uniform", "exponential", "empirical"])? {
-                    "exponential" => ComputeDist::Exponential,
-                    "empirical" => ComputeDist::Empirical,
-                    _ => ComputeDist::Uniform,
-                }
-            }
-            "samples" => self.samples = v.as_f64_list(key)?,
-            "barrier_cost" => self.barrier_cost = num(key, v)?,
-            "tq" => self.tq = num(key, v)?,
-            "tcs" => self.tcs = num(key, v)?,
-            "alpha" => self.alpha = num(key, v)?,
-            "spin_limit" => self.spin_limit = num(key, v)?,
-            "wait" => {
-                self.wait = match choice(key, v, &["busy", "block", "twophase", "yield"])? {
-                    "block" => WaitStrategy::Block,
-                    "twophase" => WaitStrategy::TwoPhase,
-                    "yield" => WaitStrategy::Yield,
-                    _ => WaitStrategy::Busy,
-                }
-            }
-            "wakeup" => {
-                self.wakeup = match choice(key, v, &["tail", "priority"])? {
-                    "priority" => Wakeup::Priority,
-                    _ => Wakeup::Tail,
-                }
-            }
-            "sched" => {
-                self.sched = match choice(key, v, &["local", "gang"])? {
-                    "local" => SyncSched::Local,
-                    _ => SyncSched::Gang,
-                }
-            }
-            "competitors" => {
-                self.competitors = match choice(key, v, &["same", "compute"])? {
-                    "compute" => Competitors::Compute,
-                    _ => Competitors::Same,
-                }
-            }
-            "skew" => self.skew = boolean(key, v)?,
-            "shuffle" => self.shuffle = boolean(key, v)?,
-            "batches" => self.batches = int32(key, v)?,
-            "seed" => self.seed = int(key, v)?,
-            "max_events" => self.max_events = int(key, v)?,
-            _ => return Err(ConfigError::new(key, "unknown key", KEYS.join(", "))),
-        }
-        Ok(())
+        super::SCHEMA.set(self, key, v)
     }
 
     /// The number of processors P.
@@ -276,53 +172,7 @@ impl SyncConfig {
 
     /// Checks every value; the error names the key.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let p = self.procs();
-        if self.n == 0 {
-            return Err(ConfigError::new("n", "a gang of 0 threads", "n >= 1"));
-        }
-        if p == 0 {
-            return Err(ConfigError::new("P", "0 processors", "P >= 1"));
-        }
-        if self.n > p {
-            return Err(ConfigError::new(
-                "n",
-                format!(
-                    "a gang of {} threads is larger than the machine (P = {p})",
-                    self.n
-                ),
-                "n <= P",
-            ));
-        }
-        if self.l == 0 {
-            return Err(ConfigError::new("l", "0 threads per processor", "l >= 1"));
-        }
-        if self.k == 0 {
-            return Err(ConfigError::new("k", "0 iterations", "k >= 1"));
-        }
-        if self.wait == WaitStrategy::Yield && ticks(self.tcs.max(0.0)) == 0 {
-            // Yields that cost nothing would repeat for ever at one instant.
-            return Err(ConfigError::new(
-                "tcs",
-                format!("{} with wait = yield: each yield costs τcs", self.tcs),
-                "tcs > 0 with wait = yield",
-            ));
-        }
-        for (f, v) in [
-            ("grain", self.grain),
-            ("var", self.var),
-            ("barrier_cost", self.barrier_cost),
-            ("tcs", self.tcs),
-            ("alpha", self.alpha),
-            ("spin_limit", self.spin_limit),
-        ] {
-            if !(v >= 0.0 && v.is_finite()) {
-                return Err(ConfigError::new(
-                    f,
-                    format!("{v} is negative or not finite"),
-                    "a finite number >= 0",
-                ));
-            }
-        }
+        // The clock's bounds first: their messages say why.
         for (f, v) in [
             ("grain", self.grain),
             ("var", self.var),
@@ -350,19 +200,32 @@ impl SyncConfig {
                 "0..=1e6",
             ));
         }
+        super::SCHEMA.check(self)?;
+        let p = self.procs();
+        if self.n > p {
+            return Err(ConfigError::new(
+                "n",
+                format!(
+                    "a gang of {} threads is larger than the machine (P = {p})",
+                    self.n
+                ),
+                "n <= P",
+            ));
+        }
+        if self.wait == WaitStrategy::Yield && ticks(self.tcs.max(0.0)) == 0 {
+            // Yields that cost nothing would repeat for ever at one instant.
+            return Err(ConfigError::new(
+                "tcs",
+                format!("{} with wait = yield: each yield costs τcs", self.tcs),
+                "tcs > 0 with wait = yield",
+            ));
+        }
         if self.dist == ComputeDist::Empirical {
             if self.samples.is_empty() {
                 return Err(ConfigError::new(
                     "samples",
                     "no samples for dist = empirical",
                     "at least one compute time (ms)",
-                ));
-            }
-            if let Some(x) = self.samples.iter().find(|x| !(**x >= 0.0 && x.is_finite())) {
-                return Err(ConfigError::new(
-                    "samples",
-                    format!("{x} is negative or not finite"),
-                    "finite numbers >= 0",
                 ));
             }
             if self.t_p() < 1e-6 {
@@ -386,13 +249,6 @@ impl SyncConfig {
                 "grain + barrier_cost >= 1e-6",
             ));
         }
-        if !(self.tq > 0.0 && self.tq.is_finite()) {
-            return Err(ConfigError::new(
-                "tq",
-                format!("{} is not a positive quantum", self.tq),
-                "a finite number > 0",
-            ));
-        }
         if self.tcs >= self.tq {
             return Err(ConfigError::new(
                 "tcs",
@@ -402,9 +258,6 @@ impl SyncConfig {
                 ),
                 "tcs < tq",
             ));
-        }
-        if self.batches == 0 {
-            return Err(ConfigError::new("batches", "0 batches", "batches >= 1"));
         }
         let est = self.estimate();
         if est.sim_time_ms > MAX_RUN_MS {

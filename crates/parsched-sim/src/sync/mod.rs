@@ -127,6 +127,7 @@ use std::time::Instant;
 mod audit;
 mod config;
 mod fast;
+mod keys;
 mod machine;
 mod periodic;
 mod result;
@@ -135,9 +136,10 @@ mod tests;
 
 pub use config::{
     harmonic_number, human_ms, tw_per_unit_var, Competitors, ComputeDist, RunEstimate, SyncConfig,
-    SyncSched, WaitStrategy, Wakeup, DEFAULT_MAX_EVENTS, KEYS, MAX_RUN_MS, MAX_TIME_MS,
+    SyncSched, WaitStrategy, Wakeup, DEFAULT_MAX_EVENTS, MAX_RUN_MS, MAX_TIME_MS,
 };
 use fast::draw;
+pub use keys::{keys, SCHEMA};
 use result::log_bins;
 pub use result::SyncResult;
 
