@@ -29,6 +29,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 MODELS = {
     "pools": (parsched.PoolsConfig, "pools"),
     "barrier": (parsched.BarrierConfig, "barrier"),
+    "batch": (parsched.BatchConfig, "batch"),
 }
 
 

@@ -28,6 +28,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 MODELS = {
     "pools": "python/parsched/config/pools.pyi",
     "barrier": "python/parsched/config/barrier.pyi",
+    "batch": "python/parsched/config/batch.pyi",
 }
 
 

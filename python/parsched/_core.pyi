@@ -228,8 +228,9 @@ def barrier_defaults() -> dict[str, Any]:
     """The Rust defaults, as :meth:`parsched.BarrierConfig.to_dict` gives them."""
 
 class _BatchConfig(TypedDict, total=False):
+    # BEGIN schema fields: batch (tools/gen_config_docs.py)
     policy: Literal["fcfs", "easy", "conservative", "gang"]
-    procs: int | Literal["auto", "header"]
+    procs: int | Literal["auto", "header"] | None
     kill_on_overrun: bool
     bsld_tau: float
     procs_rule: Literal["allocated", "requested"]
@@ -239,7 +240,8 @@ class _BatchConfig(TypedDict, total=False):
     zero_runtime: Literal["keep", "drop"]
     cancelled: Literal["keep", "drop"]
     unsorted: Literal["sort", "reject"]
-    too_wide: Literal["drop", "clamp", "error"]
+    extra_fields: Literal["ignore", "error"]
+    too_wide: Literal["drop", "clamp", "error", "reject"]
     mpl: int
     quantum: int
     gang_backfill: bool
@@ -248,9 +250,11 @@ class _BatchConfig(TypedDict, total=False):
     track_resources: bool
     workload: Literal["trace", "lublin"]
     workload_jobs: int
-    workload_load: float | None
+    workload_load: float | Literal["model"] | None
     workload_seed: int
     workload_types: bool
+    max_events: int
+    # END schema fields: batch
 
 class _BatchSummary(TypedDict):
     jobs: int

@@ -98,7 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     sb.add_argument("--json", action="store_true", help="print one JSON object")
     sb.set_defaults(func=cmd_simulate_barrier)
     sc = sim_sub.add_parser("batch", help=_doc(cmd_simulate_batch).splitlines()[0],
-                            description=_doc(cmd_simulate_batch), formatter_class=fmt)
+                            description=_doc(cmd_simulate_batch), formatter_class=fmt,
+                            epilog=keys_help("batch"))
     sc.add_argument("--trace", metavar="FILE", help="SWF trace (.swf or .swf.gz)")
     sc.add_argument("--config", metavar="FILE.toml",
                     help="TOML file with a [batch] table (or flat keys)")

@@ -282,6 +282,9 @@ pub struct Field<C: 'static> {
     /// What an out-of-range value's error says is allowed ("" for the
     /// range itself, e.g. `0 < L < 1`).
     pub allowed: &'static str,
+    /// Other spellings a user may give: `(alias, value)`, value `""` for
+    /// unset (e.g. `("auto", "")`), else the canonical text.
+    pub aliases: &'static [(&'static str, &'static str)],
     pub get: Getter<C>,
     pub put: Setter<C>,
 }
@@ -295,6 +298,12 @@ impl<C> Field<C> {
             allowed,
             ..self
         }
+    }
+
+    /// The field with other spellings of its values (`(alias, value)`,
+    /// value `""` for unset).
+    pub const fn aliased(self, aliases: &'static [(&'static str, &'static str)]) -> Self {
+        Field { aliases, ..self }
     }
 }
 
@@ -310,6 +319,8 @@ pub struct KeyInfo {
     pub section: &'static str,
     pub doc: &'static str,
     pub default: Typed,
+    /// Other spellings: `(alias, value)`, value `""` for unset.
+    pub aliases: &'static [(&'static str, &'static str)],
 }
 
 /// A model's keys.
@@ -378,12 +389,25 @@ impl<C> Schema<C> {
                 section: f.section,
                 doc: f.doc,
                 default: (f.get)(defaults),
+                aliases: f.aliases,
             })
             .collect()
     }
 }
 
 fn typed_of<C>(f: &Field<C>, key: &str, v: &Value) -> Result<Typed, ConfigError> {
+    let canonical;
+    let v = match v {
+        Value::Str(s) => match f.aliases.iter().find(|(a, _)| *a == s.trim()) {
+            Some((_, "")) if f.optional => return Ok(Typed::None),
+            Some((_, c)) => {
+                canonical = Value::Str(c.to_string());
+                &canonical
+            }
+            None => v,
+        },
+        _ => v,
+    };
     if f.optional {
         if let Value::Str(s) = v {
             if matches!(s.trim(), "" | "none" | "None" | "null") {
@@ -393,13 +417,8 @@ fn typed_of<C>(f: &Field<C>, key: &str, v: &Value) -> Result<Typed, ConfigError>
     }
     Ok(match f.kind {
         Kind::Bool => Typed::Bool(v.as_bool(key)?),
-        Kind::Int { max, .. } => {
-            let i = v.as_u64(key)?;
-            if i > max {
-                return Err(type_err(key, v, &int_allowed(max)));
-            }
-            Typed::Int(i)
-        }
+        // the Rust type's width is the setter's; the range is `check`'s
+        Kind::Int { .. } => Typed::Int(v.as_u64(key)?),
         Kind::Float { .. } => Typed::Float(v.as_f64(key)?),
         Kind::Choice { choices } => {
             let s = v.as_str(key, choices)?;
@@ -415,14 +434,6 @@ fn typed_of<C>(f: &Field<C>, key: &str, v: &Value) -> Result<Typed, ConfigError>
             _ => return Err(type_err(key, v, "text")),
         },
     })
-}
-
-fn int_allowed(max: u64) -> String {
-    match max {
-        m if m == u32::MAX as u64 => "an integer below 2^32".to_string(),
-        m if m == u64::MAX => "a non-negative integer".to_string(),
-        m => format!("an integer <= {m}"),
-    }
 }
 
 /// `0`, `0.5`, `1e-9`: a range end as messages show it.
@@ -548,6 +559,7 @@ macro_rules! field {
             doc: $doc,
             problem: "",
             allowed: "",
+            aliases: &[],
             get: |c: &$C| $crate::field!(@get $t, c.$($f).+),
             put: |c: &mut $C, v: $crate::schema::Typed| {
                 c.$($f).+ = $crate::field!(@put $t, v);
@@ -676,6 +688,10 @@ choices!(crate::policy::local::Wakeup {
     Tail => "tail",
     Priority => "priority",
 });
+choices!(crate::policy::gang::SlotAllocation {
+    FirstFit => "first_fit",
+    BestFit => "best_fit",
+});
 choices!(crate::policy::pools::TieBreak {
     LowestIndex => "lowest_index",
     MostIdle => "most_idle",
@@ -731,10 +747,12 @@ mod tests {
         field!(Cfg, "n", inner.n: u32, Kind::int_min(1, u32::MAX as u64), "", "", "", "count"),
         field!(Cfg, "big", big: u64, Kind::int(u64::MAX), "", "", "", "a big one"),
         field!(Cfg, "on", on: bool, Kind::Bool, "", "", "", "switch"),
-        field!(Cfg, "mode", mode: choice, Kind::choice::<Mode>(), "", "", "", "mode"),
+        field!(Cfg, "mode", mode: choice, Kind::choice::<Mode>(), "", "", "", "mode")
+            .aliased(&[("quick", "fast")]),
         field!(Cfg, "xs", xs: list, Kind::List { min: Some(End { value: 0.0, closed: true }),
             max: None }, "ms", "", "", "samples"),
-        field!(Cfg, "width", width: opt_u32, Kind::int_min(1, u32::MAX as u64), "", "", "", "w"),
+        field!(Cfg, "width", width: opt_u32, Kind::int_min(1, u32::MAX as u64), "", "", "", "w")
+            .aliased(&[("auto", "")]),
     ];
     static WORDED: &[Field<Cfg>] = &[field!(Cfg, "n", inner.n: u32,
         Kind::int_min(1, u32::MAX as u64), "", "", "", "count")
@@ -768,6 +786,15 @@ mod tests {
             .set(&mut c, "width", &Value::Str("none".into()))
             .unwrap();
         assert_eq!(c.width, None);
+        SCHEMA.set(&mut c, "width", &Value::Int(4)).unwrap();
+        SCHEMA
+            .set(&mut c, "width", &Value::Str("auto".into()))
+            .unwrap();
+        assert_eq!(c.width, None, "an alias of unset");
+        SCHEMA
+            .set(&mut c, "mode", &Value::Str("quick".into()))
+            .unwrap();
+        assert_eq!(c.mode, Mode::Fast, "an alias of a choice");
         let e = SCHEMA
             .set(&mut c, "mode", &Value::Str("medium".into()))
             .unwrap_err();

@@ -286,7 +286,7 @@ pub(crate) fn config_values<'py>(
     match ModelConfig::build(model, config.unwrap_or(&empty))? {
         ModelConfig::Pools(c) => schema_values(py, &pools::SCHEMA, &c),
         ModelConfig::Barrier(c) => schema_values(py, &sync::SCHEMA, &c),
-        ModelConfig::Batch(c) => values_of(py, &c, batch::KEYS),
+        ModelConfig::Batch(c) => schema_values(py, &batch::SCHEMA, &c),
         ModelConfig::Cosched(c) => cosched_values(py, &c),
         ModelConfig::Fcs(c) => values_of(py, &*c, desktop::KEYS),
     }
@@ -329,7 +329,7 @@ pub(crate) fn cosched_keys() -> Vec<&'static str> {
 /// The keys `simulate_batch` accepts.
 #[pyfunction]
 pub(crate) fn batch_keys() -> Vec<&'static str> {
-    batch::KEYS.to_vec()
+    batch::keys()
 }
 
 /// The keys `simulate_barrier` accepts.
@@ -352,7 +352,7 @@ pub(crate) fn pools_keys() -> Vec<&'static str> {
 }
 
 /// The models whose configuration has a declarative schema (`schema(model)`).
-pub(crate) const SCHEMA_MODELS: &str = "pools, barrier";
+pub(crate) const SCHEMA_MODELS: &str = "pools, barrier, batch";
 
 /// The schema of `model`'s configuration, from the core: one dict per key, in
 /// documentation order, with `key`, `type` (`bool`, `int`, `float`, `choice`,
@@ -365,6 +365,7 @@ pub(crate) fn schema<'py>(py: Python<'py>, model: &str) -> PyResult<Bound<'py, P
     let info = match model {
         "pools" => pools::SCHEMA.describe(&PoolsConfig::default()),
         "barrier" => sync::SCHEMA.describe(&SyncConfig::default()),
+        "batch" => batch::SCHEMA.describe(&BatchConfig::default()),
         _ => {
             return Err(config_err(parsched_core::ConfigError::new(
                 "model",

@@ -104,6 +104,9 @@ class ConfigBase:
     TOML_TABLE: ClassVar[str] = ""
     #: The core's name of the model (``parsched._core.validate_config``).
     MODEL: ClassVar[str] = ""
+    #: Other spellings of values, ``{key: {alias: value}}`` (None: unset); a
+    #: class built from a schema takes them from it.
+    _ALIASES: ClassVar[dict[str, dict[str, Any]]] = {}
 
     def _core_dict(self) -> dict[str, Any]:
         """The keys the core takes (every field by default)."""
@@ -146,6 +149,10 @@ class ConfigBase:
 
     def _coerce_fields(self) -> None:
         """Converts every field to its kind (ints, floats, choices) or raises."""
+        for name, aliases in type(self)._ALIASES.items():
+            v = getattr(self, name)
+            if isinstance(v, str) and v.strip() in aliases:
+                object.__setattr__(self, name, aliases[v.strip()])
         for name, kind in type(self)._kinds().items():
             v = getattr(self, name)
             if kind is object:
@@ -263,6 +270,9 @@ class ConfigBase:
         kind = cls._kinds().get(key)
         if kind is None:
             raise cls._unknown_key(key)
+        aliases = cls._ALIASES.get(key, {})
+        if raw.strip().strip("'\"") in aliases:
+            return aliases[raw.strip().strip("'\"")]
         try:
             return _parse_kind(key, kind, raw)
         except ConfigError as e:

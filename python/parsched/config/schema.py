@@ -20,6 +20,7 @@ from typing import Any, Literal
 from .. import _core
 
 __all__ = [
+    "aliases",
     "key_doc",
     "keys_help",
     "markdown_table",
@@ -111,17 +112,27 @@ def schema_fields(model: str) -> list[tuple[str, Any, Any]]:
     ]
 
 
+def aliases(model: str) -> dict[str, dict[str, Any]]:
+    """Other spellings of ``model``'s values: ``{key: {alias: value}}``, value
+    None for unset (e.g. batch ``procs``: ``auto``)."""
+    return {k["key"]: {a: (v or None) for a, v in k["aliases"]}
+            for k in _schema(model) if k["aliases"]}
+
+
 def model_class(name: str, model: str, base: type, *, module: str,
-                extra: list[tuple[str, Any, Any]] | None = None, doc: str = "") -> type:
+                extra: list[tuple[str, Any, Any]] | None = None,
+                first: list[tuple[str, Any, Any]] | None = None, doc: str = "") -> type:
     """A frozen, slotted dataclass named ``name`` on ``base`` (a
-    :class:`ConfigBase` subclass with ``__slots__ = ()``) whose fields are the
-    keys of ``model``'s schema, then ``extra`` fields."""
+    :class:`ConfigBase` subclass with ``__slots__ = ()``) whose fields are
+    ``first``, the keys of ``model``'s schema, then ``extra`` (fields of
+    Python's own, such as ``trace`` or ``arrivals``)."""
     cls = dataclasses.make_dataclass(
-        name, [*schema_fields(model), *(extra or [])], bases=(base,),
+        name, [*(first or []), *schema_fields(model), *(extra or [])], bases=(base,),
         frozen=True, slots=True)
     cls.__module__ = module
     cls.__qualname__ = name
     cls.__doc__ = doc
+    cls._ALIASES = aliases(model)
     return cls
 
 
@@ -171,12 +182,13 @@ def stub_fields(model: str, *, inputs: bool = False) -> str:
     (``inputs``: of the dict the core takes, lists as any sequence)."""
     lines = []
     for k in _schema(model):
+        spelled = [a for a, _ in k["aliases"]] if inputs else []
         if k["type"] == "choice":
-            tp = "Literal[" + ", ".join(f'"{c}"' for c in k["choices"]) + "]"
-        elif k["type"] == "list" and inputs:
-            tp = "Sequence[float]"
+            tp = "Literal[" + ", ".join(f'"{c}"' for c in [*k["choices"], *spelled]) + "]"
         else:
-            tp = _PY_TYPES[k["type"]]
+            tp = "Sequence[float]" if k["type"] == "list" and inputs else _PY_TYPES[k["type"]]
+            if spelled:
+                tp += " | Literal[" + ", ".join(f'"{c}"' for c in spelled) + "]"
         if k["optional"]:
             tp += " | None"
         lines.append(f"    {k['key']}: {tp}")

@@ -1,10 +1,8 @@
-//! The batch machine's configuration: [`BatchConfig`], its keys
-//! ([`BatchConfig::set`], [`KEYS`]) and [`BatchConfig::validate`].
+//! The batch machine's configuration: [`BatchConfig`], set and checked
+//! through its schema ([`super::SCHEMA`], `keys.rs`).
 
 use crate::pools::Value;
-use crate::swf::{
-    ExtraFields, KeepDrop, MissingRequested, MissingRuntime, ProcsRule, SwfRules, Unsorted,
-};
+use crate::swf::SwfRules;
 use parsched_core::policy::gang::SlotAllocation;
 use parsched_core::ConfigError;
 use serde::{Deserialize, Serialize};
@@ -22,13 +20,9 @@ pub enum BatchPolicyKind {
 }
 
 impl BatchPolicyKind {
+    /// The policy's name (its [`Choice`](parsched_core::schema::Choice) name).
     pub fn name(self) -> &'static str {
-        match self {
-            BatchPolicyKind::Fcfs => "fcfs",
-            BatchPolicyKind::Easy => "easy",
-            BatchPolicyKind::Conservative => "conservative",
-            BatchPolicyKind::Gang => "gang",
-        }
+        parsched_core::schema::Choice::name(self)
     }
 }
 
@@ -136,201 +130,10 @@ impl Default for BatchConfig {
     }
 }
 
-/// Every key [`BatchConfig::set`] accepts.
-pub const KEYS: &[&str] = &[
-    "policy",
-    "procs",
-    "kill_on_overrun",
-    "bsld_tau",
-    "procs_rule",
-    "missing_requested_time",
-    "requested_time_factor",
-    "missing_runtime",
-    "zero_runtime",
-    "cancelled",
-    "unsorted",
-    "extra_fields",
-    "too_wide",
-    "mpl",
-    "quantum",
-    "gang_backfill",
-    "slot_allocation",
-    "load_factor",
-    "track_resources",
-    "workload",
-    "workload_jobs",
-    "workload_load",
-    "workload_seed",
-    "workload_types",
-    "max_events",
-];
-
-fn shown(v: &Value) -> String {
-    // Not an exhaustive match, so that a new `Value` variant still compiles.
-    if let Value::Str(s) = v {
-        format!("{:?}", parsched_core::clip(s, parsched_core::ECHO_MAX))
-    } else if let Value::Int(i) = v {
-        i.to_string()
-    } else if let Value::Float(f) = v {
-        f.to_string()
-    } else if let Value::Bool(b) = v {
-        b.to_string()
-    } else {
-        format!("{v:?}")
-    }
-}
-
-fn bad(key: &str, v: &Value, allowed: &str) -> ConfigError {
-    ConfigError::new(key, format!("{} is not accepted", shown(v)), allowed)
-}
-
-fn choice<'a>(key: &str, v: &Value, allowed: &[&'a str]) -> Result<&'a str, ConfigError> {
-    match v {
-        Value::Str(s) => allowed
-            .iter()
-            .find(|a| **a == s.as_str())
-            .copied()
-            .ok_or_else(|| bad(key, v, &allowed.join("|"))),
-        _ => Err(bad(key, v, &allowed.join("|"))),
-    }
-}
-
-fn float(key: &str, v: &Value) -> Result<f64, ConfigError> {
-    match v {
-        Value::Int(i) => Ok(*i as f64),
-        Value::Float(f) => Ok(*f),
-        Value::Str(s) => s.trim().parse().map_err(|_| bad(key, v, "a number")),
-        _ => Err(bad(key, v, "a number")),
-    }
-}
-
-fn uint(key: &str, v: &Value) -> Result<u64, ConfigError> {
-    match v {
-        Value::Int(i) if *i >= 0 => Ok(*i as u64),
-        Value::Float(f) if *f >= 0.0 && f.fract() == 0.0 && *f < 1e18 => Ok(*f as u64),
-        Value::Str(s) => s
-            .trim()
-            .parse()
-            .map_err(|_| bad(key, v, "a non-negative integer")),
-        _ => Err(bad(key, v, "a non-negative integer")),
-    }
-}
-
-fn boolean(key: &str, v: &Value) -> Result<bool, ConfigError> {
-    match v {
-        Value::Bool(b) => Ok(*b),
-        Value::Str(s) if s == "true" || s == "false" => Ok(s == "true"),
-        _ => Err(bad(key, v, "true|false")),
-    }
-}
-
 impl BatchConfig {
-    /// Sets one key.
+    /// Sets one key (see [`super::SCHEMA`]).
     pub fn set(&mut self, key: &str, v: &Value) -> Result<(), ConfigError> {
-        let r = &mut self.rules;
-        match key {
-            "policy" => {
-                self.policy = match choice(key, v, &["fcfs", "easy", "conservative", "gang"])? {
-                    "fcfs" => BatchPolicyKind::Fcfs,
-                    "conservative" => BatchPolicyKind::Conservative,
-                    "gang" => BatchPolicyKind::Gang,
-                    _ => BatchPolicyKind::Easy,
-                }
-            }
-            "procs" => {
-                self.procs = match v {
-                    Value::Str(s) if s == "auto" || s == "header" => None,
-                    _ => Some(
-                        u32::try_from(uint(key, v)?)
-                            .map_err(|_| bad(key, v, "an integer below 2^32, or auto"))?,
-                    ),
-                }
-            }
-            "kill_on_overrun" => self.kill_on_overrun = boolean(key, v)?,
-            "bsld_tau" => self.bsld_tau = float(key, v)?,
-            "procs_rule" => {
-                r.procs = match choice(key, v, &["allocated", "requested"])? {
-                    "requested" => ProcsRule::Requested,
-                    _ => ProcsRule::Allocated,
-                }
-            }
-            "missing_requested_time" => {
-                r.missing_requested_time = match choice(key, v, &["runtime", "factor", "drop"])? {
-                    "factor" => MissingRequested::Factor,
-                    "drop" => MissingRequested::Drop,
-                    _ => MissingRequested::Runtime,
-                }
-            }
-            "requested_time_factor" => r.requested_time_factor = float(key, v)?,
-            "missing_runtime" => {
-                r.missing_runtime = match choice(key, v, &["drop", "requested"])? {
-                    "requested" => MissingRuntime::Requested,
-                    _ => MissingRuntime::Drop,
-                }
-            }
-            "zero_runtime" | "cancelled" => {
-                let kd = match choice(key, v, &["keep", "drop"])? {
-                    "drop" => KeepDrop::Drop,
-                    _ => KeepDrop::Keep,
-                };
-                if key == "zero_runtime" {
-                    r.zero_runtime = kd;
-                } else {
-                    r.cancelled = kd;
-                }
-            }
-            "unsorted" => {
-                r.unsorted = match choice(key, v, &["sort", "reject"])? {
-                    "reject" => Unsorted::Reject,
-                    _ => Unsorted::Sort,
-                }
-            }
-            "extra_fields" => {
-                r.extra_fields = match choice(key, v, &["ignore", "error"])? {
-                    "error" => ExtraFields::Error,
-                    _ => ExtraFields::Ignore,
-                }
-            }
-            "too_wide" => {
-                self.too_wide = match choice(key, v, &["drop", "clamp", "error"])? {
-                    "clamp" => TooWide::Clamp,
-                    "error" => TooWide::Error,
-                    _ => TooWide::Drop,
-                }
-            }
-            "mpl" => {
-                self.mpl =
-                    u32::try_from(uint(key, v)?).map_err(|_| bad(key, v, "an integer >= 1"))?
-            }
-            "quantum" => self.quantum = uint(key, v)?,
-            "gang_backfill" => self.gang_backfill = boolean(key, v)?,
-            "slot_allocation" => {
-                self.slot_allocation = match choice(key, v, &["first_fit", "best_fit"])? {
-                    "best_fit" => SlotAllocation::BestFit,
-                    _ => SlotAllocation::FirstFit,
-                }
-            }
-            "load_factor" => self.load_factor = float(key, v)?,
-            "track_resources" => self.track_resources = boolean(key, v)?,
-            "workload" => {
-                self.workload = match choice(key, v, &["trace", "lublin"])? {
-                    "lublin" => WorkloadKind::Lublin,
-                    _ => WorkloadKind::Trace,
-                }
-            }
-            "workload_jobs" => self.workload_jobs = uint(key, v)?,
-            "workload_load" => {
-                self.workload_load = match v {
-                    Value::Str(s) if s == "none" || s == "model" => None,
-                    _ => Some(float(key, v)?),
-                }
-            }
-            "workload_seed" => self.workload_seed = uint(key, v)?,
-            "workload_types" => self.workload_types = boolean(key, v)?,
-            "max_events" => self.max_events = uint(key, v)?,
-            _ => return Err(ConfigError::new(key, "unknown key", KEYS.join(", "))),
-        }
-        Ok(())
+        super::SCHEMA.set(self, key, v)
     }
 
     /// An upper estimate of the events of a run of `jobs` (sorted by submit
@@ -367,67 +170,9 @@ impl BatchConfig {
         Ok(())
     }
 
-    /// Checks every value; the error names the key and what is allowed.
+    /// Checks every value; the error names the key and what is allowed
+    /// (every check is a key's own range, [`super::SCHEMA`]).
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if self.procs == Some(0) {
-            return Err(ConfigError::new(
-                "procs",
-                "0 processors",
-                "an integer >= 1, or auto",
-            ));
-        }
-        if !(self.bsld_tau > 0.0 && self.bsld_tau.is_finite()) {
-            return Err(ConfigError::new(
-                "bsld_tau",
-                format!("{} is not positive", self.bsld_tau),
-                "a finite number > 0 (seconds)",
-            ));
-        }
-        let f = self.rules.requested_time_factor;
-        if !(f > 0.0 && f.is_finite()) {
-            return Err(ConfigError::new(
-                "requested_time_factor",
-                format!("{f} is not positive"),
-                "a finite number > 0",
-            ));
-        }
-        if self.mpl == 0 {
-            return Err(ConfigError::new(
-                "mpl",
-                "a multiprogramming level of 0 admits no job",
-                "an integer >= 1",
-            ));
-        }
-        if self.quantum == 0 {
-            return Err(ConfigError::new(
-                "quantum",
-                "0 seconds",
-                "an integer >= 1 (seconds)",
-            ));
-        }
-        if !(1..=MAX_WORKLOAD_JOBS).contains(&self.workload_jobs) {
-            return Err(ConfigError::new(
-                "workload_jobs",
-                format!("{} jobs", self.workload_jobs),
-                format!("an integer in 1..={MAX_WORKLOAD_JOBS}"),
-            ));
-        }
-        if let Some(l) = self.workload_load {
-            if !(l > 0.0 && l <= 100.0) {
-                return Err(ConfigError::new(
-                    "workload_load",
-                    format!("{l} is not an offered load"),
-                    "a number in (0, 100], or none (the model's own arrivals)",
-                ));
-            }
-        }
-        if !(self.load_factor > 0.0 && self.load_factor.is_finite()) {
-            return Err(ConfigError::new(
-                "load_factor",
-                format!("{} is not positive", self.load_factor),
-                "a finite number > 0",
-            ));
-        }
-        Ok(())
+        super::SCHEMA.check(self)
     }
 }

@@ -68,11 +68,13 @@
 
 pub mod config;
 pub mod gang;
+mod keys;
 pub mod result;
 pub mod space;
 
-pub use config::{BatchConfig, BatchPolicyKind, TooWide, WorkloadKind, KEYS};
+pub use config::{BatchConfig, BatchPolicyKind, TooWide, WorkloadKind};
 pub use gang::simulate_gang;
+pub use keys::{keys, SCHEMA};
 pub use result::{BatchResult, BatchSummary, JobRow, Outcome, JOBS_CSV_COLUMNS};
 pub use space::simulate_with;
 

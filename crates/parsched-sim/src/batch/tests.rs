@@ -119,7 +119,7 @@ fn config_keys_and_errors() {
     ] {
         c.set(k, &v).unwrap();
     }
-    assert_eq!(KEYS.len(), 25);
+    assert_eq!(super::keys().len(), 25);
     assert_eq!(c.rules.extra_fields, crate::swf::ExtraFields::Error);
     assert_eq!(c.workload, WorkloadKind::Lublin);
     assert_eq!(
