@@ -59,6 +59,7 @@
 //! | `config.rs` | `parsched simulate regions`: [`RegionsConfig`] and its keys, the memlat and balance workloads, [`RegionsResult`], [`run`] |
 //! | `tests.rs` | fast against exact, balancing, fallback, the pipeline at full scale |
 
+pub mod analytic;
 mod cache_state;
 mod config;
 mod machine;
@@ -69,8 +70,8 @@ use cache_state::CacheState;
 pub use config::*;
 
 use crate::engine::Engine;
-use crate::pools::Value;
-use crate::regions::RegionTiming;
+use crate::machines::pools::Value;
+use crate::machines::regions::analytic::RegionTiming;
 use crate::rng::{mix64, stream, Stream, StreamRng};
 use parsched_core::cache::LruCache;
 use parsched_core::policy::regions::{
