@@ -66,14 +66,15 @@ from .errors import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import BarrierResult, Result, simulate, simulate_barrier, sweep
-    from .arrivals import load_arrivals
-    from .batch import BatchResult, simulate_batch
-    from .cosched import CoschedResult, cosched_sweep, simulate_cosched
-    from .fcs import FcsResult, fcs_figure, fcs_table, simulate_fcs
-    from .generate import generate_lublin
-    from .policies import LeastLoadedSpread, ZhouBrechtPolicy
-    from .regions import RegionsResult, simulate_regions
+    from parsched.sim.api import BarrierResult, Result, simulate, simulate_barrier, sweep
+    from parsched.sim.arrivals import load_arrivals
+    from parsched.sim.batch import BatchResult, simulate_batch
+    from parsched.sim.cosched import CoschedResult, cosched_sweep, simulate_cosched
+    from parsched.sim.fcs import FcsResult, fcs_figure, fcs_table, simulate_fcs
+    from parsched.sim.generate import generate_lublin
+    from parsched.sim.policies import LeastLoadedSpread, ZhouBrechtPolicy
+    from parsched.sim.regions import RegionsResult, simulate_regions
+
     from .runtime import run_jobs
 
 __all__ = [
@@ -116,27 +117,27 @@ __all__ = [
 ]
 
 _LAZY = {
-    "Result": "api",
-    "BarrierResult": "api",
-    "simulate_barrier": "api",
-    "simulate": "api",
-    "sweep": "api",
-    "BatchResult": "batch",
-    "simulate_batch": "batch",
-    "CoschedResult": "cosched",
-    "simulate_cosched": "cosched",
-    "cosched_sweep": "cosched",
-    "FcsResult": "fcs",
-    "simulate_fcs": "fcs",
-    "fcs_table": "fcs",
-    "fcs_figure": "fcs",
-    "RegionsResult": "regions",
-    "simulate_regions": "regions",
-    "load_arrivals": "arrivals",
-    "generate_lublin": "generate",
+    "Result": "sim.api",
+    "BarrierResult": "sim.api",
+    "simulate_barrier": "sim.api",
+    "simulate": "sim.api",
+    "sweep": "sim.api",
+    "BatchResult": "sim.batch",
+    "simulate_batch": "sim.batch",
+    "CoschedResult": "sim.cosched",
+    "simulate_cosched": "sim.cosched",
+    "cosched_sweep": "sim.cosched",
+    "FcsResult": "sim.fcs",
+    "simulate_fcs": "sim.fcs",
+    "fcs_table": "sim.fcs",
+    "fcs_figure": "sim.fcs",
+    "RegionsResult": "sim.regions",
+    "simulate_regions": "sim.regions",
+    "load_arrivals": "sim.arrivals",
+    "generate_lublin": "sim.generate",
     "run_jobs": "runtime",
-    "ZhouBrechtPolicy": "policies",
-    "LeastLoadedSpread": "policies",
+    "ZhouBrechtPolicy": "sim.policies",
+    "LeastLoadedSpread": "sim.policies",
 }
 
 
