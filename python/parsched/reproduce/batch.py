@@ -36,7 +36,7 @@ def default_traces_dir() -> str:
     """``<repo>/../shared/traces``, the repository root found from this package
     (``python/parsched`` in a checkout), else from the working directory."""
     here = Path(__file__).resolve()
-    candidates = [here.parents[2] / ".." / "shared" / "traces"]
+    candidates = [here.parents[3] / ".." / "shared" / "traces"]
     cwd = Path.cwd().resolve()
     candidates += [p / ".." / "shared" / "traces" for p in (cwd, *cwd.parents)
                    if (p / ".git").exists() or (p / "pyproject.toml").exists()]

@@ -58,7 +58,7 @@ GRAN_SHOWN = ["grain_ms", "solo_s", "ideal_s", "default_s", "gang_s", "speedup",
 
 
 def repo_root() -> str:
-    return os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    return os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
 
 def ensure_bsp(path: str | None = None) -> str:

@@ -88,7 +88,7 @@ SCAN = "10ms"
 
 
 def _repo_bench() -> Path:
-    return Path(__file__).resolve().parents[2] / "bench"
+    return Path(__file__).resolve().parents[3] / "bench"
 
 
 def build_memlat(bench_dir: str | os.PathLike[str] | None = None) -> str:
