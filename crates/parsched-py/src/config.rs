@@ -285,7 +285,7 @@ pub(crate) fn config_values<'py>(
     let empty = PyDict::new(py);
     match ModelConfig::build(model, config.unwrap_or(&empty))? {
         ModelConfig::Pools(c) => schema_values(py, &pools::SCHEMA, &c),
-        ModelConfig::Barrier(c) => schema_values(py, &sync::SCHEMA, &c),
+        ModelConfig::Barrier(c) => schema_values(py, &barrier::SCHEMA, &c),
         ModelConfig::Batch(c) => schema_values(py, &batch::SCHEMA, &c),
         ModelConfig::Cosched(c) => cosched_values(py, &c),
         ModelConfig::Fcs(c) => values_of(py, &*c, desktop::KEYS),
@@ -335,7 +335,7 @@ pub(crate) fn batch_keys() -> Vec<&'static str> {
 /// The keys `simulate_barrier` accepts.
 #[pyfunction]
 pub(crate) fn barrier_keys() -> Vec<&'static str> {
-    sync::keys()
+    barrier::keys()
 }
 
 /// Default values of `simulate_barrier`'s keys.
@@ -364,7 +364,7 @@ pub(crate) const SCHEMA_MODELS: &str = "pools, barrier, batch";
 pub(crate) fn schema<'py>(py: Python<'py>, model: &str) -> PyResult<Bound<'py, PyAny>> {
     let info = match model {
         "pools" => pools::SCHEMA.describe(&PoolsConfig::default()),
-        "barrier" => sync::SCHEMA.describe(&SyncConfig::default()),
+        "barrier" => barrier::SCHEMA.describe(&SyncConfig::default()),
         "batch" => batch::SCHEMA.describe(&BatchConfig::default()),
         _ => {
             return Err(config_err(parsched_core::ConfigError::new(

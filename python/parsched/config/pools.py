@@ -132,7 +132,7 @@ class _PoolsMethods(ConfigBase):
         """``arrivals`` may be a table of equal-length arrays or a path to a CSV file
         (relative to the TOML file)."""
         if isinstance(v, str):
-            from ..arrivals import load_arrivals
+            from parsched.sim.arrivals import load_arrivals
 
             base = os.path.dirname(os.path.abspath(path))
             return load_arrivals(os.path.join(base, v))

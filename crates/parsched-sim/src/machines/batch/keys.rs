@@ -1,0 +1,160 @@
+//! The keys of [`BatchConfig`]: its declarative schema
+//! ([`parsched_core::schema`]), from which `set`, `validate`'s per-key checks,
+//! [`keys`], the Python `BatchConfig` class, the command line's key list and
+//! the `[batch]` key table of `docs/formats/config-toml.md` come. Times in
+//! seconds; the SWF loading rules by their own names (`docs/formats/swf.md`).
+
+use super::config::{BatchConfig, BatchPolicyKind, TooWide, WorkloadKind, MAX_WORKLOAD_JOBS};
+use crate::workloads::swf::{
+    ExtraFields, KeepDrop, MissingRequested, MissingRuntime, ProcsRule, Unsorted,
+};
+use parsched_core::policy::gang::SlotAllocation;
+use parsched_core::schema::{Field, Kind, Schema};
+use parsched_core::{choices, field};
+
+choices!(BatchPolicyKind {
+    Fcfs => "fcfs",
+    Easy => "easy",
+    Conservative => "conservative",
+    Gang => "gang",
+});
+choices!(TooWide {
+    Drop => "drop",
+    Clamp => "clamp",
+    Error => "error",
+});
+choices!(WorkloadKind {
+    Trace => "trace",
+    Lublin => "lublin",
+});
+choices!(ProcsRule {
+    Allocated => "allocated",
+    Requested => "requested",
+});
+choices!(MissingRequested {
+    Runtime => "runtime",
+    Factor => "factor",
+    Drop => "drop",
+});
+choices!(MissingRuntime {
+    Drop => "drop",
+    Requested => "requested",
+});
+choices!(KeepDrop {
+    Keep => "keep",
+    Drop => "drop",
+});
+choices!(Unsorted {
+    Sort => "sort",
+    Reject => "reject",
+});
+choices!(ExtraFields {
+    Ignore => "ignore",
+    Error => "error",
+});
+
+type C = BatchConfig;
+const U32: u64 = u32::MAX as u64;
+const U64: u64 = u64::MAX;
+
+static FIELDS: &[Field<C>] = &[
+    field!(C, "policy", policy: choice, Kind::choice::<BatchPolicyKind>(), "", "", "",
+        "scheduler: fcfs, easy (EASY backfilling: a reservation for the first queued job), \
+         conservative (a reservation for every queued job) or gang (time slicing on an \
+         Ousterhout matrix with mpl slots, with backfilling)"),
+    field!(C, "procs", procs: opt_u32, Kind::int_min(1, U32), "processors", "", "",
+        "processors of the machine; unset (or auto): the trace header's MaxProcs, else \
+         MaxNodes")
+    .worded("{} processors", "an integer >= 1, or auto")
+    .aliased(&[("auto", ""), ("header", "")]),
+    field!(C, "kill_on_overrun", kill_on_overrun: bool, Kind::Bool, "", "", "",
+        "end a job at its requested time if it runs longer (final_state \
+         COMPLETED_WALLTIME_REACHED)"),
+    field!(C, "bsld_tau", bsld_tau: f64, Kind::POSITIVE, "s", "τ", "",
+        "bounded slowdown threshold: max(1, response / max(run, τ))")
+    .worded("{} is not positive", "a finite number > 0 (seconds)"),
+    field!(C, "procs_rule", rules.procs: choice, Kind::choice::<ProcsRule>(), "", "", "",
+        "job width: allocated (SWF field 5, else field 8) or requested (field 8, else 5); a \
+         fallback is counted as repaired"),
+    field!(C, "missing_requested_time", rules.missing_requested_time: choice,
+        Kind::choice::<MissingRequested>(), "", "", "",
+        "requested time (field 9) unknown: runtime (use the run time: exact estimates), \
+         factor (ceil(run time × requested_time_factor)) or drop the job"),
+    field!(C, "requested_time_factor", rules.requested_time_factor: f64, Kind::POSITIVE, "",
+        "", "", "factor of missing_requested_time=factor")
+    .worded("{} is not positive", "a finite number > 0"),
+    field!(C, "missing_runtime", rules.missing_runtime: choice, Kind::choice::<MissingRuntime>(),
+        "", "", "",
+        "run time (field 4) unknown: drop the job, or use the requested time (dropped if that \
+         is unknown too)"),
+    field!(C, "zero_runtime", rules.zero_runtime: choice, Kind::choice::<KeepDrop>(), "", "", "",
+        "jobs with run time 0: keep (they start and end at once) or drop"),
+    field!(C, "cancelled", rules.cancelled: choice, Kind::choice::<KeepDrop>(), "", "", "",
+        "jobs with status 5 (cancelled): drop, or keep if their run time is known"),
+    field!(C, "unsorted", rules.unsorted: choice, Kind::choice::<Unsorted>(), "", "", "",
+        "submit times out of order: sort (stable, trace order among equal times; counted) or \
+         reject (error naming the first line out of order)"),
+    field!(C, "extra_fields", rules.extra_fields: choice, Kind::choice::<ExtraFields>(), "", "",
+        "", "job lines with more than SWF's 18 fields (some conversions of real logs append \
+         columns): ignore (read the first 18, count the lines in the report) or error (refuse \
+         the line)"),
+    field!(C, "too_wide", too_wide: choice, Kind::choice::<TooWide>(), "", "", "",
+        "jobs wider than the machine: drop (counted), clamp to the machine width (counted as \
+         repaired) or error (refuse the trace; also spelled reject)")
+    .aliased(&[("reject", "error")]),
+    field!(C, "mpl", mpl: u32, Kind::int_min(1, U32), "slots", "", "",
+        "gang: multiprogramming level, slots of the matrix")
+    .worded(
+        "a multiprogramming level of {} admits no job",
+        "an integer >= 1",
+    ),
+    field!(C, "quantum", quantum: u64, Kind::int_min(1, U64), "s", "", "",
+        "gang: slot quantum, whole seconds")
+    .worded("{} seconds", "an integer >= 1 (seconds)"),
+    field!(C, "gang_backfill", gang_backfill: bool, Kind::Bool, "", "", "",
+        "gang: later jobs may take free slot space when an earlier one does not fit"),
+    field!(C, "slot_allocation", slot_allocation: choice, Kind::choice::<SlotAllocation>(), "",
+        "", "", "gang: the matrix's slot allocation rule"),
+    field!(C, "load_factor", load_factor: f64, Kind::POSITIVE, "", "", "",
+        "multiplies the offered load by dividing interarrival times by it (1: the trace as is)")
+    .worded("{} is not positive", "a finite number > 0"),
+    field!(C, "track_resources", track_resources: bool, Kind::Bool, "", "", "",
+        "record which processors each job gets (lowest free first) for allocated_resources \
+         and the Gantt chart"),
+    field!(C, "workload", workload: choice, Kind::choice::<WorkloadKind>(), "", "", "",
+        "where the jobs come from: trace (the SWF file of trace) or lublin (the \
+         Lublin-Feitelson model generated in memory from the workload_* keys, for procs \
+         processors, 128 when procs is unset; no file needed)"),
+    field!(C, "workload_jobs", workload_jobs: u64, Kind::int_min(1, MAX_WORKLOAD_JOBS), "jobs",
+        "", "", "workload=lublin: number of jobs")
+    .worded("{} jobs", "an integer in 1..=50000000"),
+    field!(C, "workload_load", workload_load: opt_f64, Kind::float_range(0.0, false, 100.0, true),
+        "", "", "",
+        "workload=lublin: offered load the arrivals are scaled to; unset (or none): the \
+         model's own arrival process")
+    .worded(
+        "{} is not an offered load",
+        "a number in (0, 100], or none (the model's own arrivals)",
+    )
+    .aliased(&[("model", "")]),
+    field!(C, "workload_seed", workload_seed: u64, Kind::int(U64), "", "", "",
+        "workload=lublin: the model's seed (its own random streams: every policy sees the same \
+         jobs)"),
+    field!(C, "workload_types", workload_types: bool, Kind::Bool, "", "", "",
+        "workload=lublin: batch and interactive job types (the published model) or the \
+         typeless variant"),
+    field!(C, "max_events", max_events: u64, Kind::int(U64), "events", "", "",
+        "gang: a run whose estimated event count (a few per job plus two per quantum over the \
+         jobs' total run time) is above this is refused before it starts; 0: no limit"),
+];
+
+/// The schema of [`BatchConfig`].
+pub static SCHEMA: Schema<BatchConfig> = Schema {
+    model: "batch",
+    fields: FIELDS,
+};
+
+/// Every key [`BatchConfig::set`] accepts, in documentation order.
+pub fn keys() -> Vec<&'static str> {
+    SCHEMA.keys()
+}
