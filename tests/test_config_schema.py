@@ -30,6 +30,7 @@ MODELS = {
     "pools": (parsched.PoolsConfig, "pools"),
     "barrier": (parsched.BarrierConfig, "barrier"),
     "batch": (parsched.BatchConfig, "batch"),
+    "cosched": (parsched.CoschedConfig, "cosched"),
 }
 
 

@@ -29,6 +29,7 @@ MODELS = {
     "pools": "python/parsched/config/pools.pyi",
     "barrier": "python/parsched/config/barrier.pyi",
     "batch": "python/parsched/config/batch.pyi",
+    "cosched": "python/parsched/config/cosched.pyi",
 }
 
 

@@ -338,18 +338,23 @@ def batch_keys() -> list[str]:
     """The keys ``simulate_batch`` accepts, in documentation order."""
 
 class _CoschedConfig(TypedDict, total=False):
+    # BEGIN schema fields: cosched (tools/gen_config_docs.py)
     workload: int
     jobs: Sequence[str] | str
     scheme: str
     nodes: int
     cpus_per_node: int
     job_width: int | None
-    local: Literal["ts", "rr"]
+    local: Literal["ts", "rr", "o1", "fair", "linux26"]
     rr_quantum_ms: float
-    dispatch_table: str | None  # the table's text (not a path); None/"solaris": stock
+    dispatch_table: str | Literal["solaris"] | None
     initial_level: int
     age_running: bool
     boost_refreshes_quantum: bool
+    boost_to: str
+    boost_cap: int
+    boost_queue: Literal["head", "tail"]
+    boost_transient: bool
     tick_ms: float
     launch_gap_ms: float
     start_skew_ms: float
@@ -364,8 +369,8 @@ class _CoschedConfig(TypedDict, total=False):
     spin_time_us: float | None
     boost_period_ms: float
     spin_cap_at_boost_period: bool
-    pending: Literal["unpolled", "unconsumed"]
     pb_sb_wake_interrupts: bool
+    pending: Literal["unpolled", "unconsumed"]
     nic_sample_us: float
     wake_delay_us: float
     wake_loss: float
@@ -380,6 +385,7 @@ class _CoschedConfig(TypedDict, total=False):
     max_time_s: float
     seed: int
     reps: int
+    # END schema fields: cosched
 
 class _Timeline(TypedDict):
     time_s: list[float]

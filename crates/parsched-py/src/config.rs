@@ -323,7 +323,7 @@ pub(crate) fn estimate_run<'py>(
 /// The keys `simulate_cosched` accepts, in documentation order.
 #[pyfunction]
 pub(crate) fn cosched_keys() -> Vec<&'static str> {
-    cluster::KEYS.to_vec()
+    cluster::keys()
 }
 
 /// The keys `simulate_batch` accepts.
@@ -352,7 +352,7 @@ pub(crate) fn pools_keys() -> Vec<&'static str> {
 }
 
 /// The models whose configuration has a declarative schema (`schema(model)`).
-pub(crate) const SCHEMA_MODELS: &str = "pools, barrier, batch";
+pub(crate) const SCHEMA_MODELS: &str = "pools, barrier, batch, cosched";
 
 /// The schema of `model`'s configuration, from the core: one dict per key, in
 /// documentation order, with `key`, `type` (`bool`, `int`, `float`, `choice`,
@@ -366,6 +366,7 @@ pub(crate) fn schema<'py>(py: Python<'py>, model: &str) -> PyResult<Bound<'py, P
         "pools" => pools::SCHEMA.describe(&PoolsConfig::default()),
         "barrier" => barrier::SCHEMA.describe(&SyncConfig::default()),
         "batch" => batch::SCHEMA.describe(&BatchConfig::default()),
+        "cosched" => cluster::SCHEMA.describe(&ClusterConfig::default()),
         _ => {
             return Err(config_err(parsched_core::ConfigError::new(
                 "model",

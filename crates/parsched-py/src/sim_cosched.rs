@@ -53,7 +53,7 @@ pub(crate) fn cosched_values<'py>(
     py: Python<'py>,
     cfg: &ClusterConfig,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let d = values_of(py, cfg, cluster::KEYS)?;
+    let d = schema_values(py, &cluster::SCHEMA, cfg)?;
     d.set_item(
         "dispatch_table",
         cfg.dispatch_table.as_ref().map(dispadmin_text),

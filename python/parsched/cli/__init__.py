@@ -116,7 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--json", action="store_true", help="print one JSON object")
     sc.set_defaults(func=cmd_simulate_batch)
     sn = sim_sub.add_parser("cosched", help=_doc(cmd_simulate_cosched).splitlines()[0],
-                            description=_doc(cmd_simulate_cosched), formatter_class=fmt)
+                            description=_doc(cmd_simulate_cosched), formatter_class=fmt,
+                            epilog=keys_help("cosched"))
     sn.add_argument("--config", metavar="FILE.toml",
                     help="TOML file with a [cosched] table (or flat keys)")
     sn.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],

@@ -238,18 +238,9 @@ def cmd_simulate_cosched(args: argparse.Namespace) -> int:
     Table 1's schemes (Local SB DCS DCS-SB PB PBT PB-SB SY DCS-SY PB-SY) or by
     the references gang and fcfs. Starts from the defaults (PB on workload 5,
     8 nodes; or --config FILE.toml with a [cosched] table or flat keys) and
-    applies --set KEY=VALUE overrides; keys: workload (1-9) jobs (e.g.
-    LIFE12,MG,LU,EP) scheme nodes cpus_per_node job_width local (ts|rr)
-    rr_quantum_ms dispatch_table (a file: dispadmin -c TS -g text) initial_level
-    age_running boost_refreshes_quantum boost_to (top|sleep_return|sleep_return+K|a
-    level 0-59) boost_cap boost_queue (head|tail)
-    boost_transient tick_ms launch_gap_ms start_skew_ms
-    latency_us send_overhead_us recv_overhead_us per_byte_ns context_switch_us
-    interrupt_us syscall_us timer_us spin_time_us boost_period_ms
-    spin_cap_at_boost_period pending (unpolled|unconsumed) pb_sb_wake_interrupts
-    nic_sample_us wake_delay_us wake_loss block_timeout_ms daemon_period_ms
-    daemon_run_us gang_slot_ms probe_ms probe_node scale alone_s max_time_s seed
-    reps. Prints the completion time (± 90% CI over reps), each job's completion
+    applies --set KEY=VALUE overrides (the keys are listed below; jobs e.g.
+    LIFE12,MG,LU,EP; dispatch_table a file of dispadmin -c TS -g text).
+    Prints the completion time (± 90% CI over reps), each job's completion
     time and communication share, the cv and the slowdown against the ideal;
     --timeline writes the probed node's CPU shares over time (first
     replication): FILE.csv as data, FILE.png/.svg/.pdf as the Figures 2-3 plot

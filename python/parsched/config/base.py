@@ -107,6 +107,8 @@ class ConfigBase:
     #: Other spellings of values, ``{key: {alias: value}}`` (None: unset); a
     #: class built from a schema takes them from it.
     _ALIASES: ClassVar[dict[str, dict[str, Any]]] = {}
+    #: Choice keys matched ignoring case, with ``_`` and ``-`` the same.
+    _FOLD: ClassVar[frozenset[str]] = frozenset()
 
     def _core_dict(self) -> dict[str, Any]:
         """The keys the core takes (every field by default)."""
@@ -149,10 +151,15 @@ class ConfigBase:
 
     def _coerce_fields(self) -> None:
         """Converts every field to its kind (ints, floats, choices) or raises."""
-        for name, aliases in type(self)._ALIASES.items():
+        cls = type(self)
+        for name, aliases in cls._ALIASES.items():
             v = getattr(self, name)
-            if isinstance(v, str) and v.strip() in aliases:
-                object.__setattr__(self, name, aliases[v.strip()])
+            if isinstance(v, str) and _spelled(cls, name, v) in aliases:
+                object.__setattr__(self, name, aliases[_spelled(cls, name, v)])
+        for name in cls._FOLD:
+            v = getattr(self, name)
+            if isinstance(v, str):
+                object.__setattr__(self, name, _spelled(cls, name, v))
         for name, kind in type(self)._kinds().items():
             v = getattr(self, name)
             if kind is object:
@@ -179,7 +186,7 @@ class ConfigBase:
             elif kind is _OptionalFloat:
                 if v is not None:
                     object.__setattr__(self, name, _as_float(name, v))
-            elif kind is str:
+            elif kind is str or name in cls._FOLD:  # a folded choice: the core judges it
                 if not isinstance(v, str):
                     raise ConfigError(name, f"{shown(v)} is not a string", "a name")
             elif not isinstance(v, str) or v not in kind:
@@ -270,9 +277,12 @@ class ConfigBase:
         kind = cls._kinds().get(key)
         if kind is None:
             raise cls._unknown_key(key)
+        text = _spelled(cls, key, raw.strip().strip("'\""))
         aliases = cls._ALIASES.get(key, {})
-        if raw.strip().strip("'\"") in aliases:
-            return aliases[raw.strip().strip("'\"")]
+        if text in aliases:
+            return aliases[text]
+        if key in cls._FOLD:
+            return text  # any case: the core's parser judges the name
         try:
             return _parse_kind(key, kind, raw)
         except ConfigError as e:
@@ -361,6 +371,20 @@ class ConfigBase:
         defaults = type(self).defaults()
         diffs = [f"{k}={v}" for k, v in self.scalars().items() if v != defaults[k]]
         return ", ".join(diffs) or "defaults"
+
+
+def _fold(text: str) -> str:
+    return text.strip().upper().replace("_", "-")
+
+
+def _spelled(cls: type, key: str, text: str) -> str:
+    """``text`` as the schema spells it: for a choice key matched ignoring case
+    (``_FOLD``), the choice or alias it folds to; otherwise ``text`` itself."""
+    if key not in cls._FOLD:
+        return text.strip()
+    kind = cls._kinds().get(key)
+    names = [*(kind if isinstance(kind, tuple) else ()), *cls._ALIASES.get(key, {})]
+    return next((n for n in names if _fold(n) == _fold(text)), text)
 
 
 def _as_int(name: str, v: Any) -> int:

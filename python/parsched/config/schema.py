@@ -49,7 +49,7 @@ def _type_of(info: dict[str, Any]) -> Any:
         tp = Literal[tuple(info["choices"])]
     else:
         tp = {"bool": bool, "int": int, "float": float, "text": str,
-              "list": tuple[float, ...]}[kind]
+              "list": tuple[float, ...], "names": tuple[str, ...]}[kind]
     return tp | None if info["optional"] else tp
 
 
@@ -61,7 +61,9 @@ def range_text(info: dict[str, Any]) -> str:
     """What the key allows, as the docs show it (``0 < L < 1``, ``a|b``)."""
     key, kind = info["key"], info["type"]
     if kind == "choice":
-        return " | ".join(info["choices"])
+        return " | ".join(info["choices"]) + (" (any case)" if info["fold"] else "")
+    if kind == "names":
+        return "names, each " + " | ".join(info["choices"])
     if kind == "bool":
         return "true | false"
     if kind == "int":
@@ -133,6 +135,7 @@ def model_class(name: str, model: str, base: type, *, module: str,
     cls.__qualname__ = name
     cls.__doc__ = doc
     cls._ALIASES = aliases(model)
+    cls._FOLD = frozenset(k["key"] for k in _schema(model) if k["fold"])
     return cls
 
 
@@ -174,7 +177,7 @@ def markdown_table(model: str) -> str:
 
 
 _PY_TYPES = {"bool": "bool", "int": "int", "float": "float", "text": "str",
-             "list": "tuple[float, ...]"}
+             "list": "tuple[float, ...]", "names": "tuple[str, ...]"}
 
 
 def stub_fields(model: str, *, inputs: bool = False) -> str:
@@ -183,13 +186,35 @@ def stub_fields(model: str, *, inputs: bool = False) -> str:
     lines = []
     for k in _schema(model):
         spelled = [a for a, _ in k["aliases"]] if inputs else []
-        if k["type"] == "choice":
+        if k["type"] == "choice" and inputs and k["fold"]:
+            tp = "str"  # any case
+        elif k["type"] == "choice":
             tp = "Literal[" + ", ".join(f'"{c}"' for c in [*k["choices"], *spelled]) + "]"
         else:
-            tp = "Sequence[float]" if k["type"] == "list" and inputs else _PY_TYPES[k["type"]]
+            tp = _PY_TYPES[k["type"]]
+            if inputs and k["type"] in ("list", "names"):
+                tp = "Sequence[float]" if k["type"] == "list" else "Sequence[str] | str"
             if spelled:
                 tp += " | Literal[" + ", ".join(f'"{c}"' for c in spelled) + "]"
         if k["optional"]:
             tp += " | None"
-        lines.append(f"    {k['key']}: {tp}")
+        lines.append(_wrapped(f"    {k['key']}: {tp}"))
     return "\n".join(lines)
+
+
+def _wrapped(line: str, width: int = 99) -> str:
+    """A stub line of at most ``width`` characters: a long ``Literal[...]``
+    with its names on lines of their own."""
+    if len(line) <= width or "Literal[" not in line:
+        return line
+    head, _, rest = line.partition("Literal[")
+    names, _, tail = rest.partition("]")
+    out, cur = [head + "Literal["], "       "
+    for name in names.split(", "):
+        if len(cur) + len(name) + 2 > width:
+            out.append(cur.rstrip())
+            cur = "       "
+        cur += f" {name},"
+    out.append(cur.rstrip())
+    out.append("    ]" + tail)
+    return "\n".join(out)

@@ -10,7 +10,6 @@ use parsched_core::policy::cosched::Scheme;
 use parsched_core::policy::ts::{BoostTo, DispatchTable};
 use parsched_core::ConfigError;
 use serde::{Deserialize, Serialize};
-use std::str::FromStr;
 
 /// The local scheduler of every node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -238,11 +237,11 @@ pub struct ClusterConfig {
     /// Gang scheduling: background jobs (stressors) get rows of their own,
     /// shared only with other background jobs (off: the matrix's first fit
     /// packs them into any row with free cells, foreground rows included).
-    /// Not in [`KEYS`] (see `smt_threads_per_core`).
+    /// Not in [`super::SCHEMA`] (see `smt_threads_per_core`).
     pub gang_background_apart: bool,
     /// Hardware threads per core (1: no SMT, the default; 2: consecutive
     /// processors `2i`, `2i + 1` of a node are the two hardware threads of
-    /// one core, seed 002's hyperthreaded "Potomac"). Not in [`KEYS`] (the
+    /// one core, seed 002's hyperthreaded "Potomac"). Not in [`super::SCHEMA`] (the
     /// Python mirror of those keys is kept elsewhere); set it in TOML or
     /// through `desktop_figs::FigureConfig`.
     pub smt_threads_per_core: u32,
@@ -332,56 +331,6 @@ impl Default for ClusterConfig {
     }
 }
 
-/// The user-facing keys, in the order `--help` lists them.
-pub const KEYS: &[&str] = &[
-    "workload",
-    "jobs",
-    "scheme",
-    "nodes",
-    "cpus_per_node",
-    "job_width",
-    "local",
-    "rr_quantum_ms",
-    "dispatch_table",
-    "initial_level",
-    "age_running",
-    "boost_refreshes_quantum",
-    "boost_to",
-    "boost_cap",
-    "boost_queue",
-    "boost_transient",
-    "tick_ms",
-    "launch_gap_ms",
-    "start_skew_ms",
-    "latency_us",
-    "send_overhead_us",
-    "recv_overhead_us",
-    "per_byte_ns",
-    "context_switch_us",
-    "interrupt_us",
-    "syscall_us",
-    "timer_us",
-    "spin_time_us",
-    "boost_period_ms",
-    "spin_cap_at_boost_period",
-    "pb_sb_wake_interrupts",
-    "pending",
-    "nic_sample_us",
-    "wake_delay_us",
-    "wake_loss",
-    "block_timeout_ms",
-    "daemon_period_ms",
-    "daemon_run_us",
-    "gang_slot_ms",
-    "probe_ms",
-    "probe_node",
-    "scale",
-    "alone_s",
-    "max_time_s",
-    "seed",
-    "reps",
-];
-
 /// A dispatch table from TOML (`[[level]]` entries) or `dispadmin -c TS -g`
 /// text; errors name `dispatch_table` and the problem's line.
 pub fn parse_table(text: &str) -> Result<DispatchTable, ConfigError> {
@@ -416,161 +365,16 @@ pub fn parse_table(text: &str) -> Result<DispatchTable, ConfigError> {
     Ok(table)
 }
 
-fn nonneg(field: &str, v: f64) -> Result<(), ConfigError> {
-    if v.is_finite() && v >= 0.0 {
-        Ok(())
-    } else {
-        Err(ConfigError::new(
-            field,
-            format!("{v} is not allowed"),
-            "a finite number >= 0",
-        ))
-    }
-}
-
-fn positive(field: &str, v: f64) -> Result<(), ConfigError> {
-    if v.is_finite() && v > 0.0 {
-        Ok(())
-    } else {
-        Err(ConfigError::new(
-            field,
-            format!("{v} is not allowed"),
-            "a finite number > 0",
-        ))
-    }
-}
-
 impl ClusterConfig {
-    /// Sets one key from a user's value (TOML, `--set`, a Python dict).
-    /// `jobs` takes application names separated by commas (`""`: use
-    /// `workload`); `scheme` a Table-1 name, `gang` or `fcfs`;
+    /// Sets one key from a user's value (TOML, `--set`, a Python dict); see
+    /// [`super::SCHEMA`]. `jobs` takes application names separated by commas
+    /// (`""`: use `workload`); `scheme` a Table-1 name, `gang` or `fcfs`;
     /// `dispatch_table` a table's text, TOML (`[[level]]` entries with
     /// `quantum_ms`, `tqexp`, `slpret`, `maxwait_s`, `lwait`) or the output
-    /// of `dispadmin -c TS -g` (`""` or `solaris`: the stock table); `job_width` and `spin_time_us` accept
-    /// `none`.
+    /// of `dispadmin -c TS -g` (`""` or `solaris`: the stock table);
+    /// `job_width` and `spin_time_us` accept `none`.
     pub fn set(&mut self, key: &str, v: &Value) -> Result<(), ConfigError> {
-        let none = matches!(v, Value::Str(s) if s.trim().is_empty() || s.trim().eq_ignore_ascii_case("none"));
-        match key {
-            "workload" => self.workload = v.as_u32(key)?,
-            "jobs" => {
-                let Value::Str(s) = v else {
-                    return Err(ConfigError::new(
-                        key,
-                        "not a list of names",
-                        "application names separated by commas (LIFE3.5, LIFE12, MG, LU, EP)",
-                    ));
-                };
-                self.jobs = s
-                    .split(',')
-                    .filter(|t| !t.trim().is_empty())
-                    .map(AppKind::from_str)
-                    .collect::<Result<_, _>>()?;
-            }
-            "scheme" => {
-                let Value::Str(s) = v else {
-                    return Err(ConfigError::new(
-                        key,
-                        "not a name",
-                        "a scheme of Table 1 (e.g. PB, DCS-SB), gang or fcfs",
-                    ));
-                };
-                self.scheme = CoschedScheme::from_str(s)?;
-            }
-            "nodes" => self.nodes = v.as_u32(key)?,
-            "cpus_per_node" => self.cpus_per_node = v.as_u32(key)?,
-            "job_width" => self.job_width = if none { None } else { Some(v.as_u32(key)?) },
-            "local" => {
-                self.local = match v.as_str(key, &["ts", "rr", "o1", "fair"])?.as_str() {
-                    "rr" => LocalKind::Rr,
-                    "o1" => LocalKind::O1,
-                    "fair" => LocalKind::Fair,
-                    _ => LocalKind::Ts,
-                }
-            }
-            "rr_quantum_ms" => self.rr_quantum_ms = v.as_f64(key)?,
-            "dispatch_table" => {
-                self.dispatch_table = match v {
-                    Value::Str(s) if none || s.trim() == "solaris" => None,
-                    Value::Str(s) => Some(parse_table(s)?),
-                    _ => {
-                        return Err(ConfigError::new(
-                            key,
-                            "not a table",
-                            "a table's text (TOML [[level]] entries or `dispadmin -c TS -g` output), or solaris",
-                        ))
-                    }
-                }
-            }
-            "initial_level" => {
-                let l = v.as_u32(key)?;
-                self.initial_level = u8::try_from(l).map_err(|_| {
-                    ConfigError::new(key, format!("{l} is not allowed"), "a level of the table")
-                })?;
-            }
-            "age_running" => self.age_running = v.as_bool(key)?,
-            "boost_refreshes_quantum" => self.boost_refreshes_quantum = v.as_bool(key)?,
-            "boost_to" => {
-                self.boost_to = match v {
-                    Value::Str(s) => s.parse()?,
-                    Value::Int(i) => i.to_string().parse()?,
-                    Value::Float(f) if f.fract() == 0.0 && f.abs() < 1e9 => {
-                        (*f as i64).to_string().parse()?
-                    }
-                    _ => {
-                        return Err(ConfigError::new(
-                            key,
-                            "not a level or a name",
-                            BoostTo::ALLOWED,
-                        ))
-                    }
-                }
-            }
-            "boost_cap" => self.boost_cap = v.as_u32(key)?,
-            "boost_transient" => self.boost_transient = v.as_bool(key)?,
-            "boost_queue" => {
-                self.boost_queue = match v.as_str(key, &["head", "tail"])?.as_str() {
-                    "tail" => BoostQueue::Tail,
-                    _ => BoostQueue::Head,
-                }
-            }
-            "tick_ms" => self.tick_ms = v.as_f64(key)?,
-            "launch_gap_ms" => self.launch_gap_ms = v.as_f64(key)?,
-            "start_skew_ms" => self.start_skew_ms = v.as_f64(key)?,
-            "latency_us" => self.latency_us = v.as_f64(key)?,
-            "send_overhead_us" => self.send_overhead_us = v.as_f64(key)?,
-            "recv_overhead_us" => self.recv_overhead_us = v.as_f64(key)?,
-            "per_byte_ns" => self.per_byte_ns = v.as_f64(key)?,
-            "context_switch_us" => self.context_switch_us = v.as_f64(key)?,
-            "interrupt_us" => self.interrupt_us = v.as_f64(key)?,
-            "syscall_us" => self.syscall_us = v.as_f64(key)?,
-            "timer_us" => self.timer_us = v.as_f64(key)?,
-            "spin_time_us" => self.spin_time_us = if none { None } else { Some(v.as_f64(key)?) },
-            "boost_period_ms" => self.boost_period_ms = v.as_f64(key)?,
-            "spin_cap_at_boost_period" => self.spin_cap_at_boost_period = v.as_bool(key)?,
-            "pb_sb_wake_interrupts" => self.pb_sb_wake_interrupts = v.as_bool(key)?,
-            "pending" => {
-                self.pending = match v.as_str(key, &["unpolled", "unconsumed"])?.as_str() {
-                    "unconsumed" => PendingRule::Unconsumed,
-                    _ => PendingRule::Unpolled,
-                }
-            }
-            "nic_sample_us" => self.nic_sample_us = v.as_f64(key)?,
-            "wake_delay_us" => self.wake_delay_us = v.as_f64(key)?,
-            "wake_loss" => self.wake_loss = v.as_f64(key)?,
-            "block_timeout_ms" => self.block_timeout_ms = v.as_f64(key)?,
-            "daemon_period_ms" => self.daemon_period_ms = v.as_f64(key)?,
-            "daemon_run_us" => self.daemon_run_us = v.as_f64(key)?,
-            "gang_slot_ms" => self.gang_slot_ms = v.as_f64(key)?,
-            "probe_ms" => self.probe_ms = v.as_f64(key)?,
-            "probe_node" => self.probe_node = v.as_u32(key)?,
-            "scale" => self.scale = v.as_f64(key)?,
-            "alone_s" => self.alone_s = v.as_f64(key)?,
-            "max_time_s" => self.max_time_s = v.as_f64(key)?,
-            "seed" => self.seed = v.as_u64(key)?,
-            "reps" => self.reps = v.as_u32(key)?,
-            _ => return Err(ConfigError::new(key, "unknown key", KEYS.join(", "))),
-        }
-        Ok(())
+        super::SCHEMA.set(self, key, v)
     }
 
     /// The jobs' names, in order.
@@ -663,6 +467,7 @@ impl ClusterConfig {
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
+        super::SCHEMA.check(self)?;
         if self.jobs.is_empty() && !(1..=9).contains(&self.workload) {
             return Err(ConfigError::new(
                 "workload",
@@ -670,22 +475,8 @@ impl ClusterConfig {
                 "1..=9 (Table 2), or jobs=A,B,... for a custom mix",
             ));
         }
-        if self.nodes == 0 || self.nodes > 4096 {
-            return Err(ConfigError::new(
-                "nodes",
-                format!("{}", self.nodes),
-                "1..=4096",
-            ));
-        }
-        if self.cpus_per_node == 0 || self.cpus_per_node > 256 {
-            return Err(ConfigError::new(
-                "cpus_per_node",
-                format!("{}", self.cpus_per_node),
-                "1..=256",
-            ));
-        }
         if let Some(w) = self.job_width {
-            if w == 0 || w > self.nodes * self.cpus_per_node {
+            if w > self.nodes * self.cpus_per_node {
                 return Err(ConfigError::new(
                     "job_width",
                     format!("{w}"),
@@ -702,7 +493,6 @@ impl ClusterConfig {
                 "at most nodes*cpus_per_node for gang and fcfs",
             ));
         }
-        positive("rr_quantum_ms", self.rr_quantum_ms)?;
         let table = self.table();
         table.validate()?;
         self.boost_to.validate(&table)?;
@@ -712,29 +502,6 @@ impl ClusterConfig {
                 format!("{} is not a level", self.initial_level),
                 format!("0..={}", table.top()),
             ));
-        }
-        for (k, v) in [
-            ("latency_us", self.latency_us),
-            ("send_overhead_us", self.send_overhead_us),
-            ("recv_overhead_us", self.recv_overhead_us),
-            ("per_byte_ns", self.per_byte_ns),
-            ("context_switch_us", self.context_switch_us),
-            ("interrupt_us", self.interrupt_us),
-            ("syscall_us", self.syscall_us),
-            ("timer_us", self.timer_us),
-            ("nic_sample_us", self.nic_sample_us),
-            ("tick_ms", self.tick_ms),
-            ("start_skew_ms", self.start_skew_ms),
-            ("launch_gap_ms", self.launch_gap_ms),
-            ("wake_delay_us", self.wake_delay_us),
-            ("block_timeout_ms", self.block_timeout_ms),
-            ("daemon_period_ms", self.daemon_period_ms),
-            ("daemon_run_us", self.daemon_run_us),
-        ] {
-            nonneg(k, v)?;
-        }
-        if let Some(s) = self.spin_time_us {
-            nonneg("spin_time_us", s)?;
         }
         if self.send_overhead_us + self.recv_overhead_us > self.latency_us {
             return Err(ConfigError::new(
@@ -766,19 +533,6 @@ impl ClusterConfig {
                 "a fraction in (0, 1]",
             ));
         }
-        positive("boost_period_ms", self.boost_period_ms)?;
-        positive("gang_slot_ms", self.gang_slot_ms)?;
-        positive("probe_ms", self.probe_ms)?;
-        positive("scale", self.scale)?;
-        positive("alone_s", self.alone_s)?;
-        positive("max_time_s", self.max_time_s)?;
-        if !(0.0..=1.0).contains(&self.wake_loss) {
-            return Err(ConfigError::new(
-                "wake_loss",
-                format!("{}", self.wake_loss),
-                "a probability in [0, 1]",
-            ));
-        }
         if self.wake_loss > 0.0 && self.block_timeout_ms == 0.0 {
             return Err(ConfigError::new(
                 "block_timeout_ms",
@@ -798,13 +552,6 @@ impl ClusterConfig {
                 "probe_node",
                 format!("{}", self.probe_node),
                 format!("0..{}", self.nodes),
-            ));
-        }
-        if self.reps == 0 || self.reps > 10_000 {
-            return Err(ConfigError::new(
-                "reps",
-                format!("{}", self.reps),
-                "1..=10000",
             ));
         }
         if self.apps().len() > 4096 {

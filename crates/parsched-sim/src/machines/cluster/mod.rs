@@ -14,12 +14,14 @@ pub mod apps;
 pub mod config;
 pub mod desktop;
 pub mod desktop_figs;
+mod keys;
 mod machine;
 #[cfg(test)]
 mod tests;
 
 pub use apps::{AppKind, AppModel};
-pub use config::{BoostQueue, ClusterConfig, LocalKind, PendingRule, KEYS, WORKLOADS};
+pub use config::{BoostQueue, ClusterConfig, LocalKind, PendingRule, WORKLOADS};
+pub use keys::{keys, SCHEMA};
 pub use machine::{ClusterError, Counters};
 
 use crate::engine::{run as run_engine, Engine};

@@ -213,7 +213,7 @@ fn lost_wakeups_are_rescued_by_the_timeout() {
 #[test]
 fn every_key_is_settable_and_names_itself_in_errors() {
     use crate::machines::pools::Value;
-    for &key in KEYS {
+    for key in super::keys() {
         let mut c = ClusterConfig::default();
         let e = c
             .set(key, &Value::Str("not-a-value".into()))

@@ -34,106 +34,8 @@
 use crate::error::{clip, ConfigError, ECHO_MAX};
 use serde::Serialize;
 
-/// A configuration value as given by a user (TOML, `--set`, a Python dict).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Value {
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-    Str(String),
-    /// A list of numbers (e.g. `samples`).
-    List(Vec<f64>),
-}
-
-impl Value {
-    /// A number.
-    pub fn as_f64(&self, key: &str) -> Result<f64, ConfigError> {
-        match self {
-            Value::Int(i) => Ok(*i as f64),
-            Value::Float(f) => Ok(*f),
-            Value::Str(s) => s
-                .trim()
-                .parse()
-                .map_err(|_| type_err(key, self, "a number")),
-            Value::Bool(_) | Value::List(_) => Err(type_err(key, self, "a number")),
-        }
-    }
-
-    /// A list of numbers: a list, one number, or text of numbers separated by
-    /// commas or white space.
-    pub fn as_f64_list(&self, key: &str) -> Result<Vec<f64>, ConfigError> {
-        match self {
-            Value::List(v) => Ok(v.clone()),
-            Value::Int(_) | Value::Float(_) => Ok(vec![self.as_f64(key)?]),
-            Value::Str(s) => s
-                .split(|c: char| c == ',' || c.is_whitespace())
-                .filter(|t| !t.is_empty())
-                .map(|t| {
-                    t.parse::<f64>().map_err(|_| {
-                        ConfigError::new(
-                            key,
-                            format!("{:?} is not a number", clip(t, ECHO_MAX)),
-                            "numbers separated by commas",
-                        )
-                    })
-                })
-                .collect(),
-            Value::Bool(_) => Err(type_err(key, self, "a list of numbers")),
-        }
-    }
-
-    /// A non-negative integer.
-    pub fn as_u64(&self, key: &str) -> Result<u64, ConfigError> {
-        match self {
-            Value::Int(i) if *i >= 0 => Ok(*i as u64),
-            Value::Float(f) if *f >= 0.0 && f.fract() == 0.0 && *f < 1e18 => Ok(*f as u64),
-            Value::Str(s) => s
-                .trim()
-                .parse()
-                .map_err(|_| type_err(key, self, "a non-negative integer")),
-            _ => Err(type_err(key, self, "a non-negative integer")),
-        }
-    }
-
-    /// A non-negative integer below 2^32.
-    pub fn as_u32(&self, key: &str) -> Result<u32, ConfigError> {
-        let v = self.as_u64(key)?;
-        u32::try_from(v).map_err(|_| type_err(key, self, "an integer below 2^32"))
-    }
-
-    /// One of `allowed`.
-    pub fn as_str(&self, key: &str, allowed: &[&str]) -> Result<String, ConfigError> {
-        match self {
-            Value::Str(s) if allowed.contains(&s.as_str()) => Ok(s.clone()),
-            _ => Err(type_err(key, self, &allowed.join("|"))),
-        }
-    }
-
-    /// A boolean (or the strings `true` / `false`).
-    pub fn as_bool(&self, key: &str) -> Result<bool, ConfigError> {
-        match self {
-            Value::Bool(b) => Ok(*b),
-            Value::Str(s) if s == "true" || s == "false" => Ok(s == "true"),
-            _ => Err(type_err(key, self, "true|false")),
-        }
-    }
-
-    /// The value as an error message shows it.
-    pub fn shown(&self) -> String {
-        match self {
-            Value::Bool(b) => b.to_string(),
-            Value::Int(i) => i.to_string(),
-            Value::Float(f) => f.to_string(),
-            Value::Str(s) => format!("{:?}", clip(s, ECHO_MAX)),
-            Value::List(v) => format!("a list of {} numbers", v.len()),
-        }
-    }
-}
-
-/// `KEY: VALUE is not accepted; allowed: ALLOWED`.
-pub fn type_err(key: &str, v: &Value, allowed: &str) -> ConfigError {
-    ConfigError::new(key, format!("{} is not accepted", v.shown()), allowed)
-}
+mod value;
+pub use value::{type_err, Value};
 
 /// A choice enum: its names (as TOML, `--set` and serde spell them), one
 /// place. Implemented by [`choices!`](crate::choices).
@@ -193,6 +95,11 @@ pub enum Kind {
     List {
         min: Option<End>,
         max: Option<End>,
+    },
+    /// A list of names, each one of `choices` (text: names separated by
+    /// commas).
+    Names {
+        choices: &'static [&'static str],
     },
     /// Free text (a path, a list of names).
     Text,
@@ -254,6 +161,7 @@ pub enum Typed {
     Choice(&'static str),
     List(Vec<f64>),
     Text(String),
+    Names(Vec<&'static str>),
 }
 
 /// A getter: the key's current value.
@@ -261,6 +169,10 @@ pub type Getter<C> = fn(&C) -> Typed;
 /// A setter: stores a value of the key's kind; `Err(allowed)` when it does
 /// not fit the field's Rust type.
 pub type Setter<C> = fn(&mut C, Typed) -> Result<(), &'static str>;
+
+/// A custom setter: parses the user's value itself (a key whose text has
+/// a grammar of its own, e.g. a dispatch table); its errors name the key.
+pub type Parser<C> = fn(&mut C, &Value) -> Result<(), ConfigError>;
 
 /// One key of a configuration `C`.
 pub struct Field<C: 'static> {
@@ -285,8 +197,12 @@ pub struct Field<C: 'static> {
     /// Other spellings a user may give: `(alias, value)`, value `""` for
     /// unset (e.g. `("auto", "")`), else the canonical text.
     pub aliases: &'static [(&'static str, &'static str)],
+    /// Choices are matched ignoring case, with `_` and `-` the same.
+    pub fold: bool,
     pub get: Getter<C>,
     pub put: Setter<C>,
+    /// A custom setter, used instead of converting by the kind and `put`.
+    pub parse: Option<Parser<C>>,
 }
 
 impl<C> Field<C> {
@@ -305,6 +221,19 @@ impl<C> Field<C> {
     pub const fn aliased(self, aliases: &'static [(&'static str, &'static str)]) -> Self {
         Field { aliases, ..self }
     }
+
+    /// The field with its choices matched ignoring case, `_` = `-`.
+    pub const fn folded(self) -> Self {
+        Field { fold: true, ..self }
+    }
+
+    /// The field with a custom setter (its own grammar of the user's value).
+    pub const fn parsed(self, parse: Parser<C>) -> Self {
+        Field {
+            parse: Some(parse),
+            ..self
+        }
+    }
 }
 
 /// The serialisable description of one key (exported to Python).
@@ -321,6 +250,8 @@ pub struct KeyInfo {
     pub default: Typed,
     /// Other spellings: `(alias, value)`, value `""` for unset.
     pub aliases: &'static [(&'static str, &'static str)],
+    /// Choices are matched ignoring case, with `_` and `-` the same.
+    pub fold: bool,
 }
 
 /// A model's keys.
@@ -350,6 +281,9 @@ impl<C> Schema<C> {
     /// checked by [`Schema::check`], not here.
     pub fn set(&self, cfg: &mut C, key: &str, v: &Value) -> Result<(), ConfigError> {
         let f = self.field(key).ok_or_else(|| self.unknown(key))?;
+        if let Some(parse) = f.parse {
+            return parse(cfg, v);
+        }
         let typed = typed_of(f, key, v)?;
         (f.put)(cfg, typed).map_err(|allowed| type_err(key, v, allowed))
     }
@@ -390,6 +324,7 @@ impl<C> Schema<C> {
                 doc: f.doc,
                 default: (f.get)(defaults),
                 aliases: f.aliases,
+                fold: f.fold,
             })
             .collect()
     }
@@ -421,12 +356,37 @@ fn typed_of<C>(f: &Field<C>, key: &str, v: &Value) -> Result<Typed, ConfigError>
         Kind::Int { .. } => Typed::Int(v.as_u64(key)?),
         Kind::Float { .. } => Typed::Float(v.as_f64(key)?),
         Kind::Choice { choices } => {
-            let s = v.as_str(key, choices)?;
-            let name = choices
-                .iter()
-                .find(|c| **c == s)
-                .expect("as_str returned an allowed name");
-            Typed::Choice(name)
+            let found = match v {
+                Value::Str(s) => choices.iter().find(|c| {
+                    if f.fold {
+                        folded(c) == folded(s)
+                    } else {
+                        **c == s.as_str()
+                    }
+                }),
+                _ => None,
+            };
+            Typed::Choice(found.ok_or_else(|| type_err(key, v, &choices.join("|")))?)
+        }
+        Kind::Names { choices } => {
+            let Value::Str(s) = v else {
+                return Err(type_err(key, v, "names separated by commas"));
+            };
+            let mut names = Vec::new();
+            for t in s.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+                let name = choices
+                    .iter()
+                    .find(|c| folded(c) == folded(t))
+                    .ok_or_else(|| {
+                        ConfigError::new(
+                            key,
+                            format!("{:?} is not a name", clip(t, ECHO_MAX)),
+                            choices.join(", "),
+                        )
+                    })?;
+                names.push(*name);
+            }
+            Typed::Names(names)
         }
         Kind::List { .. } => Typed::List(v.as_f64_list(key)?),
         Kind::Text => match v {
@@ -434,6 +394,11 @@ fn typed_of<C>(f: &Field<C>, key: &str, v: &Value) -> Result<Typed, ConfigError>
             _ => return Err(type_err(key, v, "text")),
         },
     })
+}
+
+/// A name as fold-matched: upper case, `_` as `-`.
+fn folded(s: &str) -> String {
+    s.trim().to_ascii_uppercase().replace('_', "-")
 }
 
 /// `0`, `0.5`, `1e-9`: a range end as messages show it.
@@ -499,6 +464,7 @@ fn shown_typed(v: &Typed) -> String {
         Typed::Choice(c) => c.to_string(),
         Typed::List(xs) => format!("a list of {} numbers", xs.len()),
         Typed::Text(t) => format!("{:?}", clip(t, ECHO_MAX)),
+        Typed::Names(n) => n.join(","),
     }
 }
 
@@ -542,11 +508,32 @@ pub fn check_value(key: &str, kind: &Kind, v: &Typed) -> Result<(), ConfigError>
 /// Builds a [`Field`] of configuration `$C`: key, field path and Rust type,
 /// kind, unit, the paper's symbol, its section (or equation, table), doc.
 ///
-/// Types: `bool`, `u32`, `u64`, `f64`, `choice` (a [`Choice`] enum), `list`
-/// (`Vec<f64>`), `text` (`String`), `opt_u32`, `opt_f64`, `opt_text`
-/// (`Option`s: the key may be unset).
+/// Types: `bool`, `u8`, `u32`, `u64`, `f64`, `choice` (a [`Choice`] enum), `list`
+/// (`Vec<f64>`), `text` (`String`), `names` (`Vec<&'static str>`), `opt_u32`, `opt_f64`, `opt_text`
+/// (`Option`s: the key may be unset). `custom(GETTER, optional = BOOL)`
+/// instead of a field path: a key read by its own parser
+/// ([`Field::parsed`]) and shown by `GETTER`.
 #[macro_export]
 macro_rules! field {
+    ($C:ty, $key:literal, custom($get:expr, optional = $opt:literal), $kind:expr, $unit:literal,
+     $symbol:literal, $section:literal, $doc:literal $(,)?) => {
+        $crate::schema::Field::<$C> {
+            key: $key,
+            kind: $kind,
+            optional: $opt,
+            unit: $unit,
+            symbol: $symbol,
+            section: $section,
+            doc: $doc,
+            problem: "",
+            allowed: "",
+            aliases: &[],
+            fold: false,
+            parse: None,
+            get: $get,
+            put: |_: &mut $C, _: $crate::schema::Typed| Err("a value of the key's own grammar"),
+        }
+    };
     ($C:ty, $key:literal, $($f:ident).+ : $t:ident, $kind:expr, $unit:literal, $symbol:literal,
      $section:literal, $doc:literal $(,)?) => {
         $crate::schema::Field::<$C> {
@@ -560,6 +547,8 @@ macro_rules! field {
             problem: "",
             allowed: "",
             aliases: &[],
+            fold: false,
+            parse: None,
             get: |c: &$C| $crate::field!(@get $t, c.$($f).+),
             put: |c: &mut $C, v: $crate::schema::Typed| {
                 c.$($f).+ = $crate::field!(@put $t, v);
@@ -573,11 +562,13 @@ macro_rules! field {
     (@opt $t:ident) => { false };
     (@get bool, $e:expr) => { $crate::schema::Typed::Bool($e) };
     (@get u32, $e:expr) => { $crate::schema::Typed::Int($e as u64) };
+    (@get u8, $e:expr) => { $crate::schema::Typed::Int($e as u64) };
     (@get u64, $e:expr) => { $crate::schema::Typed::Int($e) };
     (@get f64, $e:expr) => { $crate::schema::Typed::Float($e) };
     (@get choice, $e:expr) => { $crate::schema::Typed::Choice($crate::schema::Choice::name($e)) };
     (@get list, $e:expr) => { $crate::schema::Typed::List($e.clone()) };
     (@get text, $e:expr) => { $crate::schema::Typed::Text($e.clone()) };
+    (@get names, $e:expr) => { $crate::schema::Typed::Names($e.clone()) };
     (@get opt_u32, $e:expr) => {
         $e.map_or($crate::schema::Typed::None, |x| $crate::schema::Typed::Int(x as u64))
     };
@@ -589,11 +580,13 @@ macro_rules! field {
     };
     (@put bool, $v:expr) => { $v.bool()? };
     (@put u32, $v:expr) => { $v.u32()? };
+    (@put u8, $v:expr) => { u8::try_from($v.u64()?).map_err(|_| "an integer below 256")? };
     (@put u64, $v:expr) => { $v.u64()? };
     (@put f64, $v:expr) => { $v.f64()? };
     (@put choice, $v:expr) => { $v.choice()? };
     (@put list, $v:expr) => { $v.list()? };
     (@put text, $v:expr) => { $v.text()? };
+    (@put names, $v:expr) => { $v.names()? };
     (@put opt_u32, $v:expr) => { $v.opt(|v| v.u32())? };
     (@put opt_f64, $v:expr) => { $v.opt(|v| v.f64())? };
     (@put opt_text, $v:expr) => { $v.opt(|v| v.text())? };
@@ -632,6 +625,13 @@ impl Typed {
     pub fn choice<T: Choice>(self) -> Result<T, &'static str> {
         match self {
             Typed::Choice(n) => T::parse(n).ok_or(MISMATCH),
+            _ => Err(MISMATCH),
+        }
+    }
+    /// A list of names.
+    pub fn names(self) -> Result<Vec<&'static str>, &'static str> {
+        match self {
+            Typed::Names(v) => Ok(v),
             _ => Err(MISMATCH),
         }
     }
@@ -692,6 +692,18 @@ choices!(crate::policy::gang::SlotAllocation {
     FirstFit => "first_fit",
     BestFit => "best_fit",
 });
+impl Choice for crate::policy::cosched::CoschedScheme {
+    const NAMES: &'static [&'static str] = &[
+        "Local", "SB", "DCS", "DCS-SB", "PB", "PBT", "PB-SB", "SY", "DCS-SY", "PB-SY", "gang",
+        "fcfs",
+    ];
+    fn name(self) -> &'static str {
+        crate::policy::cosched::CoschedScheme::name(self)
+    }
+    fn parse(name: &str) -> Option<Self> {
+        name.parse().ok()
+    }
+}
 choices!(crate::policy::pools::TieBreak {
     LowestIndex => "lowest_index",
     MostIdle => "most_idle",
@@ -817,6 +829,83 @@ mod tests {
         assert!(SCHEMA.set(&mut c, "n", &Value::Float(2.5)).is_err());
     }
 
+    #[derive(Debug, Default)]
+    struct Mix {
+        mode: Option<Mode>,
+        apps: Vec<&'static str>,
+        text: String,
+    }
+    fn set_text(c: &mut Mix, v: &Value) -> Result<(), ConfigError> {
+        match v {
+            Value::Str(s) if s.starts_with('#') => {
+                c.text = s.clone();
+                Ok(())
+            }
+            _ => Err(ConfigError::new("text", "no #", "#...")),
+        }
+    }
+    static MIX: &[Field<Mix>] = &[
+        Field {
+            key: "mode",
+            kind: Kind::choice::<Mode>(),
+            optional: false,
+            unit: "",
+            symbol: "",
+            section: "",
+            doc: "",
+            problem: "",
+            allowed: "",
+            aliases: &[],
+            fold: false,
+            get: |c: &Mix| c.mode.map_or(Typed::None, |m| Typed::Choice(m.name())),
+            put: |c: &mut Mix, v: Typed| {
+                c.mode = Some(v.choice()?);
+                Ok(())
+            },
+            parse: None,
+        }
+        .folded(),
+        field!(Mix, "apps", apps: names, Kind::Names { choices: &["LIFE3.5", "MG"] }, "", "",
+            "", "apps"),
+        field!(Mix, "text", text: text, Kind::Text, "", "", "", "custom").parsed(set_text),
+    ];
+
+    #[test]
+    fn folded_choices_names_and_custom_setters() {
+        let schema = Schema {
+            model: "mix",
+            fields: MIX,
+        };
+        let mut c = Mix::default();
+        schema
+            .set(&mut c, "mode", &Value::Str("FAST".into()))
+            .unwrap();
+        assert_eq!(c.mode, Some(Mode::Fast));
+        schema
+            .set(&mut c, "apps", &Value::Str("life3.5, mg,".into()))
+            .unwrap();
+        assert_eq!(c.apps, vec!["LIFE3.5", "MG"]);
+        let e = schema
+            .set(&mut c, "apps", &Value::Str("EP".into()))
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "apps: \"EP\" is not a name; allowed: LIFE3.5, MG"
+        );
+        schema
+            .set(&mut c, "text", &Value::Str("#x".into()))
+            .unwrap();
+        assert_eq!(c.text, "#x");
+        assert_eq!(
+            schema
+                .set(&mut c, "text", &Value::Int(1))
+                .unwrap_err()
+                .message,
+            "no #"
+        );
+        assert!(schema.describe(&c)[0].fold);
+    }
+
     #[test]
     fn check_applies_ranges_with_one_line_messages() {
         let mut c = Cfg::default();
@@ -909,6 +998,11 @@ mod tests {
         assert_eq!(Rounding::parse("sideways"), None);
         for n in WaitStrategy::NAMES {
             assert_eq!(serde_name(WaitStrategy::parse(n).unwrap()), *n);
+        }
+        type Cs = crate::policy::cosched::CoschedScheme;
+        for n in <Cs as Choice>::NAMES {
+            let s = <Cs as Choice>::parse(n).unwrap();
+            assert_eq!(Choice::name(s), *n);
         }
         for n in Wakeup::NAMES {
             assert_eq!(serde_name(Wakeup::parse(n).unwrap()), *n);
