@@ -21,6 +21,7 @@ import pytest
 import parsched
 from parsched import _core
 from parsched.cli import main
+from parsched.config import FcsConfig
 from parsched.errors import ConfigError
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -31,6 +32,7 @@ MODELS = {
     "barrier": (parsched.BarrierConfig, "barrier"),
     "batch": (parsched.BatchConfig, "batch"),
     "cosched": (parsched.CoschedConfig, "cosched"),
+    "fcs": (FcsConfig, "fcs"),
 }
 
 
@@ -48,6 +50,14 @@ def test_generated_tables_and_stubs_are_current():
              if p.read_text() != text]
     assert stale == [], f"run tools/gen_config_docs.py: {stale}"
     assert set(tool.MODELS) == set(MODELS)
+
+
+def test_every_schema_of_the_core_is_documented():
+    tool = _tool()
+    doc = (ROOT / "docs" / "formats" / "config-toml.md").read_text()
+    for model in [*tool.MODELS, *tool.TABLE_ONLY]:
+        assert f"<!-- BEGIN schema table: {model} -->" in doc, model
+        assert _core.schema(model), model
 
 
 def test_doc_table_lists_every_key_with_its_default():
@@ -155,5 +165,5 @@ def test_every_key_has_one_range_in_python_cli_and_toml(model, tmp_path):
 
 
 def test_schema_of_an_unknown_model_names_the_models():
-    with pytest.raises(_core.ConfigError, match=r"^model: .* has no schema; allowed: pools"):
+    with pytest.raises(_core.ConfigError, match=r"^model: .* has no schema; allowed: pools, "):
         _core.schema("nope")

@@ -288,7 +288,7 @@ pub(crate) fn config_values<'py>(
         ModelConfig::Barrier(c) => schema_values(py, &barrier::SCHEMA, &c),
         ModelConfig::Batch(c) => schema_values(py, &batch::SCHEMA, &c),
         ModelConfig::Cosched(c) => cosched_values(py, &c),
-        ModelConfig::Fcs(c) => values_of(py, &*c, desktop::KEYS),
+        ModelConfig::Fcs(c) => values_of(py, &*c, &desktop::FCS_SCHEMA.keys()),
     }
 }
 
@@ -352,7 +352,7 @@ pub(crate) fn pools_keys() -> Vec<&'static str> {
 }
 
 /// The models whose configuration has a declarative schema (`schema(model)`).
-pub(crate) const SCHEMA_MODELS: &str = "pools, barrier, batch, cosched";
+pub(crate) const SCHEMA_MODELS: &str = "pools, barrier, batch, cosched, fcs, desktop_figures";
 
 /// The schema of `model`'s configuration, from the core: one dict per key, in
 /// documentation order, with `key`, `type` (`bool`, `int`, `float`, `choice`,
@@ -367,6 +367,10 @@ pub(crate) fn schema<'py>(py: Python<'py>, model: &str) -> PyResult<Bound<'py, P
         "barrier" => barrier::SCHEMA.describe(&SyncConfig::default()),
         "batch" => batch::SCHEMA.describe(&BatchConfig::default()),
         "cosched" => cluster::SCHEMA.describe(&ClusterConfig::default()),
+        "fcs" => desktop::FCS_SCHEMA.describe(&DesktopConfig::default()),
+        "desktop_figures" => {
+            desktop_figs::FIGURES_SCHEMA.describe(&desktop_figs::FigureConfig::default())
+        }
         _ => {
             return Err(config_err(parsched_core::ConfigError::new(
                 "model",

@@ -28,14 +28,14 @@ pub(crate) fn simulate_fcs<'py>(
         run_interruptible(py, &cancel, || desktop::run(&cfg, &opts))?.map_err(cluster_err)?;
     let out =
         pythonize::pythonize(py, &result).map_err(|e| SimulationError::new_err(e.to_string()))?;
-    out.set_item("config", values_of(py, &*cfg, desktop::KEYS)?)?;
+    out.set_item("config", values_of(py, &*cfg, &desktop::FCS_SCHEMA.keys())?)?;
     Ok(out)
 }
 
 /// The keys `simulate_fcs` accepts, in documentation order.
 #[pyfunction]
 pub(crate) fn fcs_keys() -> Vec<&'static str> {
-    desktop::KEYS.to_vec()
+    desktop::FCS_SCHEMA.keys()
 }
 
 /// `jobs` given as a list of lists of multipliers: the core's text form.
@@ -101,12 +101,15 @@ pub(crate) fn simulate_fcs_figure<'py>(
         .map_err(cluster_err)?;
     let out =
         pythonize::pythonize(py, &result).map_err(|e| SimulationError::new_err(e.to_string()))?;
-    out.set_item("config", values_of(py, &cfg, desktop_figs::KEYS)?)?;
+    out.set_item(
+        "config",
+        schema_values(py, &desktop_figs::FIGURES_SCHEMA, &cfg)?,
+    )?;
     Ok(out)
 }
 
 /// The keys `simulate_fcs_figure` accepts.
 #[pyfunction]
 pub(crate) fn fcs_figure_keys() -> Vec<&'static str> {
-    desktop_figs::KEYS.to_vec()
+    desktop_figs::FIGURES_SCHEMA.keys()
 }

@@ -133,7 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="plot the timeline (Figures 2-3 style; .png, .svg or .pdf)")
     sn.set_defaults(func=cmd_simulate_cosched)
     sf = sim_sub.add_parser("fcs", help=_doc(cmd_simulate_fcs).splitlines()[0],
-                            description=_doc(cmd_simulate_fcs), formatter_class=fmt)
+                            description=_doc(cmd_simulate_fcs), formatter_class=fmt,
+                            epilog=keys_help("fcs"))
     sf.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
                     help="set a key (repeatable)")
     sf.add_argument("--workers", type=_workers, default=None, metavar="N",

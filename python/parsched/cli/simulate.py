@@ -385,24 +385,21 @@ def cmd_simulate_fcs(args: argparse.Namespace) -> int:
     --set scheme=default|fcfs|gang|sb|fcs picks the scheduler (default fcs):
     the Linux 2.6 O(1) scheduler with blocking waits, batch FCFS, gang
     scheduling, spin-block, or flexible coscheduling (CS jobs in gang slots, F
-    jobs share a row and fill idle processors). Other keys: nodes
-    cpus_per_node jobs (per-process multipliers, jobs separated by ';', e.g.
-    1,1,2,2;2,2,1,1;1,1,1,1) grain_us iterations slot_ms spin_us default_wait
-    (block|spin_block|spin) local (o1|fair|rr) o1_sleep_bonus runqueues
-    (per_node|per_cpu) rr_quantum_ms tick_ms
-    latency_us context_switch_us interrupt_us syscall_us start_skew_ms
-    discovery_s coarse_grain_s frustrated_wait_ratio window_s revise_after
-    f_rows (shared|own) fill (f_dc|dc) scale seed reps max_time_s. Prints each
+    jobs share a row and fill idle processors). The other keys are listed
+    below (jobs: per-process multipliers, jobs separated by ';', e.g.
+    1,1,2,2;2,2,1,1;1,1,1,1). Prints each
     job's run time, the makespan, the optimum (total demand over processors)
     and, under fcs, the classes assigned over time; --json prints one object
     with job_times and makespan.
     """
+    from parsched.config import FcsConfig
     from parsched.errors import TimeLimitError
     from parsched.sim.fcs import PAPER_TABLE1, simulate_fcs
 
     keys = _set_pairs(args.set or [])
+    cfg = FcsConfig().apply_overrides(args.set or [])  # the schema's coercions and checks
     try:
-        res = simulate_fcs(keys, workers=args.workers)
+        res = simulate_fcs(cfg.to_dict(), workers=args.workers)
     except TimeLimitError as e:
         raise ConfigError("max_time_s", str(e)) from None
     if args.json:

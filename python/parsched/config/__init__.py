@@ -9,6 +9,8 @@
 * :class:`BatchConfig` (:mod:`.batch`) — batch space-sharing and gang
   scheduling of rigid jobs on an SWF workload trace, the keys of
   ``parsched._core.batch_keys()`` plus the ``trace`` path.
+* :class:`FcsConfig` (:mod:`.fcs`) — flexible coscheduling on the parallel
+  desktop (seed 002, Frachtenberg), the keys of ``parsched._core.simulate_fcs``.
 * :class:`CoschedConfig` (:mod:`.cosched`) — coscheduling on a network of
   workstations (seed 003, Nagar et al. 1999), the keys of
   ``parsched._core.cosched_keys()``.
@@ -30,6 +32,7 @@ from .barrier import BarrierConfig, harmonic_number, tw_per_unit_var
 from .base import ConfigBase, core_defaults
 from .batch import BatchConfig
 from .cosched import CoschedConfig
+from .fcs import FcsConfig
 from .pools import Arrivals, PoolsConfig, from_toml, parse_value
 
 __all__ = [
@@ -38,6 +41,7 @@ __all__ = [
     "BatchConfig",
     "ConfigBase",
     "CoschedConfig",
+    "FcsConfig",
     "PoolsConfig",
     "apply_overrides",
     "core_defaults",

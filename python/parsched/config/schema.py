@@ -146,7 +146,7 @@ def _shown_default(info: dict[str, Any]) -> str:
     if isinstance(d, bool):
         return "true" if d else "false"
     if isinstance(d, list):
-        return "[" + ", ".join(f"{x:g}" for x in d) + "]"
+        return "[" + ", ".join(x if isinstance(x, str) else f"{x:g}" for x in d) + "]"
     return f"{d:g}" if isinstance(d, float) else str(d)
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from parsched.config.base import _core_error
+from parsched.config.schema import schema as _schema
 from parsched.errors import ConfigError, SimulationError, TimeLimitError
 from parsched.report.common import ResultRepr, jsonable
 
@@ -29,8 +30,8 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["PAPER_TABLE1", "SCHEMES", "FcsResult", "fcs_figure", "fcs_keys", "fcs_table",
            "simulate_fcs"]
 
-#: Seed 002's schedulers, in Table 1's order.
-SCHEMES = ("default", "fcfs", "gang", "sb", "fcs")
+#: Seed 002's schedulers, in Table 1's order (the core's schema).
+SCHEMES = tuple(next(k for k in _schema("fcs") if k["key"] == "scheme")["choices"])
 
 #: Seed 002's Table 1: run times (s) of jobs 1-3 and the makespan.
 PAPER_TABLE1: dict[str, tuple[float, float, float, float]] = {

@@ -205,6 +205,14 @@ pub struct Field<C: 'static> {
     pub parse: Option<Parser<C>>,
 }
 
+impl<C> Clone for Field<C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<C> Copy for Field<C> {}
+
 impl<C> Field<C> {
     /// The field with its own wording of an out-of-range value: `problem`
     /// (`{}` stands for the value) and `allowed`.
@@ -704,6 +712,14 @@ impl Choice for crate::policy::cosched::CoschedScheme {
         name.parse().ok()
     }
 }
+choices!(crate::policy::fcs::FRows {
+    Shared => "shared",
+    Own => "own",
+});
+choices!(crate::policy::fcs::Fill {
+    FDc => "f_dc",
+    Dc => "dc",
+});
 choices!(crate::policy::pools::TieBreak {
     LowestIndex => "lowest_index",
     MostIdle => "most_idle",

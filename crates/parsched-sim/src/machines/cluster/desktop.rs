@@ -23,6 +23,7 @@
 //! | `sb` | independent O(1) schedulers; spin `spin_us`, then block |
 //! | `fcs` | `parsched_core::policy::fcs` rows over the same local schedulers |
 
+pub use super::desktop_keys::FCS_SCHEMA;
 use crate::machines::cluster::config::{BspJob, Placement};
 use crate::machines::cluster::{ClusterConfig, ClusterError, ClusterOptions, LocalKind};
 use crate::machines::pools::Value;
@@ -58,14 +59,9 @@ impl DesktopScheme {
         DesktopScheme::Fcs,
     ];
 
+    /// The scheme's name (its [`Choice`](parsched_core::schema::Choice) name).
     pub fn name(self) -> &'static str {
-        match self {
-            DesktopScheme::Default => "default",
-            DesktopScheme::Fcfs => "fcfs",
-            DesktopScheme::Gang => "gang",
-            DesktopScheme::Sb => "sb",
-            DesktopScheme::Fcs => "fcs",
-        }
+        parsched_core::schema::Choice::name(self)
     }
 }
 
@@ -194,40 +190,6 @@ impl Default for DesktopConfig {
     }
 }
 
-/// The keys `set` takes, in the order `--help` lists them.
-pub const KEYS: &[&str] = &[
-    "scheme",
-    "nodes",
-    "cpus_per_node",
-    "jobs",
-    "grain_us",
-    "iterations",
-    "slot_ms",
-    "spin_us",
-    "default_wait",
-    "local",
-    "o1_sleep_bonus",
-    "runqueues",
-    "rr_quantum_ms",
-    "tick_ms",
-    "latency_us",
-    "context_switch_us",
-    "interrupt_us",
-    "syscall_us",
-    "start_skew_ms",
-    "discovery_s",
-    "coarse_grain_s",
-    "frustrated_wait_ratio",
-    "window_s",
-    "revise_after",
-    "f_rows",
-    "fill",
-    "scale",
-    "seed",
-    "reps",
-    "max_time_s",
-];
-
 /// `jobs` from text: jobs separated by `;`, multipliers by `,` or spaces
 /// (`1,1,2,2; 2,2,1,1; 1,1,1,1`).
 pub fn parse_jobs(text: &str) -> Result<Vec<Vec<f64>>, ConfigError> {
@@ -266,91 +228,13 @@ pub fn parse_jobs(text: &str) -> Result<Vec<Vec<f64>>, ConfigError> {
 
 impl DesktopConfig {
     /// Sets one key from a value given by name (CLI `--set`, Python
-    /// keywords).
+    /// keywords); see [`FCS_SCHEMA`].
     pub fn set(&mut self, key: &str, v: &Value) -> Result<(), ConfigError> {
-        match key {
-            "scheme" => {
-                let s = v.as_str(key, &["default", "fcfs", "gang", "sb", "fcs"])?;
-                self.scheme = DesktopScheme::ALL
-                    .into_iter()
-                    .find(|x| x.name() == s)
-                    .unwrap_or_default();
-            }
-            "nodes" => self.nodes = v.as_u32(key)?,
-            "cpus_per_node" => self.cpus_per_node = v.as_u32(key)?,
-            "jobs" => {
-                self.jobs = match v {
-                    Value::Str(s) => parse_jobs(s)?,
-                    Value::List(l) => vec![l.clone()],
-                    _ => {
-                        return Err(ConfigError::new(
-                            key,
-                            "not a list of jobs",
-                            "text like 1,1,2,2;2,2,1,1;1,1,1,1",
-                        ))
-                    }
-                }
-            }
-            "grain_us" => self.grain_us = v.as_f64(key)?,
-            "iterations" => self.iterations = v.as_u64(key)?,
-            "slot_ms" => self.slot_ms = v.as_f64(key)?,
-            "spin_us" => self.spin_us = v.as_f64(key)?,
-            "default_wait" => {
-                self.default_wait = match v.as_str(key, &["block", "spin_block", "spin"])?.as_str()
-                {
-                    "spin_block" => DefaultWait::SpinBlock,
-                    "spin" => DefaultWait::Spin,
-                    _ => DefaultWait::Block,
-                }
-            }
-            "local" => {
-                self.local = match v.as_str(key, &["o1", "rr", "fair"])?.as_str() {
-                    "rr" => LocalKind::Rr,
-                    "fair" => LocalKind::Fair,
-                    _ => LocalKind::O1,
-                }
-            }
-            "o1_sleep_bonus" => self.o1_sleep_bonus = v.as_bool(key)?,
-            "runqueues" => {
-                self.runqueues = match v.as_str(key, &["per_node", "per_cpu"])?.as_str() {
-                    "per_cpu" => RunQueues::PerCpu,
-                    _ => RunQueues::PerNode,
-                }
-            }
-            "rr_quantum_ms" => self.rr_quantum_ms = v.as_f64(key)?,
-            "tick_ms" => self.tick_ms = v.as_f64(key)?,
-            "latency_us" => self.latency_us = v.as_f64(key)?,
-            "context_switch_us" => self.context_switch_us = v.as_f64(key)?,
-            "interrupt_us" => self.interrupt_us = v.as_f64(key)?,
-            "syscall_us" => self.syscall_us = v.as_f64(key)?,
-            "start_skew_ms" => self.start_skew_ms = v.as_f64(key)?,
-            "discovery_s" => self.classifier.discovery_s = v.as_f64(key)?,
-            "coarse_grain_s" => self.classifier.coarse_grain_s = v.as_f64(key)?,
-            "frustrated_wait_ratio" => self.classifier.frustrated_wait_ratio = v.as_f64(key)?,
-            "window_s" => self.classifier.window_s = v.as_f64(key)?,
-            "revise_after" => self.classifier.revise_after = v.as_u32(key)?,
-            "f_rows" => {
-                self.f_rows = match v.as_str(key, &["shared", "own"])?.as_str() {
-                    "own" => FRows::Own,
-                    _ => FRows::Shared,
-                }
-            }
-            "fill" => {
-                self.fill = match v.as_str(key, &["f_dc", "dc"])?.as_str() {
-                    "dc" => Fill::Dc,
-                    _ => Fill::FDc,
-                }
-            }
-            "scale" => self.scale = v.as_f64(key)?,
-            "seed" => self.seed = v.as_u64(key)?,
-            "reps" => self.reps = v.as_u32(key)?,
-            "max_time_s" => self.max_time_s = v.as_f64(key)?,
-            _ => return Err(ConfigError::new(key, "unknown key", KEYS.join(", "))),
-        }
-        Ok(())
+        FCS_SCHEMA.set(self, key, v)
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
+        FCS_SCHEMA.check(self)?;
         if self.jobs.is_empty() || self.jobs.len() > 1024 {
             return Err(ConfigError::new(
                 "jobs",
@@ -374,24 +258,6 @@ impl DesktopConfig {
                     "finite multipliers > 0",
                 ));
             }
-        }
-        for (k, v) in [
-            ("grain_us", self.grain_us),
-            ("slot_ms", self.slot_ms),
-            ("rr_quantum_ms", self.rr_quantum_ms),
-            ("scale", self.scale),
-            ("max_time_s", self.max_time_s),
-        ] {
-            if !(v.is_finite() && v > 0.0) {
-                return Err(ConfigError::new(k, format!("{v}"), "a finite number > 0"));
-            }
-        }
-        if self.iterations == 0 || self.iterations > 1_000_000_000 {
-            return Err(ConfigError::new(
-                "iterations",
-                self.iterations.to_string(),
-                "1..=1000000000",
-            ));
         }
         self.classifier.validate()?;
         self.cluster().validate()

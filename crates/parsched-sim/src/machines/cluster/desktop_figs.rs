@@ -31,6 +31,7 @@
 //!   program's row). See `docs/policies/fcs.md`, "Figures 1–2", for why a row
 //!   per stressor cannot give the paper's flat gang curve.
 
+pub use super::desktop_keys::FIGURES_SCHEMA;
 use crate::machines::cluster::config::{BspJob, Placement};
 use crate::machines::cluster::desktop::DefaultWait;
 use crate::machines::cluster::{ClusterConfig, ClusterError, ClusterOptions, LocalKind};
@@ -52,11 +53,9 @@ pub enum FigureMachine {
 }
 
 impl FigureMachine {
+    /// The machine's name (its [`Choice`](parsched_core::schema::Choice) name).
     pub fn name(self) -> &'static str {
-        match self {
-            FigureMachine::Es40 => "es40",
-            FigureMachine::Potomac => "potomac",
-        }
+        parsched_core::schema::Choice::name(self)
     }
 
     /// Logical processors.
@@ -223,41 +222,6 @@ impl Default for FigureConfig {
     }
 }
 
-/// The keys `set` takes, in the order `--help` lists them.
-pub const KEYS: &[&str] = &[
-    "machine",
-    "schedulers",
-    "programs",
-    "stressors",
-    "threads",
-    "loops",
-    "loops_per_sync",
-    "loop_us",
-    "stressor_chunk_ms",
-    "slot_ms",
-    "stressor_rows",
-    "default_wait",
-    "spin_us",
-    "smt_speed",
-    "local",
-    "o1_sleep_bonus",
-    "rr_quantum_ms",
-    "tick_ms",
-    "latency_us",
-    "context_switch_us",
-    "interrupt_us",
-    "syscall_us",
-    "start_skew_ms",
-    "scale",
-    "seed",
-    "reps",
-    "max_time_s",
-];
-
-fn none(v: &Value) -> bool {
-    matches!(v, Value::Str(s) if s.trim().is_empty() || s.trim().eq_ignore_ascii_case("none"))
-}
-
 impl FigureConfig {
     /// The configuration of one machine (its defaults).
     pub fn for_machine(machine: FigureMachine) -> FigureConfig {
@@ -268,95 +232,11 @@ impl FigureConfig {
     }
 
     /// Sets one key from a value given by name (CLI `--set`, Python
-    /// keywords). `threads` and `loop_us` accept `none` (the machine's
-    /// default); `schedulers` takes `default`, `gang`, `both` or a list
-    /// (`default,gang`).
+    /// keywords); see [`FIGURES_SCHEMA`]. `threads` and `loop_us` accept
+    /// `none` (the machine's default); `schedulers` takes `default`, `gang`,
+    /// `both` or a list (`default,gang`).
     pub fn set(&mut self, key: &str, v: &Value) -> Result<(), ConfigError> {
-        match key {
-            "machine" => {
-                self.machine = match v.as_str(key, &["es40", "potomac"])?.as_str() {
-                    "potomac" => FigureMachine::Potomac,
-                    _ => FigureMachine::Es40,
-                }
-            }
-            "schedulers" | "scheduler" => {
-                let allowed = "default, gang, both, or a list (default,gang)";
-                let Value::Str(s) = v else {
-                    return Err(ConfigError::new(key, "not a name", allowed));
-                };
-                let mut out = Vec::new();
-                for t in s
-                    .split(|c: char| c == ',' || c.is_whitespace())
-                    .filter(|t| !t.is_empty())
-                {
-                    match t {
-                        "default" => out.push(FigureScheduler::Default),
-                        "gang" => out.push(FigureScheduler::Gang),
-                        "both" => {
-                            out.extend([FigureScheduler::Default, FigureScheduler::Gang]);
-                        }
-                        _ => {
-                            return Err(ConfigError::new(
-                                key,
-                                format!(
-                                    "{:?} is not a scheduler",
-                                    parsched_core::clip(t, parsched_core::ECHO_MAX)
-                                ),
-                                allowed,
-                            ))
-                        }
-                    }
-                }
-                if out.is_empty() {
-                    return Err(ConfigError::new(key, "no scheduler", allowed));
-                }
-                self.schedulers = out;
-            }
-            "programs" => self.programs = v.as_u32(key)?,
-            "stressors" => self.stressors = v.as_u32(key)?,
-            "threads" => self.threads = if none(v) { None } else { Some(v.as_u32(key)?) },
-            "loops" => self.loops = v.as_u64(key)?,
-            "loops_per_sync" => self.loops_per_sync = v.as_u64(key)?,
-            "loop_us" => self.loop_us = if none(v) { None } else { Some(v.as_f64(key)?) },
-            "stressor_chunk_ms" => self.stressor_chunk_ms = v.as_f64(key)?,
-            "slot_ms" => self.slot_ms = v.as_f64(key)?,
-            "stressor_rows" => {
-                self.stressor_rows = match v.as_str(key, &["apart", "packed"])?.as_str() {
-                    "packed" => StressorRows::Packed,
-                    _ => StressorRows::Apart,
-                }
-            }
-            "default_wait" => {
-                self.default_wait = match v.as_str(key, &["block", "spin_block", "spin"])?.as_str()
-                {
-                    "spin_block" => DefaultWait::SpinBlock,
-                    "spin" => DefaultWait::Spin,
-                    _ => DefaultWait::Block,
-                }
-            }
-            "spin_us" => self.spin_us = v.as_f64(key)?,
-            "smt_speed" => self.smt_speed = v.as_f64(key)?,
-            "local" => {
-                self.local = match v.as_str(key, &["o1", "rr"])?.as_str() {
-                    "rr" => LocalKind::Rr,
-                    _ => LocalKind::O1,
-                }
-            }
-            "o1_sleep_bonus" => self.o1_sleep_bonus = v.as_bool(key)?,
-            "rr_quantum_ms" => self.rr_quantum_ms = v.as_f64(key)?,
-            "tick_ms" => self.tick_ms = v.as_f64(key)?,
-            "latency_us" => self.latency_us = v.as_f64(key)?,
-            "context_switch_us" => self.context_switch_us = v.as_f64(key)?,
-            "interrupt_us" => self.interrupt_us = v.as_f64(key)?,
-            "syscall_us" => self.syscall_us = v.as_f64(key)?,
-            "start_skew_ms" => self.start_skew_ms = v.as_f64(key)?,
-            "scale" => self.scale = v.as_f64(key)?,
-            "seed" => self.seed = v.as_u64(key)?,
-            "reps" => self.reps = v.as_u32(key)?,
-            "max_time_s" => self.max_time_s = v.as_f64(key)?,
-            _ => return Err(ConfigError::new(key, "unknown key", KEYS.join(", "))),
-        }
-        Ok(())
+        FIGURES_SCHEMA.set(self, key, v)
     }
 
     /// Threads per program.
@@ -382,26 +262,13 @@ impl FigureConfig {
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
+        FIGURES_SCHEMA.check(self)?;
         let cpus = self.machine.cpus();
         if self.threads() == 0 || self.threads() > cpus {
             return Err(ConfigError::new(
                 "threads",
                 self.threads().to_string(),
                 format!("1..={cpus} (the machine's logical processors)"),
-            ));
-        }
-        if self.programs == 0 || self.programs > 64 {
-            return Err(ConfigError::new(
-                "programs",
-                self.programs.to_string(),
-                "1..=64",
-            ));
-        }
-        if self.stressors > 256 {
-            return Err(ConfigError::new(
-                "stressors",
-                self.stressors.to_string(),
-                "0..=256",
             ));
         }
         if self.loops_per_sync == 0 || self.loops < self.loops_per_sync || self.loops > 1 << 40 {
@@ -420,17 +287,6 @@ impl FigureConfig {
                 "no scheduler",
                 "default, gang or both",
             ));
-        }
-        for (k, v) in [
-            ("loop_us", self.loop_us()),
-            ("stressor_chunk_ms", self.stressor_chunk_ms),
-            ("slot_ms", self.slot_ms),
-            ("scale", self.scale),
-            ("max_time_s", self.max_time_s),
-        ] {
-            if !(v.is_finite() && v > 0.0) {
-                return Err(ConfigError::new(k, format!("{v}"), "a finite number > 0"));
-            }
         }
         self.cluster(FigureScheduler::Default, 1, 1).validate()?;
         self.cluster(FigureScheduler::Gang, 1, 1).validate()
@@ -612,7 +468,7 @@ mod tests {
 
     #[test]
     fn desktop_figure_keys_are_settable_and_name_themselves() {
-        for &key in KEYS {
+        for key in FIGURES_SCHEMA.keys() {
             let mut c = FigureConfig::default();
             let e = c
                 .set(key, &Value::Str("not-a-value".into()))

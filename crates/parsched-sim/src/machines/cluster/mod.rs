@@ -14,6 +14,7 @@ pub mod apps;
 pub mod config;
 pub mod desktop;
 pub mod desktop_figs;
+mod desktop_keys;
 mod keys;
 mod machine;
 #[cfg(test)]

@@ -1,0 +1,285 @@
+//! The keys of seed 002's two desktop models, [`DesktopConfig`] (`fcs`,
+//! Table 1) and [`FigureConfig`] (the desktop figures, Exp. A): their
+//! declarative schemas ([`parsched_core::schema`]), from which `set`, the
+//! per-key checks of `validate`, the key lists, the Python config classes and
+//! the key tables of `docs/formats/config-toml.md` come. The keys of the
+//! cluster both lower onto (waiting, local scheduler, costs, the run) are
+//! declared once, by [`desktop_cluster_fields!`], so both models accept the
+//! same values for them.
+
+use super::desktop::{parse_jobs, DefaultWait, DesktopConfig, DesktopScheme, RunQueues};
+use super::desktop_figs::{FigureConfig, FigureMachine, FigureScheduler, StressorRows};
+use crate::machines::pools::Value;
+use parsched_core::policy::fcs::{FRows, Fill};
+use parsched_core::schema::{Field, Kind, Schema, Typed};
+use parsched_core::{choices, field, ConfigError};
+use std::sync::LazyLock;
+
+choices!(DesktopScheme {
+    Default => "default",
+    Fcfs => "fcfs",
+    Gang => "gang",
+    Sb => "sb",
+    Fcs => "fcs",
+});
+choices!(DefaultWait {
+    Block => "block",
+    SpinBlock => "spin_block",
+    Spin => "spin",
+});
+choices!(RunQueues {
+    PerNode => "per_node",
+    PerCpu => "per_cpu",
+});
+choices!(FigureMachine {
+    Es40 => "es40",
+    Potomac => "potomac",
+});
+choices!(StressorRows {
+    Apart => "apart",
+    Packed => "packed",
+});
+
+const U32: u64 = u32::MAX as u64;
+const U64: u64 = u64::MAX;
+
+/// The desktop's local schedulers (not the time-sharing table's `ts`).
+const LOCAL: Kind = Kind::Choice {
+    choices: &["o1", "rr", "fair"],
+};
+
+/// The keys of the cluster a desktop model lowers onto, for configuration
+/// type `$C` (fields of those names): one declaration for both models.
+macro_rules! desktop_cluster_fields {
+    ($C:ty) => {
+        [
+            field!($C, "slot_ms", slot_ms: f64, Kind::POSITIVE, "ms", "", "",
+                "gang (and FCS) scheduling's slot [ext: the paper does not say; 50-100 ms]")
+            .worded("{}", "a finite number > 0"),
+            field!($C, "spin_us", spin_us: f64, Kind::NONNEG, "µs", "", "",
+                "spin before blocking (SB; FCS's F and DC jobs; default_wait = spin_block) \
+                 [ext: about two context switches]"),
+            field!($C, "default_wait", default_wait: choice, Kind::choice::<DefaultWait>(), "",
+                "", "", "how a waiting process waits under the default scheduler: block (a \
+                 blocking receive), spin_block (spin spin_us, then block) or spin (a polling \
+                 receive)"),
+            field!($C, "local", local: choice, LOCAL, "", "", "",
+                "the nodes' scheduler: o1 (Linux 2.6, with its sleep-average bonus), fair \
+                 (CFS-like, wake-up preemption) or rr (round robin, rr_quantum_ms)")
+            .aliased(&[("linux26", "o1")]),
+            field!($C, "o1_sleep_bonus", o1_sleep_bonus: bool, Kind::Bool, "", "", "",
+                "the O(1) scheduler's sleep-average interactivity bonus"),
+            field!($C, "rr_quantum_ms", rr_quantum_ms: f64, Kind::POSITIVE, "ms", "", "",
+                "round robin's quantum")
+            .worded("{}", "a finite number > 0"),
+            field!($C, "tick_ms", tick_ms: f64, Kind::NONNEG, "ms", "", "",
+                "the kernel's tick (HZ = 1000)"),
+            field!($C, "latency_us", latency_us: f64, Kind::NONNEG, "µs", "", "",
+                "one-way latency of a small message (or of a wake-up) [ext]"),
+            field!($C, "context_switch_us", context_switch_us: f64, Kind::NONNEG, "µs", "", "",
+                "a context switch [ext]"),
+            field!($C, "interrupt_us", interrupt_us: f64, Kind::NONNEG, "µs", "", "",
+                "waking a blocked process [ext]"),
+            field!($C, "syscall_us", syscall_us: f64, Kind::NONNEG, "µs", "", "",
+                "the call that blocks [ext]"),
+            field!($C, "start_skew_ms", start_skew_ms: f64, Kind::NONNEG, "ms", "", "",
+                "processes start within this of time 0"),
+            field!($C, "scale", scale: f64, Kind::POSITIVE, "", "", "",
+                "multiplies the iterations (quick runs)")
+            .worded("{}", "a finite number > 0"),
+            field!($C, "seed", seed: u64, Kind::int(U64), "", "", "", "random seed"),
+            field!($C, "reps", reps: u32, Kind::int_min(1, U32), "", "", "",
+                "replications (different seeds)"),
+            field!($C, "max_time_s", max_time_s: f64, Kind::POSITIVE, "s", "", "",
+                "a run stops with an error past this simulated time")
+            .worded("{}", "a finite number > 0"),
+        ]
+    };
+}
+
+/// `head`, then the cluster keys, then `tail`, as one schema.
+fn schema_of<C>(
+    model: &'static str,
+    head: &[Field<C>],
+    cluster: &[Field<C>],
+    tail: &[Field<C>],
+) -> Schema<C> {
+    let all: Vec<Field<C>> = head.iter().chain(cluster).chain(tail).copied().collect();
+    Schema {
+        model,
+        fields: Box::leak(all.into_boxed_slice()),
+    }
+}
+
+fn set_jobs(c: &mut DesktopConfig, v: &Value) -> Result<(), ConfigError> {
+    c.jobs = match v {
+        Value::Str(s) => parse_jobs(s)?,
+        Value::List(l) => vec![l.clone()],
+        _ => {
+            return Err(ConfigError::new(
+                "jobs",
+                "not a list of jobs",
+                "text like 1,1,2,2;2,2,1,1;1,1,1,1",
+            ))
+        }
+    };
+    Ok(())
+}
+
+fn get_jobs(c: &DesktopConfig) -> Typed {
+    let job = |j: &Vec<f64>| {
+        j.iter()
+            .map(|m| m.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    Typed::Text(c.jobs.iter().map(job).collect::<Vec<_>>().join(";"))
+}
+
+type D = DesktopConfig;
+
+/// The schema of [`DesktopConfig`] (the `fcs` model).
+#[rustfmt::skip]
+pub static FCS_SCHEMA: LazyLock<Schema<DesktopConfig>> = LazyLock::new(|| {
+    let head = [
+        field!(D, "scheme", scheme: choice, Kind::choice::<DesktopScheme>(), "", "", "Table 1",
+            "the scheduler: default (unmodified Linux), fcfs, gang, sb (spin-block) or fcs \
+             (flexible coscheduling)"),
+        field!(D, "nodes", nodes: u32, Kind::int_min(1, U32), "nodes", "", "§4.2",
+            "nodes (the paper: 2)"),
+        field!(D, "cpus_per_node", cpus_per_node: u32, Kind::int_min(1, U32), "processors", "",
+            "§4.2", "processors per node (the paper: 2)"),
+        field!(D, "jobs", custom(get_jobs, optional = false), Kind::Text, "", "", "Table 1",
+            "per-process compute multipliers, one list per job, jobs separated by ';' (the \
+             paper: 1,1,2,2;2,2,1,1;1,1,1,1)")
+        .parsed(set_jobs),
+        field!(D, "grain_us", grain_us: f64, Kind::POSITIVE, "µs", "", "§4.2",
+            "compute per iteration at multiplier 1 (the paper: 1 ms)")
+        .worded("{}", "a finite number > 0"),
+        field!(D, "iterations", iterations: u64, Kind::int_min(1, 1_000_000_000), "", "", "§4.2",
+            "iterations per job (60,000: 60 s of 1 ms, 120 s for the doubled processes)")
+        .worded("{}", "1..=1000000000"),
+    ];
+    let tail = [
+        field!(D, "runqueues", runqueues: choice, Kind::choice::<RunQueues>(), "", "", "",
+            "per_node (one queue per node shared by its processors) or per_cpu (one per \
+             processor, as Linux 2.6 has)"),
+        field!(D, "discovery_s", classifier.discovery_s: f64, Kind::NONNEG, "s", "", "",
+            "FCS: observed seconds before any classification"),
+        field!(D, "coarse_grain_s", classifier.coarse_grain_s: f64, Kind::POSITIVE, "s", "", "",
+            "FCS: mean granularity at or above which a job does not care about coscheduling"),
+        field!(D, "frustrated_wait_ratio", classifier.frustrated_wait_ratio: f64, Kind::NONNEG,
+            "", "", "", "FCS: mean wait per synchronization over the granularity above which a \
+             fine-grained job is frustrated (F)"),
+        field!(D, "window_s", classifier.window_s: f64, Kind::NONNEG, "s", "", "",
+            "FCS: the revision window (0: classes are not revised)"),
+        field!(D, "revise_after", classifier.revise_after: u32, Kind::int_min(1, U32), "", "",
+            "", "FCS: consecutive periods that must agree before a class changes"),
+        field!(D, "f_rows", f_rows: choice, Kind::choice::<FRows>(), "", "", "",
+            "FCS: F jobs share one row (shared) or have their own (own)"),
+        field!(D, "fill", fill: choice, Kind::choice::<Fill>(), "", "", "",
+            "FCS: who fills processors the row leaves idle: F and DC jobs (f_dc) or DC only (dc)"),
+    ];
+    schema_of("fcs", &head, &desktop_cluster_fields!(D), &tail)
+});
+
+fn set_schedulers(c: &mut FigureConfig, v: &Value) -> Result<(), ConfigError> {
+    let allowed = "default, gang, both, or a list (default,gang)";
+    let Value::Str(s) = v else {
+        return Err(ConfigError::new("schedulers", "not a name", allowed));
+    };
+    let mut out = Vec::new();
+    for t in s
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|t| !t.is_empty())
+    {
+        match t {
+            "default" => out.push(FigureScheduler::Default),
+            "gang" => out.push(FigureScheduler::Gang),
+            "both" => out.extend([FigureScheduler::Default, FigureScheduler::Gang]),
+            _ => {
+                return Err(ConfigError::new(
+                    "schedulers",
+                    format!(
+                        "{:?} is not a scheduler",
+                        parsched_core::clip(t, parsched_core::ECHO_MAX)
+                    ),
+                    allowed,
+                ))
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(ConfigError::new("schedulers", "no scheduler", allowed));
+    }
+    c.schedulers = out;
+    Ok(())
+}
+
+fn get_schedulers(c: &FigureConfig) -> Typed {
+    Typed::Names(c.schedulers.iter().map(|s| s.name()).collect())
+}
+
+type F = FigureConfig;
+
+/// The schema of [`FigureConfig`] (the desktop figures).
+#[rustfmt::skip]
+pub static FIGURES_SCHEMA: LazyLock<Schema<FigureConfig>> = LazyLock::new(|| {
+    let head = [
+        field!(F, "machine", machine: choice, Kind::choice::<FigureMachine>(), "", "", "§4.1",
+            "es40 (4 Alpha processors, Figure 1) or potomac (8 hyperthreads, Figure 2)"),
+        field!(F, "schedulers", custom(get_schedulers, optional = false),
+            Kind::Names { choices: &["default", "gang"] }, "", "", "§4.1",
+            "the schedulers to run, in order: default, gang, both, or a list (default,gang)")
+        .parsed(set_schedulers),
+        field!(F, "programs", programs: u32, Kind::int_min(1, 64), "", "k", "",
+            "parallel programs: the grid runs k = 1..=programs [ext: 4]")
+        .worded("{}", "1..=64"),
+        field!(F, "stressors", stressors: u32, Kind::int(256), "", "s", "",
+            "sequential stressors: the grid runs s = 0..=stressors [ext: 4]")
+        .worded("{}", "0..=256"),
+        field!(F, "threads", threads: opt_u32, Kind::int(U32), "", "", "",
+            "threads per program; unset (none): the machine's, 4 on es40, 7 on potomac"),
+        field!(F, "loops", loops: u64, Kind::int(U64), "", "", "",
+            "compute loops per thread [ext: 20,000]"),
+        field!(F, "loops_per_sync", loops_per_sync: u64, Kind::int(U64), "", "", "",
+            "the threads synchronize every this many loops [ext: 10]"),
+        field!(F, "loop_us", loop_us: opt_f64, Kind::POSITIVE, "µs", "", "",
+            "one compute loop; unset (none): the machine's, 100 on es40, 25 on potomac")
+        .worded("{}", "a finite number > 0"),
+        field!(F, "stressor_chunk_ms", stressor_chunk_ms: f64, Kind::POSITIVE, "ms", "", "",
+            "stressors compute in chunks of this (fewer events, the same schedule)")
+        .worded("{}", "a finite number > 0"),
+        field!(F, "stressor_rows", stressor_rows: choice, Kind::choice::<StressorRows>(), "", "",
+            "", "gang: stressors fill rows of their own (apart) or the matrix's first fit packs \
+             them into any free cell (packed)"),
+        field!(F, "smt_speed", smt_speed: f64, Kind::float_range(0.0, false, 1.0, true), "", "",
+            "§4.1", "SMT (potomac): each busy sibling's fraction of full speed [ext: 0.6]"),
+    ];
+    schema_of("desktop_figures", &head, &desktop_cluster_fields!(F), &[])
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_desktop_models_accept_the_same_cluster_keys() {
+        let fcs: Vec<_> = FCS_SCHEMA.describe(&DesktopConfig::default());
+        let figs: Vec<_> = FIGURES_SCHEMA.describe(&FigureConfig::default());
+        for k in desktop_cluster_fields!(D) {
+            let a = fcs.iter().find(|i| i.key == k.key).unwrap();
+            let b = figs.iter().find(|i| i.key == k.key).unwrap();
+            assert_eq!((a.kind, a.doc), (b.kind, b.doc), "{}", k.key);
+        }
+        let mut c = FigureConfig::default();
+        c.set("local", &Value::Str("fair".into())).unwrap();
+        let mut d = DesktopConfig::default();
+        assert_eq!(
+            d.set("local", &Value::Str("ts".into()))
+                .unwrap_err()
+                .allowed,
+            "o1|rr|fair"
+        );
+    }
+}
