@@ -21,7 +21,7 @@ import pytest
 import parsched
 from parsched import _core
 from parsched.cli import main
-from parsched.config import FcsConfig
+from parsched.config import FcsConfig, RegionsConfig
 from parsched.errors import ConfigError
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -33,6 +33,7 @@ MODELS = {
     "batch": (parsched.BatchConfig, "batch"),
     "cosched": (parsched.CoschedConfig, "cosched"),
     "fcs": (FcsConfig, "fcs"),
+    "regions": (RegionsConfig, "regions"),
 }
 
 

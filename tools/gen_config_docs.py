@@ -31,6 +31,7 @@ MODELS = {
     "batch": "python/parsched/config/batch.pyi",
     "cosched": "python/parsched/config/cosched.pyi",
     "fcs": "python/parsched/config/fcs.pyi",
+    "regions": "python/parsched/config/regions.pyi",
 }
 
 #: Models converted in Rust whose Python class is not built yet: only their

@@ -122,9 +122,10 @@ pub(crate) enum ModelConfig {
     Batch(BatchConfig),
     Cosched(Box<ClusterConfig>),
     Fcs(Box<DesktopConfig>),
+    Regions(Box<parsched_sim::machines::regions::RegionsConfig>),
 }
 
-pub(crate) const MODELS: &str = "pools, barrier, batch, cosched, fcs";
+pub(crate) const MODELS: &str = "pools, barrier, batch, cosched, fcs, regions";
 
 pub(crate) fn unknown_model(model: &str) -> PyErr {
     config_err(parsched_core::ConfigError::new(
@@ -197,6 +198,11 @@ impl ModelConfig {
                 })?;
                 ModelConfig::Fcs(Box::new(cfg))
             }
+            "regions" => {
+                let mut cfg = parsched_sim::machines::regions::RegionsConfig::default();
+                apply_config(config, |key, v| set_value(key, v, |k, val| cfg.set(k, val)))?;
+                ModelConfig::Regions(Box::new(cfg))
+            }
             _ => return Err(unknown_model(model)),
         })
     }
@@ -208,6 +214,7 @@ impl ModelConfig {
             ModelConfig::Batch(c) => c.validate(),
             ModelConfig::Cosched(c) => c.validate(),
             ModelConfig::Fcs(c) => c.validate(),
+            ModelConfig::Regions(c) => c.validate(),
         }
     }
 }
@@ -289,6 +296,7 @@ pub(crate) fn config_values<'py>(
         ModelConfig::Batch(c) => schema_values(py, &batch::SCHEMA, &c),
         ModelConfig::Cosched(c) => cosched_values(py, &c),
         ModelConfig::Fcs(c) => values_of(py, &*c, &desktop::FCS_SCHEMA.keys()),
+        ModelConfig::Regions(c) => schema_values(py, &parsched_sim::machines::regions::SCHEMA, &*c),
     }
 }
 
@@ -352,7 +360,8 @@ pub(crate) fn pools_keys() -> Vec<&'static str> {
 }
 
 /// The models whose configuration has a declarative schema (`schema(model)`).
-pub(crate) const SCHEMA_MODELS: &str = "pools, barrier, batch, cosched, fcs, desktop_figures";
+pub(crate) const SCHEMA_MODELS: &str =
+    "pools, barrier, batch, cosched, fcs, desktop_figures, regions";
 
 /// The schema of `model`'s configuration, from the core: one dict per key, in
 /// documentation order, with `key`, `type` (`bool`, `int`, `float`, `choice`,
@@ -371,6 +380,8 @@ pub(crate) fn schema<'py>(py: Python<'py>, model: &str) -> PyResult<Bound<'py, P
         "desktop_figures" => {
             desktop_figs::FIGURES_SCHEMA.describe(&desktop_figs::FigureConfig::default())
         }
+        "regions" => parsched_sim::machines::regions::SCHEMA
+            .describe(&parsched_sim::machines::regions::RegionsConfig::default()),
         _ => {
             return Err(config_err(parsched_core::ConfigError::new(
                 "model",

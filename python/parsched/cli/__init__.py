@@ -142,7 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
     sf.add_argument("--json", action="store_true", help="print one JSON object")
     sf.set_defaults(func=cmd_simulate_fcs)
     sr = sim_sub.add_parser("regions", help=_doc(cmd_simulate_regions).splitlines()[0],
-                            description=_doc(cmd_simulate_regions), formatter_class=fmt)
+                            description=_doc(cmd_simulate_regions), formatter_class=fmt,
+                            epilog=keys_help("regions"))
     sr.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
                     help="set a key (repeatable)")
     sr.add_argument("--json", action="store_true", help="print one JSON object")

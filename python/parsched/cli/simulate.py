@@ -431,27 +431,21 @@ def cmd_simulate_regions(args: argparse.Namespace) -> int:
     its processor, its regions share that last-level cache) and under region
     scheduling (regions bin-packed over the caches by working set; a touch of
     a region mapped to another cache micro-schedules the thread there at the
-    paper's cost). Keys (--set KEY=VALUE): machine (clovertown|westmere)
-    workload (memlat: Figure 9's two-region benchmark, one thread; balance:
-    two large and two small programs, §5.2) wss_mb (memlat's total working
-    set, MB) access_time (accesses per region visit) accesses (per program,
-    the run length) large_mb small_kb (balance; default 4 MB and 16 KB on
-    clovertown, 12 MB and 512 KB on westmere) cache_model (footprint|lru)
-    pattern (uniform_random|sequential; sequential needs cache_model=lru)
-    fallback (true: conditions 1-3 decide per program; default false, the
-    forced unification of Figure 9) hit_ns miss_ns microschedule_us (timing
-    overrides) effective_cache_mb (each last-level cache's usable capacity,
-    default the whole cache) regioning (declared|online: estimate the
-    regions' working sets from simulated access bits during the run and
-    re-balance after each scan) scan_ms (online: scan period) chunk seed.
+    paper's cost). The keys (--set KEY=VALUE) are listed below: memlat is
+    Figure 9's two-region benchmark (one thread), balance §5.2's two large and
+    two small programs; fallback=true lets conditions 1-3 decide per program
+    (default false, the forced unification of Figure 9); regioning=online
+    estimates the regions' working sets from simulated access bits during the
+    run and re-balances after each scan.
     Prints normalized_performance (standard time over region time),
     microschedules_per_s, the per-cache loads, and for balance the speedup;
     --json prints one object.
     """
+    from parsched.config import RegionsConfig
     from parsched.sim.regions import simulate_regions
 
-    keys = _set_pairs(args.set or [])
-    res = simulate_regions(keys)
+    cfg = RegionsConfig().apply_overrides(args.set or [])  # the schema's coercions and checks
+    res = simulate_regions(cfg.to_dict())
     if args.json:
         print(json.dumps(res.to_dict(), sort_keys=False))
         return 0

@@ -11,6 +11,8 @@
   ``parsched._core.batch_keys()`` plus the ``trace`` path.
 * :class:`FcsConfig` (:mod:`.fcs`) — flexible coscheduling on the parallel
   desktop (seed 002, Frachtenberg), the keys of ``parsched._core.simulate_fcs``.
+* :class:`RegionsConfig` (:mod:`.regions`) — region scheduling on the simulated
+  machine (seed 004, Lee & Schwan), the keys of ``parsched._core.simulate_regions``.
 * :class:`CoschedConfig` (:mod:`.cosched`) — coscheduling on a network of
   workstations (seed 003, Nagar et al. 1999), the keys of
   ``parsched._core.cosched_keys()``.
@@ -34,6 +36,7 @@ from .batch import BatchConfig
 from .cosched import CoschedConfig
 from .fcs import FcsConfig
 from .pools import Arrivals, PoolsConfig, from_toml, parse_value
+from .regions import RegionsConfig
 
 __all__ = [
     "Arrivals",
@@ -43,6 +46,7 @@ __all__ = [
     "CoschedConfig",
     "FcsConfig",
     "PoolsConfig",
+    "RegionsConfig",
     "apply_overrides",
     "core_defaults",
     "from_toml",

@@ -203,6 +203,8 @@ pub struct Field<C: 'static> {
     pub put: Setter<C>,
     /// A custom setter, used instead of converting by the kind and `put`.
     pub parse: Option<Parser<C>>,
+    /// `set` refuses a value outside the range at once (else only `check`).
+    pub eager: bool,
 }
 
 impl<C> Clone for Field<C> {
@@ -228,6 +230,15 @@ impl<C> Field<C> {
     /// value `""` for unset).
     pub const fn aliased(self, aliases: &'static [(&'static str, &'static str)]) -> Self {
         Field { aliases, ..self }
+    }
+
+    /// The field with its range checked by `set` too, before the value is
+    /// stored.
+    pub const fn eager(self) -> Self {
+        Field {
+            eager: true,
+            ..self
+        }
     }
 
     /// The field with its choices matched ignoring case, `_` = `-`.
@@ -293,6 +304,9 @@ impl<C> Schema<C> {
             return parse(cfg, v);
         }
         let typed = typed_of(f, key, v)?;
+        if f.eager {
+            checked(f, &typed)?;
+        }
         (f.put)(cfg, typed).map_err(|allowed| type_err(key, v, allowed))
     }
 
@@ -304,16 +318,7 @@ impl<C> Schema<C> {
     /// Checks every key's value against its range.
     pub fn check(&self, cfg: &C) -> Result<(), ConfigError> {
         for f in self.fields {
-            let v = (f.get)(cfg);
-            check_value(f.key, &f.kind, &v).map_err(|mut e| {
-                if !f.problem.is_empty() {
-                    e.message = f.problem.replace("{}", &shown_typed(&v));
-                }
-                if !f.allowed.is_empty() {
-                    e.allowed = f.allowed.to_string();
-                }
-                e
-            })?;
+            checked(f, &(f.get)(cfg))?;
         }
         Ok(())
     }
@@ -463,6 +468,19 @@ fn outside_msg(x: f64, min: Option<End>, max: Option<End>) -> String {
     }
 }
 
+/// `v` checked against `f`'s range, in `f`'s wording.
+fn checked<C>(f: &Field<C>, v: &Typed) -> Result<(), ConfigError> {
+    check_value(f.key, &f.kind, v).map_err(|mut e| {
+        if !f.problem.is_empty() {
+            e.message = f.problem.replace("{}", &shown_typed(v));
+        }
+        if !f.allowed.is_empty() {
+            e.allowed = f.allowed.to_string();
+        }
+        e
+    })
+}
+
 fn shown_typed(v: &Typed) -> String {
     match v {
         Typed::None => "unset".to_string(),
@@ -491,6 +509,13 @@ pub fn check_value(key: &str, kind: &Kind, v: &Typed) -> Result<(), ConfigError>
                 format!("{i} is above {max}")
             };
             Err(ConfigError::new(key, problem, allowed))
+        }
+        (Kind::Choice { choices }, Typed::Text(t)) if !choices.contains(&t.as_str()) => {
+            Err(ConfigError::new(
+                key,
+                format!("{:?} is not a choice", clip(t, ECHO_MAX)),
+                choices.join("|"),
+            ))
         }
         (Kind::Float { min, max }, Typed::Float(x)) if !inside(*x, *min, *max) => {
             Err(ConfigError::new(
@@ -538,6 +563,7 @@ macro_rules! field {
             aliases: &[],
             fold: false,
             parse: None,
+            eager: false,
             get: $get,
             put: |_: &mut $C, _: $crate::schema::Typed| Err("a value of the key's own grammar"),
         }
@@ -557,6 +583,7 @@ macro_rules! field {
             aliases: &[],
             fold: false,
             parse: None,
+            eager: false,
             get: |c: &$C| $crate::field!(@get $t, c.$($f).+),
             put: |c: &mut $C, v: $crate::schema::Typed| {
                 c.$($f).+ = $crate::field!(@put $t, v);
@@ -720,6 +747,10 @@ choices!(crate::policy::fcs::Fill {
     FDc => "f_dc",
     Dc => "dc",
 });
+choices!(crate::program::Pattern {
+    UniformRandom => "uniform_random",
+    Sequential => "sequential",
+});
 choices!(crate::policy::pools::TieBreak {
     LowestIndex => "lowest_index",
     MostIdle => "most_idle",
@@ -879,6 +910,7 @@ mod tests {
                 Ok(())
             },
             parse: None,
+            eager: false,
         }
         .folded(),
         field!(Mix, "apps", apps: names, Kind::Names { choices: &["LIFE3.5", "MG"] }, "", "",

@@ -35,7 +35,7 @@ pub enum Regioning {
     Online,
 }
 
-/// The typed configuration of `simulate regions` (keys in [`KEYS`]).
+/// The typed configuration of `simulate regions` (keys in [`super::SCHEMA`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RegionsConfig {
@@ -107,151 +107,20 @@ impl Default for RegionsConfig {
     }
 }
 
-/// The keys of [`RegionsConfig`], in documentation order.
-pub const KEYS: &[&str] = &[
-    "machine",
-    "workload",
-    "wss_mb",
-    "access_time",
-    "accesses",
-    "large_mb",
-    "small_kb",
-    "cache_model",
-    "pattern",
-    "fallback",
-    "hit_ns",
-    "miss_ns",
-    "microschedule_us",
-    "effective_cache_mb",
-    "regioning",
-    "scan_ms",
-    "chunk",
-    "seed",
-];
-
 pub const MACHINES: &[&str] = &["clovertown", "westmere"];
 
 /// Most engine events per program a configuration may ask for.
 pub const MAX_EVENTS: u64 = 1 << 26;
 
-fn positive(key: &str, v: f64) -> Result<f64, ConfigError> {
-    if v.is_finite() && v > 0.0 {
-        Ok(v)
-    } else {
-        Err(ConfigError::new(
-            key,
-            format!("got {v}"),
-            "a finite number > 0",
-        ))
-    }
-}
-
 impl RegionsConfig {
-    /// Set one key from a value (CLI `--set key=value`, Python keyword).
+    /// Set one key from a value (CLI `--set key=value`, Python keyword); see
+    /// [`super::SCHEMA`].
     pub fn set(&mut self, key: &str, v: &Value) -> Result<(), ConfigError> {
-        let none = matches!(v, Value::Str(s) if s.trim().is_empty() || s.trim().eq_ignore_ascii_case("none"));
-        let opt = |v: &Value| -> Result<Option<f64>, ConfigError> {
-            if none {
-                Ok(None)
-            } else {
-                positive(key, v.as_f64(key)?).map(Some)
-            }
-        };
-        match key {
-            "machine" => self.machine = v.as_str(key, MACHINES)?,
-            "workload" => {
-                self.workload = match v.as_str(key, &["memlat", "balance"])?.as_str() {
-                    "memlat" => Workload::Memlat,
-                    _ => Workload::Balance,
-                }
-            }
-            "wss_mb" => self.wss_mb = positive(key, v.as_f64(key)?)?,
-            "access_time" => self.access_time = v.as_u64(key)?,
-            "accesses" => self.accesses = v.as_u64(key)?,
-            "large_mb" => self.large_mb = opt(v)?,
-            "small_kb" => self.small_kb = opt(v)?,
-            "cache_model" => {
-                self.cache_model = match v.as_str(key, &["footprint", "lru"])?.as_str() {
-                    "lru" => CacheModel::Lru,
-                    _ => CacheModel::Footprint,
-                }
-            }
-            "pattern" => {
-                self.pattern = match v.as_str(key, &["uniform_random", "sequential"])?.as_str() {
-                    "sequential" => Pattern::Sequential,
-                    _ => Pattern::UniformRandom,
-                }
-            }
-            "fallback" => self.fallback = v.as_bool(key)?,
-            "hit_ns" => self.hit_ns = opt(v)?,
-            "miss_ns" => {
-                self.miss_ns = if none {
-                    None
-                } else {
-                    let x = v.as_f64(key)?;
-                    if !(x.is_finite() && x >= 0.0) {
-                        return Err(ConfigError::new(
-                            key,
-                            format!("got {x}"),
-                            "a finite number >= 0",
-                        ));
-                    }
-                    Some(x)
-                }
-            }
-            "microschedule_us" => {
-                self.microschedule_us = if none {
-                    None
-                } else {
-                    let x = v.as_f64(key)?;
-                    if !(x.is_finite() && x >= 0.0) {
-                        return Err(ConfigError::new(
-                            key,
-                            format!("got {x}"),
-                            "a finite number >= 0",
-                        ));
-                    }
-                    Some(x)
-                }
-            }
-            "effective_cache_mb" => self.effective_cache_mb = opt(v)?,
-            "regioning" => {
-                self.regioning = match v.as_str(key, &["declared", "online"])?.as_str() {
-                    "online" => Regioning::Online,
-                    _ => Regioning::Declared,
-                }
-            }
-            "scan_ms" => self.scan_ms = positive(key, v.as_f64(key)?)?,
-            "chunk" => self.chunk = v.as_u64(key)?,
-            "seed" => self.seed = v.as_u64(key)?,
-            _ => return Err(ConfigError::new(key, "unknown key", KEYS.join(", "))),
-        }
-        Ok(())
+        super::SCHEMA.set(self, key, v)
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if !MACHINES.contains(&self.machine.as_str()) {
-            return Err(ConfigError::new(
-                "machine",
-                format!("{:?}", self.machine),
-                MACHINES.join("|"),
-            ));
-        }
-        positive("wss_mb", self.wss_mb)?;
-        if self.wss_mb > 4096.0 {
-            return Err(ConfigError::new(
-                "wss_mb",
-                format!("got {}", self.wss_mb),
-                "a number in (0, 4096]",
-            ));
-        }
-        if self.access_time == 0 || self.access_time > 1 << 32 {
-            return Err(ConfigError::new(
-                "access_time",
-                format!("got {}", self.access_time),
-                "an integer in [1, 2^32]",
-            ));
-        }
+        super::SCHEMA.check(self)?;
         let most: u64 = if self.cache_model == CacheModel::Lru {
             1 << 26
         } else {
@@ -281,35 +150,11 @@ impl RegionsConfig {
                 "at most 2^26 events per program: fewer accesses or a longer access_time",
             ));
         }
-        if self.chunk == 0 || self.chunk > 1 << 24 {
-            return Err(ConfigError::new(
-                "chunk",
-                format!("got {}", self.chunk),
-                "an integer in [1, 2^24]",
-            ));
-        }
         if self.pattern == Pattern::Sequential && self.cache_model != CacheModel::Lru {
             return Err(ConfigError::new(
                 "pattern",
                 "sequential touches have no footprint model",
                 "uniform_random, or sequential with cache_model=lru",
-            ));
-        }
-        if let Some(x) = self.effective_cache_mb {
-            positive("effective_cache_mb", x)?;
-            if x > 4096.0 {
-                return Err(ConfigError::new(
-                    "effective_cache_mb",
-                    format!("got {x}"),
-                    "a number in (0, 4096]",
-                ));
-            }
-        }
-        if !(self.scan_ms.is_finite() && (0.01..=10_000.0).contains(&self.scan_ms)) {
-            return Err(ConfigError::new(
-                "scan_ms",
-                format!("got {}", self.scan_ms),
-                "a number in [0.01, 10000]",
             ));
         }
         if self.regioning == Regioning::Online && self.fallback {
@@ -318,24 +163,6 @@ impl RegionsConfig {
                 "online regioning with fallback=true",
                 "fallback=false with regioning=online (conditions 1-3 are decided before the run)",
             ));
-        }
-        if let Some(x) = self.large_mb {
-            if x > 4096.0 {
-                return Err(ConfigError::new(
-                    "large_mb",
-                    format!("got {x}"),
-                    "a number in (0, 4096]",
-                ));
-            }
-        }
-        if let Some(x) = self.small_kb {
-            if x > 4.0 * 1024.0 * 1024.0 {
-                return Err(ConfigError::new(
-                    "small_kb",
-                    format!("got {x}"),
-                    "a number in (0, 4194304]",
-                ));
-            }
         }
         Ok(())
     }

@@ -62,12 +62,14 @@
 pub mod analytic;
 mod cache_state;
 mod config;
+mod keys;
 mod machine;
 #[cfg(test)]
 mod tests;
 
 use cache_state::CacheState;
 pub use config::*;
+pub use keys::{keys, SCHEMA};
 
 use crate::engine::Engine;
 use crate::machines::pools::Value;

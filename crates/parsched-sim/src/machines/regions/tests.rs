@@ -382,7 +382,7 @@ fn bad_keys_name_the_field() {
     }
     .validate()
     .is_ok());
-    for &k in KEYS {
+    for k in keys() {
         let mut c = RegionsConfig::default();
         let e = c.set(k, &Value::Str("not-a-value".into()));
         assert!(e.is_err(), "{k} accepted a bad value");
