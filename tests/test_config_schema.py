@@ -21,19 +21,20 @@ import pytest
 import parsched
 from parsched import _core
 from parsched.cli import main
-from parsched.config import FcsConfig, RegionsConfig
+from parsched.config import FcsConfig, LublinConfig, RegionsConfig
 from parsched.errors import ConfigError
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
-#: model -> (config class, the `parsched simulate` subcommand)
+#: model -> (config class, the command taking its --set)
 MODELS = {
-    "pools": (parsched.PoolsConfig, "pools"),
-    "barrier": (parsched.BarrierConfig, "barrier"),
-    "batch": (parsched.BatchConfig, "batch"),
-    "cosched": (parsched.CoschedConfig, "cosched"),
-    "fcs": (FcsConfig, "fcs"),
-    "regions": (RegionsConfig, "regions"),
+    "pools": (parsched.PoolsConfig, ["simulate", "pools"]),
+    "barrier": (parsched.BarrierConfig, ["simulate", "barrier"]),
+    "batch": (parsched.BatchConfig, ["simulate", "batch"]),
+    "cosched": (parsched.CoschedConfig, ["simulate", "cosched"]),
+    "fcs": (FcsConfig, ["simulate", "fcs"]),
+    "regions": (RegionsConfig, ["simulate", "regions"]),
+    "lublin": (LublinConfig, ["generate", "lublin", "-o", "unused.swf"]),
 }
 
 
@@ -113,14 +114,14 @@ def _python(cls, key, v):
 
 def _cli_set(cls, sub, key, v):
     """The outcome of ``--set KEY=VALUE``: an accepted value is parsed as
-    ``parsched simulate`` parses it (without running the simulation); an
+    the command parses it (without running the simulation); an
     error is the command's own one line and exit status 2."""
     try:
         cfg = cls().apply_overrides([f"{key}={_text(v)}"])
     except ConfigError:
         err = io.StringIO()
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            code = main(["simulate", sub, "--set", f"{key}={_text(v)}"])
+            code = main([*sub, "--set", f"{key}={_text(v)}"])
         lines = err.getvalue().strip().splitlines()
         assert code == 2 and len(lines) == 1, (code, lines)
         assert lines[0].startswith("parsched: error: "), lines

@@ -32,6 +32,7 @@ MODELS = {
     "cosched": "python/parsched/config/cosched.pyi",
     "fcs": "python/parsched/config/fcs.pyi",
     "regions": "python/parsched/config/regions.pyi",
+    "lublin": "python/parsched/config/lublin.pyi",
 }
 
 #: Models converted in Rust whose Python class is not built yet: only their

@@ -123,9 +123,10 @@ pub(crate) enum ModelConfig {
     Cosched(Box<ClusterConfig>),
     Fcs(Box<DesktopConfig>),
     Regions(Box<parsched_sim::machines::regions::RegionsConfig>),
+    Lublin(Box<parsched_sim::workloads::lublin::LublinConfig>),
 }
 
-pub(crate) const MODELS: &str = "pools, barrier, batch, cosched, fcs, regions";
+pub(crate) const MODELS: &str = "pools, barrier, batch, cosched, fcs, regions, lublin";
 
 pub(crate) fn unknown_model(model: &str) -> PyErr {
     config_err(parsched_core::ConfigError::new(
@@ -203,6 +204,11 @@ impl ModelConfig {
                 apply_config(config, |key, v| set_value(key, v, |k, val| cfg.set(k, val)))?;
                 ModelConfig::Regions(Box::new(cfg))
             }
+            "lublin" => {
+                let mut cfg = parsched_sim::workloads::lublin::LublinConfig::generator_default();
+                apply_config(config, |key, v| set_value(key, v, |k, val| cfg.set(k, val)))?;
+                ModelConfig::Lublin(Box::new(cfg))
+            }
             _ => return Err(unknown_model(model)),
         })
     }
@@ -215,6 +221,7 @@ impl ModelConfig {
             ModelConfig::Cosched(c) => c.validate(),
             ModelConfig::Fcs(c) => c.validate(),
             ModelConfig::Regions(c) => c.validate(),
+            ModelConfig::Lublin(c) => c.validate(),
         }
     }
 }
@@ -297,6 +304,7 @@ pub(crate) fn config_values<'py>(
         ModelConfig::Cosched(c) => cosched_values(py, &c),
         ModelConfig::Fcs(c) => values_of(py, &*c, &desktop::FCS_SCHEMA.keys()),
         ModelConfig::Regions(c) => schema_values(py, &parsched_sim::machines::regions::SCHEMA, &*c),
+        ModelConfig::Lublin(c) => schema_values(py, &parsched_sim::workloads::lublin::SCHEMA, &*c),
     }
 }
 
@@ -361,7 +369,7 @@ pub(crate) fn pools_keys() -> Vec<&'static str> {
 
 /// The models whose configuration has a declarative schema (`schema(model)`).
 pub(crate) const SCHEMA_MODELS: &str =
-    "pools, barrier, batch, cosched, fcs, desktop_figures, regions";
+    "pools, barrier, batch, cosched, fcs, desktop_figures, regions, lublin";
 
 /// The schema of `model`'s configuration, from the core: one dict per key, in
 /// documentation order, with `key`, `type` (`bool`, `int`, `float`, `choice`,
@@ -380,6 +388,8 @@ pub(crate) fn schema<'py>(py: Python<'py>, model: &str) -> PyResult<Bound<'py, P
         "desktop_figures" => {
             desktop_figs::FIGURES_SCHEMA.describe(&desktop_figs::FigureConfig::default())
         }
+        "lublin" => parsched_sim::workloads::lublin::SCHEMA
+            .describe(&parsched_sim::workloads::lublin::LublinConfig::generator_default()),
         "regions" => parsched_sim::machines::regions::SCHEMA
             .describe(&parsched_sim::machines::regions::RegionsConfig::default()),
         _ => {

@@ -109,54 +109,20 @@ pub(crate) fn generate_lublin<'py>(
     path: Option<std::path::PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
     use parsched_sim::workloads::lublin;
-    let mut lc = lublin::LublinConfig::for_machine(batch::config::LUBLIN_DEFAULT_PROCS);
-    lc.jobs = 10_000;
-    let mut load = None;
+    let mut lc = lublin::LublinConfig::generator_default();
     // procs first: it retargets the model (the other keys are kept anyway).
     let mut items: Vec<(String, Bound<'py, PyAny>)> = Vec::new();
     for (k, v) in config.iter() {
         items.push((k.extract()?, v));
     }
     items.sort_by_key(|(k, _)| k != "procs");
-    for (key, v) in &items {
-        if v.is_none() {
-            continue;
-        }
-        if key == "load" {
-            let l: f64 = v.extract().map_err(|_| {
-                config_err(parsched_core::ConfigError::new(
-                    "load",
-                    "not a number",
-                    "a number in (0, 100], or None (the model's own arrivals)",
-                ))
-            })?;
-            if !(l > 0.0 && l <= 100.0) {
-                return Err(config_err(parsched_core::ConfigError::new(
-                    "load",
-                    format!("{l} is not an offered load"),
-                    "a number in (0, 100], or None (the model's own arrivals)",
-                )));
-            }
-            load = Some(l);
-            continue;
-        }
-        set_value(key, v, |k, val| match k {
-            "procs" | "jobs" | "seed" | "include_types" => lc.set(k, val),
-            _ => Err(parsched_core::ConfigError::new(
-                k,
-                "unknown key",
-                "procs, jobs, seed, include_types, load",
-            )),
-        })?;
+    let dict = PyDict::new(py);
+    for (k, v) in items {
+        dict.set_item(k, v)?;
     }
-    if !(1..=batch::config::MAX_WORKLOAD_JOBS).contains(&lc.jobs) {
-        return Err(config_err(parsched_core::ConfigError::new(
-            "jobs",
-            format!("{} jobs", lc.jobs),
-            format!("an integer in 1..={}", batch::config::MAX_WORKLOAD_JOBS),
-        )));
-    }
+    apply_config(&dict, |key, v| set_value(key, v, |k, val| lc.set(k, val)))?;
     lc.validate().map_err(config_err)?;
+    let load = lc.load;
     let out = PyDict::new(py);
     let cancel = Arc::new(AtomicBool::new(false));
     let stop = || cancel.load(Ordering::Relaxed);

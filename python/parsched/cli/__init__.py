@@ -153,9 +153,10 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Write a synthetic workload.")
     gen_sub = gen.add_subparsers(dest="model", metavar="MODEL", required=True)
     gl = gen_sub.add_parser("lublin", help=_doc(cmd_generate_lublin).splitlines()[0],
-                            description=_doc(cmd_generate_lublin), formatter_class=fmt)
+                            description=_doc(cmd_generate_lublin), formatter_class=fmt,
+                            epilog=keys_help("lublin"))
     gl.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
-                    help="a generator key: procs jobs load seed include_types (repeatable)")
+                    help="a generator key, listed below (repeatable)")
     gl.add_argument("-o", "--output", metavar="FILE.swf[.gz]", required=True,
                     help="the SWF file to write (.gz: gzip)")
     gl.add_argument("--json", action="store_true", help="print one JSON object")

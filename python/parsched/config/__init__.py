@@ -11,6 +11,8 @@
   ``parsched._core.batch_keys()`` plus the ``trace`` path.
 * :class:`FcsConfig` (:mod:`.fcs`) — flexible coscheduling on the parallel
   desktop (seed 002, Frachtenberg), the keys of ``parsched._core.simulate_fcs``.
+* :class:`LublinConfig` (:mod:`.lublin`) — the Lublin–Feitelson workload
+  generator's keys (``parsched generate lublin``).
 * :class:`RegionsConfig` (:mod:`.regions`) — region scheduling on the simulated
   machine (seed 004, Lee & Schwan), the keys of ``parsched._core.simulate_regions``.
 * :class:`CoschedConfig` (:mod:`.cosched`) — coscheduling on a network of
@@ -35,6 +37,7 @@ from .base import ConfigBase, core_defaults
 from .batch import BatchConfig
 from .cosched import CoschedConfig
 from .fcs import FcsConfig
+from .lublin import LublinConfig
 from .pools import Arrivals, PoolsConfig, from_toml, parse_value
 from .regions import RegionsConfig
 
@@ -45,6 +48,7 @@ __all__ = [
     "ConfigBase",
     "CoschedConfig",
     "FcsConfig",
+    "LublinConfig",
     "PoolsConfig",
     "RegionsConfig",
     "apply_overrides",

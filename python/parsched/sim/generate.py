@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from parsched.config.lublin import LublinConfig
 from parsched.errors import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -24,20 +25,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["LUBLIN_KEYS", "generate_lublin", "parse_lublin_overrides"]
 
-#: The generator's keys with their defaults (``load`` None: the model's own
-#: arrival process; otherwise interarrival times are scaled so that the
-#: offered load Σ procs·run time / (P · span) is ``load``).
-LUBLIN_KEYS: dict[str, Any] = {
-    "procs": 128, "jobs": 10_000, "load": None, "seed": 1, "include_types": True,
-}
-
-_ALLOWED = {
-    "procs": "an integer >= 1 (processors of the machine; the model is retargeted to it)",
-    "jobs": "an integer in 1..=50000000",
-    "load": "a number in (0, 100], or none (the model's own arrivals)",
-    "seed": "an integer >= 0",
-    "include_types": "true|false (batch and interactive types, or the typeless model)",
-}
+#: The generator's keys with their defaults (the core's schema: ``load`` None
+#: is the model's own arrival process; otherwise interarrival times are scaled
+#: so that the offered load Σ procs·run time / (P · span) is ``load``).
+LUBLIN_KEYS: dict[str, Any] = LublinConfig.defaults()
 
 
 def _core():
@@ -46,60 +37,12 @@ def _core():
     return core()
 
 
-def _check(key: str, value: Any) -> Any:
-    """``value`` as the key's type; a :class:`ConfigError` naming the key otherwise."""
-    from parsched.config.base import _closest, _cut
-
-    if key not in LUBLIN_KEYS:
-        near = _closest(key, list(LUBLIN_KEYS))
-        msg = "unknown key" + (f" (did you mean {near}?)" if near else "")
-        raise ConfigError(_cut(key), msg, ", ".join(LUBLIN_KEYS))
-    bad = ConfigError(key, f"{_cut(repr(value))} is not accepted", _ALLOWED[key])
-    if key == "load":
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise bad
-        if not 0 < value <= 100:
-            raise bad
-        return float(value)
-    if key == "include_types":
-        if not isinstance(value, bool):
-            raise bad
-        return value
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        if isinstance(value, float) and value.is_integer() and value >= 0:
-            return int(value)
-        raise bad
-    return value
-
-
 def parse_lublin_overrides(items: list[str]) -> dict[str, Any]:
-    """``KEY=VALUE`` strings (``--set``) as generator keyword arguments."""
-    from parsched.config.base import _cut
-
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, raw = item.partition("=")
-        key, text = key.strip(), raw.strip().strip("'\"")
-        if not sep or not key:
-            raise ConfigError(_cut(item), "not KEY=VALUE", ", ".join(LUBLIN_KEYS))
-        value: Any
-        low = text.lower()
-        if low in ("none", "model", "null"):
-            value = None
-        elif low in ("true", "false"):
-            value = low == "true"
-        else:
-            try:
-                value = int(text.replace("_", ""))
-            except ValueError:
-                try:
-                    value = float(text)
-                except ValueError:
-                    value = text
-        out[key] = _check(key, value)
-    return out
+    """``KEY=VALUE`` strings (``--set``) as generator keyword arguments,
+    parsed and checked by :class:`LublinConfig` (the core's schema)."""
+    cfg = LublinConfig().apply_overrides(items)
+    given = [str(item).partition("=")[0].strip() for item in items]
+    return {k: getattr(cfg, k) for k in given}
 
 
 def generate_lublin(
@@ -127,8 +70,8 @@ def generate_lublin(
     ``requested_time``, ``status``, ...; -1 for unknown, as in SWF) whose
     ``attrs["load_factor"]`` is the factor the interarrival times were divided by.
     """
-    args = {k: _check(k, v) for k, v in
-            dict(procs=procs, jobs=jobs, load=load, seed=seed, include_types=include_types).items()}
+    args = LublinConfig(procs=procs, jobs=jobs, load=load, seed=seed,
+                        include_types=include_types).to_dict()
     c = _core()
     if path is not None:
         from parsched._io import atomic_file, check_output_file

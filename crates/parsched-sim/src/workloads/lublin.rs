@@ -166,6 +166,9 @@ pub struct LublinConfig {
     pub batch: TypeParams,
     pub interactive: TypeParams,
     pub typeless: TypeParams,
+    /// Offered load the interarrival times are scaled to (`None`: the
+    /// model's own arrival process); used by the writers' callers.
+    pub load: Option<f64>,
 }
 
 impl Default for LublinConfig {
@@ -179,12 +182,12 @@ impl Default for LublinConfig {
             batch: TypeParams::BATCH,
             interactive: TypeParams::INTERACTIVE,
             typeless: TypeParams::TYPELESS,
+            load: None,
         }
     }
 }
 
-/// Keys of [`LublinConfig::set`].
-pub const KEYS: &[&str] = &["procs", "jobs", "seed", "include_types"];
+pub use super::lublin_keys::{keys, SCHEMA};
 
 impl LublinConfig {
     /// The model retargeted to `procs` processors (see the module header).
@@ -199,54 +202,22 @@ impl LublinConfig {
         }
     }
 
-    /// Sets one key; `procs` retargets the size parameters.
+    /// Sets one key; `procs` retargets the size parameters (see [`SCHEMA`]).
     pub fn set(&mut self, key: &str, v: &Value) -> Result<(), ConfigError> {
-        let int = |v: &Value| -> Result<u64, ConfigError> {
-            match v {
-                Value::Int(i) if *i >= 0 => Ok(*i as u64),
-                Value::Str(s) => s.trim().parse().map_err(|_| {
-                    ConfigError::new(
-                        key,
-                        format!(
-                            "{:?} is not accepted",
-                            parsched_core::clip(s, parsched_core::ECHO_MAX)
-                        ),
-                        "an integer >= 0",
-                    )
-                }),
-                _ => Err(ConfigError::new(
-                    key,
-                    format!("{v:?} is not accepted"),
-                    "an integer >= 0",
-                )),
-            }
-        };
-        match key {
-            "procs" => {
-                let p = u32::try_from(int(v)?)
-                    .map_err(|_| ConfigError::new(key, "too large", "an integer < 2^32"))?;
-                let keep = (self.jobs, self.seed, self.include_types);
-                *self = LublinConfig::for_machine(p);
-                (self.jobs, self.seed, self.include_types) = keep;
-            }
-            "jobs" => self.jobs = int(v)?,
-            "seed" => self.seed = int(v)?,
-            "include_types" => {
-                self.include_types = match v {
-                    Value::Bool(b) => *b,
-                    Value::Str(s) if s == "true" || s == "false" => s == "true",
-                    _ => return Err(ConfigError::new(key, "not a boolean", "true|false")),
-                }
-            }
-            _ => return Err(ConfigError::new(key, "unknown key", KEYS.join(", "))),
+        SCHEMA.set(self, key, v)
+    }
+
+    /// The generator's defaults (`parsched generate lublin`): the published
+    /// model with 10,000 jobs.
+    pub fn generator_default() -> LublinConfig {
+        LublinConfig {
+            jobs: 10_000,
+            ..LublinConfig::default()
         }
-        Ok(())
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if self.procs == 0 {
-            return Err(ConfigError::new("procs", "0 processors", "an integer >= 1"));
-        }
+        SCHEMA.check(self)?;
         for (name, t) in [
             ("batch", &self.batch),
             ("interactive", &self.interactive),

@@ -8,4 +8,5 @@
 
 pub mod forkjoin;
 pub mod lublin;
+mod lublin_keys;
 pub mod swf;

@@ -1,0 +1,58 @@
+//! The keys of the Lublin–Feitelson generator ([`LublinConfig`],
+//! `parsched generate lublin`): its declarative schema
+//! ([`parsched_core::schema`]), from which `set`, the per-key checks of
+//! `validate`, [`keys`], the bindings' coercions, the Python `LublinConfig`
+//! class and the `[lublin]` key table of `docs/formats/config-toml.md` come.
+
+use super::lublin::LublinConfig;
+use crate::machines::batch::config::MAX_WORKLOAD_JOBS;
+use crate::machines::pools::Value;
+use parsched_core::schema::{Field, Kind, Schema, Typed};
+use parsched_core::{field, ConfigError};
+
+type C = LublinConfig;
+
+/// `procs` retargets the model's size parameters (the other keys are kept).
+fn set_procs(c: &mut C, v: &Value) -> Result<(), ConfigError> {
+    let p = v.as_u32("procs")?;
+    let keep = (c.jobs, c.seed, c.include_types, c.load);
+    *c = LublinConfig::for_machine(p);
+    (c.jobs, c.seed, c.include_types, c.load) = keep;
+    Ok(())
+}
+
+fn get_procs(c: &C) -> Typed {
+    Typed::Int(c.procs as u64)
+}
+
+#[rustfmt::skip]
+static FIELDS: &[Field<C>] = &[
+    field!(C, "procs", custom(get_procs, optional = false), Kind::int_min(1, u32::MAX as u64),
+        "processors", "", "", "processors of the machine (the model is retargeted to it; the \
+         published model: 128)")
+    .worded("{} processors", "an integer >= 1")
+    .parsed(set_procs),
+    field!(C, "jobs", jobs: u64, Kind::int_min(1, MAX_WORKLOAD_JOBS), "jobs", "", "",
+        "number of jobs")
+    .worded("{} jobs", "an integer in 1..=50000000"),
+    field!(C, "load", load: opt_f64, Kind::float_range(0.0, false, 100.0, true), "", "", "",
+        "offered load the interarrival times are scaled to (Σ procs·run time over P·span); \
+         unset (none, model): the model's own arrival process")
+    .worded("{} is not an offered load", "a number in (0, 100], or none (the model's own arrivals)")
+    .aliased(&[("model", "")]),
+    field!(C, "seed", seed: u64, Kind::int(u64::MAX), "", "", "",
+        "the model's seed (its own random streams: the same keys give the same jobs)"),
+    field!(C, "include_types", include_types: bool, Kind::Bool, "", "", "",
+        "batch and interactive job types (the published model) or the typeless variant"),
+];
+
+/// The schema of [`LublinConfig`].
+pub static SCHEMA: Schema<LublinConfig> = Schema {
+    model: "lublin",
+    fields: FIELDS,
+};
+
+/// Every key [`LublinConfig::set`] accepts, in documentation order.
+pub fn keys() -> Vec<&'static str> {
+    SCHEMA.keys()
+}
