@@ -4,7 +4,7 @@
 //! `sched_ext_ops`. The mechanism (`mechanism/`) owns the jobs and acts on
 //! them: the timer, the pidfds and signals, freezing, affinity, cpusets,
 //! reaping, the supervisor (safety), the statistics. The policy
-//! ([`policy::RuntimePolicy`], one implementation per file below) observes
+//! (`policy::RuntimePolicy`, one implementation per file below) observes
 //! and decides through its callbacks (`start`, `next_deadline`, `on_timer`,
 //! `on_exit`, `on_job_exit`, `annotate`, `on_stop`, `finish`) and hands its
 //! decisions to the mechanism as data (`mechanism::Decision`: spawn,
