@@ -19,6 +19,10 @@ struct Script {
     /// (job, whether it had its report) at each `on_job_exit`.
     exits: Vec<(usize, bool)>,
     exit_wakeups: u32,
+    /// Jobs not started (given back by `on_stop`).
+    held: Vec<usize>,
+    /// Raise SIGHUP at this tick instead of applying a decision.
+    hangup_at: Option<usize>,
 }
 
 impl Script {
@@ -30,6 +34,8 @@ impl Script {
             deadline: None,
             exits: Vec::new(),
             exit_wakeups: 0,
+            held: Vec::new(),
+            hangup_at: None,
         }
     }
 }
@@ -41,7 +47,9 @@ impl RuntimePolicy for Script {
 
     fn start(&mut self, m: &mut Mechanism) -> Result<()> {
         for i in 0..m.jobs().len() {
-            m.apply(Decision::spawn(i))?;
+            if !self.held.contains(&i) {
+                m.apply(Decision::spawn(i))?;
+            }
         }
         self.deadline = Some(mono_ns() + self.period_ns);
         Ok(())
@@ -52,6 +60,12 @@ impl RuntimePolicy for Script {
     }
 
     fn on_timer(&mut self, m: &mut Mechanism, now: u64) -> Result<()> {
+        if self.hangup_at == Some(self.next) {
+            // SAFETY: the controller's signal guard is installed.
+            unsafe { libc::raise(libc::SIGHUP) };
+            self.deadline = None;
+            return Ok(());
+        }
         if let Some(d) = self.script.get(self.next).cloned() {
             m.apply(d)?;
             self.next += 1;
@@ -76,6 +90,10 @@ impl RuntimePolicy for Script {
 
     fn annotate(&self, i: usize, r: &mut JobReport) {
         r.pool = Some(100 + i as u32);
+    }
+
+    fn on_stop(&mut self, _m: &mut Mechanism) -> Vec<usize> {
+        std::mem::take(&mut self.held)
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -193,4 +211,40 @@ fn a_policy_without_a_timer_is_woken_by_exits_only() {
     assert_eq!(p.exits, [(0, true)]);
     // One wake-up per event: the exit (no timer fired).
     assert_eq!(c.stats().wakeups, 1);
+}
+
+#[test]
+fn a_signal_stops_the_jobs_thawed_and_reports_those_the_policy_never_started() {
+    let _serial = serial();
+    let mock = Mock::new();
+    let log = mock.log();
+    let mut script = Script::new(vec![Decision::Freeze(0)]);
+    script.held = vec![1];
+    script.hangup_at = Some(1);
+    let mut c =
+        Controller::with_policy(spec(&["30", "30"]), Box::new(mock), Box::new(script)).unwrap();
+    let t = Instant::now();
+    let reports = c.run().unwrap();
+    assert!(
+        t.elapsed() < Duration::from_secs(10),
+        "stopped, not run out"
+    );
+    // The frozen job was thawed to receive the signal, and died of it.
+    let calls = log.lock().unwrap().clone();
+    let ops: Vec<&MockCall> = calls
+        .iter()
+        .filter(|c| matches!(c, MockCall::Freeze(_) | MockCall::Thaw(_)))
+        .collect();
+    assert_eq!(
+        ops,
+        [
+            &MockCall::Freeze("job0".into()),
+            &MockCall::Thaw("job0".into())
+        ]
+    );
+    assert_eq!(reports[0].status.signal, Some(libc::SIGHUP), "{reports:?}");
+    // The held job never started: reported, not run, no group.
+    assert_eq!((reports[1].pid, reports[1].success), (0, false));
+    assert!(!calls.contains(&MockCall::Create("job1".into())));
+    assert!(c.warnings().iter().any(|w| w.contains("received signal")));
 }
