@@ -121,7 +121,7 @@ impl GangExt for Plain {
 
 /// The gang policy's state: the core scheduler, the refits, the timer.
 pub(crate) struct GangPolicy<X: GangExt> {
-    pub(super) sched: GangScheduler,
+    sched: GangScheduler,
     /// Times each job's gang was re-fitted to its thread count.
     refits: Vec<u32>,
     slot: Duration,
