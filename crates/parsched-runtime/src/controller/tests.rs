@@ -23,6 +23,9 @@ struct Script {
     held: Vec<usize>,
     /// Raise SIGHUP at this tick instead of applying a decision.
     hangup_at: Option<usize>,
+    /// Job 0's leader once the script is done: its allowed CPUs and
+    /// scheduling policy.
+    seen: Option<(Option<Vec<u32>>, i32)>,
 }
 
 impl Script {
@@ -36,6 +39,7 @@ impl Script {
             exit_wakeups: 0,
             held: Vec::new(),
             hangup_at: None,
+            seen: None,
         }
     }
 }
@@ -73,6 +77,12 @@ impl RuntimePolicy for Script {
         } else {
             // The script is done: no timer any more, exits only.
             self.deadline = None;
+            if let Some(pid) = m.job(0).pid().filter(|_| m.job(0).live()) {
+                let allowed = crate::procfs::cpus_allowed(pid, pid);
+                // SAFETY: plain query of our child.
+                let policy = unsafe { libc::sched_getscheduler(pid) };
+                self.seen = Some((allowed, policy));
+            }
         }
         Ok(())
     }
@@ -247,4 +257,33 @@ fn a_signal_stops_the_jobs_thawed_and_reports_those_the_policy_never_started() {
     assert_eq!((reports[1].pid, reports[1].success), (0, false));
     assert!(!calls.contains(&MockCall::Create("job1".into())));
     assert!(c.warnings().iter().any(|w| w.contains("received signal")));
+}
+
+#[test]
+fn confine_and_set_idle_reach_the_jobs_threads() {
+    let _serial = serial();
+    let script = vec![
+        Decision::Confine {
+            job: 0,
+            cpus: vec![0],
+        },
+        Decision::SetIdle(0, true),
+    ];
+    let mut c = Controller::with_policy(
+        spec(&["0.5"]),
+        Box::new(Mock::new()),
+        Box::new(Script::new(script)),
+    )
+    .unwrap();
+    let reports = c.run().unwrap();
+    assert!(reports[0].success, "{reports:?}");
+    assert_eq!(
+        reports[0].cpus,
+        [0],
+        "the report says where it was confined"
+    );
+    let p = c.policy.as_any().downcast_ref::<Script>().unwrap();
+    let (allowed, policy) = p.seen.clone().expect("seen while it ran");
+    assert_eq!(allowed.as_deref(), Some(&[0u32][..]));
+    assert_eq!(policy, libc::SCHED_IDLE);
 }
