@@ -259,7 +259,7 @@ def cmd_simulate_cosched(args: argparse.Namespace) -> int:
     nic_sample_us wake_delay_us wake_loss block_timeout_ms daemon_period_ms
     daemon_run_us gang_slot_ms probe_ms probe_node scale alone_s max_time_s seed
     reps. Prints the completion time (± 90% CI over reps), each job's completion
-    time and communication share, the cv and the slowdown against the ideal;
+    time and communication share, the cv and the excess over the ideal;
     --timeline writes the probed node's CPU shares over time (first
     replication): FILE.csv as data, FILE.png/.svg/.pdf as the Figures 2-3 plot
     (--plot FILE.png is the same plot). A run that passes max_time_s (a
@@ -312,7 +312,7 @@ def cmd_simulate_cosched(args: argparse.Namespace) -> int:
         ("mean job time (s)", res.mean_job_time),
         ("cv of the job times", res.cv),
         ("ideal (s): jobs × alone_s × scale", res.ideal),
-        ("slowdown vs ideal", res.slowdown),
+        ("over ideal: (completion − ideal) / ideal", res.over_ideal),
         ("replications", len(runs)),
         ("mean message latency (µs)", float(runs["latency_us"].mean())),
         ("spin time, all nodes (s)", float(runs["spin_time"].mean())),
