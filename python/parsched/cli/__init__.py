@@ -26,6 +26,7 @@ from parsched.cli.common import (  # noqa: F401  (re-exported for the other modu
     _usage_hint,
     _window,
     _workers,
+    add_simulate_parser,
 )
 from parsched.cli.reproduce import (
     cmd_reproduce_batch,
@@ -36,12 +37,14 @@ from parsched.cli.reproduce import (
     cmd_reproduce_regions,
 )
 from parsched.cli.run import cmd_reproduce_desktop, cmd_run
-from parsched.cli.simulate import (
+from parsched.cli.simulate import COMMANDS as SIMULATE_COMMANDS
+from parsched.cli.simulate import (  # noqa: F401  (the commands, by name)
     cmd_generate_lublin,
     cmd_simulate_barrier,
     cmd_simulate_batch,
     cmd_simulate_cosched,
     cmd_simulate_fcs,
+    cmd_simulate_fcs_figure,
     cmd_simulate_pools,
     cmd_simulate_regions,
 )
@@ -73,74 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sim = sub.add_parser("simulate", help="run one simulation", description="Run one simulation.")
     sim_sub = sim.add_subparsers(dest="model", metavar="MODEL", required=True)
-    sp = sim_sub.add_parser("pools", help=_doc(cmd_simulate_pools).splitlines()[0],
-                            description=_doc(cmd_simulate_pools), formatter_class=fmt)
-    sp.add_argument("--config", metavar="FILE.toml",
-                    help="TOML file with a [pools] table (or flat keys)")
-    sp.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
-                    help="override a config key (repeatable)")
-    sp.add_argument("--arrivals", metavar="FILE.csv",
-                    help="explicit job stream: CSV with header arrival,d[,para_work]")
-    sp.add_argument("--json", action="store_true", help="print one JSON object")
-    sp.add_argument("--jobs-out", metavar="FILE", help="write per-job records (.csv or .parquet)")
-    sp.add_argument("--workers", type=_workers, default=1, metavar="N",
-                    help="threads for the replications (results do not depend on it)")
-    sp.set_defaults(func=cmd_simulate_pools)
-    sb = sim_sub.add_parser("barrier", help=_doc(cmd_simulate_barrier).splitlines()[0],
-                            description=_doc(cmd_simulate_barrier), formatter_class=fmt)
-    sb.add_argument("--config", metavar="FILE.toml",
-                    help="TOML file with a [barrier] table (or flat keys)")
-    sb.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
-                    help="override a config key (repeatable)")
-    sb.add_argument("--json", action="store_true", help="print one JSON object")
-    sb.set_defaults(func=cmd_simulate_barrier)
-    sc = sim_sub.add_parser("batch", help=_doc(cmd_simulate_batch).splitlines()[0],
-                            description=_doc(cmd_simulate_batch), formatter_class=fmt)
-    sc.add_argument("--trace", metavar="FILE", help="SWF trace (.swf or .swf.gz)")
-    sc.add_argument("--config", metavar="FILE.toml",
-                    help="TOML file with a [batch] table (or flat keys)")
-    sc.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
-                    help="override a config key (repeatable)")
-    sc.add_argument("--jobs-out", metavar="FILE.csv", help="write Batsim's jobs CSV")
-    sc.add_argument("--swf-out", metavar="FILE.swf", help="write the schedule as SWF")
-    sc.add_argument("--gantt", metavar="FILE.png", help="write a Gantt chart (.png, .svg, .pdf)")
-    sc.add_argument("--gantt-window", type=_window, default=None, metavar="START:END",
-                    help="the Gantt chart's time window, seconds of trace time")
-    sc.add_argument("--utilization", metavar="FILE.png",
-                    help="write processors in use and queue length over time (.png, .svg, "
-                         ".pdf)")
-    sc.add_argument("--json", action="store_true", help="print one JSON object")
-    sc.set_defaults(func=cmd_simulate_batch)
-    sn = sim_sub.add_parser("cosched", help=_doc(cmd_simulate_cosched).splitlines()[0],
-                            description=_doc(cmd_simulate_cosched), formatter_class=fmt)
-    sn.add_argument("--config", metavar="FILE.toml",
-                    help="TOML file with a [cosched] table (or flat keys)")
-    sn.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
-                    help="override a config key (repeatable)")
-    sn.add_argument("--workers", type=_workers, default=None, metavar="N",
-                    help="threads for the replications (default: one per CPU, at most "
-                         "reps; results do not depend on it)")
-    sn.add_argument("--json", action="store_true", help="print one JSON object")
-    sn.add_argument("--timeline", metavar="FILE",
-                    help="the probed node's CPU shares over time (first replication): "
-                         "FILE.csv as data, FILE.png/.svg/.pdf as a plot")
-    sn.add_argument("--plot", metavar="FILE.png",
-                    help="plot the timeline (Figures 2-3 style; .png, .svg or .pdf)")
-    sn.set_defaults(func=cmd_simulate_cosched)
-    sf = sim_sub.add_parser("fcs", help=_doc(cmd_simulate_fcs).splitlines()[0],
-                            description=_doc(cmd_simulate_fcs), formatter_class=fmt)
-    sf.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
-                    help="set a key (repeatable)")
-    sf.add_argument("--workers", type=_workers, default=None, metavar="N",
-                    help="threads for the replications (results do not depend on it)")
-    sf.add_argument("--json", action="store_true", help="print one JSON object")
-    sf.set_defaults(func=cmd_simulate_fcs)
-    sr = sim_sub.add_parser("regions", help=_doc(cmd_simulate_regions).splitlines()[0],
-                            description=_doc(cmd_simulate_regions), formatter_class=fmt)
-    sr.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
-                    help="set a key (repeatable)")
-    sr.add_argument("--json", action="store_true", help="print one JSON object")
-    sr.set_defaults(func=cmd_simulate_regions)
+    for model, func, workers, options in SIMULATE_COMMANDS:
+        add_simulate_parser(sim_sub, model, func, fmt, workers, options)
 
     gen = sub.add_parser("generate", help="write a synthetic workload",
                          description="Write a synthetic workload.")
