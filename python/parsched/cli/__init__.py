@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from parsched.cli.bench import cmd_bench
+from parsched.cli.bench import BENCHES, cmd_bench
 from parsched.cli.common import (  # noqa: F401  (re-exported for the other modules)
     UsageError,
     _cell,
@@ -93,56 +93,33 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("reproduce", help="regenerate a seed paper's figures",
                          description="Regenerate a seed paper's figures.")
     rep_sub = rep.add_subparsers(dest="model", metavar="MODEL", required=True)
-    rp = rep_sub.add_parser("pools", help=_doc(cmd_reproduce_pools).splitlines()[0],
-                            description=_doc(cmd_reproduce_pools), formatter_class=fmt)
-    rp.add_argument("--quick", action="store_true", help="short runs, fewer points (< 1 min)")
-    rp.add_argument("--out", default=os.path.join("results", "pools"), metavar="DIR",
-                    help="output directory (default: results/pools)")
-    rp.add_argument("--workers", type=_workers, default=None, metavar="N",
-                    help="parallel simulations (default: one per CPU)")
-    rp.set_defaults(func=cmd_reproduce_pools)
-    rg = rep_sub.add_parser("gang", help=_doc(cmd_reproduce_gang).splitlines()[0],
-                            description=_doc(cmd_reproduce_gang), formatter_class=fmt)
-    rg.add_argument("--quick", action="store_true", help="fewer points, shorter runs (< 1 min)")
-    rg.add_argument("--out", default=os.path.join("results", "gang"), metavar="DIR",
-                    help="output directory (default: results/gang)")
-    rg.add_argument("--workers", type=_workers, default=None, metavar="N",
-                    help="parallel simulations (default: one per CPU)")
-    rg.add_argument("--json", action="store_true",
-                    help="print the headline numbers as one JSON object (no tables)")
-    rg.set_defaults(func=cmd_reproduce_gang)
-    rn = rep_sub.add_parser("cosched", help=_doc(cmd_reproduce_cosched).splitlines()[0],
-                            description=_doc(cmd_reproduce_cosched), formatter_class=fmt)
-    rn.add_argument("--quick", action="store_true",
-                    help="a quarter of the iterations, one replication (about a minute)")
-    rn.add_argument("--out", default=os.path.join("results", "cosched"), metavar="DIR",
-                    help="output directory (default: results/cosched)")
-    rn.add_argument("--workers", type=_workers, default=None, metavar="N",
-                    help="parallel simulations (default: one per CPU)")
-    rn.add_argument("--json", action="store_true",
-                    help="print the headline numbers as one JSON object (no tables)")
-    rn.set_defaults(func=cmd_reproduce_cosched)
-    rf = rep_sub.add_parser("fcs", help=_doc(cmd_reproduce_fcs).splitlines()[0],
-                            description=_doc(cmd_reproduce_fcs), formatter_class=fmt)
-    rf.add_argument("--quick", action="store_true",
-                    help="a tenth of the iterations (seconds)")
-    rf.add_argument("--real", action="store_true",
-                    help="also measure Table 1 on this machine's processors (needs cgroups)")
-    rf.add_argument("--out", default=os.path.join("results", "fcs"), metavar="DIR",
-                    help="output directory (default: results/fcs)")
-    rf.add_argument("--json", action="store_true",
-                    help="print the headline numbers as one JSON object (no tables)")
-    rf.set_defaults(func=cmd_reproduce_fcs)
-    rr = rep_sub.add_parser("regions", help=_doc(cmd_reproduce_regions).splitlines()[0],
-                            description=_doc(cmd_reproduce_regions), formatter_class=fmt)
-    rr.add_argument("--quick", action="store_true", help="a smaller grid (seconds)")
-    rr.add_argument("--real", action="store_true",
-                    help="also the measurements on this machine (parsched.runtime.regions_real)")
-    rr.add_argument("--out", default=os.path.join("results", "regions"), metavar="DIR",
-                    help="output directory (default: results/regions)")
-    rr.add_argument("--json", action="store_true",
-                    help="print the headline numbers as one JSON object (no tables)")
-    rr.set_defaults(func=cmd_reproduce_regions)
+    quick = {"pools": "short runs, fewer points (< 1 min)",
+             "gang": "fewer points, shorter runs (< 1 min)",
+             "cosched": "a quarter of the iterations, one replication (about a minute)",
+             "fcs": "a tenth of the iterations (seconds)",
+             "regions": "a smaller grid (seconds)"}
+    real = {"fcs": "also measure Table 1 on this machine's processors (needs cgroups)",
+            "regions": "also the measurements on this machine "
+                       "(parsched.runtime.regions_real)"}
+    headline = "print the headline numbers as one JSON object (no tables)"
+    for name, func, json_help in (("pools", cmd_reproduce_pools, None),
+                                  ("gang", cmd_reproduce_gang, headline),
+                                  ("cosched", cmd_reproduce_cosched, headline),
+                                  ("fcs", cmd_reproduce_fcs, headline),
+                                  ("regions", cmd_reproduce_regions, headline)):
+        r = rep_sub.add_parser(name, help=_doc(func).splitlines()[0],
+                               description=_doc(func), formatter_class=fmt)
+        r.add_argument("--quick", action="store_true", help=quick[name])
+        if name in real:
+            r.add_argument("--real", action="store_true", help=real[name])
+        r.add_argument("--out", default=os.path.join("results", name), metavar="DIR",
+                       help=f"output directory (default: results/{name})")
+        if name not in real:
+            r.add_argument("--workers", type=_workers, default=None, metavar="N",
+                           help="parallel simulations (default: one per CPU)")
+        if json_help:
+            r.add_argument("--json", action="store_true", help=json_help)
+        r.set_defaults(func=func)
     rb = rep_sub.add_parser("batch", help=_doc(cmd_reproduce_batch).splitlines()[0],
                             description=_doc(cmd_reproduce_batch), formatter_class=fmt)
     rb.add_argument("--out", default=os.path.join("results", "batch"), metavar="DIR",
@@ -192,9 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     bp = sub.add_parser("bench", help=_doc(cmd_bench).splitlines()[0],
                         description=_doc(cmd_bench), formatter_class=fmt)
-    bp.add_argument("model", nargs="?", choices=("pools", "barrier", "batch", "cosched"),
+    bp.add_argument("model", nargs="?", choices=tuple(BENCHES),
                     default="pools", help="which simulator to time (default pools)")
-    bp.add_argument("--model", dest="model_opt", choices=("pools", "barrier", "batch", "cosched"),
+    bp.add_argument("--model", dest="model_opt", choices=tuple(BENCHES),
                     default=None, help="same as the positional MODEL")
     bp.add_argument("--jobs", type=int, default=100000, metavar="N",
                     help="pools: jobs to simulate (default 100000)")
@@ -212,10 +189,10 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--load", type=float, default=0.9, metavar="L",
                     help="batch --lublin: offered load (default 0.9)")
     bp.add_argument("--repeat", type=int, default=5, metavar="N",
-                    help="batch and barrier: runs per configuration, best reported "
-                         "(default 5)")
+                    help="barrier, batch, cosched, fcs, regions: runs per configuration, best "
+                         "reported (default 5)")
     bp.add_argument("--scale", type=float, default=0.25, metavar="F",
-                    help="cosched: fraction of the paper's iterations (default 0.25)")
+                    help="cosched, fcs: fraction of the paper's iterations (default 0.25)")
     bp.add_argument("--json", action="store_true", help="print one JSON object")
     bp.set_defaults(func=cmd_bench)
 

@@ -375,14 +375,9 @@ def cmd_simulate_fcs(args: argparse.Namespace) -> int:
     and, under fcs, the classes assigned over time; --json prints one object
     with job_times and makespan.
     """
-    from parsched.errors import TimeLimitError
     from parsched.sim.fcs import PAPER_TABLE1, simulate_fcs
 
-    cfg = load_config(args)
-    try:
-        res = simulate_fcs(cfg, workers=args.workers)
-    except TimeLimitError as e:
-        raise ConfigError("max_time_s", str(e)) from None
+    cfg, res = _run(simulate_fcs, args, workers=args.workers)
     if args.json:
         return print_json(res)
     import pandas as pd
@@ -469,14 +464,9 @@ def cmd_simulate_fcs_figure(args: argparse.Namespace) -> int:
     last parallel program's finish per (scheduler, k, s); --json prints one
     object.
     """
-    from parsched.errors import TimeLimitError
     from parsched.sim.fcs import simulate_fcs_figure
 
-    cfg = load_config(args)
-    try:
-        res = simulate_fcs_figure(cfg, workers=args.workers)
-    except TimeLimitError as e:
-        raise ConfigError("max_time_s", str(e)) from None
+    _, res = _run(simulate_fcs_figure, args, workers=args.workers)
     if args.json:
         return print_json(res)
     con = _console()
@@ -484,6 +474,19 @@ def cmd_simulate_fcs_figure(args: argparse.Namespace) -> int:
               f"{res.summary['work_s']:.4g} s alone", highlight=False)
     _print_table(con, "", res.runs)
     return 0
+
+
+def _run(simulate: Any, args: argparse.Namespace, **options: Any) -> tuple[Any, Any]:
+    """The command's config (:func:`load_config`) and ``simulate(config,
+    **options)``; a run that passes ``max_time_s`` (a livelock) is reported
+    as a bad ``max_time_s``."""
+    from parsched.errors import TimeLimitError
+
+    cfg = load_config(args)
+    try:
+        return cfg, simulate(cfg, **options)
+    except TimeLimitError as e:
+        raise ConfigError("max_time_s", str(e)) from None
 
 
 # ------------------------------------------------------------ options
