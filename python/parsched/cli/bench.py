@@ -110,40 +110,41 @@ def _bench_barrier(args: argparse.Namespace) -> int:
 def _bench_cosched(args: argparse.Namespace) -> int:
     from parsched.config import CoschedConfig
 
-    _check_scale(args)
-    rows = []
-    for scheme in ("Local", "PB"):
-        cfg = CoschedConfig(workload=5, scheme=scheme, scale=args.scale, reps=1, seed=1)
-        res = _events_row(args, cfg, rows, workload=5, scheme=scheme)
-        rows[-1]["completion_time"] = res.completion_time
-    if args.json:
-        print(json.dumps(jsonable({"model": "cosched", "repeat": args.repeat, "runs": rows})))
-    else:
-        for r in rows:
-            print(f"bench cosched W5 {r['scheme']:5s} (scale {r['scale']}): {r['events']:,} "
-                  f"events in {r['wall_seconds']:.3f} s = {r['events_per_second']:,.0f} "
-                  f"events/s; completion {r['completion_time']:.1f} s simulated "
-                  f"(best of {args.repeat})")
-    return 0
+    return _bench_events(
+        args, "cosched", "W5", "completion_time", "completion",
+        [({"workload": 5, "scheme": s},
+          lambda s=s: CoschedConfig(workload=5, scheme=s, scale=args.scale, reps=1, seed=1))
+         for s in ("Local", "PB")])
 
 
 def _bench_fcs(args: argparse.Namespace) -> int:
     from parsched.config import FcsConfig
 
-    _check_scale(args)
+    return _bench_events(
+        args, "fcs", "Table 1", "makespan", "makespan",
+        [({"scheme": s}, lambda s=s: FcsConfig(scheme=s, scale=args.scale, reps=1, seed=1))
+         for s in ("default", "gang", "fcs")])
+
+
+def _bench_events(args: argparse.Namespace, model: str, what: str, measure: str, word: str,
+                  runs: list[tuple[dict[str, Any], Any]]) -> int:
+    """Events per second of each of ``runs`` (labels, config factory) at
+    ``--scale``, best of ``--repeat``; each row also holds the result's ``measure``."""
+    if not (0 < args.scale <= 1):
+        raise ConfigError("--scale", f"{args.scale} is out of range", "0 < scale <= 1")
     rows = []
-    for scheme in ("default", "gang", "fcs"):
-        cfg = FcsConfig(scheme=scheme, scale=args.scale, reps=1, seed=1)
-        res = _events_row(args, cfg, rows, scheme=scheme)
-        rows[-1]["makespan"] = res.makespan
+    for labels, make in runs:
+        res = _events_row(args, make(), rows, **labels)
+        rows[-1][measure] = getattr(res, measure)
     if args.json:
-        print(json.dumps(jsonable({"model": "fcs", "repeat": args.repeat, "runs": rows})))
-    else:
-        for r in rows:
-            print(f"bench fcs Table 1 {r['scheme']:7s} (scale {r['scale']}): {r['events']:,} "
-                  f"events in {r['wall_seconds']:.3f} s = {r['events_per_second']:,.0f} "
-                  f"events/s; makespan {r['makespan']:.1f} s simulated "
-                  f"(best of {args.repeat})")
+        print(json.dumps(jsonable({"model": model, "repeat": args.repeat, "runs": rows})))
+        return 0
+    width = max(len(r["scheme"]) for r in rows)
+    for r in rows:
+        print(f"bench {model} {what} {r['scheme']:{width}s} (scale {r['scale']}): "
+              f"{r['events']:,} events in {r['wall_seconds']:.3f} s = "
+              f"{r['events_per_second']:,.0f} events/s; {word} {r[measure]:.1f} s simulated "
+              f"(best of {args.repeat})")
     return 0
 
 
@@ -166,11 +167,6 @@ def _bench_regions(args: argparse.Namespace) -> int:
                   f"{r['wall_seconds'] * 1e3:.3f} ms = {r['runs_per_second']:,.0f} runs/s "
                   f"(best of {args.repeat})")
     return 0
-
-
-def _check_scale(args: argparse.Namespace) -> None:
-    if not (0 < args.scale <= 1):
-        raise ConfigError("--scale", f"{args.scale} is out of range", "0 < scale <= 1")
 
 
 def _best(args: argparse.Namespace, simulate: Any, cfg: Any) -> tuple[float, float, Any]:

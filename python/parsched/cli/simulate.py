@@ -155,7 +155,6 @@ def cmd_simulate_batch(args: argparse.Namespace) -> int:
     window).
     """
 
-    from parsched._io import atomic_file, check_output_file
     from parsched.sim.batch import _source, simulate_batch
 
     cfg = load_config(args)
@@ -168,12 +167,7 @@ def cmd_simulate_batch(args: argparse.Namespace) -> int:
             "swf_out": (args.swf_out, "--swf-out", (".swf",)),
             "gantt": (args.gantt, "--gantt", FIGURE_FORMATS),
             "utilization": (args.utilization, "--utilization", FIGURE_FORMATS)}
-    for target, flag, suffixes in outs.values():
-        if target:
-            check_output_file(target, flag, suffixes)
-    with contextlib.ExitStack() as stack:
-        tmp = {k: stack.enter_context(atomic_file(v[0])) if v[0] else None
-               for k, v in outs.items()}
+    with _writing(outs) as tmp:
         res = simulate_batch(path, cfg, jobs_csv=tmp["jobs_out"], swf_out=tmp["swf_out"])
         if tmp["gantt"]:
             res.plot_gantt(tmp["gantt"], window=args.gantt_window)
@@ -243,7 +237,6 @@ def cmd_simulate_cosched(args: argparse.Namespace) -> int:
     livelock) is an error (exit 2).
     """
 
-    from parsched._io import atomic_file, check_output_file
     from parsched.errors import TimeLimitError
     from parsched.sim.cosched import simulate_cosched
 
@@ -251,12 +244,7 @@ def cmd_simulate_cosched(args: argparse.Namespace) -> int:
     figs = (".png", ".svg", ".pdf")
     outs = {"timeline": (args.timeline, "--timeline", (".csv", *figs)),
             "plot": (args.plot, "--plot", figs)}
-    for target, flag, suffixes in outs.values():
-        if target:
-            check_output_file(target, flag, suffixes)
-    with contextlib.ExitStack() as stack:
-        tmp = {k: stack.enter_context(atomic_file(v[0])) if v[0] else None
-               for k, v in outs.items()}
+    with _writing(outs) as tmp:
         try:
             res = simulate_cosched(cfg, workers=args.workers)
         except TimeLimitError as e:
@@ -474,6 +462,21 @@ def cmd_simulate_fcs_figure(args: argparse.Namespace) -> int:
               f"{res.summary['work_s']:.4g} s alone", highlight=False)
     _print_table(con, "", res.runs)
     return 0
+
+
+@contextlib.contextmanager
+def _writing(outs: dict[str, tuple[str | None, str, tuple[str, ...]]]) -> Any:
+    """Checks the output files ``outs`` names (key: (path or None, flag,
+    suffixes)), before any work, and yields their temporary paths by key
+    (None where not asked for), renamed to the real paths only on success."""
+    from parsched._io import atomic_file, check_output_file
+
+    for target, flag, suffixes in outs.values():
+        if target:
+            check_output_file(target, flag, suffixes)
+    with contextlib.ExitStack() as stack:
+        yield {k: stack.enter_context(atomic_file(v[0])) if v[0] else None
+               for k, v in outs.items()}
 
 
 def _run(simulate: Any, args: argparse.Namespace, **options: Any) -> tuple[Any, Any]:

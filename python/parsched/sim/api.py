@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from parsched.config import BarrierConfig, BatchConfig, PoolsConfig
 from parsched.config.base import ConfigBase
-from parsched.errors import ConfigError, PolicyError, SimulationError
+from parsched.errors import ConfigError, PolicyError, SimulationError, TimeLimitError
 from parsched.sim.result import SimResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -96,6 +96,25 @@ def core():
             "`maturin develop --release`) in the repository first"
         ) from e
     return _core
+
+
+def call_core(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)``, a function of the extension, with its errors
+    raised as parsched's: :class:`ConfigError` (naming the field),
+    :class:`PolicyError`, :class:`TimeLimitError`, :class:`SimulationError`."""
+    from parsched.config.base import _core_error
+
+    c = core()
+    try:
+        return fn(*args, **kwargs)
+    except c.ConfigError as e:
+        raise _core_error(e) from None
+    except c.PolicyError as e:
+        raise PolicyError(str(e)) from None
+    except c.TimeLimitError as e:
+        raise TimeLimitError(str(e)) from None
+    except c.SimulationError as e:
+        raise SimulationError(str(e)) from None
 
 
 def _call(cfg: dict[str, Any], *, workers: int, records: bool, policy: Any, audit: bool) -> dict:

@@ -22,8 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from parsched.config import CoschedConfig
-from parsched.config.base import _core_error
-from parsched.errors import ConfigError, SimulationError, TimeLimitError, shown
+from parsched.errors import ConfigError, TimeLimitError, shown
 from parsched.sim.result import SimResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -239,16 +238,9 @@ def _workers(workers: int | None, reps: int) -> int:
 
 
 def _call(cfg: CoschedConfig, *, workers: int, audit: bool) -> dict[str, Any]:
-    c = _core()
-    core_dict = cfg.core_dict()
-    try:
-        return c.simulate_cosched(core_dict, workers=workers, audit=audit)
-    except c.ConfigError as e:
-        raise _core_error(e) from None
-    except c.TimeLimitError as e:
-        raise TimeLimitError(str(e)) from None
-    except c.SimulationError as e:
-        raise SimulationError(str(e)) from None
+    from parsched.sim.api import call_core
+
+    return call_core(_core().simulate_cosched, cfg.core_dict(), workers=workers, audit=audit)
 
 
 def simulate_cosched(

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from parsched.config import FcsConfig, FcsFigureConfig
-from parsched.config.base import ConfigBase, _core_error
-from parsched.errors import ConfigError, SimulationError, TimeLimitError
+from parsched.config.base import ConfigBase
+from parsched.errors import ConfigError, TimeLimitError
 from parsched.sim.result import SimResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -68,15 +68,9 @@ def _keys(config: Mapping[str, Any] | ConfigBase | None, keys: Mapping[str, Any]
 def _run(fn: Any, keys: dict[str, Any], workers: int) -> dict[str, Any]:
     """``fn(keys, workers=...)`` (an extension function) with its errors as
     parsched's."""
-    c = _core()
-    try:
-        return fn(keys, workers=workers)
-    except c.ConfigError as e:
-        raise _core_error(e) from None
-    except c.TimeLimitError as e:
-        raise TimeLimitError(str(e)) from None
-    except c.SimulationError as e:
-        raise SimulationError(str(e)) from None
+    from parsched.sim.api import call_core
+
+    return call_core(fn, keys, workers=workers)
 
 
 def fcs_keys() -> list[str]:

@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from parsched.config import RegionsConfig
-from parsched.config.base import ConfigBase, _core_error
-from parsched.errors import PolicyError, SimulationError
+from parsched.config.base import ConfigBase
 from parsched.sim.result import SimResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -145,16 +144,10 @@ def simulate_regions(config: RegionsConfig | Mapping[str, Any] | None = None, /,
     applied, :class:`SimulationError` for a bad program. Releases the GIL."""
     if isinstance(config, ConfigBase):
         config = config.to_dict()
+    from parsched.sim.api import call_core
+
     merged = {**(dict(config) if config else {}), **keys}
-    c = _core()
-    try:
-        out = c.simulate_regions(merged)
-    except c.ConfigError as e:
-        raise _core_error(e) from None
-    except c.PolicyError as e:
-        raise PolicyError(str(e)) from None
-    except c.SimulationError as e:
-        raise SimulationError(str(e)) from None
+    out = call_core(_core().simulate_regions, merged)
     sp = out["speedup"]
     return RegionsResult(
         machine=str(out["machine"]),
