@@ -17,7 +17,7 @@ Fine-grain synchronization and gang scheduling (Feitelson & Rudolph 1992, seed 0
     df = parsched.sweep(b.with_(sched=s, wait=w) for s in ("gang", "local")
                         for w in ("busy", "block"))
 
-Batch scheduling of rigid jobs on SWF workload traces (issue 4)::
+Batch scheduling of rigid jobs on SWF workload traces::
 
     r = parsched.simulate_batch("KTH-SP2.swf.gz", parsched.BatchConfig(policy="easy"))
     r.summary["avg_bounded_slowdown"], r.report, r.jobs.head()   # Batsim columns
@@ -31,7 +31,7 @@ Coscheduling on a network of workstations (Nagar et al. 1999, seed 003)::
     df = parsched.cosched_sweep(parsched.CoschedConfig(scale=0.1), ["Local", "SB", "PB"],
                                 [1, 5, 9])
 
-Real programs on this Linux machine, gang scheduled by freezing cgroups (issue 5)::
+Real programs on this Linux machine, gang scheduled by freezing cgroups::
 
     out = parsched.run_jobs({"policy": "gang", "slot": "50ms",
                              "jobs": [{"argv": ["./a.out"], "width": 2}, ["./b.out", "x"]]})

@@ -358,7 +358,7 @@ def plot_fairness(tasks, results, path: str, workload: int) -> None:
 
 def findings(T, fair=None, t5=None,
              latencies: dict[tuple[str, int], float] | None = None) -> list[dict[str, Any]]:
-    """Every checkable claim of §3 on the simulated tables: the issue's list
+    """Every checkable claim of §3 on the simulated tables: the listed claims
     first, then the rest of the text. ``T[scheme][w]`` is a completion time
     (paper seconds; NaN for a livelock); ``latencies[(scheme, w)]`` the mean
     small-message latency (µs)."""

@@ -43,7 +43,7 @@ from parsched.report.common import fmt_3g, log_ticks, markdown_table, pyplot, sa
 __all__ = ["check_runtime", "ensure_bsp", "run"]
 
 SLOT = "50ms"
-#: issue 5's targets at the 1 ms point: gang this much faster than default Linux,
+#: the targets at the 1 ms point (docs/runtime.md): gang this much faster than default Linux,
 #: and within this factor of ideal time-sharing
 SPEEDUP_TARGET = 1.5
 IDEAL_TARGET = 1.10
@@ -366,7 +366,7 @@ per point, median; slots {head['slot']}; load average (1, 5, 15 min) at the star
 point (/proc/stat busy time minus our jobs' and the controller's CPU, over the
 run's wall time); the load average includes our own jobs' threads. {LOAD_NOTE}
 
-## Headline (issue 5's Done means)
+## Headline (the targets at the 1 ms point)
 
 The configuration (two 2-thread spin jobs, barrier every 1 ms, no stressors) is
 measured twice, in Fig. 1 (k = 2, s = 0) and in the granularity sweep (1 ms):

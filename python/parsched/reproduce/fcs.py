@@ -55,7 +55,7 @@ def _finding(fid: str, claim: str, holds: bool, measured: str, why: str = "") ->
 
 
 def real_findings(measured: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The issue's real criterion on ``fcs_real.table1_real`` rows: FCS's median
+    """The real-machine criterion on ``fcs_real.table1_real`` rows: FCS's median
     makespan no later than the better of Default's and gang scheduling's; the
     Default's utilization (its jobs' CPU seconds over P x makespan) bounds what
     any schedule could save."""
@@ -135,8 +135,8 @@ def findings(rows: dict[str, dict[str, Any]], optimum: float,
                  " < ".join(f"{s} {m[s]:.1f}" for s in sorted(m, key=m.get)),
                  "Default departs: with blocking waits and one run queue per node, the O(1) "
                  "model keeps both processors of a node busy whenever any of its six "
-                 "processes is ready, so it packs the three jobs nearly optimally (as the "
-                 "issue's independent fair-scheduler model did); spin-block's spinning costs "
+                 "processes is ready, so it packs the three jobs nearly optimally (as an "
+                 "independent fair-scheduler model did); spin-block's spinning costs "
                  "more than blocking's wake-ups at 1 ms granularity. See docs/policies/fcs.md."),
     ]
     by_job = {}

@@ -1,4 +1,4 @@
-"""Running real programs under parsched's Linux runtime (issue 5).
+"""Running real programs under parsched's Linux runtime.
 
 :func:`run_jobs` launches a set of jobs on this machine and schedules them with
 the runtime controller (crates/parsched-runtime, see docs/runtime.md) until all

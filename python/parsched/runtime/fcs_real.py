@@ -1,4 +1,4 @@
-"""Seed 002's Table 1 (load-imbalanced workload) measured on this machine (issue 12).
+"""Seed 002's Table 1 (load-imbalanced workload) measured on this machine.
 
 Seed 002 (section 4.2) runs three 4-process jobs on 4 processors, iterating
 compute + an all-process synchronization at 1 ms granularity: job 1 with its

@@ -1,4 +1,4 @@
-"""Seed 004's region scheduling measured on this machine (issue 13, item 4).
+"""Seed 004's region scheduling measured on this machine.
 
 Three experiments with the real ``bench/memlat`` (one thread, two equal
 regions, dependent random accesses within one region for ``access_time``

@@ -1,4 +1,4 @@
-"""Batch space-sharing and gang scheduling of rigid jobs on workload traces (issue 4).
+"""Batch space-sharing and gang scheduling of rigid jobs on workload traces.
 
 :func:`simulate_batch` runs one SWF trace (``.swf`` or ``.swf.gz``) under FCFS,
 EASY or conservative backfilling, or gang scheduling (:class:`BatchConfig`) in
