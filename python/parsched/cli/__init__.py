@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from parsched.cli.bench import BENCHES, cmd_bench
+from parsched.cli.bench import add_parser as add_bench_parser
 from parsched.cli.common import (  # noqa: F401  (re-exported for the other modules)
     UsageError,
     _cell,
@@ -90,6 +90,45 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the SWF file to write (.gz: gzip)")
     gl.add_argument("--json", action="store_true", help="print one JSON object")
     gl.set_defaults(func=cmd_generate_lublin)
+    _add_reproduce_parsers(sub, fmt)
+
+    ru = sub.add_parser("run", help=_doc(cmd_run).splitlines()[0],
+                        description=_doc(cmd_run), formatter_class=fmt)
+    ru.add_argument("--policy", choices=("gang", "pools", "fcs", "flexible", "regions", "default"),
+                    default=None,
+                    help="scheduling policy (default: the job file's, else gang); flexible is "
+                         "an alias of fcs")
+    ru.add_argument("--slot", type=_slot, default=None, metavar="LEN",
+                    help="slot length with its unit, e.g. 50ms, 0.05s, 500us (default "
+                         "50ms; a bare number is refused)")
+    ru.add_argument("--backend", choices=("auto", "cgroup2", "cgroup1", "signal"), default=None,
+                    help="how slots are switched (default auto)")
+    ru.add_argument("--jobs", metavar="FILE.toml", default=None,
+                    help="TOML job file: RunSpec keys and [[jobs]] tables")
+    ru.add_argument("--width", type=_workers, default=None, metavar="N",
+                    help="gang width of the command-line jobs (default: all CPUs)")
+    ru.add_argument("--max-slots", type=_workers, default=None, metavar="N",
+                    help="multiprogramming level (jobs beyond it wait)")
+    ru.add_argument("--json", action="store_true",
+                    help="print the reports as one JSON object (the last line of stdout)")
+    ru.add_argument("command", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS [: ...]",
+                    help="jobs separated by a lone ':'")
+    ru.set_defaults(func=cmd_run)
+
+    add_bench_parser(sub, fmt)
+
+    from parsched.report.html import add_subcommand as add_report
+
+    add_report(sub, fmt)
+
+    from parsched.cli.sweep import add_parser as add_sweep_parser
+
+    add_sweep_parser(sub)  # parsched sweep SPEC.toml --out DIR (cli/sweep.py)
+    return p
+
+
+def _add_reproduce_parsers(sub: Any, fmt: Any) -> None:
+    """``parsched reproduce MODEL``: one command a paper's reproduction."""
     rep = sub.add_parser("reproduce", help="regenerate a seed paper's figures",
                          description="Regenerate a seed paper's figures.")
     rep_sub = rep.add_subparsers(dest="model", metavar="MODEL", required=True)
@@ -143,67 +182,6 @@ def build_parser() -> argparse.ArgumentParser:
     rd.add_argument("--reps", type=_workers, default=None, metavar="N",
                     help="repetitions per point, median reported (default 3, --quick 1)")
     rd.set_defaults(func=cmd_reproduce_desktop)
-
-    ru = sub.add_parser("run", help=_doc(cmd_run).splitlines()[0],
-                        description=_doc(cmd_run), formatter_class=fmt)
-    ru.add_argument("--policy", choices=("gang", "pools", "fcs", "flexible", "regions", "default"),
-                    default=None,
-                    help="scheduling policy (default: the job file's, else gang); flexible is "
-                         "an alias of fcs")
-    ru.add_argument("--slot", type=_slot, default=None, metavar="LEN",
-                    help="slot length with its unit, e.g. 50ms, 0.05s, 500us (default "
-                         "50ms; a bare number is refused)")
-    ru.add_argument("--backend", choices=("auto", "cgroup2", "cgroup1", "signal"), default=None,
-                    help="how slots are switched (default auto)")
-    ru.add_argument("--jobs", metavar="FILE.toml", default=None,
-                    help="TOML job file: RunSpec keys and [[jobs]] tables")
-    ru.add_argument("--width", type=_workers, default=None, metavar="N",
-                    help="gang width of the command-line jobs (default: all CPUs)")
-    ru.add_argument("--max-slots", type=_workers, default=None, metavar="N",
-                    help="multiprogramming level (jobs beyond it wait)")
-    ru.add_argument("--json", action="store_true",
-                    help="print the reports as one JSON object (the last line of stdout)")
-    ru.add_argument("command", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS [: ...]",
-                    help="jobs separated by a lone ':'")
-    ru.set_defaults(func=cmd_run)
-
-    bp = sub.add_parser("bench", help=_doc(cmd_bench).splitlines()[0],
-                        description=_doc(cmd_bench), formatter_class=fmt)
-    bp.add_argument("model", nargs="?", choices=tuple(BENCHES),
-                    default="pools", help="which simulator to time (default pools)")
-    bp.add_argument("--model", dest="model_opt", choices=tuple(BENCHES),
-                    default=None, help="same as the positional MODEL")
-    bp.add_argument("--jobs", type=int, default=100000, metavar="N",
-                    help="pools: jobs to simulate (default 100000)")
-    bp.add_argument("--iterations", "-k", type=int, default=50000, metavar="K",
-                    help="barrier: iterations of the measured gang (default 50000)")
-    bp.add_argument("--wait", choices=("busy", "block", "twophase", "yield"), default="busy",
-                    help="barrier: waiting strategy (default busy)")
-    bp.add_argument("--trace", metavar="FILE", default=None,
-                    help="batch: SWF trace (default: the shared KTH-SP2 trace)")
-    bp.add_argument("--lublin", type=int, default=None, metavar="N",
-                    help="batch: a generated Lublin-Feitelson workload of N jobs instead of "
-                         "a trace (e.g. 450000; with --procs and --load)")
-    bp.add_argument("--procs", type=int, default=8192, metavar="P",
-                    help="batch --lublin: processors (default 8192)")
-    bp.add_argument("--load", type=float, default=0.9, metavar="L",
-                    help="batch --lublin: offered load (default 0.9)")
-    bp.add_argument("--repeat", type=int, default=5, metavar="N",
-                    help="barrier, batch, cosched, fcs, regions: runs per configuration, best "
-                         "reported (default 5)")
-    bp.add_argument("--scale", type=float, default=0.25, metavar="F",
-                    help="cosched, fcs: fraction of the paper's iterations (default 0.25)")
-    bp.add_argument("--json", action="store_true", help="print one JSON object")
-    bp.set_defaults(func=cmd_bench)
-
-    from parsched.report.html import add_subcommand as add_report
-
-    add_report(sub, fmt)
-
-    from parsched.sim.sweep_spec import add_parser as add_sweep_parser
-
-    add_sweep_parser(sub)  # parsched sweep SPEC.toml --out DIR (sweep_spec.py)
-    return p
 
 
 class _VersionAction(argparse.Action):

@@ -271,3 +271,37 @@ def _bench_batch(args: argparse.Namespace) -> int:
 #: ``parsched bench MODEL``: the benchmark of each model.
 BENCHES = {"pools": _bench_pools, "barrier": _bench_barrier, "batch": _bench_batch,
            "cosched": _bench_cosched, "fcs": _bench_fcs, "regions": _bench_regions}
+
+
+def add_parser(sub: Any, fmt: Any) -> None:
+    """Registers ``parsched bench [MODEL]`` on the CLI's subparsers."""
+    from parsched.cli.common import _doc
+
+    bp = sub.add_parser("bench", help=_doc(cmd_bench).splitlines()[0],
+                        description=_doc(cmd_bench), formatter_class=fmt)
+    bp.add_argument("model", nargs="?", choices=tuple(BENCHES),
+                    default="pools", help="which simulator to time (default pools)")
+    bp.add_argument("--model", dest="model_opt", choices=tuple(BENCHES),
+                    default=None, help="same as the positional MODEL")
+    bp.add_argument("--jobs", type=int, default=100000, metavar="N",
+                    help="pools: jobs to simulate (default 100000)")
+    bp.add_argument("--iterations", "-k", type=int, default=50000, metavar="K",
+                    help="barrier: iterations of the measured gang (default 50000)")
+    bp.add_argument("--wait", choices=("busy", "block", "twophase", "yield"), default="busy",
+                    help="barrier: waiting strategy (default busy)")
+    bp.add_argument("--trace", metavar="FILE", default=None,
+                    help="batch: SWF trace (default: the shared KTH-SP2 trace)")
+    bp.add_argument("--lublin", type=int, default=None, metavar="N",
+                    help="batch: a generated Lublin-Feitelson workload of N jobs instead of "
+                         "a trace (e.g. 450000; with --procs and --load)")
+    bp.add_argument("--procs", type=int, default=8192, metavar="P",
+                    help="batch --lublin: processors (default 8192)")
+    bp.add_argument("--load", type=float, default=0.9, metavar="L",
+                    help="batch --lublin: offered load (default 0.9)")
+    bp.add_argument("--repeat", type=int, default=5, metavar="N",
+                    help="barrier, batch, cosched, fcs, regions: runs per configuration, best "
+                         "reported (default 5)")
+    bp.add_argument("--scale", type=float, default=0.25, metavar="F",
+                    help="cosched, fcs: fraction of the paper's iterations (default 0.25)")
+    bp.add_argument("--json", action="store_true", help="print one JSON object")
+    bp.set_defaults(func=cmd_bench)
