@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from parsched.config.lublin import LUBLIN_KEYS, check_lublin_key
+from parsched.config.lublin import LUBLIN_KEYS, LublinConfig, check_lublin_key
 from parsched.errors import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -71,6 +71,7 @@ def generate_lublin(
     load: float | None = None,
     seed: int = 1,
     include_types: bool = True,
+    config: LublinConfig | None = None,
 ) -> pd.DataFrame | str:
     """Generates ``jobs`` jobs of the Lublin–Feitelson model for ``procs``
     processors.
@@ -87,9 +88,12 @@ def generate_lublin(
     ``submit_time``, ``run_time``, ``allocated_procs``, ``requested_procs``,
     ``requested_time``, ``status``, ...; -1 for unknown, as in SWF) whose
     ``attrs["load_factor"]`` is the factor the interarrival times were divided by.
+    ``config``, a :class:`~parsched.config.LublinConfig`, gives every key at
+    once (the keyword arguments are then not used).
     """
-    args = {k: _check(k, v) for k, v in
-            dict(procs=procs, jobs=jobs, load=load, seed=seed, include_types=include_types).items()}
+    given = config.to_dict() if config is not None else dict(
+        procs=procs, jobs=jobs, load=load, seed=seed, include_types=include_types)
+    args = {k: _check(k, v) for k, v in given.items()}
     c = _core()
     if path is not None:
         from parsched._io import atomic_file, check_output_file
