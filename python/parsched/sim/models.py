@@ -86,10 +86,12 @@ def _count(v: Any) -> int | None:
 
 
 def _names(v: Any) -> str:
-    return ",".join(v)
+    return v if isinstance(v, str) else ",".join(v)
 
 
 def _lists(v: Any) -> str:
+    if isinstance(v, str):
+        return v
     return ";".join(",".join(f"{x:g}" for x in job) for job in v)
 
 
