@@ -348,7 +348,9 @@ def cmd_simulate_fcs(args: argparse.Namespace) -> int:
     Three MPI-like jobs of four processes on two dual-processor nodes iterate
     1 ms of compute and a synchronization of all four; job 1's processes 3-4
     and job 2's processes 1-2 compute twice as long (120, 120 and 60 s alone).
-    --set scheme=default|fcfs|gang|sb|fcs picks the scheduler (default fcs):
+    Starts from the defaults (or --config FILE.toml with an [fcs] table or
+    flat keys) and applies --set KEY=VALUE overrides. --set
+    scheme=default|fcfs|gang|sb|fcs picks the scheduler (default fcs):
     the Linux 2.6 O(1) scheduler with blocking waits, batch FCFS, gang
     scheduling, spin-block, or flexible coscheduling (CS jobs in gang slots, F
     jobs share a row and fill idle processors). Other keys: nodes
@@ -396,7 +398,9 @@ def cmd_simulate_regions(args: argparse.Namespace) -> int:
     its processor, its regions share that last-level cache) and under region
     scheduling (regions bin-packed over the caches by working set; a touch of
     a region mapped to another cache micro-schedules the thread there at the
-    paper's cost). Keys (--set KEY=VALUE): machine (clovertown|westmere)
+    paper's cost). Starts from the defaults (or --config FILE.toml with a
+    [regions] table or flat keys) and applies --set KEY=VALUE overrides; keys:
+    machine (clovertown|westmere)
     workload (memlat: Figure 9's two-region benchmark, one thread; balance:
     two large and two small programs, §5.2) wss_mb (memlat's total working
     set, MB) access_time (accesses per region visit) accesses (per program,
@@ -443,8 +447,9 @@ def cmd_simulate_fcs_figure(args: argparse.Namespace) -> int:
 
     k = 1..programs parallel programs plus s = 0..stressors sequential
     stressors under each of schedulers (default, gang) on machine es40 (4
-    processors) or potomac (4 cores x 2 hardware threads). Keys (--set
-    KEY=VALUE): machine schedulers programs stressors threads loops
+    processors) or potomac (4 cores x 2 hardware threads). Starts from the
+    defaults (or --config FILE.toml with an [fcs_figure] table or flat keys)
+    and applies --set KEY=VALUE overrides; keys: machine schedulers programs stressors threads loops
     loops_per_sync loop_us stressor_chunk_ms slot_ms stressor_rows
     default_wait spin_us smt_speed local o1_sleep_bonus rr_quantum_ms tick_ms
     latency_us context_switch_us interrupt_us syscall_us start_skew_ms scale

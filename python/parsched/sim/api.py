@@ -183,10 +183,9 @@ def simulate(config: AnyConfig | None = None, **options: Any) -> Any:
     cosched ``workers``, ``audit``; fcs and fcs_figure ``workers``. Models:
     :data:`parsched.sim.models.MODELS`.
     """
-    if config is None or isinstance(config, PoolsConfig):
-        return simulate_pools(config, **options)
     from parsched.sim.models import model_of
 
+    config = PoolsConfig() if config is None else config
     return model_of(config).run(config, **options)
 
 
