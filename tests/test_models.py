@@ -213,3 +213,31 @@ def test_slowdown_means_the_ratio_everywhere(results):
     co = results["cosched"]
     assert co.summary["over_ideal"] == pytest.approx(
         (co.summary["completion_time"] - co.summary["ideal"]) / co.summary["ideal"])
+
+
+@pytest.mark.parametrize("cls", [FcsConfig, FcsFigureConfig, RegionsConfig,
+                                 parsched.LublinConfig])
+def test_new_config_classes_have_the_config_interface(cls, tmp_path):
+    from conftest import assert_toml_round_trip
+
+    base = cls()
+    assert base == cls() and hash(base) == hash(cls())  # frozen, hashable
+    changed = base.apply_overrides(["seed=5"])
+    assert changed.seed == 5 and changed == base.with_(seed=5) != base
+    assert_toml_round_trip(changed, table=True)
+    assert_toml_round_trip(changed, table=False)
+    with pytest.raises(parsched.ConfigError) as e:
+        base.with_(seed=-1)
+    assert e.value.field == "seed"
+    with pytest.raises(parsched.ConfigError, match="unknown key"):
+        base.with_(no_such_key=1)
+
+
+def test_fcs_jobs_are_one_value_whatever_their_spelling():
+    as_text = FcsConfig(jobs="1,2;1,1")
+    assert as_text == FcsConfig(jobs=[[1, 2], [1, 1]]) == FcsConfig().apply_overrides(
+        ["jobs=1,2;1,1"])
+    assert as_text.jobs == ((1.0, 2.0), (1.0, 1.0))
+    with pytest.raises(parsched.ConfigError) as e:
+        FcsConfig(scheme="nope")
+    assert e.value.field == "scheme"
