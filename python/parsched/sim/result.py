@@ -6,8 +6,8 @@ Whatever the model, the object :func:`parsched.simulate` returns has
 * ``summary`` — a dict of scalars (numbers, flags, names), every key defined
   once for all models in ``docs/glossary.md``;
 * :meth:`~SimResult.frames` — its per-job / per-run / over-time records as
-  pandas DataFrames, by name (empty for a model that has none); each is also an
-  attribute of the same name (``res.jobs``, ``res.runs``, ...);
+  pandas DataFrames, by name (``FRAMES``); most are also attributes of the
+  same name (``res.jobs``, ``res.runs``, ``res.queue``, ...);
 * :meth:`~SimResult.to_dict` — plain JSON-safe values: the summary keys at
   top level, the model's other parts, and ``config``;
 * :meth:`~SimResult.to_json` — that dict as one line of JSON (what
@@ -71,7 +71,7 @@ class SimResult(ResultRepr):
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Every per-job / per-run / over-time table of this result, by name
-        (``FRAMES``; each built on first use and also an attribute)."""
+        (``FRAMES``; by default the attributes of those names)."""
         return {name: getattr(self, name) for name in self.FRAMES}
 
     def _extra_dict(self) -> dict[str, Any]:
