@@ -187,22 +187,35 @@ def test_bench_every_model(model):
     assert rows and all(x is not None and x > 0 for x in rates), out
 
 
-def _glossary_keys() -> set[str]:
+def _glossary() -> dict[str, set[str]]:
+    """Every key docs/glossary.md defines, with the models its entry names."""
     path = os.path.join(os.path.dirname(__file__), os.pardir, "docs", "glossary.md")
     with open(path, encoding="utf-8") as fh:
-        heads = [line for line in fh if line.startswith("### ")]
-    return {k for h in heads for k in re.findall(r"`([a-z0-9_]+)`", h)}
+        text = fh.read().split("\n## Keys\n", 1)[1]
+    out: dict[str, set[str]] = {}
+    for entry in text.split("\n### ")[1:]:
+        head, _, body = entry.partition("\n")
+        m = re.search(r"Models: ([a-z_, ]+)\.", " ".join(body.split()))
+        assert m, f"no Models: line in the entry {head}"
+        models = {x.strip() for x in m.group(1).split(",")}
+        for key in re.findall(r"`([a-z0-9_]+)`", head):
+            out[key] = models
+    return out
 
 
 def test_every_summary_key_is_in_the_glossary(results):
-    glossary = _glossary_keys()
-    reported = set()
+    glossary = _glossary()
+    reported: dict[str, set[str]] = {}
     for m, res in results.items():
-        reported |= set(res.summary) | set(MODELS[m].keys)
-    missing = sorted(reported - glossary)
+        for key in set(res.summary) | set(MODELS[m].keys):
+            reported.setdefault(key, set()).add(m)
+    missing = sorted(set(reported) - set(glossary))
     assert not missing, f"summary keys without a glossary entry: {missing}"
-    unused = sorted(glossary - reported)
+    unused = sorted(set(glossary) - set(reported))
     assert not unused, f"glossary entries no model reports: {unused}"
+    wrong = {k: (sorted(glossary[k]), sorted(v)) for k, v in reported.items()
+             if glossary[k] != v}
+    assert not wrong, f"entries naming other models than report them: {wrong}"
 
 
 def test_slowdown_means_the_ratio_everywhere(results):
