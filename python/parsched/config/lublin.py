@@ -10,52 +10,12 @@ times are scaled so that the offered load Σ procs·run time / (P · span) is
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from ..errors import ConfigError
-from .base import ConfigBase, _class_doc, _closest, _cut, _doc
+from ..sim.generate import _ALLOWED, LUBLIN_KEYS, check_lublin_key
+from .base import ConfigBase, _class_doc, _doc
 
-__all__ = ["LUBLIN_KEYS", "LublinConfig", "check_lublin_key"]
-
-#: The generator's keys with their defaults.
-LUBLIN_KEYS: dict[str, Any] = {
-    "procs": 128, "jobs": 10_000, "load": None, "seed": 1, "include_types": True,
-}
-
-_ALLOWED = {
-    "procs": "an integer >= 1 (processors of the machine; the model is retargeted to it)",
-    "jobs": "an integer in 1..=50000000",
-    "load": "a number in (0, 100], or none (the model's own arrivals)",
-    "seed": "an integer >= 0",
-    "include_types": "true|false (batch and interactive types, or the typeless model)",
-}
-
-
-def check_lublin_key(key: str, value: Any) -> Any:
-    """``value`` as the key's type; a :class:`ConfigError` naming the key otherwise."""
-    if key not in LUBLIN_KEYS:
-        near = _closest(key, list(LUBLIN_KEYS))
-        msg = "unknown key" + (f" (did you mean {near}?)" if near else "")
-        raise ConfigError(_cut(key), msg, ", ".join(LUBLIN_KEYS))
-    bad = ConfigError(key, f"{_cut(repr(value))} is not accepted", _ALLOWED[key])
-    if key == "load":
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise bad
-        if not 0 < value <= 100:
-            raise bad
-        return float(value)
-    if key == "include_types":
-        if not isinstance(value, bool):
-            raise bad
-        return value
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        if isinstance(value, float) and value.is_integer() and value >= 0:
-            return int(value)
-        raise bad
-    return value
-
+__all__ = ["LublinConfig"]
 
 @dataclass(frozen=True, slots=True)
 class LublinConfig(ConfigBase):

@@ -17,19 +17,64 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from parsched.config.lublin import LUBLIN_KEYS, LublinConfig, check_lublin_key
 from parsched.errors import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["LUBLIN_KEYS", "generate_lublin", "parse_lublin_overrides"]
+    from parsched.config import LublinConfig
+
+__all__ = ["LUBLIN_KEYS", "check_lublin_key", "generate_lublin", "parse_lublin_overrides"]
 
 
 def _core():
     from parsched.sim.api import core
 
     return core()
+
+
+#: The generator's keys with their defaults (``load`` None: the model's own
+#: arrival process; otherwise interarrival times are scaled so that the
+#: offered load Σ procs·run time / (P · span) is ``load``).
+LUBLIN_KEYS: dict[str, Any] = {
+    "procs": 128, "jobs": 10_000, "load": None, "seed": 1, "include_types": True,
+}
+
+_ALLOWED = {
+    "procs": "an integer >= 1 (processors of the machine; the model is retargeted to it)",
+    "jobs": "an integer in 1..=50000000",
+    "load": "a number in (0, 100], or none (the model's own arrivals)",
+    "seed": "an integer >= 0",
+    "include_types": "true|false (batch and interactive types, or the typeless model)",
+}
+
+
+def check_lublin_key(key: str, value: Any) -> Any:
+    """``value`` as the key's type; a :class:`ConfigError` naming the key otherwise."""
+    from parsched.config.base import _closest, _cut
+
+    if key not in LUBLIN_KEYS:
+        near = _closest(key, list(LUBLIN_KEYS))
+        msg = "unknown key" + (f" (did you mean {near}?)" if near else "")
+        raise ConfigError(_cut(key), msg, ", ".join(LUBLIN_KEYS))
+    bad = ConfigError(key, f"{_cut(repr(value))} is not accepted", _ALLOWED[key])
+    if key == "load":
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise bad
+        if not 0 < value <= 100:
+            raise bad
+        return float(value)
+    if key == "include_types":
+        if not isinstance(value, bool):
+            raise bad
+        return value
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        if isinstance(value, float) and value.is_integer() and value >= 0:
+            return int(value)
+        raise bad
+    return value
 
 
 _check = check_lublin_key
