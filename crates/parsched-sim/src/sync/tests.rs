@@ -690,8 +690,18 @@ fn any_local_scheduler_drives_the_machine() {
         let end2 = op.run(&mut e2).unwrap();
         assert_eq!(end1, end2, "{wait}");
         assert_eq!(
-            (rr.useful, rr.spin, rr.context_switches, rr.preemptions),
-            (op.useful, op.spin, op.context_switches, op.preemptions),
+            (
+                rr.stats.useful,
+                rr.stats.spin,
+                rr.stats.context_switches,
+                rr.stats.preemptions
+            ),
+            (
+                op.stats.useful,
+                op.stats.spin,
+                op.stats.context_switches,
+                op.stats.preemptions
+            ),
             "{wait}"
         );
         if wait == "busy" {
