@@ -107,9 +107,7 @@ fn default_max_events() -> u64 {
     DEFAULT_MAX_EVENTS
 }
 
-/// The default of `max_events`: 10^10 estimated events (the estimate is an
-/// upper bound; at ~10^7 events per second, up to a quarter of an hour).
-pub const DEFAULT_MAX_EVENTS: u64 = 10_000_000_000;
+pub use crate::machines::common::DEFAULT_MAX_EVENTS;
 
 /// Longest time a time key may hold (ms): 10^9 ms, 11.6 days. The clock
 /// counts nanoseconds in 64 bits (584 years over a whole run), so a
@@ -558,21 +556,7 @@ impl SyncConfig {
     }
 }
 
-/// A duration in ms in words (for messages).
-pub fn human_ms(ms: f64) -> String {
-    let s = ms / 1e3;
-    if s < 120.0 {
-        format!("{s:.0} s")
-    } else if s < 7200.0 {
-        format!("{:.0} min", s / 60.0)
-    } else if s < 2.0 * 86400.0 {
-        format!("{:.0} h", s / 3600.0)
-    } else if s < 2.0 * 365.25 * 86400.0 {
-        format!("{:.0} days", s / 86400.0)
-    } else {
-        format!("{:.1e} years", s / (365.25 * 86400.0))
-    }
-}
+pub use crate::machines::common::human_ms;
 
 /// H_n = 1 + 1/2 + ... + 1/n, correctly rounded (the exact sum of the
 /// rounded terms, rounded once: Shewchuk's partials as in Python's

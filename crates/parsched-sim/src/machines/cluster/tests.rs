@@ -212,7 +212,7 @@ fn lost_wakeups_are_rescued_by_the_timeout() {
 
 #[test]
 fn every_key_is_settable_and_names_itself_in_errors() {
-    use crate::pools::Value;
+    use crate::machines::pools::Value;
     for &key in KEYS {
         let mut c = ClusterConfig::default();
         let e = c
@@ -247,7 +247,7 @@ fn every_key_is_settable_and_names_itself_in_errors() {
 
 #[test]
 fn dispatch_tables_load_from_toml_or_dispadmin_text() {
-    use crate::pools::Value;
+    use crate::machines::pools::Value;
     use parsched_core::policy::ts::DispatchTable;
     let stock = DispatchTable::solaris();
     let text = toml::to_string(&stock).unwrap();
@@ -295,7 +295,7 @@ fn small_messages_take_the_papers_32_us_one_way() {
 
 #[test]
 fn boost_to_takes_a_name_a_level_or_an_offset() {
-    use crate::pools::Value;
+    use crate::machines::pools::Value;
     use parsched_core::policy::ts::BoostTo;
     let mut c = ClusterConfig::default();
     for (v, want) in [
@@ -400,7 +400,7 @@ fn every_boost_reading_runs_clean() {
 /// Two single-process jobs (no barrier) of `w1` and `w2` µs of work on one
 /// node of two processors, with nothing else costing time.
 fn two_sequential(scheme: CoschedScheme, smt: u32, speed: f64, w1: f64, w2: f64) -> ClusterConfig {
-    use crate::cluster::config::BspJob;
+    use crate::machines::cluster::config::BspJob;
     let job = |name: &str, w: f64| BspJob {
         name: name.into(),
         mult: vec![1.0],
@@ -460,11 +460,11 @@ fn smt_siblings_run_at_smt_speed_exactly() {
 fn smt_at_full_speed_changes_nothing() {
     let opts = ClusterOptions::default();
     for scheme in [
-        crate::desktop::DesktopScheme::Default,
-        crate::desktop::DesktopScheme::Gang,
-        crate::desktop::DesktopScheme::Fcs,
+        crate::machines::cluster::desktop::DesktopScheme::Default,
+        crate::machines::cluster::desktop::DesktopScheme::Gang,
+        crate::machines::cluster::desktop::DesktopScheme::Fcs,
     ] {
-        let d = crate::desktop::DesktopConfig {
+        let d = crate::machines::cluster::desktop::DesktopConfig {
             scheme,
             scale: 0.01,
             ..Default::default()
@@ -502,7 +502,7 @@ fn smt_configurations_are_checked() {
 /// the free cell of the first row.
 #[test]
 fn gang_background_apart_gives_stressors_rows_of_their_own() {
-    use crate::cluster::config::BspJob;
+    use crate::machines::cluster::config::BspJob;
     let job = |w: usize, bg: bool| BspJob {
         name: "j".into(),
         mult: vec![1.0; w],

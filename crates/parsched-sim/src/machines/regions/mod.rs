@@ -66,6 +66,7 @@
 //! | `config.rs` | `parsched simulate regions`: [`RegionsConfig`] and its keys, the memlat and balance workloads, [`RegionsResult`], [`run`] |
 //! | `tests.rs` | fast against exact, balancing, fallback, the pipeline at full scale |
 
+pub mod analytic;
 mod cache_state;
 mod config;
 mod machine;
@@ -79,8 +80,8 @@ pub use config::*;
 use machine::{first_touch, key_of};
 
 use crate::engine::Engine;
-use crate::pools::Value;
-use crate::regions::RegionTiming;
+use crate::machines::pools::Value;
+use crate::machines::regions::analytic::RegionTiming;
 use crate::rng::{mix64, stream, Stream, StreamRng};
 use parsched_core::cache::LruCache;
 use parsched_core::policy::regions::{

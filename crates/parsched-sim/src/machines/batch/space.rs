@@ -6,7 +6,7 @@
 use super::result::{finish, Outcome, Series};
 use super::{check_jobs, effective_runtime, BatchConfig, BatchError, BatchResult};
 use crate::engine::{Engine, Flow, Model};
-use crate::swf::BatchJob;
+use crate::workloads::swf::BatchJob;
 use parsched_core::policy::batch::{BatchPolicy, BatchView, QueuedJob, RunningJob};
 use parsched_core::{PolicyError, Time};
 use std::time::Instant;

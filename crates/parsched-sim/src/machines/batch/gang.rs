@@ -7,7 +7,7 @@
 use super::result::{finish, Outcome, Series};
 use super::{check_jobs, effective_runtime, BatchConfig, BatchError, BatchResult};
 use crate::engine::{Engine, Flow, Model, Timer};
-use crate::swf::BatchJob;
+use crate::workloads::swf::BatchJob;
 use parsched_core::policy::gang::{GangId, GangMatrix, MatrixOptions, SlotId};
 use parsched_core::policy::gang_sched::{GangSchedOptions, GangScheduler};
 use parsched_core::{PolicyError, Time};

@@ -19,7 +19,7 @@
 
 use crate::engine::{Engine, Flow, Model, Timer};
 use crate::rng::{stream, Stream, StreamRng};
-use crate::workload::{JobSource, JobSpec};
+use crate::workloads::forkjoin::{JobSource, JobSpec};
 use parsched_core::policy::local::{EnqueueReason, LocalScheduler, RoundRobin, Wakeup};
 use parsched_core::policy::pools::{ForkRequest, PoolPolicy, PoolState};
 use parsched_core::program::{Cursor, Op, Program};
@@ -28,7 +28,6 @@ use parsched_core::topology::PoolLayout;
 use parsched_core::{JobId, PolicyError, PoolId, ThreadId, Time};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
-use thiserror::Error;
 
 const NONE: u32 = u32::MAX;
 
@@ -169,19 +168,7 @@ impl JobRecord {
     }
 }
 
-/// Errors while running the machine.
-#[derive(Debug, Error)]
-pub enum MachineError {
-    #[error(transparent)]
-    Policy(#[from] PolicyError),
-    #[error("program error in job {job}: {msg}")]
-    Program { job: u64, msg: String },
-    #[error("invariant violated at t={time}: {msg}")]
-    Invariant { time: f64, msg: String },
-    /// The run was stopped through its cancel flag ([`crate::cancel`]).
-    #[error("interrupted")]
-    Interrupted,
-}
+pub use crate::machines::common::MachineError;
 
 /// The pool machine's refusal of a program that touches regions.
 fn no_caches(job: u64) -> MachineError {

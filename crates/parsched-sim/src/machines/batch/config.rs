@@ -1,8 +1,8 @@
 //! The batch machine's configuration: [`BatchConfig`], its keys
 //! ([`BatchConfig::set`], [`KEYS`]) and [`BatchConfig::validate`].
 
-use crate::pools::Value;
-use crate::swf::{
+use crate::machines::pools::Value;
+use crate::workloads::swf::{
     ExtraFields, KeepDrop, MissingRequested, MissingRuntime, ProcsRule, SwfRules, Unsorted,
 };
 use parsched_core::policy::gang::SlotAllocation;
@@ -52,7 +52,7 @@ pub enum WorkloadKind {
     /// An SWF trace file (given beside the configuration).
     #[default]
     Trace,
-    /// The Lublin–Feitelson model ([`crate::lublin`]), generated in memory
+    /// The Lublin–Feitelson model ([`crate::workloads::lublin`]), generated in memory
     /// from the `workload_*` keys for `procs` processors (128 when unset).
     Lublin,
 }
@@ -131,7 +131,7 @@ impl Default for BatchConfig {
             workload_load: None,
             workload_seed: 1,
             workload_types: true,
-            max_events: crate::sync::DEFAULT_MAX_EVENTS,
+            max_events: crate::machines::common::DEFAULT_MAX_EVENTS,
         }
     }
 }
@@ -337,7 +337,7 @@ impl BatchConfig {
     /// time): a few per job, and under gang scheduling one per quantum while
     /// any job runs (at most the sum of the run times, as every quantum
     /// serves at least one job).
-    pub fn estimate_events(&self, jobs: &[crate::swf::BatchJob]) -> f64 {
+    pub fn estimate_events(&self, jobs: &[crate::workloads::swf::BatchJob]) -> f64 {
         let n = jobs.len() as f64;
         let mut events = 64.0 + 4.0 * n;
         if self.policy == BatchPolicyKind::Gang {
@@ -348,7 +348,10 @@ impl BatchConfig {
     }
 
     /// Refuses a run of `jobs` estimated above `max_events`.
-    pub fn check_events(&self, jobs: &[crate::swf::BatchJob]) -> Result<(), ConfigError> {
+    pub fn check_events(
+        &self,
+        jobs: &[crate::workloads::swf::BatchJob],
+    ) -> Result<(), ConfigError> {
         let est = self.estimate_events(jobs);
         if self.max_events > 0 && est > self.max_events as f64 {
             return Err(ConfigError::new(
@@ -357,7 +360,7 @@ impl BatchConfig {
                     "the run would take about {est:.1e} events (~{} at 10^7 events/s; \
                      gang scheduling: one per quantum of {} s over the jobs' total run \
                      time), above max_events = {}",
-                    crate::sync::human_ms(est / 1e7 * 1e3),
+                    crate::machines::common::human_ms(est / 1e7 * 1e3),
                     self.quantum,
                     self.max_events
                 ),

@@ -2,7 +2,7 @@
 //! metrics, the [`BatchResult`] and its exports (Batsim's jobs CSV, SWF).
 
 use super::BatchConfig;
-use crate::swf::{BatchJob, LoadReport, SwfHeader, SwfRecord, SwfWriter};
+use crate::workloads::swf::{BatchJob, LoadReport, SwfHeader, SwfRecord, SwfWriter};
 use serde::{Deserialize, Serialize};
 use std::io::{self, Write};
 use std::time::Instant;

@@ -594,7 +594,7 @@ fn config_keys_and_errors() {
     assert_eq!(c.procs(), 12);
     assert!(matches!(
         run(&SyncConfig { n: 0, ..c }, SyncOptions::default()),
-        Err(crate::pools::RunError::Config(e)) if e.field == "n"
+        Err(crate::machines::common::RunError::Config(e)) if e.field == "n"
     ));
 }
 
@@ -755,7 +755,7 @@ proptest::proptest! {
 
 #[test]
 fn unbounded_configurations_are_refused_before_the_run() {
-    use crate::sync::config::SyncConfig;
+    use crate::machines::barrier::config::SyncConfig;
     let bad = |kv: &[(&str, Value)]| {
         let mut c = SyncConfig::default();
         for (k, v) in kv {

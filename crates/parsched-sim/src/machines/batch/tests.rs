@@ -1,6 +1,6 @@
 use super::*;
-use crate::pools::Value;
-use crate::swf::SwfRules;
+use crate::machines::pools::Value;
+use crate::workloads::swf::SwfRules;
 
 fn j(id: i64, submit: u64, runtime: u64, procs: u32, requested: u64) -> BatchJob {
     BatchJob::new(id, submit, runtime, procs, requested)
@@ -120,7 +120,10 @@ fn config_keys_and_errors() {
         c.set(k, &v).unwrap();
     }
     assert_eq!(KEYS.len(), 25);
-    assert_eq!(c.rules.extra_fields, crate::swf::ExtraFields::Error);
+    assert_eq!(
+        c.rules.extra_fields,
+        crate::workloads::swf::ExtraFields::Error
+    );
     assert_eq!(c.workload, WorkloadKind::Lublin);
     assert_eq!(
         (
@@ -232,9 +235,9 @@ fn load_scaling_compresses_interarrivals() {
 
 #[test]
 fn lublin_workload_runs_under_every_policy() {
-    let mut lc = crate::lublin::LublinConfig::for_machine(64);
+    let mut lc = crate::workloads::lublin::LublinConfig::for_machine(64);
     lc.jobs = 2000;
-    let trace = crate::lublin::generate(&lc, &SwfRules::default()).unwrap();
+    let trace = crate::workloads::lublin::generate(&lc, &SwfRules::default()).unwrap();
     assert_eq!(trace.header.machine_procs(), Some(64));
     for p in ["fcfs", "easy", "conservative", "gang"] {
         let mut c = BatchConfig::default();
@@ -284,9 +287,9 @@ fn generated_workload_equals_its_written_file() {
         let lc = lublin_config(&c);
         let f = std::fs::File::create(&path).unwrap();
         let factor = match load {
-            Some(l) => crate::lublin::write_swf_at_load(&lc, l, f).unwrap(),
+            Some(l) => crate::workloads::lublin::write_swf_at_load(&lc, l, f).unwrap(),
             None => {
-                crate::lublin::write_swf(&lc, f).unwrap();
+                crate::workloads::lublin::write_swf(&lc, f).unwrap();
                 1.0
             }
         };

@@ -33,6 +33,11 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::Path;
 use thiserror::Error;
 
+/// Times must stay below this (2^40 s), so that no sum of times overflows
+/// and every time is exact as a float (the batch machine's bound, checked
+/// where traces are read).
+pub const MAX_TIME: u64 = 1 << 40;
+
 /// Reading or interpreting a trace failed.
 #[derive(Debug, Error)]
 pub enum SwfError {
@@ -959,7 +964,7 @@ pub fn load_jobs<R: BufRead>(
                 ("the requested time", j.requested),
             ]
             .into_iter()
-            .find(|&(_, v)| v >= crate::batch::MAX_TIME)
+            .find(|&(_, v)| v >= MAX_TIME)
             {
                 return Err(SwfError::Malformed {
                     line,

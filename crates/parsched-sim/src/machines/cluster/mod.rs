@@ -12,6 +12,8 @@
 
 pub mod apps;
 pub mod config;
+pub mod desktop;
+pub mod desktop_figs;
 mod machine;
 #[cfg(test)]
 mod tests;

@@ -106,8 +106,8 @@
 //! waiting should pool seeds (harmonic mean of time per iteration).
 
 use crate::engine::{run_watched, Engine, Flow, Model, RunEnd, Timer};
-use crate::machine::MachineError;
-use crate::pools::Value;
+use crate::machines::common::MachineError;
+use crate::machines::pools::Value;
 use crate::rng::{stream, Stream, StreamRng};
 use crate::stats::mean_ci90;
 use hdrhistogram::Histogram;
@@ -424,7 +424,10 @@ impl Default for SyncOptions {
 }
 
 /// Runs one configuration.
-pub fn run(cfg: &SyncConfig, opts: SyncOptions) -> Result<SyncResult, crate::pools::RunError> {
+pub fn run(
+    cfg: &SyncConfig,
+    opts: SyncOptions,
+) -> Result<SyncResult, crate::machines::common::RunError> {
     let wall = Instant::now();
     let mut m = SyncMachine::new(cfg, opts)?;
     let mut eng = Engine::new();

@@ -31,10 +31,10 @@
 //!   program's row). See `docs/policies/fcs.md`, "Figures 1–2", for why a row
 //!   per stressor cannot give the paper's flat gang curve.
 
-use crate::cluster::config::{BspJob, Placement};
-use crate::cluster::{ClusterConfig, ClusterError, ClusterOptions, LocalKind};
-use crate::desktop::DefaultWait;
-use crate::pools::Value;
+use crate::machines::cluster::config::{BspJob, Placement};
+use crate::machines::cluster::desktop::DefaultWait;
+use crate::machines::cluster::{ClusterConfig, ClusterError, ClusterOptions, LocalKind};
+use crate::machines::pools::Value;
 use parsched_core::policy::cosched::{CoschedScheme, Scheme};
 use parsched_core::ConfigError;
 use serde::{Deserialize, Serialize};
@@ -547,7 +547,7 @@ pub fn run_figure(cfg: &FigureConfig, opts: &ClusterOptions) -> Result<FigureRes
     for &sched in &cfg.schedulers {
         for k in 1..=cfg.programs {
             for s in 0..=cfg.stressors {
-                let r = crate::cluster::run(&cfg.cluster(sched, k, s), opts)?;
+                let r = crate::machines::cluster::run(&cfg.cluster(sched, k, s), opts)?;
                 events += r.runs.iter().map(|x| x.events).sum::<u64>();
                 wall += r.runs.iter().map(|x| x.wall_seconds).sum::<f64>();
                 rows.push(FigureRow {

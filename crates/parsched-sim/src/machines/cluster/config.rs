@@ -4,7 +4,7 @@
 //! documented choices where it does not (`docs/policies/cosched.md`).
 
 use super::apps::AppKind;
-use crate::pools::Value;
+use crate::machines::pools::Value;
 use parsched_core::policy::cosched::CoschedScheme;
 use parsched_core::policy::cosched::Scheme;
 use parsched_core::policy::ts::{BoostTo, DispatchTable};

@@ -40,9 +40,9 @@
 //! batch and 0 for interactive (or typeless) jobs, and no requested times
 //! (the loader's `missing_requested_time` rule applies).
 
-use crate::pools::Value;
+use crate::machines::pools::Value;
 use crate::rng::{stream, Stream, StreamRng};
-use crate::swf::{LoadReport, SwfHeader, SwfRecord, SwfRules, SwfWriter, Trace};
+use crate::workloads::swf::{LoadReport, SwfHeader, SwfRecord, SwfRules, SwfWriter, Trace};
 use parsched_core::ConfigError;
 use rand::Rng;
 use rand_distr::{Distribution, Gamma};
@@ -830,7 +830,7 @@ mod tests {
 #[cfg(test)]
 mod reference {
     use super::*;
-    use crate::swf;
+    use crate::workloads::swf;
 
     struct Stats {
         serial: f64,

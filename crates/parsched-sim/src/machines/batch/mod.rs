@@ -77,7 +77,7 @@ pub use result::{BatchResult, BatchSummary, JobRow, Outcome, JOBS_CSV_COLUMNS};
 pub use space::simulate_with;
 
 use crate::engine::{self, Engine, Model};
-use crate::swf::{self, BatchJob, LoadReport, SwfError, Trace};
+use crate::workloads::swf::{self, BatchJob, LoadReport, SwfError, Trace};
 use parsched_core::policy::batch::BatchKind;
 use parsched_core::{ConfigError, PolicyError};
 use std::path::Path;
@@ -201,9 +201,7 @@ pub fn prepare(
     Ok((jobs, procs, report))
 }
 
-/// Times must stay below this (2^40 s), so that no sum of times overflows
-/// and every time is exact as a float.
-pub const MAX_TIME: u64 = 1 << 40;
+pub use crate::workloads::swf::MAX_TIME;
 
 /// `line N: ` for a job read from a trace line, else nothing.
 fn at_line(j: &BatchJob) -> String {
@@ -294,9 +292,10 @@ pub fn run_trace(path: impl AsRef<Path>, cfg: &BatchConfig) -> Result<BatchResul
 /// The Lublin–Feitelson configuration a `workload = "lublin"` batch config
 /// describes (`procs`, else 128 processors; `workload_jobs`, `_seed`,
 /// `_types`).
-pub fn lublin_config(cfg: &BatchConfig) -> crate::lublin::LublinConfig {
-    let mut lc =
-        crate::lublin::LublinConfig::for_machine(cfg.procs.unwrap_or(config::LUBLIN_DEFAULT_PROCS));
+pub fn lublin_config(cfg: &BatchConfig) -> crate::workloads::lublin::LublinConfig {
+    let mut lc = crate::workloads::lublin::LublinConfig::for_machine(
+        cfg.procs.unwrap_or(config::LUBLIN_DEFAULT_PROCS),
+    );
     lc.jobs = cfg.workload_jobs;
     lc.seed = cfg.workload_seed;
     lc.include_types = cfg.workload_types;
@@ -311,8 +310,9 @@ pub fn run_generated(cfg: &BatchConfig) -> Result<BatchResult, BatchError> {
     let flag = crate::cancel::current();
     let stop = || flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed));
     let lc = lublin_config(cfg);
-    let (trace, _) = crate::lublin::generate_at_load(&lc, cfg.workload_load, &cfg.rules, &stop)?
-        .ok_or(BatchError::Interrupted)?;
+    let (trace, _) =
+        crate::workloads::lublin::generate_at_load(&lc, cfg.workload_load, &cfg.rules, &stop)?
+            .ok_or(BatchError::Interrupted)?;
     run_loaded(trace, cfg)
 }
 

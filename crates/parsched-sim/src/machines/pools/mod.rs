@@ -6,14 +6,15 @@
 //! replications — in parallel threads if asked, with identical results — and
 //! reports the mean response time with a 90% confidence interval.
 
+pub mod machine;
+
 use crate::engine::Engine;
-use crate::machine::{
-    Combine, JobRecord, MachineConfig, MachineError, MachineStats, Overheads, PoolMachine,
-    SwitchCost,
+use crate::machines::pools::machine::{
+    Combine, JobRecord, MachineConfig, MachineStats, Overheads, PoolMachine, SwitchCost,
 };
 use crate::rng::rep_seed;
 use crate::stats::{batch_means, mean_ci90};
-use crate::workload::{
+use crate::workloads::forkjoin::{
     check_arrivals, Arrival, ArrivalList, ForkJoinWorkload, JobSource, WorkloadKind,
 };
 use parsched_core::policy::pools::{
@@ -229,7 +230,7 @@ impl Default for PoolsConfig {
             reps: 5,
             seed: 1,
             ci: CiMethod::Auto,
-            max_events: crate::sync::DEFAULT_MAX_EVENTS,
+            max_events: crate::machines::common::DEFAULT_MAX_EVENTS,
             arrivals: None,
         }
     }
@@ -272,7 +273,7 @@ pub const KEYS: &[&str] = &[
 ];
 
 fn default_max_events() -> u64 {
-    crate::sync::DEFAULT_MAX_EVENTS
+    crate::machines::common::DEFAULT_MAX_EVENTS
 }
 
 fn rounding(s: &str) -> Rounding {
@@ -490,7 +491,7 @@ impl PoolsConfig {
                     "the run would take about {est:.1e} events (~{} at 10^7 events/s; \
                      estimated from reps, jobs, their parallelism and work, and the time \
                      slice T), above max_events = {}",
-                    crate::sync::human_ms(est / 1e7 * 1e3),
+                    crate::machines::common::human_ms(est / 1e7 * 1e3),
                     self.max_events
                 ),
                 "fewer jobs or reps, a longer T, or max_events=0 (or a larger limit) to run \
@@ -614,14 +615,7 @@ pub struct PoolsResult {
     pub reps: Vec<RepResult>,
 }
 
-/// Errors of a run.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    #[error(transparent)]
-    Machine(#[from] MachineError),
-}
+pub use crate::machines::common::RunError;
 
 /// Options of a run that do not change its results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

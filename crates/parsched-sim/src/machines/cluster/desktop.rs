@@ -23,9 +23,9 @@
 //! | `sb` | independent O(1) schedulers; spin `spin_us`, then block |
 //! | `fcs` | `parsched_core::policy::fcs` rows over the same local schedulers |
 
-use crate::cluster::config::{BspJob, Placement};
-use crate::cluster::{ClusterConfig, ClusterError, ClusterOptions, LocalKind};
-use crate::pools::Value;
+use crate::machines::cluster::config::{BspJob, Placement};
+use crate::machines::cluster::{ClusterConfig, ClusterError, ClusterOptions, LocalKind};
+use crate::machines::pools::Value;
 use parsched_core::policy::classify::ClassifierConfig;
 use parsched_core::policy::cosched::{CoschedScheme, Scheme};
 use parsched_core::policy::fcs::{FRows, FcsConfig, Fill};
@@ -511,7 +511,7 @@ pub struct DesktopResult {
 pub fn run(cfg: &DesktopConfig, opts: &ClusterOptions) -> Result<DesktopResult, ClusterError> {
     cfg.validate()?;
     let cl = cfg.cluster();
-    let res = crate::cluster::run(&cl, opts)?;
+    let res = crate::machines::cluster::run(&cl, opts)?;
     let optimum = cfg.optimum_s();
     let first = &res.runs[0];
     Ok(DesktopResult {
