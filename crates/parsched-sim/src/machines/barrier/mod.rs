@@ -5,7 +5,18 @@
 //! uncoordinated per-processor round robin, or gang scheduling with
 //! Ousterhout's matrix ([`GangMatrix`]).
 //!
-//! Times are in ms; one model unit (ms) is 10^6 ticks, so a tick is 1 ns.
+//! **Time.** Times are in ms; one model unit (ms) is 10^6 ticks, so one
+//! engine tick is 1 ns.
+//!
+//! **Shape.** The machine is a [`Model`] on the one [`Engine`], run by
+//! [`run_watched`] (the cancel flag of [`crate::cancel`], every
+//! [`CHECK_EVERY`](crate::cancel::CHECK_EVERY) events, and by the periodic
+//! solver every as many steps), its events named in the past tense
+//! ([`SyncEv`]), its state in named parts: the parameters, processors,
+//! threads and gangs, the gang scheduler and its current slot, the totals
+//! and the measured gang's iteration times. `build.rs` builds it from a
+//! configuration, `machine.rs` handles the events, `fast.rs` and
+//! `periodic.rs` are its exact fast paths, `audit.rs` its invariants.
 //!
 //! # Model
 //!
@@ -125,6 +136,7 @@ use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
 mod audit;
+mod build;
 mod config;
 mod fast;
 mod machine;
