@@ -2,9 +2,13 @@
 //! `(time, sequence)`, so that events at equal times are handled in the order
 //! they were scheduled and every run is deterministic.
 //!
-//! Every simulated machine (pools, barrier, batch, and the later ones) is a
-//! [`Model`] on this one engine. Events are named in the past tense
-//! (`QuantumExpired`, `SlotEnded`, `JobFinished`), as things that happened.
+//! Every simulated machine (pools, barrier, batch, regions, and the later
+//! ones) is a [`Model`] on this one engine, run by [`run_watched`] (which
+//! looks at the cancel flag of [`crate::cancel`] every
+//! [`CHECK_EVERY`](crate::cancel::CHECK_EVERY) events). Events are named in
+//! the past tense (`QuantumExpired`, `SlotEnded`, `StepEnded`), as things
+//! that happened. What one tick is belongs to each machine
+//! ([`TickUnit`](parsched_core::time::TickUnit), its `TICK` constant).
 //!
 //! **Cancellable timers.** A [`Timer`] is a named, re-armable event source
 //! (a processor's "current segment ends", the global "slot ends"): setting it

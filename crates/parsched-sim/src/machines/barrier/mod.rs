@@ -128,7 +128,7 @@ use parsched_core::policy::gang_sched::{Admission, GangSchedOptions, GangSchedul
 use parsched_core::policy::local::{EnqueueReason, LocalScheduler, RoundRobin};
 use parsched_core::policy::wait::WaitAction;
 use parsched_core::program::{Cursor, Dist, Op, Program, Step};
-use parsched_core::time::{ticks_to_units, units_to_ticks, TICKS_PER_UNIT};
+use parsched_core::time::{ticks_to_units, units_to_ticks, TickUnit, TICKS_PER_UNIT};
 use parsched_core::ThreadId;
 use parsched_core::{ConfigError, ProcId, Time};
 use rand::Rng;
@@ -154,6 +154,10 @@ use result::log_bins;
 pub use result::SyncResult;
 
 const NONE: u32 = u32::MAX;
+
+/// What one tick of the barrier machine is: 1 ns (times are in ms,
+/// [`TICKS_PER_UNIT`] ticks each).
+pub const TICK: TickUnit = TickUnit::Nanosecond;
 
 /// The iteration-time histogram's range: 1 tick to 10^13 ticks (10^7 ms);
 /// longer iterations count in its top bucket (the exact maximum is kept).

@@ -791,3 +791,11 @@ fn unbounded_configurations_are_refused_before_the_run() {
     let r = run(&c, SyncOptions::default()).unwrap();
     assert!(r.iterations == 1 && t.elapsed().as_secs() < 5);
 }
+
+/// The tick the module documents is the one its conversions use: one ms
+/// (the model unit) is `TICKS_PER_UNIT` ticks of 1 ns.
+#[test]
+fn one_tick_is_one_nanosecond() {
+    assert_eq!(TICK.per_second(), Some(TICKS_PER_UNIT * 1000));
+    assert_eq!(ticks(1.0), 1_000_000);
+}

@@ -23,7 +23,7 @@ use crate::workloads::forkjoin::{JobSource, JobSpec};
 use parsched_core::policy::local::{EnqueueReason, LocalScheduler, RoundRobin, Wakeup};
 use parsched_core::policy::pools::{ForkRequest, PoolPolicy, PoolState};
 use parsched_core::program::{Cursor, Op, Program};
-use parsched_core::time::{ticks_to_units, TICKS_PER_UNIT};
+use parsched_core::time::{ticks_to_units, TickUnit, TICKS_PER_UNIT};
 use parsched_core::topology::PoolLayout;
 use parsched_core::{JobId, PolicyError, PoolId, ThreadId, Time};
 use serde::{Deserialize, Serialize};
@@ -32,6 +32,10 @@ use std::sync::Arc;
 pub use super::overheads::{Combine, Overheads, SwitchCost};
 
 const NONE: u32 = u32::MAX;
+
+/// What one tick of the pool machine is: 10^-6 of the paper's time unit
+/// ([`TICKS_PER_UNIT`] ticks per unit).
+pub const TICK: TickUnit = TickUnit::MicroUnit;
 
 /// What a finished job did, times in model units.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -89,11 +89,15 @@ use parsched_core::policy::regions::{
     RegionDecision, RegionMap, TouchDecision, TouchRule, WssEstimator,
 };
 use parsched_core::program::{Cursor, Op, Pattern, Program, Step};
+use parsched_core::time::TickUnit;
 use parsched_core::topology::{Topology, MIB};
 use parsched_core::{CacheId, ConfigError, ProcId, RegionId, Time};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
+
+/// What one tick of the region machine is.
+pub const TICK: TickUnit = TickUnit::Picosecond;
 
 /// Engine ticks per ns: one tick of the region machine is one picosecond.
 const PS: f64 = 1000.0;

@@ -525,3 +525,11 @@ fn the_cancel_flag_stops_a_run_with_interrupted() {
         assert_eq!(r, Err(RegionMachineError::Interrupted), "{s:?}");
     }
 }
+
+/// The tick the module documents is the one its conversions use: `PS`
+/// ticks per ns.
+#[test]
+fn one_tick_is_one_picosecond() {
+    let per_ns = TICK.per_second().expect("a physical unit") as f64 / 1e9;
+    assert_eq!(per_ns, PS);
+}
