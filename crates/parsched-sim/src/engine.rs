@@ -173,7 +173,7 @@ impl<E> Engine<E> {
     /// its head lies beyond `limit` — that head entry (live or cancelled) is
     /// then removed unhandled, counted as processed, as the entry that showed
     /// the instant was over.
-    #[inline]
+    #[inline(always)]
     pub fn pop_through(&mut self, limit: Time) -> Option<E> {
         loop {
             let e = self.take_head()?;
@@ -302,7 +302,7 @@ impl<E> Engine<E> {
 
     /// Removes the earliest live event and advances the clock to it
     /// (dropping the cancelled events before it).
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<E> {
         loop {
             let e = self.take_head()?;
@@ -390,12 +390,12 @@ pub fn run_watched<M: Model>(
     engine: &mut Engine<M::Event>,
     interrupted: impl Fn() -> M::Error,
 ) -> Result<RunEnd, M::Error> {
+    // One loop (a second copy of it for the unwatched case made the
+    // compiler stop inlining the models' event handlers into either).
     let mut watch = crate::cancel::Watch::new();
-    if !watch.is_armed() {
-        return run(model, engine);
-    }
+    let armed = watch.is_armed();
     while let Some(ev) = next_event(model, engine) {
-        if watch.tick() {
+        if armed && watch.tick() {
             return Err(interrupted());
         }
         if model.handle(ev, engine)? == Flow::Stop {

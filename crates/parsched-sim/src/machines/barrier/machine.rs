@@ -580,7 +580,7 @@ impl<L: LocalScheduler> Model for SyncMachine<L> {
         self.measure.done
     }
 
-    #[inline]
+    #[inline(always)]
     fn handle(&mut self, ev: SyncEv, eng: &mut Engine<SyncEv>) -> Result<Flow, MachineError> {
         match ev {
             SyncEv::SegmentEnded { p } => self.on_seg(p, eng),
