@@ -318,7 +318,7 @@ def test_a_run_has_consistent_numbers():
     assert math.isnan(r.completion_time_ci90)
     assert all(0 <= s <= 1 for s in r.comm_share)
     assert list(r.runs.columns[:3]) == ["seed", "completion_time", "mean_job_time"]
-    assert set(parsched.cosched.RUN_COLUMNS) <= set(r.runs.columns)
+    assert set(parsched.sim.cosched.RUN_COLUMNS) <= set(r.runs.columns)
     assert len(r.runs) == 1 and r.runs["events"].iloc[0] > 0
     tl = r.timeline
     assert list(tl.columns) == ["time_s", "0:LIFE12", "1:MG", "2:LU", "3:EP"]
@@ -454,7 +454,7 @@ def test_sweep_rows_do_not_depend_on_workers():
     b = parsched.cosched_sweep(base, schemes, workloads, workers=3)
     assert len(a) == len(schemes) * len(workloads)
     pd.testing.assert_frame_equal(a, b)
-    assert list(a.columns) == list(parsched.cosched.SWEEP_COLUMNS)
+    assert list(a.columns) == list(parsched.sim.cosched.SWEEP_COLUMNS)
     assert list(a["scheme"]) == ["Local", "Local", "DCS", "DCS", "PB-SB", "PB-SB"]
     assert list(a["workload"]) == [1, 5] * 3
     one = parsched.simulate_cosched(base.with_(scheme="DCS", workload=5))
