@@ -391,8 +391,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
             rem.push(th.remaining);
             arrived.push(th.waiting);
         }
-        let (mut useful, mut spin) = (0u64, 0u64);
-        let mut iterations = 0u64;
+        let (mut useful, mut spin, mut iterations) = (0u64, 0u64, 0u64);
         // Threads sharing their quanta (gang scheduling) are all at the same
         // place after a release, and an iteration is then the longest
         // compute placed in those quanta (each thread spins the difference).
