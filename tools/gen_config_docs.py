@@ -31,13 +31,18 @@ MODELS = {
     "batch": "python/parsched/config/batch.pyi",
     "cosched": "python/parsched/config/cosched.pyi",
     "fcs": "python/parsched/config/fcs.pyi",
+    "fcs_figure": "python/parsched/config/fcs.pyi",
     "regions": "python/parsched/config/regions.pyi",
     "lublin": "python/parsched/config/lublin.pyi",
 }
 
 #: Models converted in Rust whose Python class is not built yet: only their
 #: key table is generated.
-TABLE_ONLY = ("desktop_figures",)
+TABLE_ONLY: tuple[str, ...] = ()
+
+#: Keys a class holds in a form of its own (a tuple the core spells back).
+CLASS_TYPES = {"fcs": {"jobs": "tuple[tuple[float, ...], ...]"},
+               "fcs_figure": {"schedulers": "tuple[str, ...]"}}
 
 
 #: Models whose input dict has a TypedDict in ``python/parsched/_core.pyi``.
@@ -70,7 +75,8 @@ def generated() -> dict[pathlib.Path, str]:
     for model, stub in MODELS.items():
         edit("docs/formats/config-toml.md", f"schema table: {model}", markdown_table(model),
              "<!--")
-        edit(stub, f"schema fields: {model}", stub_fields(model), "#")
+        edit(stub, f"schema fields: {model}", stub_fields(model, types=CLASS_TYPES.get(model)),
+             "#")
         if model in CORE_STUBS:
             edit("python/parsched/_core.pyi", f"schema fields: {model}",
                  stub_fields(model, inputs=True), "#")

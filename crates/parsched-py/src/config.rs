@@ -122,11 +122,12 @@ pub(crate) enum ModelConfig {
     Batch(BatchConfig),
     Cosched(Box<ClusterConfig>),
     Fcs(Box<DesktopConfig>),
-    Regions(Box<parsched_sim::machines::regions::RegionsConfig>),
+    FcsFigure(Box<desktop_figs::FigureConfig>),
+    Regions(Box<RegionsConfig>),
     Lublin(Box<parsched_sim::workloads::lublin::LublinConfig>),
 }
 
-pub(crate) const MODELS: &str = "pools, barrier, batch, cosched, fcs, regions, lublin";
+pub(crate) const MODELS: &str = "pools, barrier, batch, cosched, fcs, fcs_figure, regions, lublin";
 
 pub(crate) fn unknown_model(model: &str) -> PyErr {
     config_err(parsched_core::ConfigError::new(
@@ -168,20 +169,11 @@ impl ModelConfig {
             "cosched" => {
                 let mut cfg = ClusterConfig::default();
                 apply_config(config, |key, v| {
-                    if key == "jobs"
-                        && (v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>())
-                    {
-                        // a list of application names: the core's comma-separated text
-                        let names: Vec<String> = v.extract().map_err(|_| {
-                            config_err(parsched_core::ConfigError::new(
-                                "jobs",
-                                "not a list of names",
-                                "application names (LIFE3.5, LIFE12, MG, LU, EP)",
-                            ))
-                        })?;
-                        return cfg
-                            .set(key, &Value::Str(names.join(",")))
-                            .map_err(config_err);
+                    if key == "jobs" {
+                        let allowed = "application names (LIFE3.5, LIFE12, MG, LU, EP)";
+                        if let Some(text) = names_text(key, v, allowed)? {
+                            return cfg.set(key, &Value::Str(text)).map_err(config_err);
+                        }
                     }
                     set_value(key, v, |k, val| cfg.set(k, val))
                 })?;
@@ -199,8 +191,20 @@ impl ModelConfig {
                 })?;
                 ModelConfig::Fcs(Box::new(cfg))
             }
+            "fcs_figure" => {
+                let mut cfg = desktop_figs::FigureConfig::default();
+                apply_config(config, |key, v| {
+                    if key == "schedulers" {
+                        if let Some(text) = names_text(key, v, "default, gang")? {
+                            return cfg.set(key, &Value::Str(text)).map_err(config_err);
+                        }
+                    }
+                    set_value(key, v, |k, val| cfg.set(k, val))
+                })?;
+                ModelConfig::FcsFigure(Box::new(cfg))
+            }
             "regions" => {
-                let mut cfg = parsched_sim::machines::regions::RegionsConfig::default();
+                let mut cfg = RegionsConfig::default();
                 apply_config(config, |key, v| set_value(key, v, |k, val| cfg.set(k, val)))?;
                 ModelConfig::Regions(Box::new(cfg))
             }
@@ -220,10 +224,31 @@ impl ModelConfig {
             ModelConfig::Batch(c) => c.validate(),
             ModelConfig::Cosched(c) => c.validate(),
             ModelConfig::Fcs(c) => c.validate(),
+            ModelConfig::FcsFigure(c) => c.validate(),
             ModelConfig::Regions(c) => c.validate(),
             ModelConfig::Lublin(c) => c.validate(),
         }
     }
+}
+
+/// A list or tuple of names as the core's comma-separated text (None for
+/// any other value, which the config's `set` parses itself).
+pub(crate) fn names_text(
+    key: &str,
+    v: &Bound<'_, PyAny>,
+    allowed: &str,
+) -> PyResult<Option<String>> {
+    if !(v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>()) {
+        return Ok(None);
+    }
+    let names: Vec<String> = v.extract().map_err(|_| {
+        config_err(parsched_core::ConfigError::new(
+            key,
+            "not a list of names",
+            allowed,
+        ))
+    })?;
+    Ok(Some(names.join(",")))
 }
 
 /// Builds `model`'s configuration from `config` (keys as in `*_keys()`; `None`
@@ -303,6 +328,7 @@ pub(crate) fn config_values<'py>(
         ModelConfig::Batch(c) => schema_values(py, &batch::SCHEMA, &c),
         ModelConfig::Cosched(c) => cosched_values(py, &c),
         ModelConfig::Fcs(c) => values_of(py, &*c, &desktop::FCS_SCHEMA.keys()),
+        ModelConfig::FcsFigure(c) => values_of(py, &*c, &desktop_figs::FIGURES_SCHEMA.keys()),
         ModelConfig::Regions(c) => schema_values(py, &parsched_sim::machines::regions::SCHEMA, &*c),
         ModelConfig::Lublin(c) => schema_values(py, &parsched_sim::workloads::lublin::SCHEMA, &*c),
     }
@@ -369,7 +395,7 @@ pub(crate) fn pools_keys() -> Vec<&'static str> {
 
 /// The models whose configuration has a declarative schema (`schema(model)`).
 pub(crate) const SCHEMA_MODELS: &str =
-    "pools, barrier, batch, cosched, fcs, desktop_figures, regions, lublin";
+    "pools, barrier, batch, cosched, fcs, fcs_figure, regions, lublin";
 
 /// The schema of `model`'s configuration, from the core: one dict per key, in
 /// documentation order, with `key`, `type` (`bool`, `int`, `float`, `choice`,
@@ -385,7 +411,7 @@ pub(crate) fn schema<'py>(py: Python<'py>, model: &str) -> PyResult<Bound<'py, P
         "batch" => batch::SCHEMA.describe(&BatchConfig::default()),
         "cosched" => cluster::SCHEMA.describe(&ClusterConfig::default()),
         "fcs" => desktop::FCS_SCHEMA.describe(&DesktopConfig::default()),
-        "desktop_figures" => {
+        "fcs_figure" => {
             desktop_figs::FIGURES_SCHEMA.describe(&desktop_figs::FigureConfig::default())
         }
         "lublin" => parsched_sim::workloads::lublin::SCHEMA

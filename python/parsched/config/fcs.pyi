@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from .base import ConfigBase
 
-__all__ = ["FcsConfig"]
+__all__ = ["FcsConfig", "FcsFigureConfig"]
 
 class FcsConfig(ConfigBase):
     TOML_TABLE: ClassVar[str]
@@ -17,7 +17,7 @@ class FcsConfig(ConfigBase):
     scheme: Literal["default", "fcfs", "gang", "sb", "fcs"]
     nodes: int
     cpus_per_node: int
-    jobs: str
+    jobs: tuple[tuple[float, ...], ...]
     grain_us: float
     iterations: int
     slot_ms: float
@@ -52,3 +52,43 @@ class FcsConfig(ConfigBase):
     def from_toml(cls, path: str | os.PathLike[str]) -> FcsConfig: ...
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> FcsConfig: ...
+
+class FcsFigureConfig(ConfigBase):
+    TOML_TABLE: ClassVar[str]
+    MODEL: ClassVar[str]
+    # BEGIN schema fields: fcs_figure (tools/gen_config_docs.py)
+    machine: Literal["es40", "potomac"]
+    schedulers: tuple[str, ...]
+    programs: int
+    stressors: int
+    threads: int | None
+    loops: int
+    loops_per_sync: int
+    loop_us: float | None
+    stressor_chunk_ms: float
+    stressor_rows: Literal["apart", "packed"]
+    smt_speed: float
+    slot_ms: float
+    spin_us: float
+    default_wait: Literal["block", "spin_block", "spin"]
+    local: Literal["o1", "rr", "fair"]
+    o1_sleep_bonus: bool
+    rr_quantum_ms: float
+    tick_ms: float
+    latency_us: float
+    context_switch_us: float
+    interrupt_us: float
+    syscall_us: float
+    start_skew_ms: float
+    scale: float
+    seed: int
+    reps: int
+    max_time_s: float
+    # END schema fields: fcs_figure
+    def __init__(self, **values: Any) -> None: ...
+    def with_(self, **changes: Any) -> FcsFigureConfig: ...
+    def apply_overrides(self, items: Iterable[str]) -> FcsFigureConfig: ...
+    @classmethod
+    def from_toml(cls, path: str | os.PathLike[str]) -> FcsFigureConfig: ...
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> FcsFigureConfig: ...

@@ -105,10 +105,13 @@ def _default(info: dict[str, Any]) -> Any:
     return tuple(d) if isinstance(d, list) else d
 
 
-def schema_fields(model: str) -> list[tuple[str, Any, Any]]:
-    """``(name, type, dataclasses.field)`` of every key of ``model``."""
+def schema_fields(model: str, types: dict[str, Any] | None = None
+                  ) -> list[tuple[str, Any, Any]]:
+    """``(name, type, dataclasses.field)`` of every key of ``model`` (``types``:
+    a Python type of the class's own for some keys, e.g. a tuple form)."""
+    types = types or {}
     return [
-        (k["key"], _type_of(k),
+        (k["key"], types.get(k["key"], _type_of(k)),
          dataclasses.field(default=_default(k), metadata={"doc": key_doc(k), "schema": k}))
         for k in _schema(model)
     ]
@@ -123,13 +126,14 @@ def aliases(model: str) -> dict[str, dict[str, Any]]:
 
 def model_class(name: str, model: str, base: type, *, module: str,
                 extra: list[tuple[str, Any, Any]] | None = None,
-                first: list[tuple[str, Any, Any]] | None = None, doc: str = "") -> type:
+                first: list[tuple[str, Any, Any]] | None = None,
+                types: dict[str, Any] | None = None, doc: str = "") -> type:
     """A frozen, slotted dataclass named ``name`` on ``base`` (a
     :class:`ConfigBase` subclass with ``__slots__ = ()``) whose fields are
     ``first``, the keys of ``model``'s schema, then ``extra`` (fields of
     Python's own, such as ``trace`` or ``arrivals``)."""
     cls = dataclasses.make_dataclass(
-        name, [*(first or []), *schema_fields(model), *(extra or [])], bases=(base,),
+        name, [*(first or []), *schema_fields(model, types), *(extra or [])], bases=(base,),
         frozen=True, slots=True)
     cls.__module__ = module
     cls.__qualname__ = name
@@ -180,11 +184,15 @@ _PY_TYPES = {"bool": "bool", "int": "int", "float": "float", "text": "str",
              "list": "tuple[float, ...]", "names": "tuple[str, ...]"}
 
 
-def stub_fields(model: str, *, inputs: bool = False) -> str:
+def stub_fields(model: str, *, inputs: bool = False, types: dict[str, str] | None = None) -> str:
     """The field annotations of ``model``'s config class, for its ``.pyi`` stub
-    (``inputs``: of the dict the core takes, lists as any sequence)."""
+    (``inputs``: of the dict the core takes, lists as any sequence; ``types``:
+    the class's own annotation of some keys)."""
     lines = []
     for k in _schema(model):
+        if types and k["key"] in types:
+            lines.append(f"    {k['key']}: {types[k['key']]}")
+            continue
         spelled = [a for a, _ in k["aliases"]] if inputs else []
         if k["type"] == "choice" and inputs and k["fold"]:
             tp = "str"  # any case

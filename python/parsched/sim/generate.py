@@ -25,16 +25,17 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["LUBLIN_KEYS", "generate_lublin", "parse_lublin_overrides"]
 
-#: The generator's keys with their defaults (the core's schema: ``load`` None
-#: is the model's own arrival process; otherwise interarrival times are scaled
-#: so that the offered load Σ procs·run time / (P · span) is ``load``).
-LUBLIN_KEYS: dict[str, Any] = LublinConfig.defaults()
-
 
 def _core():
     from parsched.sim.api import core
 
     return core()
+
+
+#: The generator's keys with their defaults (the core's schema: ``load`` None
+#: is the model's own arrival process; otherwise interarrival times are scaled
+#: so that the offered load Σ procs·run time / (P · span) is ``load``).
+LUBLIN_KEYS: dict[str, Any] = LublinConfig.defaults()
 
 
 def parse_lublin_overrides(items: list[str]) -> dict[str, Any]:
@@ -53,6 +54,7 @@ def generate_lublin(
     load: float | None = None,
     seed: int = 1,
     include_types: bool = True,
+    config: LublinConfig | None = None,
 ) -> pd.DataFrame | str:
     """Generates ``jobs`` jobs of the Lublin–Feitelson model for ``procs``
     processors.
@@ -69,9 +71,13 @@ def generate_lublin(
     ``submit_time``, ``run_time``, ``allocated_procs``, ``requested_procs``,
     ``requested_time``, ``status``, ...; -1 for unknown, as in SWF) whose
     ``attrs["load_factor"]`` is the factor the interarrival times were divided by.
+    ``config``, a :class:`~parsched.config.LublinConfig`, gives every key at
+    once (the keyword arguments are then not used).
     """
-    args = LublinConfig(procs=procs, jobs=jobs, load=load, seed=seed,
-                        include_types=include_types).to_dict()
+    if config is None:
+        config = LublinConfig(procs=procs, jobs=jobs, load=load, seed=seed,
+                              include_types=include_types)
+    args = config.to_dict()
     c = _core()
     if path is not None:
         from parsched._io import atomic_file, check_output_file

@@ -256,7 +256,7 @@ pub static FIGURES_SCHEMA: LazyLock<Schema<FigureConfig>> = LazyLock::new(|| {
         field!(F, "smt_speed", smt_speed: f64, Kind::float_range(0.0, false, 1.0, true), "", "",
             "§4.1", "SMT (potomac): each busy sibling's fraction of full speed [ext: 0.6]"),
     ];
-    schema_of("desktop_figures", &head, &desktop_cluster_fields!(F), &[])
+    schema_of("fcs_figure", &head, &desktop_cluster_fields!(F), &[])
 });
 
 #[cfg(test)]
