@@ -3,7 +3,8 @@
 //! A model's configuration keys are described once, as a static table of
 //! [`Field`]s: the key (a paper symbol such as `L` or an option name), its
 //! [`Kind`] (bool, integer with a range, float with a range whose ends are
-//! open or closed, a choice among names, a list of numbers, text), its unit,
+//! open or closed, a choice among names, a list of numbers, a list of names,
+//! text), its unit,
 //! the paper's symbol and section, a one-line doc, and a getter / setter pair.
 //! Everything else is derived from the table by a [`Schema`]:
 //!
@@ -27,6 +28,16 @@
 //! attributes. Choice enums get their names from one place, the
 //! [`choices!`](crate::choices) macro, which implements [`Choice`] (`NAMES`,
 //! `name`, `parse`).
+//!
+//! A field may add, by const builder methods: its own wording of an
+//! out-of-range value ([`Field::worded`], to keep a model's established
+//! messages), other spellings of values ([`Field::aliased`], `auto` for
+//! unset), case-insensitive choices ([`Field::folded`]), a range checked by
+//! `set` too ([`Field::eager`]), or a parser of its own for a key whose text
+//! has a grammar ([`Field::parsed`], e.g. a dispatch table; the
+//! `custom(GETTER, ...)` form of [`field!`](crate::field)). Cross-field checks
+//! (warm-up below jobs, a pool layout that fits P) stay in each
+//! configuration's `validate`, after [`Schema::check`].
 //!
 //! [`Value`] is the one type of a user-given value (TOML, `--set`, a Python
 //! dict) for every configuration. This module does no I/O.
