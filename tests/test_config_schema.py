@@ -171,3 +171,15 @@ def test_every_key_has_one_range_in_python_cli_and_toml(model, tmp_path):
 def test_schema_of_an_unknown_model_names_the_models():
     with pytest.raises(_core.ConfigError, match=r"^model: .* has no schema; allowed: pools, "):
         _core.schema("nope")
+
+
+def test_the_drifts_the_schema_removed():
+    """The issue's examples: every local scheduler the core accepts is accepted
+    by Python too, and the two desktop models accept the same cluster keys."""
+    assert parsched.CoschedConfig(local="o1").local == "o1"
+    assert parsched.CoschedConfig.choices("local") == ("ts", "rr", "o1", "fair")
+    assert FcsConfig.choices("local") == FcsFigureConfig.choices("local") == ("o1", "rr", "fair")
+    fcs = {k["key"]: k for k in _core.schema("fcs")}
+    for k in _core.schema("fcs_figure"):
+        if k["key"] in fcs:
+            assert {**k, "default": None} == {**fcs[k["key"]], "default": None}, k["key"]
