@@ -205,40 +205,6 @@ impl ClusterMachine {
                 }
             }
         }
-        if self.fcs.is_some() {
-            self.audit_fcs();
-        }
-    }
-
-    /// FCS's invariants: a CS job runs only in its own slot, and while one of
-    /// its processes is ready no processor of its node runs another job's
-    /// process (so its processes run together and nobody fills its cells).
-    fn audit_fcs(&mut self) {
-        use parsched_core::policy::classify::CoschedClass;
-        let f = self.fcs.as_ref().expect("fcs");
-        let per_node = self.cpus.len() / self.nodes.len();
-        let mut bad = 0;
-        for pr in &self.procs {
-            if pr.daemon
-                || f.policy.class(pr.job as usize) != Some(CoschedClass::RequiresCoscheduling)
-            {
-                continue;
-            }
-            let role = f.policy.role(pr.job as usize);
-            match pr.state {
-                ProcState::Running if role != Role::Row => bad += 1,
-                ProcState::Ready if role == Role::Row => {
-                    let c0 = pr.node as usize * per_node;
-                    if self.cpus[c0..c0 + per_node].iter().any(|c| {
-                        c.running
-                            .is_some_and(|r| self.procs[r as usize].job != pr.job)
-                    }) {
-                        bad += 1;
-                    }
-                }
-                _ => {}
-            }
-        }
-        self.counters.audit_failures += bad;
+        self.audit_global();
     }
 }

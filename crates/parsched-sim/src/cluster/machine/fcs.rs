@@ -14,34 +14,75 @@
 
 use super::*;
 
+/// A job's counters at the start of the current FCS slot.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct JobSnap {
+    cpu: u64,
+    spin: u64,
+    comm: u64,
+    recv: u64,
+}
+
+/// Flexible coscheduling's state in the machine.
+pub(crate) struct FcsRun {
+    pub policy: Fcs,
+    /// F and DC jobs' spin time before blocking (ns).
+    spin: Vec<u64>,
+    snap: Vec<JobSnap>,
+    slot_start: u64,
+    /// Classes over simulated time: (s, job, class).
+    pub changes: Vec<(f64, u32, parsched_core::policy::classify::CoschedClass)>,
+}
+
+impl FcsRun {
+    /// FCS over `jobs` jobs; `spin`: each job's spin before blocking (ns).
+    pub fn new(jobs: usize, cfg: FcsConfig, spin: Vec<u64>) -> Result<FcsRun, ClusterError> {
+        Ok(FcsRun {
+            policy: Fcs::new(jobs, cfg)?,
+            spin,
+            snap: vec![JobSnap::default(); jobs],
+            slot_start: 0,
+            changes: Vec::new(),
+        })
+    }
+}
+
 impl ClusterMachine {
-    /// Puts ready `p` where its job's role says (the run queue without FCS).
-    pub(super) fn enqueue_proc(&mut self, p: u32, reason: EnqueueReason) {
+    fn fcs(&self) -> &FcsRun {
+        self.global.fcs().expect("fcs mode")
+    }
+
+    /// Puts ready `p` where its job's role says: true when it went to the
+    /// fill queue or waits parked; false when the run queue takes it (its
+    /// row holds the slot, or it is a daemon).
+    pub(super) fn fcs_enqueue(&mut self, p: u32) -> bool {
+        let role = self.fcs().policy.role(self.procs[p as usize].job as usize);
         let pr = &mut self.procs[p as usize];
+        if pr.daemon {
+            return false;
+        }
         let node = pr.node as usize;
-        if let Some(f) = &self.fcs {
-            if !pr.daemon {
-                match f.policy.role(pr.job as usize) {
-                    Role::Row => pr.parked = false,
-                    Role::Fill { .. } | Role::Released => {
-                        pr.parked = false;
-                        self.nodes[node].fill.push_back(p);
-                        return;
-                    }
-                    Role::Parked => {
-                        pr.parked = true;
-                        return;
-                    }
-                }
+        match role {
+            Role::Row => {
+                pr.parked = false;
+                false
+            }
+            Role::Fill { .. } | Role::Released => {
+                pr.parked = false;
+                self.nodes[node].fill.push_back(p);
+                true
+            }
+            Role::Parked => {
+                pr.parked = true;
+                true
             }
         }
-        self.nodes[node].sched.enqueue(pr.local, reason);
     }
 
     /// Job `j`'s waiting under FCS: busy in discovery and CS, spin-block
     /// (the configured spin) in F and DC.
     pub(super) fn fcs_set_spin(&mut self, j: usize) {
-        let Some(f) = &self.fcs else { return };
+        let f = self.fcs();
         self.job_spin[j] = if f.policy.busy_waits(j) {
             NEVER
         } else {
@@ -51,7 +92,7 @@ impl ClusterMachine {
 
     fn role_of(&self, p: u32) -> Role {
         let pr = &self.procs[p as usize];
-        match &self.fcs {
+        match self.global.fcs() {
             Some(f) if !pr.daemon => f.policy.role(pr.job as usize),
             _ => Role::Row,
         }
@@ -101,7 +142,7 @@ impl ClusterMachine {
     /// roles.
     /// Every job's role now.
     pub(super) fn fcs_roles(&self) -> Vec<Role> {
-        let f = self.fcs.as_ref().expect("fcs mode");
+        let f = self.fcs();
         (0..self.jobs.len()).map(|j| f.policy.role(j)).collect()
     }
 
@@ -140,7 +181,9 @@ impl ClusterMachine {
         let counters: Vec<JobSnap> = (0..njobs).map(|j| self.job_counters(j)).collect();
         let mut changed_spin = Vec::new();
         {
-            let f = self.fcs.as_mut().expect("fcs mode");
+            let Global::Fcs(f) = &mut self.global else {
+                unreachable!("fcs mode")
+            };
             let wall = now.saturating_sub(f.slot_start);
             if advance && wall > 0 {
                 // The jobs whose role the policy observes: the row that held
@@ -220,5 +263,37 @@ impl ClusterMachine {
                 None => self.dispatch(c, now, eng),
             }
         }
+    }
+
+    /// FCS's invariants: a CS job runs only in its own slot, and while one of
+    /// its processes is ready no processor of its node runs another job's
+    /// process (so its processes run together and nobody fills its cells).
+    pub(super) fn audit_fcs(&mut self) {
+        use parsched_core::policy::classify::CoschedClass;
+        let f = self.fcs();
+        let per_node = self.cpus.len() / self.nodes.len();
+        let mut bad = 0;
+        for pr in &self.procs {
+            if pr.daemon
+                || f.policy.class(pr.job as usize) != Some(CoschedClass::RequiresCoscheduling)
+            {
+                continue;
+            }
+            let role = f.policy.role(pr.job as usize);
+            match pr.state {
+                ProcState::Running if role != Role::Row => bad += 1,
+                ProcState::Ready if role == Role::Row => {
+                    let c0 = pr.node as usize * per_node;
+                    if self.cpus[c0..c0 + per_node].iter().any(|c| {
+                        c.running
+                            .is_some_and(|r| self.procs[r as usize].job != pr.job)
+                    }) {
+                        bad += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.counters.audit_failures += bad;
     }
 }
