@@ -165,7 +165,12 @@ fn build_global(
             Ok((Global::Gang(g), placement))
         }
         (Some(_), Some(f)) => Ok((
-            Global::Fcs(Box::new(FcsRun::new(plans.len(), *f, job_spin.to_vec())?)),
+            Global::Fcs(Box::new(FcsRun::new(
+                *f,
+                plans.iter().map(|p| p.width).collect(),
+                cfg.nodes * cfg.cpus_per_node,
+                job_spin.to_vec(),
+            )?)),
             Vec::new(),
         )),
         (Some(_), None) => Ok((Global::Local, Vec::new())),

@@ -1,15 +1,22 @@
-//! Flexible coscheduling (seed 002): applying `parsched_core::policy::fcs`.
+//! Flexible coscheduling (seed 002): a component of the cluster machine
+//! ([`FcsRun`]) applying `parsched_core::policy::fcs` with the core
+//! `GangScheduler`, as the runtime's controller does.
 //!
-//! The policy says, per job, whether its row holds the slot (`Row`: its
+//! The policy says, per job, whether it runs in the slot (`Role::Row`: its
 //! ready processes are on their node's run queue), whether it may fill
-//! processors the row leaves idle (`Fill`: on the node's fill queue, run
-//! only when the run queue is empty, displaced as soon as a row process is
-//! ready; `Released` DC jobs likewise) or waits (`Parked`: ready but on no
-//! queue). At each slot's end the machine gives the policy an observation of
-//! every job whose role the policy observes (`Role::observed`: the row that
-//! held the slot, and released jobs: CPU, spin and communication time,
-//! messages received), asks it for the next slot (`Fcs::advance`) and
-//! applies the roles of that slot. Every decision is the core policy's; the
+//! processors the slot's owners leave idle (`Fill`: on the node's fill
+//! queue, run only when the run queue is empty, displaced as soon as a row
+//! process is ready; `Released` DC jobs likewise) or waits (`Parked`: ready
+//! but on no queue). The slots are those of a core `GangScheduler` whose
+//! gangs are the policy's rows (`Fcs::row_gangs`: one gang per row, kept in
+//! step with the policy by `GangScheduler::sync` whenever a class changes or
+//! a job ends); the slot's owners are the jobs of its rows (`Fcs::owners`)
+//! and every job's role is `Fcs::role_in_slot` of them. At each slot's end
+//! the machine gives the policy an observation of every job whose role it
+//! observes (`Role::observed`: the owners, and released jobs: CPU, spin and
+//! communication time, messages received); the policy says whether a DC
+//! slot comes (`Fcs::advance`), else the gang scheduler rotates to its next
+//! slot (`GangScheduler::rotate`). Every decision is the core's; the
 //! runtime's controller applies the same code to real processes.
 
 use super::*;
@@ -26,6 +33,13 @@ pub(super) struct JobSnap {
 /// Flexible coscheduling's state in the machine.
 pub(crate) struct FcsRun {
     pub policy: Fcs,
+    /// The policy's rows as gangs of the core gang scheduler
+    /// ([`Fcs::row_gangs`]), whose slots rotate as the runtime's do.
+    sched: GangScheduler,
+    /// Each job's processes (its gang's width).
+    widths: Vec<u32>,
+    /// The jobs owning the running slot ([`Fcs::owners`]).
+    owners: Vec<u32>,
     /// F and DC jobs' spin time before blocking (ns).
     spin: Vec<u64>,
     snap: Vec<JobSnap>,
@@ -35,15 +49,72 @@ pub(crate) struct FcsRun {
 }
 
 impl FcsRun {
-    /// FCS over `jobs` jobs; `spin`: each job's spin before blocking (ns).
-    pub fn new(jobs: usize, cfg: FcsConfig, spin: Vec<u64>) -> Result<FcsRun, ClusterError> {
-        Ok(FcsRun {
+    /// FCS over jobs of `widths` processes on `ncpus` processors; `spin`:
+    /// each job's spin before blocking (ns). Every job starts in discovery,
+    /// a row of its own; the first row holds the first slot.
+    pub fn new(
+        cfg: FcsConfig,
+        widths: Vec<u32>,
+        ncpus: u32,
+        spin: Vec<u64>,
+    ) -> Result<FcsRun, ClusterError> {
+        let jobs = widths.len();
+        let mut f = FcsRun {
             policy: Fcs::new(jobs, cfg)?,
+            sched: GangScheduler::new(GangMatrix::new(ncpus, None)?, GangSchedOptions::default()),
+            widths,
+            owners: Vec::new(),
             spin,
             snap: vec![JobSnap::default(); jobs],
             slot_start: 0,
             changes: Vec::new(),
-        })
+        };
+        f.follow_rows()?;
+        Ok(f)
+    }
+
+    /// Job `j`'s role in the running slot (or the DC slot).
+    pub fn role(&self, j: usize) -> Role {
+        self.policy.role_in_slot(j, &self.owners)
+    }
+
+    /// The gang scheduler's gangs follow the policy's rows (a class changed,
+    /// a job finished).
+    fn sync_rows(&mut self) -> Result<(), ClusterError> {
+        let want = self.policy.row_gangs(&self.widths);
+        self.sched
+            .sync(&want)
+            .map_err(|e| ClusterError::Program(e.to_string()))
+    }
+
+    fn find_owners(&mut self) {
+        self.owners = self.policy.owners(self.sched.gangs_in_current());
+    }
+
+    /// Within a slot: the gangs follow the policy's rows; the running slot
+    /// goes on while it holds a row, else the next slot runs at once.
+    fn follow_rows(&mut self) -> Result<(), ClusterError> {
+        self.sync_rows()?;
+        if self.sched.current().is_none() || self.sched.should_switch_early(|_| true) {
+            self.sched.rotate(|_| true);
+        }
+        self.find_owners();
+        Ok(())
+    }
+
+    /// The slot ended after `wall_s` (the gangs follow the rows first): the
+    /// policy says whether a DC slot comes ([`Fcs::advance`]); otherwise the
+    /// gang scheduler's next slot holds the machine
+    /// ([`GangScheduler::rotate`]: the slot after the one that ended, even if
+    /// that one's row is gone; after a DC slot, the one after the slot
+    /// before it).
+    fn next_slot(&mut self, wall_s: f64) -> Result<(), ClusterError> {
+        self.sync_rows()?;
+        if let Slot::Row(_) = self.policy.advance(wall_s, &[]) {
+            self.sched.rotate(|_| true);
+        }
+        self.find_owners();
+        Ok(())
     }
 }
 
@@ -56,7 +127,7 @@ impl ClusterMachine {
     /// fill queue or waits parked; false when the run queue takes it (its
     /// row holds the slot, or it is a daemon).
     pub(super) fn fcs_enqueue(&mut self, p: u32) -> bool {
-        let role = self.fcs().policy.role(self.procs[p as usize].job as usize);
+        let role = self.fcs().role(self.procs[p as usize].job as usize);
         let pr = &mut self.procs[p as usize];
         if pr.daemon {
             return false;
@@ -93,7 +164,7 @@ impl ClusterMachine {
     fn role_of(&self, p: u32) -> Role {
         let pr = &self.procs[p as usize];
         match self.global.fcs() {
-            Some(f) if !pr.daemon => f.policy.role(pr.job as usize),
+            Some(f) if !pr.daemon => f.role(pr.job as usize),
             _ => Role::Row,
         }
     }
@@ -143,7 +214,7 @@ impl ClusterMachine {
     /// Every job's role now.
     pub(super) fn fcs_roles(&self) -> Vec<Role> {
         let f = self.fcs();
-        (0..self.jobs.len()).map(|j| f.policy.role(j)).collect()
+        (0..self.jobs.len()).map(|j| f.role(j)).collect()
     }
 
     /// `before`: the roles before a change made outside (a job finished);
@@ -185,7 +256,7 @@ impl ClusterMachine {
                 unreachable!("fcs mode")
             };
             let wall = now.saturating_sub(f.slot_start);
-            if advance && wall > 0 {
+            let followed = if advance && wall > 0 {
                 // The jobs whose role the policy observes: the row that held
                 // the slot, and released jobs.
                 for j in 0..njobs {
@@ -212,7 +283,12 @@ impl ClusterMachine {
                 // The simulator does not measure a released job's wanted
                 // time: no usage, so no DC slots (`dc_min_share` is off by
                 // default anyway).
-                f.policy.advance(wall as f64 * 1e-9, &[]);
+                f.next_slot(wall as f64 * 1e-9)
+            } else {
+                f.follow_rows()
+            };
+            if let Err(e) = followed {
+                self.error = Some(e);
             }
             f.snap = counters;
             f.slot_start = now;
@@ -279,7 +355,7 @@ impl ClusterMachine {
             {
                 continue;
             }
-            let role = f.policy.role(pr.job as usize);
+            let role = f.role(pr.job as usize);
             match pr.state {
                 ProcState::Running if role != Role::Row => bad += 1,
                 ProcState::Ready if role == Role::Row => {

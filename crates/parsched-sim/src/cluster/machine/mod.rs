@@ -51,7 +51,7 @@ use parsched_core::policy::cosched::{
     EndpointView, PeriodicBooster, ProcState, Scheme, SpinExpiry,
 };
 use parsched_core::policy::fair::{Fair, FairConfig};
-use parsched_core::policy::fcs::{Fcs, FcsConfig, Role};
+use parsched_core::policy::fcs::{Fcs, FcsConfig, Role, Slot};
 use parsched_core::policy::gang::{GangId, GangMatrix, SlotId};
 use parsched_core::policy::gang_sched::{Admission, Cell, GangSchedOptions, GangScheduler};
 use parsched_core::policy::local::{EnqueueReason, LocalScheduler, RoundRobin, Wakeup};
