@@ -590,3 +590,41 @@ fn a_set_cancel_flag_interrupts_the_run() {
     assert_eq!(a.completion_time, b.completion_time);
     assert_eq!(a.events, b.events);
 }
+
+/// FCS rotates through the core gang scheduler: rows narrow enough to share
+/// a slot run together. Two balanced fine-grained jobs two wide on four
+/// processors (both CS) share every slot and finish in about the time of
+/// one; four wide, they take turns and need about twice as long.
+#[test]
+fn fcs_rows_that_fit_together_share_a_slot() {
+    use crate::desktop::{DesktopConfig, DesktopScheme};
+    let make = |width: usize| {
+        DesktopConfig {
+            scheme: DesktopScheme::Fcs,
+            jobs: vec![vec![1.0; width]; 2],
+            iterations: 2000,
+            ..DesktopConfig::default()
+        }
+        .cluster()
+    };
+    let opts = ClusterOptions {
+        audit: true,
+        ..Default::default()
+    };
+    let narrow = run_once(&make(2), 1, &opts).unwrap();
+    let wide = run_once(&make(4), 1, &opts).unwrap();
+    let cs = |r: &ClusterRun| r.classes.iter().filter(|c| c.2 == "CS").count();
+    assert_eq!(
+        (cs(&narrow), cs(&wide)),
+        (2, 2),
+        "{:?} {:?}",
+        narrow.classes,
+        wide.classes
+    );
+    assert!(
+        narrow.completion_time < 2.4,
+        "narrow {}",
+        narrow.completion_time
+    );
+    assert!(wide.completion_time > 3.6, "wide {}", wide.completion_time);
+}

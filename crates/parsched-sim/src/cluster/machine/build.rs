@@ -8,14 +8,6 @@
 
 use super::*;
 
-fn us(x: f64) -> u64 {
-    (x * 1e3).round() as u64
-}
-
-fn ms(x: f64) -> u64 {
-    (x * 1e6).round() as u64
-}
-
 impl Proc {
     /// Rank `rank` of job `job` (width `width`), ready at its start.
     fn new(job: u32, rank: u32, width: u32, node: u32, local: u32, rng: StreamRng) -> Proc {
@@ -117,7 +109,7 @@ fn local_scheduler(cfg: &ClusterConfig, table: &DispatchTable) -> Result<NodeSch
     })
 }
 
-fn build_nodes(cfg: &ClusterConfig, dynamic: Option<Scheme>) -> Result<Vec<Node>, ClusterError> {
+fn build_nodes(cfg: &ClusterConfig) -> Result<Vec<Node>, ClusterError> {
     let table = cfg.table();
     (0..cfg.nodes)
         .map(|n| {
@@ -125,7 +117,6 @@ fn build_nodes(cfg: &ClusterConfig, dynamic: Option<Scheme>) -> Result<Vec<Node>
                 sched: local_scheduler(cfg, &table)?,
                 procs: Vec::new(),
                 cpu0: n * cfg.cpus_per_node,
-                booster: dynamic.and_then(PeriodicBooster::new),
                 yield_next: 0,
                 tick_phase: 0,
                 link_free: 0,
@@ -254,7 +245,7 @@ fn add_daemons(
 
 /// The parts [`ClusterMachine::new`] built before the machine itself.
 struct Parts {
-    dynamic: Option<Scheme>,
+    implicit: Option<Implicit>,
     programs: Vec<Arc<Program>>,
     procs: Vec<Proc>,
     nodes: Vec<Node>,
@@ -279,7 +270,7 @@ impl ClusterMachine {
         };
         let programs = checked_programs(&plans)?;
         let job_spin = job_spins(cfg, &plans, dynamic);
-        let mut nodes = build_nodes(cfg, dynamic)?;
+        let mut nodes = build_nodes(cfg)?;
         let cpus = build_cpus(cfg, eng);
         let (mut global, placement) = build_global(cfg, &plans, dynamic, &job_spin)?;
         let (mut procs, jobs) =
@@ -289,7 +280,7 @@ impl ClusterMachine {
             add_daemons(cfg, seed, &mut procs, &mut nodes, &mut phase_rng, eng);
         }
         let parts = Parts {
-            dynamic,
+            implicit: dynamic.map(|s| Implicit::new(cfg, s, seed)),
             programs,
             procs,
             nodes,
@@ -298,7 +289,7 @@ impl ClusterMachine {
             job_spin,
             global,
         };
-        let mut m = ClusterMachine::assemble(cfg, seed, audit, parts, eng);
+        let mut m = ClusterMachine::assemble(cfg, audit, parts, eng);
         m.first_events(cfg, &mut phase_rng, eng);
         Ok(m)
     }
@@ -306,7 +297,6 @@ impl ClusterMachine {
     /// The machine from its parts and the configuration's costs (ns).
     fn assemble(
         cfg: &ClusterConfig,
-        seed: u64,
         audit: bool,
         p: Parts,
         eng: &mut Engine<Ev>,
@@ -314,7 +304,7 @@ impl ClusterMachine {
         let njobs = p.jobs.len();
         let foreground = p.jobs.iter().filter(|j| !j.background).count() as u32;
         ClusterMachine {
-            dynamic: p.dynamic,
+            implicit: p.implicit,
             programs: p.programs,
             procs: p.procs,
             nodes: p.nodes,
@@ -330,26 +320,19 @@ impl ClusterMachine {
             ctx: us(cfg.context_switch_us),
             intr: us(cfg.interrupt_us),
             sys: us(cfg.syscall_us),
-            timer_cost: us(cfg.timer_us),
-            boost_period: ms(cfg.boost_period_ms),
             nic_sample: us(cfg.nic_sample_us),
             wake_delay: us(cfg.wake_delay_us),
-            wake_loss: cfg.wake_loss,
             block_timeout: ms(cfg.block_timeout_ms),
-            daemon_period: ms(cfg.daemon_period_ms),
-            daemon_run: us(cfg.daemon_run_us),
             slot: ms(cfg.gang_slot_ms),
             tick: ms(cfg.tick_ms),
             probe: ms(cfg.probe_ms),
             probe_node: cfg.probe_node,
             max_time: (cfg.max_time_s * 1e9) as u64,
             audit,
-            pb_sb_wake_interrupts: cfg.pb_sb_wake_interrupts,
             literal_pending: cfg.pending == PendingRule::Unconsumed,
             age_running: cfg.age_running,
             boost_refreshes_quantum: cfg.boost_refreshes_quantum,
             boost_cap: cfg.boost_cap,
-            policy_rng: stream(seed, Stream::Policy, 0),
             view: Vec::new(),
             counters: Counters::default(),
             job_finish: vec![None; njobs],
@@ -376,7 +359,7 @@ impl ClusterMachine {
         // Start: every process is ready (new) at time 0.
         eng.schedule_at(Time(self.probe), Ev::ProbeTicked);
         self.prepare_global();
-        if let Some(d) = self.dynamic {
+        if let Some(d) = self.implicit.as_ref().map(|i| i.scheme) {
             self.start_dynamic(cfg, d, phase_rng, eng);
         }
         self.start_global(eng);
@@ -423,7 +406,8 @@ impl ClusterMachine {
         }
         if d.has_periodic_boost() {
             for n in 0..self.nodes.len() as u32 {
-                let at = phase_rng.random_range(0..self.boost_period.max(1));
+                let period = self.implicit.as_ref().map_or(1, |i| i.boost_period);
+                let at = phase_rng.random_range(0..period.max(1));
                 eng.schedule_at(Time(at), Ev::BoostTimerFired { node: n });
             }
         }

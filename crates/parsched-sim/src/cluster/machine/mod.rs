@@ -36,6 +36,7 @@ mod events;
 mod fcs;
 mod gang;
 mod global;
+mod implicit;
 mod processes;
 mod processors;
 
@@ -45,6 +46,7 @@ use crate::rng::{stream, Stream, StreamRng};
 use fcs::FcsRun;
 use gang::GangRef;
 use global::Global;
+use implicit::Implicit;
 use parsched_core::policy::classify::Observation;
 use parsched_core::policy::cosched::{
     choose_yield_target, ArrivalAction, ArrivalDecision, BoostDecision, CoschedScheme,
@@ -249,7 +251,6 @@ struct Node {
     sched: NodeSched,
     procs: Vec<u32>,
     cpu0: u32,
-    booster: Option<PeriodicBooster>,
     yield_next: usize,
     /// Phase of the node's clock ticks (ns, < tick).
     tick_phase: u64,
@@ -336,7 +337,7 @@ pub const SMALL_MESSAGE_BYTES: u32 = 64;
 /// it is built from ([`Global`]).
 pub(crate) struct ClusterMachine {
     /// The implicit-coscheduling scheme (`None`: the gang references).
-    dynamic: Option<Scheme>,
+    implicit: Option<Implicit>,
     pub(crate) programs: Vec<Arc<Program>>,
     pub procs: Vec<Proc>,
     nodes: Vec<Node>,
@@ -355,26 +356,19 @@ pub(crate) struct ClusterMachine {
     ctx: u64,
     intr: u64,
     sys: u64,
-    timer_cost: u64,
-    boost_period: u64,
     nic_sample: u64,
     wake_delay: u64,
-    wake_loss: f64,
     block_timeout: u64,
-    daemon_period: u64,
-    daemon_run: u64,
     slot: u64,
     tick: u64,
     probe: u64,
     probe_node: u32,
     max_time: u64,
     audit: bool,
-    pb_sb_wake_interrupts: bool,
     literal_pending: bool,
     age_running: bool,
     boost_refreshes_quantum: bool,
     boost_cap: u32,
-    policy_rng: StreamRng,
     view: Vec<EndpointView>,
     pub counters: Counters,
     pub job_finish: Vec<Option<u64>>,
@@ -390,6 +384,14 @@ pub(crate) struct ClusterMachine {
     smt: bool,
     /// SMT: each busy sibling's speed while the other is busy too.
     smt_speed: f64,
+}
+
+fn us(x: f64) -> u64 {
+    (x * 1e3).round() as u64
+}
+
+fn ms(x: f64) -> u64 {
+    (x * 1e6).round() as u64
 }
 
 /// The cluster machine's refusal of a program that touches regions.
@@ -426,21 +428,8 @@ impl Model for ClusterMachine {
                     self.make_ready(proc, now, eng);
                 }
             }
-            Ev::DaemonWoke { proc } => {
-                if self.jobs_left > 0 {
-                    let pr = &mut self.procs[proc as usize];
-                    pr.act = Act::Daemon;
-                    pr.left = self.daemon_run;
-                    self.make_ready(proc, now, eng);
-                }
-            }
-            Ev::NicSampled { node } => {
-                for &p in &self.nodes[node as usize].procs {
-                    let pr = &mut self.procs[p as usize];
-                    pr.believed = pr.state == ProcState::Running;
-                }
-                eng.schedule_at(Time(now + self.nic_sample), Ev::NicSampled { node });
-            }
+            Ev::DaemonWoke { proc } => self.on_daemon_woke(proc, now, eng),
+            Ev::NicSampled { node } => self.on_nic_sampled(node, now, eng),
             Ev::ProcStarted { proc } => {
                 let pr = &mut self.procs[proc as usize];
                 pr.state = ProcState::Ready;

@@ -200,7 +200,8 @@ impl ClusterMachine {
                 self.release(c, now, eng);
                 let pr = &mut self.procs[p as usize];
                 pr.state = ProcState::Blocked;
-                eng.schedule_at(Time(now + self.daemon_period), Ev::DaemonWoke { proc: p });
+                let period = self.implicit.as_ref().map_or(0, |i| i.daemon_period());
+                eng.schedule_at(Time(now + period), Ev::DaemonWoke { proc: p });
                 self.dispatch(c, now, eng);
             }
             Act::Spin { .. } | Act::Done => {}

@@ -57,10 +57,6 @@ impl ClusterMachine {
         }
     }
 
-    pub(super) fn spin_limited(&self, p: &Proc) -> bool {
-        !p.daemon && self.dynamic.is_some_and(|s| s.spins_then_acts())
-    }
-
     pub(super) fn has_match(p: &Proc) -> bool {
         match p.act {
             Act::Spin { from } => p.inbox.iter().any(|m| from == NONE || m.src == from),
