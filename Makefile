@@ -23,7 +23,7 @@ BUILD_STAMP := $(VENV)/.parsched-build
 RUST_SRC    := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 PY_DEPS     := "maturin>=1.5,<2" numpy pandas matplotlib rich pyarrow pytest pytest-xdist hypothesis scipy ruff nbclient nbformat ipykernel "dask[distributed]"
 
-.PHONY: all demo test develop venv lint rust-test py-test clean bench-bin fuzz
+.PHONY: all demo test develop venv lint rust-test py-test clean bench-bin fuzz cc
 
 all: develop
 
@@ -52,7 +52,19 @@ bench-bin: ; $(MAKE) -C bench
 # with a writable cgroup hierarchy; otherwise one line says they were not run.
 # tools/check_msrv.py: the declared rust-version covers every dependency and is
 # the msrv clippy's incompatible_msrv lint checks std use against.
-rust-test:
+# The runtime's tests build bench/*.c: a C compiler is installed where it is
+# missing (Debian/Ubuntu, as root); elsewhere those tests fail saying why.
+cc:
+	@command -v cc >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing a C compiler (gcc) for the runtime's benchmark programs"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc libc6-dev >/dev/null; \
+	  else \
+	    echo "no C compiler (cc) and none can be installed here: the runtime tests that build bench/*.c will fail" >&2; \
+	  fi; }
+
+rust-test: cc
 	$(PYTHON) tools/check_msrv.py
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
@@ -65,7 +77,7 @@ lint: venv
 # Two processes for the tests that do not time real processes (one file per
 # worker, so a file's session fixtures are built once); then, alone, the
 # tests marked `serial` (tests/conftest.py: real jobs on this machine's CPUs).
-py-test: develop
+py-test: develop cc
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not serial" tests
 	$(BIN)/python -m pytest -q -m serial tests
 

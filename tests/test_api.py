@@ -11,7 +11,7 @@ import pytest
 import parsched
 from conftest import SMALL, needs_core
 from parsched import ConfigError, PolicyError, PoolsConfig
-from parsched.api import JOB_COLUMNS, SUMMARY_KEYS
+from parsched.sim.api import JOB_COLUMNS, SUMMARY_KEYS
 
 pytestmark = needs_core
 

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 import parsched
 from conftest import assert_toml_round_trip, needs_core, run_cli
 from parsched import BarrierConfig, ConfigError, PoolsConfig
-from parsched import reproduce_gang as rg
 from parsched.models import feitelson_rudolph as fr
+from parsched.reproduce import gang as rg
 
 # ------------------------------------------------------------------ config
 
@@ -221,7 +221,7 @@ def test_python_checks_agree_with_rust(c):
 def test_simulate_barrier_result():
     r = parsched.simulate_barrier(BarrierConfig(k=2000))
     assert isinstance(r, parsched.BarrierResult)
-    for key in parsched.api.BARRIER_SUMMARY_KEYS:
+    for key in parsched.sim.api.BARRIER_SUMMARY_KEYS:
         assert key in r.summary, key
     assert r.time_per_iteration == r.summary["time_per_iteration"] > 0
     assert "time_per_iter" not in r.summary  # one name, not two

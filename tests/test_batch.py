@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 import parsched
 from conftest import assert_toml_round_trip, needs_core, one_error_line, run_cli
 from parsched import BatchConfig, ConfigError, TraceError
-from parsched.batch import JOBS_CSV_COLUMNS, parse_intervals
 from parsched.cli import main
-from parsched.reproduce_batch import default_traces_dir
+from parsched.reproduce.batch import default_traces_dir
+from parsched.sim.batch import JOBS_CSV_COLUMNS, parse_intervals
 
 TRACES = default_traces_dir()
 SMALL_TRACE = os.path.join(TRACES, "HPC2N-subset.swf.gz")

@@ -16,7 +16,7 @@ import pytest
 import parsched
 from conftest import one_error_line, run_cli, sigint_default, wait_for_run
 from parsched.errors import ConfigError
-from parsched.fcs import PAPER_TABLE1, SCHEMES
+from parsched.sim.fcs import PAPER_TABLE1, SCHEMES
 
 #: a twentieth of the paper's 60,000 iterations: 3,000 (12 s of job 1/2 alone)
 SCALE = 0.05
@@ -127,7 +127,7 @@ def test_ctrl_c_stops_a_long_run():
 
 
 def test_real_finding_compares_fcs_with_the_better_of_default_and_gang():
-    from parsched.reproduce_fcs import real_findings
+    from parsched.reproduce.fcs import real_findings
 
     def rows(default, gang, fcs, util=0.99):
         return [{"scheme": "default", "median_makespan_s": default, "utilization": util,
@@ -144,7 +144,7 @@ def test_real_finding_compares_fcs_with_the_better_of_default_and_gang():
 
 
 def test_real_finding_on_classes_wants_the_papers_classes():
-    from parsched.reproduce_fcs import real_findings
+    from parsched.reproduce.fcs import real_findings
 
     def rows(classes):
         fcs = {"scheme": "fcs", "median_makespan_s": 4.0, "utilization": 0.98, "reps": 3,

@@ -1,5 +1,5 @@
 """Issue 12 on real processes: `parsched run --policy fcs` and the real Table 1
-(parsched.fcs_real). Tests that start real jobs need the compiled runtime, root
+(parsched.runtime.fcs_real). Tests that start real jobs need the compiled runtime, root
 and a cgroup freezer; elsewhere they are skipped with a message saying which.
 """
 
@@ -14,7 +14,7 @@ import pytest
 
 import parsched
 from conftest import run_cli
-from parsched import fcs_real
+from parsched.runtime import fcs_real as fcs_real
 from parsched.runtime import make_spec
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))

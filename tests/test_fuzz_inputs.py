@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 from conftest import needs_core, one_error_line
 from parsched import BarrierConfig, BatchConfig, ConfigError, PoolsConfig, TraceError
-from parsched.arrivals import load_arrivals
 from parsched.cli import main
 from parsched.config import CoschedConfig
+from parsched.sim.arrivals import load_arrivals
 
 pytestmark = needs_core
 

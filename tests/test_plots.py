@@ -9,8 +9,8 @@ import pytest
 
 import parsched
 from conftest import needs_core, one_error_line
-from parsched.batch import parse_intervals
 from parsched.errors import ConfigError
+from parsched.sim.batch import parse_intervals
 
 MAGIC = {".png": b"\x89PNG\r\n\x1a\n", ".svg": b"<?xml", ".pdf": b"%PDF"}
 
@@ -72,7 +72,7 @@ def test_every_writer_follows_the_extension(gang, tmp_path, ext):
         write(path)
         assert path.read_bytes()[:len(MAGIC[ext])] == MAGIC[ext], path
     # the reproductions' writers share the helper
-    from parsched._report import pyplot, save_figure
+    from parsched.report.common import pyplot, save_figure
 
     plt = pyplot()
     fig, ax = plt.subplots()
@@ -118,7 +118,7 @@ def test_cli_gantt_window(trace, tmp_path, capsys):
 
 @pytest.mark.parametrize("lim", [(0.95, 1.05), (0.5, 5.2), (0.04, 300.0), (1.0, 1.3)])
 def test_log_ticks_are_readable(lim):
-    from parsched._report import log_ticks, pyplot
+    from parsched.report.common import log_ticks, pyplot
 
     plt = pyplot()
     fig, ax = plt.subplots()

@@ -10,7 +10,7 @@ import pytest
 import parsched
 from conftest import one_error_line, run_cli
 from parsched.errors import ConfigError
-from parsched.regions import PAPER, regions_keys
+from parsched.sim.regions import PAPER, regions_keys
 
 MB = 1 << 20
 

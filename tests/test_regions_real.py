@@ -1,5 +1,5 @@
 """Issue 13 on this machine: bench/memlat, `parsched run --policy regions` and
-parsched.regions_real. Tests that run memlat need a C compiler (skipped
+parsched.runtime.regions_real. Tests that run memlat need a C compiler (skipped
 otherwise) and two CPUs; those that start jobs under the runtime also need the
 compiled runtime and root.
 """
@@ -13,9 +13,9 @@ import subprocess
 import pytest
 
 from conftest import run_cli
-from parsched import regions_real
 from parsched.errors import RuntimeUnavailable
 from parsched.runtime import make_spec
+from parsched.runtime import regions_real as regions_real
 
 
 def _runtime_missing() -> str | None:

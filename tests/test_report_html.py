@@ -20,8 +20,8 @@ import tempfile
 import pytest
 
 from conftest import needs_core, one_error_line, run_cli
-from parsched import report_html
 from parsched.cli import main
+from parsched.report import html as report_html
 
 TINY_POOLS = {"jobs": 150, "warmup": 20, "reps": 2}
 
@@ -38,11 +38,11 @@ def _chromium() -> str | None:
 def results(tmp_path_factory):
     """Output directories of real, shortened reproductions: {kind: path}."""
     import parsched
-    from parsched import reproduce as pools
-    from parsched import reproduce_cosched as rc
-    from parsched.reproduce_gang import plan as gang_plan
-    from parsched.reproduce_gang import reference as gang_reference
-    from parsched.reproduce_gang.params import Length
+    from parsched.reproduce import cosched as rc
+    from parsched.reproduce import pools
+    from parsched.reproduce.gang import plan as gang_plan
+    from parsched.reproduce.gang import reference as gang_reference
+    from parsched.reproduce.gang.params import Length
 
     root = tmp_path_factory.mktemp("results")
     out = {}
@@ -94,8 +94,8 @@ def _desktop_results() -> str | None:
     """A real ``reproduce desktop`` output (real processes, ~15 s) when asked
     for (PARSCHED_TEST_DESKTOP=1) and this machine can run one (root, cgroups,
     a C compiler), else None."""
-    from parsched import reproduce_desktop
     from parsched.errors import ConfigError, RuntimeUnavailable
+    from parsched.reproduce import desktop as reproduce_desktop
 
     if os.environ.get("PARSCHED_TEST_DESKTOP") != "1":
         return None
@@ -189,7 +189,7 @@ def test_checks_follow_the_reproductions(results):
     assert [c.holds for c in sec.checks] == [bool(x) for x in f["holds"]]
     missed = [c for c in sec.checks if not c.holds]
     assert missed and all(c.why for c in missed if c.name in
-                          __import__("parsched.reproduce_cosched").reproduce_cosched.EXPLANATIONS)
+                          __import__("parsched.reproduce.cosched").reproduce.cosched.EXPLANATIONS)
     g = report_html.BUILDERS["gang"](str(results["gang"]))
     gs = pd.read_csv(results["gang"] / "equations_summary.csv")
     for c, (_, r) in zip(g.checks, gs.iterrows(), strict=False):

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from conftest import needs_core, run_cli
-from parsched import reproduce
-from parsched.reproduce import bounded_geometric_pmf, build_figures, lower_bound
+from parsched.reproduce import pools as reproduce
+from parsched.reproduce.pools import bounded_geometric_pmf, build_figures, lower_bound
 
 TINY = {"jobs": 150, "warmup": 20, "reps": 2}
 

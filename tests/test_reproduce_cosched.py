@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from conftest import needs_core, one_error_line
-from parsched import reproduce_cosched as rc
 from parsched.cli import main
+from parsched.reproduce import cosched as rc
 
 
 def paper_table() -> dict[str, dict[int, float]]:

@@ -1,4 +1,4 @@
-"""``parsched sweep SPEC.toml`` (parsched.sweep_spec) and ``parsched.sweep`` on
+"""``parsched sweep SPEC.toml`` (parsched.sim.sweep_spec) and ``parsched.sweep`` on
 threads, processes and a Dask cluster: spec parsing, grid expansion, resume,
 interruption, executor equality, CI-target replications, one-line errors."""
 
@@ -20,8 +20,8 @@ import pytest
 import parsched
 from conftest import needs_core, one_error_line, run_cli, sigint_default
 from parsched import ConfigError, PoolsConfig
-from parsched import sweep_spec as ss
-from parsched.api import process_executor
+from parsched.sim import sweep_spec as ss
+from parsched.sim.api import process_executor
 
 pytestmark = needs_core
 

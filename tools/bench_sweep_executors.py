@@ -14,7 +14,7 @@ import sys
 import time
 
 import parsched
-from parsched.api import process_executor
+from parsched.sim.api import process_executor
 
 
 def configs() -> list[parsched.PoolsConfig]:

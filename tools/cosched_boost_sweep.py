@@ -20,7 +20,7 @@ import math
 import sys
 import time
 
-from parsched import reproduce_cosched as rc
+from parsched.reproduce import cosched as rc
 
 
 def parse(arg: str) -> dict:

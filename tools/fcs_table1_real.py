@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Seed 002's real Table 1 through ``examples/parsched_run`` (no Python extension needed).
 
-Runs the jobs of ``parsched.fcs_real`` (three ``bench/bsp`` jobs of P threads, 1 ms grain,
+Runs the jobs of ``parsched.runtime.fcs_real`` (three ``bench/bsp`` jobs of P threads, 1 ms grain,
 job 1 ``--mult`` 1..2, job 2 2..1, job 3 balanced; ``iters = solo_s / 1 ms``) under each
 scheme, repetition-major (schemes interleaved), and prints every run and the median
 makespan per scheme. A scheme is ``default``, ``gang`` or ``fcs``, optionally followed by

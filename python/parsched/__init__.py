@@ -17,7 +17,7 @@ Fine-grain synchronization and gang scheduling (Feitelson & Rudolph 1992, seed 0
     df = parsched.sweep(b.with_(sched=s, wait=w) for s in ("gang", "local")
                         for w in ("busy", "block"))
 
-Batch scheduling of rigid jobs on SWF workload traces (issue 4)::
+Batch scheduling of rigid jobs on SWF workload traces::
 
     r = parsched.simulate_batch("KTH-SP2.swf.gz", parsched.BatchConfig(policy="easy"))
     r.summary["avg_bounded_slowdown"], r.report, r.jobs.head()   # Batsim columns
@@ -31,7 +31,7 @@ Coscheduling on a network of workstations (Nagar et al. 1999, seed 003)::
     df = parsched.cosched_sweep(parsched.CoschedConfig(scale=0.1), ["Local", "SB", "PB"],
                                 [1, 5, 9])
 
-Real programs on this Linux machine, gang scheduled by freezing cgroups (issue 5)::
+Real programs on this Linux machine, gang scheduled by freezing cgroups::
 
     out = parsched.run_jobs({"policy": "gang", "slot": "50ms",
                              "jobs": [{"argv": ["./a.out"], "width": 2}, ["./b.out", "x"]]})
@@ -66,14 +66,15 @@ from .errors import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import BarrierResult, Result, simulate, simulate_barrier, sweep
-    from .arrivals import load_arrivals
-    from .batch import BatchResult, simulate_batch
-    from .cosched import CoschedResult, cosched_sweep, simulate_cosched
-    from .fcs import FcsResult, fcs_figure, fcs_table, simulate_fcs
-    from .generate import generate_lublin
-    from .policies import LeastLoadedSpread, ZhouBrechtPolicy
-    from .regions import RegionsResult, simulate_regions
+    from parsched.sim.api import BarrierResult, Result, simulate, simulate_barrier, sweep
+    from parsched.sim.arrivals import load_arrivals
+    from parsched.sim.batch import BatchResult, simulate_batch
+    from parsched.sim.cosched import CoschedResult, cosched_sweep, simulate_cosched
+    from parsched.sim.fcs import FcsResult, fcs_figure, fcs_table, simulate_fcs
+    from parsched.sim.generate import generate_lublin
+    from parsched.sim.policies import LeastLoadedSpread, ZhouBrechtPolicy
+    from parsched.sim.regions import RegionsResult, simulate_regions
+
     from .runtime import run_jobs
 
 __all__ = [
@@ -116,27 +117,27 @@ __all__ = [
 ]
 
 _LAZY = {
-    "Result": "api",
-    "BarrierResult": "api",
-    "simulate_barrier": "api",
-    "simulate": "api",
-    "sweep": "api",
-    "BatchResult": "batch",
-    "simulate_batch": "batch",
-    "CoschedResult": "cosched",
-    "simulate_cosched": "cosched",
-    "cosched_sweep": "cosched",
-    "FcsResult": "fcs",
-    "simulate_fcs": "fcs",
-    "fcs_table": "fcs",
-    "fcs_figure": "fcs",
-    "RegionsResult": "regions",
-    "simulate_regions": "regions",
-    "load_arrivals": "arrivals",
-    "generate_lublin": "generate",
+    "Result": "sim.api",
+    "BarrierResult": "sim.api",
+    "simulate_barrier": "sim.api",
+    "simulate": "sim.api",
+    "sweep": "sim.api",
+    "BatchResult": "sim.batch",
+    "simulate_batch": "sim.batch",
+    "CoschedResult": "sim.cosched",
+    "simulate_cosched": "sim.cosched",
+    "cosched_sweep": "sim.cosched",
+    "FcsResult": "sim.fcs",
+    "simulate_fcs": "sim.fcs",
+    "fcs_table": "sim.fcs",
+    "fcs_figure": "sim.fcs",
+    "RegionsResult": "sim.regions",
+    "simulate_regions": "sim.regions",
+    "load_arrivals": "sim.arrivals",
+    "generate_lublin": "sim.generate",
     "run_jobs": "runtime",
-    "ZhouBrechtPolicy": "policies",
-    "LeastLoadedSpread": "policies",
+    "ZhouBrechtPolicy": "sim.policies",
+    "LeastLoadedSpread": "sim.policies",
 }
 
 

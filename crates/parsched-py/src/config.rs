@@ -285,7 +285,7 @@ pub(crate) fn config_values<'py>(
     let empty = PyDict::new(py);
     match ModelConfig::build(model, config.unwrap_or(&empty))? {
         ModelConfig::Pools(c) => values_of(py, &c, pools::KEYS),
-        ModelConfig::Barrier(c) => values_of(py, &c, sync::KEYS),
+        ModelConfig::Barrier(c) => values_of(py, &c, barrier::KEYS),
         ModelConfig::Batch(c) => values_of(py, &c, batch::KEYS),
         ModelConfig::Cosched(c) => cosched_values(py, &c),
         ModelConfig::Fcs(c) => values_of(py, &*c, desktop::KEYS),
@@ -335,7 +335,7 @@ pub(crate) fn batch_keys() -> Vec<&'static str> {
 /// The keys `simulate_barrier` accepts.
 #[pyfunction]
 pub(crate) fn barrier_keys() -> Vec<&'static str> {
-    sync::KEYS.to_vec()
+    barrier::KEYS.to_vec()
 }
 
 /// Default values of `simulate_barrier`'s keys.

@@ -3,14 +3,14 @@
 
 use parsched_core::policy::pools::{ForkRequest, Placement, PoolPolicy, PoolState};
 use parsched_core::{JobId, PolicyError as CorePolicyError, PoolId};
-use parsched_sim::batch::{self, BatchConfig, BatchError};
-use parsched_sim::cluster::{self, ClusterConfig, ClusterError, ClusterOptions};
-use parsched_sim::desktop::{self, DesktopConfig};
-use parsched_sim::desktop_figs;
-use parsched_sim::machine::MachineError;
-use parsched_sim::pools::{self, PoolsConfig, RunError, RunOptions, Value};
-use parsched_sim::sync::{self, SyncConfig, SyncOptions};
-use parsched_sim::workload::{Arrival, BoundedGeometric};
+use parsched_sim::machines::barrier::{self, SyncConfig, SyncOptions};
+use parsched_sim::machines::batch::{self, BatchConfig, BatchError};
+use parsched_sim::machines::cluster::desktop::{self, DesktopConfig};
+use parsched_sim::machines::cluster::desktop_figs;
+use parsched_sim::machines::cluster::{self, ClusterConfig, ClusterError, ClusterOptions};
+use parsched_sim::machines::pools::machine::MachineError;
+use parsched_sim::machines::pools::{self, PoolsConfig, RunError, RunOptions, Value};
+use parsched_sim::workloads::forkjoin::{Arrival, BoundedGeometric};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;

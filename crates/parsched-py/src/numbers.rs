@@ -29,9 +29,9 @@ pub(crate) fn barrier_moments(config: &Bound<'_, PyDict>) -> PyResult<(f64, f64)
 #[pyfunction]
 pub(crate) fn tw_per_unit_var(n: u32, dist: &str) -> PyResult<f64> {
     let d = match dist {
-        "uniform" => sync::ComputeDist::Uniform,
-        "exponential" => sync::ComputeDist::Exponential,
-        "empirical" => sync::ComputeDist::Empirical,
+        "uniform" => barrier::ComputeDist::Uniform,
+        "exponential" => barrier::ComputeDist::Exponential,
+        "empirical" => barrier::ComputeDist::Empirical,
         other => {
             return Err(config_err(parsched_core::ConfigError::new(
                 "dist",
@@ -43,13 +43,13 @@ pub(crate) fn tw_per_unit_var(n: u32, dist: &str) -> PyResult<f64> {
             )))
         }
     };
-    Ok(sync::tw_per_unit_var(n, d))
+    Ok(barrier::tw_per_unit_var(n, d))
 }
 
 /// H_n = 1 + 1/2 + … + 1/n, correctly rounded.
 #[pyfunction]
 pub(crate) fn harmonic_number(n: u32) -> f64 {
-    sync::harmonic_number(n)
+    barrier::harmonic_number(n)
 }
 
 /// Mean and half-width of the two-sided 90% Student-t confidence interval of
@@ -67,5 +67,6 @@ pub(crate) fn mean_ci90(values: Vec<f64>) -> (f64, f64) {
 #[pyo3(signature = (columns, procs=None))]
 pub(crate) fn check_arrivals(columns: &Bound<'_, PyAny>, procs: Option<u32>) -> PyResult<()> {
     let list = arrivals_of(columns)?;
-    parsched_sim::workload::check_arrivals(&list, procs.unwrap_or(u32::MAX)).map_err(config_err)
+    parsched_sim::workloads::forkjoin::check_arrivals(&list, procs.unwrap_or(u32::MAX))
+        .map_err(config_err)
 }

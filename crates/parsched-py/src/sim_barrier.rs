@@ -20,7 +20,7 @@ pub(crate) fn simulate_barrier<'py>(
     };
     let cancel = Arc::new(AtomicBool::new(false));
     let result = run_interruptible(py, &cancel, || {
-        parsched_sim::cancel::with_cancel(&cancel, || sync::run(&cfg, opts))
+        parsched_sim::cancel::with_cancel(&cancel, || barrier::run(&cfg, opts))
     })?
     .map_err(to_py_err)?;
     let out =

@@ -108,7 +108,7 @@ pub(crate) fn generate_lublin<'py>(
     config: &Bound<'py, PyDict>,
     path: Option<std::path::PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use parsched_sim::lublin;
+    use parsched_sim::workloads::lublin;
     let mut lc = lublin::LublinConfig::for_machine(batch::config::LUBLIN_DEFAULT_PROCS);
     lc.jobs = 10_000;
     let mut load = None;
@@ -189,7 +189,7 @@ pub(crate) fn generate_lublin<'py>(
     let (recs, factor) = recs;
     let n = recs.len();
     let cols = PyDict::new(py);
-    type Field = fn(&parsched_sim::swf::SwfRecord) -> i64;
+    type Field = fn(&parsched_sim::workloads::swf::SwfRecord) -> i64;
     let int_cols: [(&str, Field); 11] = [
         ("job_number", |r| r.job_number),
         ("submit_time", |r| r.submit_time),

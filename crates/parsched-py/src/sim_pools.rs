@@ -130,7 +130,7 @@ pub(crate) fn simulate_pools<'py>(
     summary.set_item("demand", parsched_core::time::ticks_to_units(demand))?;
 
     let jobs = PyDict::new(py);
-    let recs: Vec<(u32, &parsched_sim::machine::JobRecord)> = result
+    let recs: Vec<(u32, &parsched_sim::machines::pools::machine::JobRecord)> = result
         .reps
         .iter()
         .flat_map(|r| r.records.iter().map(move |j| (r.rep, j)))

@@ -1,7 +1,7 @@
 //! Seed 004: region scheduling's simulated machine (memlat, balancing).
 
 use super::*;
-use parsched_sim::region_machine::{self, RegionMachineError, RegionsConfig};
+use parsched_sim::machines::regions::{self, RegionMachineError, RegionsConfig};
 
 fn regions_err(e: RegionMachineError) -> PyErr {
     match e {
@@ -11,7 +11,7 @@ fn regions_err(e: RegionMachineError) -> PyErr {
     }
 }
 
-/// Runs seed 004's region machine (`region_machine::run`): the same work
+/// Runs seed 004's region machine (`regions::run`): the same work
 /// under the standard scheduler and under region scheduling. Returns the
 /// `RegionsResult` fields as a dict (`normalized_performance`, `speedup`,
 /// `microschedules_per_s`, `cache_loads`, `standard`, `region`, ...), plus
@@ -25,16 +25,16 @@ pub(crate) fn simulate_regions<'py>(
     let mut cfg = RegionsConfig::default();
     apply_config(config, |key, v| set_value(key, v, |k, val| cfg.set(k, val)))?;
     let result = py
-        .allow_threads(|| region_machine::run(&cfg))
+        .allow_threads(|| regions::run(&cfg))
         .map_err(regions_err)?;
     let out =
         pythonize::pythonize(py, &result).map_err(|e| SimulationError::new_err(e.to_string()))?;
-    out.set_item("config", values_of(py, &cfg, region_machine::KEYS)?)?;
+    out.set_item("config", values_of(py, &cfg, regions::KEYS)?)?;
     Ok(out)
 }
 
 /// The keys `simulate_regions` accepts, in documentation order.
 #[pyfunction]
 pub(crate) fn regions_keys() -> Vec<&'static str> {
-    region_machine::KEYS.to_vec()
+    regions::KEYS.to_vec()
 }

@@ -241,6 +241,69 @@ mod tests {
         assert!(tasks(i32::MAX).is_empty());
     }
 
+    /// Whether a DAMON monitor runs (`/sys/kernel/mm/damon/admin`): it
+    /// clears accessed bits too, so a reading may miss pages touched since
+    /// `clear_refs`.
+    fn damon_running() -> bool {
+        std::fs::read_dir("/sys/kernel/mm/damon/admin/kdamonds")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|d| {
+                std::fs::read_to_string(d.path().join("state")).is_ok_and(|s| s.trim() == "on")
+            })
+    }
+
+    /// Clears the accessed bits, touches the first `touch` bytes of `buf`
+    /// (one byte per page) and returns (referenced after − referenced
+    /// before, referenced after) by `read`.
+    fn touched_since_clear(
+        buf: &mut [u8],
+        touch: usize,
+        read: fn(i32) -> Option<(u64, u64)>,
+    ) -> (u64, u64) {
+        let me = std::process::id() as i32;
+        clear_refs(me).unwrap();
+        let (_, idle) = read(me).unwrap();
+        for k in (0..touch).step_by(4096) {
+            buf[k] = buf[k].wrapping_add(1);
+        }
+        std::hint::black_box(&*buf);
+        let (_, hot) = read(me).unwrap();
+        (hot.saturating_sub(idle), hot)
+    }
+
+    /// Up to `ATTEMPTS` measurements until one lies in `lo..=hi`; every one
+    /// must stay at or below `hi`. Another user of the accessed bits (the
+    /// kernel's DAMON monitor, which this machine kind runs; see
+    /// shared/notes/linux-mechanisms.md) can only make a reading miss pages,
+    /// never add pages that were not touched, so a low reading is retried
+    /// and a high one fails at once.
+    fn assert_measures(
+        buf: &mut [u8],
+        touch: usize,
+        read: fn(i32) -> Option<(u64, u64)>,
+        (lo, hi): (u64, u64),
+    ) {
+        const ATTEMPTS: usize = 5;
+        let mut seen = Vec::new();
+        for _ in 0..ATTEMPTS {
+            let (touched, hot) = touched_since_clear(buf, touch, read);
+            assert!(touched <= hi, "touched {touched} > {hi} (hot {hot})");
+            seen.push(touched);
+            if touched >= lo {
+                if seen.len() > 1 {
+                    eprintln!("readings of {touch} touched bytes: {seen:?}");
+                }
+                return;
+            }
+        }
+        panic!(
+            "touched {touch} bytes, {ATTEMPTS} readings below {lo}: {seen:?} (DAMON running: {})",
+            damon_running()
+        );
+    }
+
     /// A working set appears in `Referenced` only once touched after a
     /// `clear_refs`; untouched resident memory does not.
     #[test]
@@ -250,40 +313,16 @@ mod tests {
         let mut buf = vec![1u8; 32 * MB]; // resident: written once
         let (rss, _) = rss_referenced(me).unwrap();
         assert!(rss >= 32 * MB as u64, "rss {rss}");
-        clear_refs(me).unwrap();
-        let (_, idle) = rss_referenced(me).unwrap();
-        // Touch 16 MB of the 32 (one byte per page).
-        for k in (0..16 * MB).step_by(4096) {
-            buf[k] = buf[k].wrapping_add(1);
-        }
-        std::hint::black_box(&buf);
-        let (_, hot) = rss_referenced(me).unwrap();
-        let touched = hot.saturating_sub(idle);
-        // The test harness's other threads touch a little; 16 MB ± 4 MB.
-        assert!(
-            touched >= 15 * MB as u64 && touched <= 20 * MB as u64,
-            "touched {touched} (idle {idle}, hot {hot})"
-        );
-        assert!(
-            hot < 28 * MB as u64 + idle,
-            "the untouched half counted: {hot}"
-        );
+        // Touch 16 MB of the 32: the test harness's other threads touch a
+        // little, so 16 MB within -1 / +4 MB; the untouched half never counts.
+        let mb = |m: usize| (m * MB) as u64;
+        assert_measures(&mut buf, 16 * MB, rss_referenced, (mb(15), mb(20)));
         assert!(rss_referenced(i32::MAX).is_none());
         // The private reading sees the same buffer (anonymous memory) and not
         // the executable's file pages.
-        clear_refs(me).unwrap();
-        let (prss, idle) = private_referenced(me).unwrap();
+        let (prss, _) = private_referenced(me).unwrap();
         assert!(prss >= 32 * MB as u64 && prss <= rss, "private rss {prss}");
-        for k in (0..8 * MB).step_by(4096) {
-            buf[k] = buf[k].wrapping_add(1);
-        }
-        std::hint::black_box(&buf);
-        let (_, hot) = private_referenced(me).unwrap();
-        let touched = hot.saturating_sub(idle);
-        assert!(
-            touched >= 7 * MB as u64 && touched <= 12 * MB as u64,
-            "touched {touched} (idle {idle}, hot {hot})"
-        );
+        assert_measures(&mut buf, 8 * MB, private_referenced, (mb(7), mb(12)));
         assert!(private_referenced(i32::MAX).is_none());
         assert!(clear_refs(i32::MAX).is_err());
     }

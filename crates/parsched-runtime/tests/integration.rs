@@ -366,7 +366,7 @@ fn kill_controller_and_check(supervisor: bool) {
     let runner = example("parsched_run");
     let dir = tempfile::tempdir().unwrap();
     let (pa, pb) = (dir.path().join("a.pid"), dir.path().join("b.pid"));
-    let b = bsp().unwrap();
+    let b = bsp();
     let job = |pf: &Path| {
         format!(
             "echo $$ > {}; exec {} --threads 1 --iters 100000 --grain-us 1000 --wait spin --loops-per-us 300",
@@ -484,7 +484,7 @@ fn real_pooled_threads_stay_in_their_cpuset() {
         "precondition failed: this test needs 2 CPUs, the machine has {ncpu}"
     );
     let dir = tempfile::tempdir().unwrap();
-    let b = bsp().unwrap();
+    let b = bsp();
     let job = |pf: &Path| {
         JobSpec::new([
             "sh".to_string(),
@@ -611,7 +611,7 @@ fn real_fcs_classifies_spinners_cs_imbalanced_f_coarse_blockers_dc() {
     require_real(BackendKind::Auto);
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();
-    let b = bsp().unwrap();
+    let b = bsp();
     let o = |n: &str| dir.path().join(n);
     let spec = RunSpec {
         policy: Policy::Fcs,
@@ -692,7 +692,7 @@ fn real_fcs_takes_back_a_job_that_starts_to_spin() {
     require_real(BackendKind::Auto);
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();
-    let b = bsp().unwrap();
+    let b = bsp();
     let o = |n: &str| dir.path().join(n);
     let spec = RunSpec {
         policy: Policy::Fcs,

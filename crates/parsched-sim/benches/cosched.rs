@@ -4,7 +4,7 @@
 //! (`cargo bench -p parsched-sim --bench cosched`).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use parsched_sim::cluster::{run, ClusterConfig, ClusterOptions};
+use parsched_sim::machines::cluster::{run, ClusterConfig, ClusterOptions};
 use std::str::FromStr;
 
 fn config(scheme: &str) -> ClusterConfig {

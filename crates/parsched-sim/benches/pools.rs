@@ -3,7 +3,7 @@
 //! throughput (`cargo bench -p parsched-sim --bench pools`).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use parsched_sim::pools::{run, PoolsConfig, RunOptions};
+use parsched_sim::machines::pools::{run, PoolsConfig, RunOptions};
 
 fn config() -> PoolsConfig {
     PoolsConfig {

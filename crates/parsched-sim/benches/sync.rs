@@ -5,7 +5,7 @@
 //! million per second.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use parsched_sim::sync::{run, SyncConfig, SyncOptions, SyncSched, WaitStrategy};
+use parsched_sim::machines::barrier::{run, SyncConfig, SyncOptions, SyncSched, WaitStrategy};
 
 fn bench_sync(c: &mut Criterion) {
     let mut g = c.benchmark_group("sync_n10_l3_k50000");

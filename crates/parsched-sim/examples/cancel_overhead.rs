@@ -3,8 +3,8 @@
 //! N each, and a check that the results are identical.
 //! `cargo run --release -p parsched-sim --example cancel_overhead [N]`
 use parsched_sim::cancel::with_cancel;
-use parsched_sim::pools::{self, PoolsConfig, RunOptions, Value};
-use parsched_sim::sync::{self, SyncConfig, SyncOptions};
+use parsched_sim::machines::barrier::{self, SyncConfig, SyncOptions};
+use parsched_sim::machines::pools::{self, PoolsConfig, RunOptions, Value};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
@@ -69,10 +69,10 @@ fn main() {
         let (mut a, mut b) = ((f64::INFINITY, None), (f64::INFINITY, None));
         for turn in 0..2 {
             if (turn == 0) == first {
-                a = best(n, || sync::run(&sc, SyncOptions::default()).unwrap());
+                a = best(n, || barrier::run(&sc, SyncOptions::default()).unwrap());
             } else {
                 b = best(n, || {
-                    with_cancel(&flag, || sync::run(&sc, SyncOptions::default()).unwrap())
+                    with_cancel(&flag, || barrier::run(&sc, SyncOptions::default()).unwrap())
                 });
             }
         }

@@ -1,6 +1,6 @@
 //! Runs seed 003's cluster: `cargo run --release --example cluster -- KEY=VALUE ...`
 //! (keys of `ClusterConfig`; values parsed as TOML, bare words as strings).
-use parsched_sim::cluster::{run, ClusterConfig, ClusterOptions};
+use parsched_sim::machines::cluster::{run, ClusterConfig, ClusterOptions};
 
 fn main() {
     let mut table = toml::Table::new();

@@ -1,5 +1,5 @@
 //! Runs seed 000's model once: `cargo run --release --example pools -- KEY=VALUE ...`
-use parsched_sim::pools::{run, PoolsConfig, RunOptions, Value};
+use parsched_sim::machines::pools::{run, PoolsConfig, RunOptions, Value};
 
 fn main() {
     let mut cfg = PoolsConfig::default();

@@ -2,12 +2,12 @@
 //! forced cache unification over the standard scheduler, for working-set
 //! sizes × access times, on the Clovertown-like and Westmere-like machines,
 //! from the footprint miss model (`parsched_core::cache`) and the timings
-//! of `parsched_sim::regions::RegionTiming` (latencies [ext]).
+//! of `parsched_sim::machines::regions::analytic::RegionTiming` (latencies [ext]).
 //!
 //! `cargo run --release -p parsched-sim --example regions_closed_form`
 
 use parsched_core::topology::MIB;
-use parsched_sim::regions::{
+use parsched_sim::machines::regions::analytic::{
     condition1_miss_bound_ns, default_axes, gain_grid, memlat_gain, miss_ns_for_peak, statements,
     RegionTiming,
 };

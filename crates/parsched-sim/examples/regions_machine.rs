@@ -1,6 +1,6 @@
 //! Figure 9 and the balancing experiment from the simulated machine:
 //! `cargo run --release -p parsched-sim --example regions_machine [lru]`.
-use parsched_sim::region_machine::{run, CacheModel, Regioning, RegionsConfig, Workload};
+use parsched_sim::machines::regions::{run, CacheModel, Regioning, RegionsConfig, Workload};
 use std::time::Instant;
 
 fn main() {

@@ -1,29 +1,18 @@
 //! parsched-sim: the discrete-event simulator.
 //!
-//! * [`engine`]: clock and `(time, sequence)`-ordered event queue.
-//! * [`machine`]: the pooled shared-memory multiprocessor of seed 000 with its
-//!   round-robin local scheduler and overheads.
-//! * [`workload`]: job generators (seed 000's fork-join workload, arrival lists).
-//! * [`pools`]: the typed configuration of seed 000's model and its runner
-//!   (replications, warm-up deletion, confidence intervals).
-//! * [`sync`]: seed 001's machine: pinned threads with barriers, waiting
-//!   strategies, per-processor round robin or gang scheduling.
+//! * [`engine`]: clock, `(time, sequence)`-ordered event queue, the `Model`
+//!   trait every machine implements and the run loops.
+//! * [`machines`]: the simulated machines, one folder each (`pools`,
+//!   `barrier`, `batch`, `cluster`, `regions`) and what they share.
+//! * [`workloads`]: job generators and trace formats (fork-join, SWF,
+//!   Lublin-Feitelson).
+//! * [`rng`]: the seeded random streams, one per purpose.
 //! * [`stats`]: summary statistics.
 //! * [`cancel`]: the cancel flag every long loop watches (Ctrl-C).
 
-pub mod batch;
 pub mod cancel;
-pub mod cluster;
-pub mod desktop;
-pub mod desktop_figs;
 pub mod engine;
-pub mod lublin;
-pub mod machine;
-pub mod pools;
-pub mod region_machine;
-pub mod regions;
+pub mod machines;
 pub mod rng;
 pub mod stats;
-pub mod swf;
-pub mod sync;
-pub mod workload;
+pub mod workloads;

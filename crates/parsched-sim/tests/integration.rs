@@ -7,7 +7,9 @@ mod batch_indexed;
 mod fuzz_swf;
 
 use parsched_core::time::TICKS_PER_UNIT;
-use parsched_sim::pools::{run, ParallelismMode, PoolsConfig, RunOptions, SpanningMode, Value};
+use parsched_sim::machines::pools::{
+    run, ParallelismMode, PoolsConfig, RunOptions, SpanningMode, Value,
+};
 use proptest::prelude::*;
 
 fn no_overheads(mut c: PoolsConfig) -> PoolsConfig {
@@ -237,7 +239,7 @@ fn policies_see_the_same_jobs() {
     };
     let a = run(&base, RunOptions::default(), None).unwrap();
     let b = run(&other, RunOptions::default(), None).unwrap();
-    let key = |r: &parsched_sim::pools::PoolsResult| {
+    let key = |r: &parsched_sim::machines::pools::PoolsResult| {
         r.reps[0]
             .records
             .iter()
@@ -248,10 +250,10 @@ fn policies_see_the_same_jobs() {
     assert_ne!(a.summary.mean_response_time, b.summary.mean_response_time);
 }
 
-// ---- Seed 001's sync machine (parsched_sim::sync) ----
+// ---- Seed 001's sync machine (parsched_sim::machines::barrier) ----
 
 mod sync_machine {
-    use parsched_sim::sync::{
+    use parsched_sim::machines::barrier::{
         run, Competitors, ComputeDist, SyncConfig, SyncOptions, SyncResult, SyncSched,
         WaitStrategy, Wakeup,
     };
@@ -323,7 +325,7 @@ mod sync_machine {
                     } else {
                         Competitors::Same
                     },
-                    max_events: parsched_sim::sync::DEFAULT_MAX_EVENTS,
+                    max_events: parsched_sim::machines::barrier::DEFAULT_MAX_EVENTS,
                     skew,
                     shuffle,
                     batches: 5,
@@ -374,9 +376,11 @@ mod sync_machine {
 /// Batch space-sharing (issue 4): hand-worked instances with every start
 /// time written down, the traces of `../shared/traces/`, determinism.
 mod batch_machine {
-    use parsched_sim::batch::{run_loaded, simulate, BatchConfig, BatchPolicyKind, BatchResult};
-    use parsched_sim::pools::Value;
-    use parsched_sim::swf::{self, BatchJob};
+    use parsched_sim::machines::batch::{
+        run_loaded, simulate, BatchConfig, BatchPolicyKind, BatchResult,
+    };
+    use parsched_sim::machines::pools::Value;
+    use parsched_sim::workloads::swf::{self, BatchJob};
     use std::path::PathBuf;
 
     /// (submit, runtime, procs, requested)
@@ -726,7 +730,7 @@ mod batch_machine {
         assert_eq!(e.to_string(), "line 3: 12 fields; an SWF job line has 18");
         let c = BatchConfig {
             procs: Some(1),
-            too_wide: parsched_sim::batch::TooWide::Error,
+            too_wide: parsched_sim::machines::batch::TooWide::Error,
             ..BatchConfig::default()
         };
         let good = "; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 1 -1 -1 -1\n";
@@ -745,8 +749,8 @@ mod batch_machine {
 /// array instead of profiles; lists scanned instead of heaps), on random
 /// small instances with under- and over-estimated requested times.
 mod batch_reference {
-    use parsched_sim::batch::{simulate, BatchConfig, BatchPolicyKind};
-    use parsched_sim::swf::BatchJob;
+    use parsched_sim::machines::batch::{simulate, BatchConfig, BatchPolicyKind};
+    use parsched_sim::workloads::swf::BatchJob;
     use proptest::prelude::*;
 
     #[derive(Clone, Copy)]
@@ -973,8 +977,8 @@ mod batch_reference {
 
 /// Gang scheduling of rigid jobs on the Ousterhout matrix.
 mod batch_gang {
-    use parsched_sim::batch::{simulate, BatchConfig, BatchPolicyKind};
-    use parsched_sim::swf::BatchJob;
+    use parsched_sim::machines::batch::{simulate, BatchConfig, BatchPolicyKind};
+    use parsched_sim::workloads::swf::BatchJob;
     use proptest::prelude::*;
 
     fn instance() -> impl Strategy<Value = (u32, Vec<BatchJob>)> {
@@ -1046,7 +1050,7 @@ mod batch_gang {
 
 /// SWF input and output on real traces.
 mod batch_swf {
-    use parsched_sim::swf::{self, SwfError, SwfWriter};
+    use parsched_sim::workloads::swf::{self, SwfError, SwfWriter};
     use std::path::PathBuf;
 
     fn trace(name: &str) -> Option<PathBuf> {
@@ -1131,8 +1135,8 @@ mod batch_swf {
 /// Gang scheduling worked by hand: backfilling into free slot space, and a
 /// job admitted into a slot whose quantum ends at that moment.
 mod batch_gang_hand {
-    use parsched_sim::batch::{simulate, BatchConfig, BatchPolicyKind};
-    use parsched_sim::swf::BatchJob;
+    use parsched_sim::machines::batch::{simulate, BatchConfig, BatchPolicyKind};
+    use parsched_sim::workloads::swf::BatchJob;
 
     fn run(backfill: bool) -> Vec<(u64, u64)> {
         // 4 processors, mpl 2, quantum 10.
@@ -1171,7 +1175,9 @@ mod batch_gang_hand {
 
 mod cluster_properties {
     use parsched_core::policy::cosched::{CoschedScheme, Scheme};
-    use parsched_sim::cluster::{run_once, AppKind, ClusterConfig, ClusterOptions, LocalKind};
+    use parsched_sim::machines::cluster::{
+        run_once, AppKind, ClusterConfig, ClusterOptions, LocalKind,
+    };
     use proptest::prelude::*;
 
     fn scheme() -> impl Strategy<Value = CoschedScheme> {
@@ -1242,8 +1248,8 @@ mod cluster_properties {
 
 mod fcs_properties {
     use parsched_core::policy::fcs::{FRows, Fill};
-    use parsched_sim::cluster::{ClusterOptions, LocalKind};
-    use parsched_sim::desktop::{run, DesktopConfig, DesktopScheme, RunQueues};
+    use parsched_sim::machines::cluster::desktop::{run, DesktopConfig, DesktopScheme, RunQueues};
+    use parsched_sim::machines::cluster::{ClusterOptions, LocalKind};
     use proptest::prelude::*;
 
     fn job(width: usize) -> impl Strategy<Value = Vec<f64>> {
@@ -1309,7 +1315,7 @@ mod fcs_properties {
     #[test]
     fn the_machine_applies_the_core_policy() {
         use parsched_core::policy::fcs::{Fcs, Slot, Step};
-        use parsched_sim::cluster::run_once;
+        use parsched_sim::machines::cluster::run_once;
         let cfg = DesktopConfig {
             scheme: DesktopScheme::Fcs,
             iterations: 3000,

@@ -7,7 +7,7 @@
   machine (seed 001, Feitelson & Rudolph 1992), the keys of
   ``parsched._core.simulate_barrier`` (times in ms).
 * :class:`BatchConfig` (:mod:`.batch`) — batch space-sharing and gang
-  scheduling of rigid jobs on an SWF workload trace (issue 4), the keys of
+  scheduling of rigid jobs on an SWF workload trace, the keys of
   ``parsched._core.batch_keys()`` plus the ``trace`` path.
 * :class:`CoschedConfig` (:mod:`.cosched`) — coscheduling on a network of
   workstations (seed 003, Nagar et al. 1999), the keys of

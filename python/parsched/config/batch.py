@@ -1,5 +1,5 @@
 """Batch space-sharing and gang scheduling of rigid jobs on an SWF workload
-trace (issue 4): :class:`BatchConfig`, the keys of ``parsched._core.batch_keys()``
+trace: :class:`BatchConfig`, the keys of ``parsched._core.batch_keys()``
 with the core's defaults, plus the ``trace`` path."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ _BATCH_ALIASES = {"too_wide": {"reject": "error"}, "procs": {"auto": None, "head
 
 @dataclass(frozen=True, slots=True)
 class BatchConfig(ConfigBase):
-    """One batch-scheduling run of a workload trace (issue 4; times in seconds).
+    """One batch-scheduling run of a workload trace (times in seconds).
 
     Mirrors the keys of ``parsched._core.simulate_batch`` (Rust
     ``parsched_sim::batch::BatchConfig``, ``batch_keys()``) with the Rust

@@ -254,7 +254,7 @@ class PoolsConfig(ConfigBase):
         """``arrivals`` may be a table of equal-length arrays or a path to a CSV file
         (relative to the TOML file)."""
         if isinstance(v, str):
-            from ..arrivals import load_arrivals
+            from parsched.sim.arrivals import load_arrivals
 
             base = os.path.dirname(os.path.abspath(path))
             return load_arrivals(os.path.join(base, v))

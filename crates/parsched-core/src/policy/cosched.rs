@@ -25,7 +25,7 @@
 //! its arrival until its process next *polls* its endpoint (runs in a
 //! receive), not until it is finally received: the literal reading lets PB
 //! re-boost spinners whose messages are there but not yet asked for, which
-//! starves the senders they wait for (issue #10).
+//! starves the senders they wait for (docs/policies/cosched.md).
 
 use crate::error::ConfigError;
 use crate::Time;

@@ -1,8 +1,8 @@
 //! Flexible coscheduling (FCS): gang slots for the jobs that need them, the
 //! others fill in. One policy, applied by both machines: the simulator's
-//! cluster machine (`parsched-sim`, `cluster/machine/fcs.rs`) and the Linux
-//! controller (`parsched-runtime`, `controller/fcs.rs`). The machines measure
-//! and apply; every decision below is taken here.
+//! cluster machine (`parsched-sim`, `machines/cluster/machine/fcs.rs`) and
+//! the Linux controller (`parsched-runtime`, `controller/fcs.rs`). The
+//! machines measure and apply; every decision below is taken here.
 //!
 //! Seed 002 (Frachtenberg, "Process Scheduling for the Parallel Desktop",
 //! `seeds/002_f89b85c3eb86e2ff.txt` §4.2; digest in `notes/seed-targets.md`,

@@ -11,7 +11,7 @@
 //! | waiting strategies: busy, block, two-phase, yield | seed 001 §2–3 | [`wait`] |
 //! | coscheduling classifier of flexible coscheduling (Frachtenberg et al.) | seed 002, section 4.2 | [`classify`] |
 //! | region scheduling: region map, page touch, WSS estimator, balancing, regioning, fallback (Lee & Schwan) | seed 004, §2–4 | [`regions`] |
-//! | batch FCFS, EASY and conservative backfilling (Lifka; Mu'alem & Feitelson) | issue 4 | [`batch`] |
+//! | batch FCFS, EASY and conservative backfilling (Lifka; Mu'alem & Feitelson) | Lifka 1995; Mu'alem & Feitelson, TPDS 2001 | [`batch`] |
 
 pub mod batch;
 pub mod classify;

@@ -36,47 +36,55 @@ pub fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
-/// bench/bsp compiled into a temporary directory, once.
-pub fn bsp() -> Option<PathBuf> {
-    static BSP: OnceLock<Option<PathBuf>> = OnceLock::new();
-    BSP.get_or_init(|| {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/bsp.c");
-        let dir = std::env::temp_dir().join(format!("parsched-bsp-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).ok()?;
-        let out = dir.join("bsp");
-        let ok = Command::new("cc")
-            .args(["-O2", "-std=gnu11", "-o"])
-            .arg(&out)
-            .arg(&src)
-            .arg("-lpthread")
-            .status()
-            .ok()?
-            .success();
-        ok.then_some(out)
-    })
-    .clone()
+/// What a test needing a C compiler says when there is none (`make test`
+/// installs one where it is missing).
+const NEED_CC: &str = "this test needs a C compiler (cc) to build its benchmark program from \
+                       bench/; `make test` installs one where it is missing";
+
+/// `bench/NAME.c` compiled into a temporary directory (`None` when it does
+/// not build: no C compiler).
+fn build_bench(name: &str, libs: &[&str]) -> Option<PathBuf> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../bench/{name}.c"));
+    let dir = std::env::temp_dir().join(format!("parsched-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).ok()?;
+    let out = dir.join(name);
+    let ok = Command::new("cc")
+        .args(["-O2", "-std=gnu11", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .args(libs)
+        .status()
+        .ok()?
+        .success();
+    ok.then_some(out)
 }
 
-/// bench/memlat compiled into a temporary directory, once (`None` without a
-/// C compiler).
-pub fn memlat() -> Option<PathBuf> {
+/// bench/bsp compiled into a temporary directory, once (`None` without a C
+/// compiler).
+fn bsp_built() -> &'static Option<PathBuf> {
+    static BSP: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BSP.get_or_init(|| build_bench("bsp", &["-lpthread"]))
+}
+
+/// Whether bench/bsp builds here.
+pub fn have_bsp() -> bool {
+    bsp_built().is_some()
+}
+
+/// bench/bsp's path; panics, saying why, without a C compiler (a test that
+/// cannot run fails; it never passes).
+pub fn bsp() -> PathBuf {
+    bsp_built().clone().expect(NEED_CC)
+}
+
+/// bench/memlat compiled into a temporary directory, once; panics, saying
+/// why, without a C compiler.
+pub fn memlat() -> PathBuf {
     static MEMLAT: OnceLock<Option<PathBuf>> = OnceLock::new();
     MEMLAT
-        .get_or_init(|| {
-            let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/memlat.c");
-            let dir = std::env::temp_dir().join(format!("parsched-memlat-{}", std::process::id()));
-            std::fs::create_dir_all(&dir).ok()?;
-            let out = dir.join("memlat");
-            let ok = Command::new("cc")
-                .args(["-O2", "-std=gnu11", "-o"])
-                .arg(&out)
-                .arg(&src)
-                .status()
-                .ok()?
-                .success();
-            ok.then_some(out)
-        })
+        .get_or_init(|| build_bench("memlat", &[]))
         .clone()
+        .expect(NEED_CC)
 }
 
 /// Why real-cgroup tests cannot run here, if they cannot.
@@ -84,7 +92,7 @@ fn real_missing(backend: BackendKind) -> Option<String> {
     if !is_root() {
         return Some("not root".into());
     }
-    if bsp().is_none() {
+    if !have_bsp() {
         return Some("no C compiler to build bench/bsp.c".into());
     }
     match parsched_runtime::cgroup::open_freezer(backend, &format!("{}-probe", std::process::id()))
@@ -116,7 +124,7 @@ pub fn require_root() {
 /// A job that computes for about `ms` ms of CPU (one thread), writing its pid
 /// to `pidfile` first.
 pub fn busy_job(ms: u64, pidfile: &Path) -> JobSpec {
-    let b = bsp().expect("bsp built");
+    let b = bsp();
     let mut j = JobSpec::new([
         "sh".to_string(),
         "-c".into(),

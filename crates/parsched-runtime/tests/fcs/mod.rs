@@ -16,14 +16,14 @@ use std::time::Duration;
 
 use crate::common::*;
 
-fn bsp_job(args: &[&str]) -> Option<JobSpec> {
-    let b = bsp()?;
+fn bsp_job(args: &[&str]) -> JobSpec {
+    let b = bsp();
     let mut argv = vec![b.display().to_string()];
     argv.extend(args.iter().map(|s| s.to_string()));
     argv.extend(["--loops-per-us".to_string(), "300".to_string()]);
     let mut j = JobSpec::new(argv).width(2);
     j.stdout = Some(std::env::temp_dir().join(format!("parsched-fcs-{}.out", std::process::id())));
-    Some(j)
+    j
 }
 
 fn fcs_spec(jobs: Vec<JobSpec>) -> RunSpec {
@@ -51,7 +51,7 @@ fn mock_fcs_releases_a_blocking_job_and_takes_it_back_when_it_spins() {
     // first class already mixes in the spinning phase; the grain must stay
     // well above the 10 ms coarse threshold: 20 ms nominal was 10 ms on a
     // CPU running at 600 loops per us).
-    let Some(job) = bsp_job(&[
+    let job = bsp_job(&[
         "--threads",
         "2",
         "--iters",
@@ -62,10 +62,7 @@ fn mock_fcs_releases_a_blocking_job_and_takes_it_back_when_it_spins() {
         "block",
         "--then",
         "1200,1000,spin",
-    ]) else {
-        eprintln!("no C compiler: test not run");
-        return;
-    };
+    ]);
     let mut spec = fcs_spec(vec![job, JobSpec::new(["sleep", "0.4"]).width(2)]);
     // One barrier per 20 ms of two threads is 25 switches per thread-second:
     // a lower threshold keeps the first phase clearly "blocking".
@@ -112,7 +109,7 @@ fn mock_fcs_dc_job_gets_its_share_in_dc_slots() {
     let _g = serial();
     // Two CS spinners keep both CPUs busy (the mock freezes nothing); a DC
     // job at SCHED_IDLE starves, so it is owed slots of its own.
-    let Some(spin) = bsp_job(&[
+    let spin = bsp_job(&[
         "--threads",
         "2",
         "--iters",
@@ -121,10 +118,7 @@ fn mock_fcs_dc_job_gets_its_share_in_dc_slots() {
         "1000",
         "--wait",
         "spin",
-    ]) else {
-        eprintln!("no C compiler: test not run");
-        return;
-    };
+    ]);
     let mut cs = spin.clone();
     cs.fcs_class = Some(CoschedClass::RequiresCoscheduling);
     let mut dc = bsp_job(&[
@@ -136,8 +130,7 @@ fn mock_fcs_dc_job_gets_its_share_in_dc_slots() {
         "1000",
         "--wait",
         "spin",
-    ])
-    .unwrap();
+    ]);
     dc.width = Some(1);
     dc.fcs_class = Some(CoschedClass::DoesNotCare);
     let mut spec = fcs_spec(vec![dc, cs.clone(), cs]);
@@ -195,7 +188,7 @@ fn mock_fcs_dc_job_gets_its_share_in_dc_slots() {
 #[test]
 fn mock_fcs_f_jobs_fill_each_others_slots_and_cs_slots_are_dedicated() {
     let _g = serial();
-    let Some(base) = bsp_job(&[
+    let base = bsp_job(&[
         "--threads",
         "2",
         "--iters",
@@ -204,10 +197,7 @@ fn mock_fcs_f_jobs_fill_each_others_slots_and_cs_slots_are_dedicated() {
         "1000",
         "--wait",
         "spinblock",
-    ]) else {
-        eprintln!("no C compiler: test not run");
-        return;
-    };
+    ]);
     let with = |c| {
         let mut j = base.clone();
         j.fcs_class = Some(c);
@@ -305,7 +295,7 @@ fn mock_fcs_decisions_are_the_core_policys() {
     // its blocking phase (36 × 50 ms nominal, 1.2 s of CPU at 450 loops per
     // us) must outlast that, and its grain stay well above the 10 ms coarse
     // threshold on a fast CPU.
-    let Some(job) = bsp_job(&[
+    let job = bsp_job(&[
         "--threads",
         "2",
         "--iters",
@@ -316,10 +306,7 @@ fn mock_fcs_decisions_are_the_core_policys() {
         "block",
         "--then",
         "1000,1000,spin",
-    ]) else {
-        eprintln!("no C compiler: test not run");
-        return;
-    };
+    ]);
     let mut cs = bsp_job(&[
         "--threads",
         "2",
@@ -329,8 +316,7 @@ fn mock_fcs_decisions_are_the_core_policys() {
         "1000",
         "--wait",
         "spin",
-    ])
-    .unwrap();
+    ]);
     cs.fcs_class = Some(CoschedClass::RequiresCoscheduling);
     let mut spec = fcs_spec(vec![job, cs]);
     spec.flexible_blocking_rate = 5.0;
@@ -366,7 +352,7 @@ fn mock_fcs_decisions_are_the_core_policys() {
 #[test]
 fn mock_fcs_discovery_fill_runs_discovering_jobs_together() {
     let _g = serial();
-    let Some(spin) = bsp_job(&[
+    let spin = bsp_job(&[
         "--threads",
         "2",
         "--iters",
@@ -375,10 +361,7 @@ fn mock_fcs_discovery_fill_runs_discovering_jobs_together() {
         "1000",
         "--wait",
         "spin",
-    ]) else {
-        eprintln!("no C compiler: test not run");
-        return;
-    };
+    ]);
     for fill in [false, true] {
         let mut spec = fcs_spec(vec![spin.clone(), spin.clone()]);
         spec.fcs_discovery_fill = fill;
@@ -428,7 +411,7 @@ fn mock_fcs_discovery_fill_runs_discovering_jobs_together() {
 #[test]
 fn mock_fcs_publishes_each_jobs_class_to_it() {
     let _g = serial();
-    let Some(mut spinner) = bsp_job(&[
+    let mut spinner = bsp_job(&[
         "--threads",
         "2",
         "--iters",
@@ -437,10 +420,7 @@ fn mock_fcs_publishes_each_jobs_class_to_it() {
         "1000",
         "--wait",
         "spin",
-    ]) else {
-        eprintln!("no C compiler: test not run");
-        return;
-    };
+    ]);
     let dir = tempfile::tempdir().unwrap();
     // The spinner prints its class file after it ran (bsp's JSON first).
     let bsp_argv = spinner.argv.join(" ");
@@ -489,8 +469,8 @@ fn mock_fcs_classifies_from_the_jobs_own_sync_statistics() {
         "--mult",
         "1,3",
     ];
-    let classes = |sync_stats: bool| -> Option<Vec<String>> {
-        let job = bsp_job(&args)?;
+    let classes = |sync_stats: bool| -> Vec<String> {
+        let job = bsp_job(&args);
         let mut spec = fcs_spec(vec![job]);
         spec.fcs_sync_stats = sync_stats;
         spec.fcs_window_s = 0.3;
@@ -506,13 +486,10 @@ fn mock_fcs_classifies_from_the_jobs_own_sync_statistics() {
         } else {
             assert_eq!(o.sync_events, None, "{o:?}");
         }
-        Some(r[0].classes.iter().map(|(_, c)| c.clone()).collect())
+        r[0].classes.iter().map(|(_, c)| c.clone()).collect()
     };
-    let Some(with) = classes(true) else {
-        eprintln!("no C compiler: test not run");
-        return;
-    };
-    let without = classes(false).unwrap();
+    let with = classes(true);
+    let without = classes(false);
     assert_eq!(with.last().map(String::as_str), Some("F"), "{with:?}");
     assert_eq!(
         without.last().map(String::as_str),

@@ -88,16 +88,12 @@ fn run_mock(spec: RunSpec) -> (Vec<JobReport>, ControllerStats) {
     (r, c.stats().clone())
 }
 
-fn setup() -> Option<(std::path::PathBuf, Vec<u32>)> {
-    let Some(exe) = memlat() else {
-        eprintln!("regions test NOT RUN: no C compiler to build bench/memlat.c");
-        return None;
-    };
-    let Some(cpus) = two_cpus() else {
-        eprintln!("regions test NOT RUN: needs two CPUs");
-        return None;
-    };
-    Some((exe, cpus))
+/// memlat and two CPUs; panics, saying which is missing (a test that cannot
+/// run fails; it never passes).
+fn setup() -> (std::path::PathBuf, Vec<u32>) {
+    let exe = memlat();
+    let cpus = two_cpus().expect("this test needs two CPUs to place jobs on");
+    (exe, cpus)
 }
 
 /// §5.2's balancing on a fake machine of two 4 MB private caches: two
@@ -106,7 +102,7 @@ fn setup() -> Option<(std::path::PathBuf, Vec<u32>)> {
 /// each with a small one, and each job runs only on its cache's CPU.
 #[test]
 fn regions_mock_pairs_large_with_small_across_fake_caches() {
-    let Some((exe, cpus)) = setup() else { return };
+    let (exe, cpus) = setup();
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -199,7 +195,7 @@ fn regions_mock_pairs_large_with_small_across_fake_caches() {
 /// Linux (every CPU), and the decision says why.
 #[test]
 fn regions_mock_falls_back_when_the_jobs_fit_one_cache() {
-    let Some((exe, cpus)) = setup() else { return };
+    let (exe, cpus) = setup();
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -227,7 +223,7 @@ fn regions_mock_falls_back_when_the_jobs_fit_one_cache() {
 /// One cache shared by both CPUs (this machine's L3): nothing to balance.
 #[test]
 fn regions_mock_one_cache_leaves_jobs_to_linux() {
-    let Some((exe, cpus)) = setup() else { return };
+    let (exe, cpus) = setup();
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -292,7 +288,7 @@ fn real_regions_confines_jobs_to_their_caches_with_cpusets() {
     {
         panic!("precondition failed: this test needs a cpuset controller: {e}");
     }
-    let exe = memlat().expect("precondition failed: no C compiler for bench/memlat.c");
+    let exe = memlat();
     let m = parsched_runtime::topology::machine_topology().unwrap();
     let t = &m.topology;
     let level = (1..=t.last_level().unwrap_or(0))

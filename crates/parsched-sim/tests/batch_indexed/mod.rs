@@ -9,8 +9,10 @@
 //! conservative checks the placements of earlier passes (and of passes
 //! that stopped before a job) instead of searching afresh.
 use parsched_core::policy::batch::{reference, BatchPolicy};
-use parsched_sim::batch::{simulate, simulate_with, BatchConfig, BatchPolicyKind, BatchResult};
-use parsched_sim::swf::BatchJob;
+use parsched_sim::machines::batch::{
+    simulate, simulate_with, BatchConfig, BatchPolicyKind, BatchResult,
+};
+use parsched_sim::workloads::swf::BatchJob;
 use proptest::prelude::*;
 
 fn same(a: &BatchResult, b: &BatchResult) -> Result<(), TestCaseError> {

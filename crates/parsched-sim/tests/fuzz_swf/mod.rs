@@ -15,9 +15,9 @@
 //! (committed, replayed first by every later run); the crash itself becomes a
 //! named case in `regressions` below.
 
-use parsched_sim::batch::{self, BatchConfig, BatchError};
-use parsched_sim::pools::Value;
-use parsched_sim::swf::{self, SwfError};
+use parsched_sim::machines::batch::{self, BatchConfig, BatchError};
+use parsched_sim::machines::pools::Value;
+use parsched_sim::workloads::swf::{self, SwfError};
 use proptest::prelude::*;
 use std::io::{Read, Write};
 

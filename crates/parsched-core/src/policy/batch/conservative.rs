@@ -513,7 +513,8 @@ impl Conservative {
         // from_t (before lb or the fits' bound, or windows not reaching lo)
         // or in [limit, told) (windows after hi).
         let limit = hi.min(told);
-        let mut from_t = lb.max((lo + 1).saturating_sub(dur));
+        // (an empty span is (u64::MAX, 0): lo + 1 wraps to 0, from_t = lb)
+        let mut from_t = lb.max(lo.wrapping_add(1).saturating_sub(dur));
         // (the fits' bound, only worth its cost before a search)
         let bound = if lo < hi && from_t < limit {
             self.fits.bound(procs, dur)

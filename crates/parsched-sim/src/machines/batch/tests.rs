@@ -1,0 +1,357 @@
+use super::*;
+use crate::machines::pools::Value;
+use crate::workloads::swf::SwfRules;
+
+fn j(id: i64, submit: u64, runtime: u64, procs: u32, requested: u64) -> BatchJob {
+    BatchJob::new(id, submit, runtime, procs, requested)
+}
+
+fn starts(jobs: &[BatchJob], procs: u32, policy: &str) -> Vec<u64> {
+    let mut c = BatchConfig::default();
+    c.set("policy", &Value::Str(policy.into())).unwrap();
+    let r = simulate(jobs.to_vec(), procs, &c).unwrap();
+    r.outcomes.iter().map(|o| o.start).collect()
+}
+
+#[test]
+fn completions_before_arrivals_at_equal_times() {
+    // Job 0 holds the whole machine until 10; job 1 arrives at exactly
+    // 10 and starts at 10 under every policy.
+    let jobs = [j(1, 0, 10, 4, 10), j(2, 10, 5, 4, 5)];
+    for p in ["fcfs", "easy", "conservative", "gang"] {
+        assert_eq!(starts(&jobs, 4, p), vec![0, 10], "{p}");
+    }
+}
+
+#[test]
+fn zero_runtime_jobs_finish_at_their_start() {
+    let jobs = [j(1, 0, 0, 4, 1), j(2, 0, 0, 4, 1), j(3, 0, 3, 4, 3)];
+    for p in ["fcfs", "easy", "conservative", "gang"] {
+        let mut c = BatchConfig::default();
+        c.set("policy", &Value::Str(p.into())).unwrap();
+        let r = simulate(jobs.to_vec(), 4, &c).unwrap();
+        let se: Vec<(u64, u64)> = r.outcomes.iter().map(|o| (o.start, o.end)).collect();
+        assert_eq!(se, vec![(0, 0), (0, 0), (0, 3)], "{p}");
+    }
+}
+
+#[test]
+fn kill_on_overrun() {
+    let jobs = [j(1, 0, 100, 2, 50), j(2, 0, 10, 2, 10)];
+    let mut c = BatchConfig {
+        kill_on_overrun: true,
+        ..BatchConfig::default()
+    };
+    let r = simulate(jobs.to_vec(), 2, &c).unwrap();
+    assert_eq!(r.outcomes[0].end, 50);
+    assert!(r.outcomes[0].killed);
+    assert_eq!(r.outcomes[1].start, 50);
+    assert_eq!(r.summary.killed, 1);
+    c.kill_on_overrun = false;
+    let r = simulate(jobs.to_vec(), 2, &c).unwrap();
+    assert_eq!(r.outcomes[1].start, 100);
+}
+
+#[test]
+fn metrics_and_exports() {
+    // 2 procs: A(2 procs, 0..10), B submitted 0 waits until 10, runs 5.
+    let jobs = [j(7, 0, 10, 2, 20), j(8, 0, 5, 1, 5)];
+    let r = simulate(jobs.to_vec(), 2, &BatchConfig::default()).unwrap();
+    let s = &r.summary;
+    assert_eq!(s.makespan, 15);
+    assert_eq!(s.avg_wait, 5.0);
+    assert_eq!(s.avg_response, 12.5);
+    // bsld: A 10/10 = 1; B 15/max(5,10) = 1.5.
+    assert_eq!(s.avg_bounded_slowdown, 1.25);
+    assert_eq!(s.avg_slowdown, (1.0 + 3.0) / 2.0);
+    assert!((s.utilization - 25.0 / 30.0).abs() < 1e-12);
+    assert_eq!(r.queue_length, vec![(0, 1), (10, 0)]);
+    assert!((s.avg_queue - 10.0 / 15.0).abs() < 1e-12);
+    assert_eq!(r.resources(0), &[(0, 1)]);
+    assert_eq!(r.resources(1), &[(0, 0)]);
+    let mut csv = Vec::new();
+    r.write_jobs_csv(&mut csv).unwrap();
+    let csv = String::from_utf8(csv).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], JOBS_CSV_COLUMNS.join(","));
+    assert_eq!(
+        lines[2],
+        "8,w0,delay,0,1,5,1,COMPLETED_SUCCESSFULLY,10,5,15,10,15,3,0,-1,"
+    );
+    let mut swf_out = Vec::new();
+    r.write_swf(&mut swf_out).unwrap();
+    let (h, recs) = swf::read_all(&swf_out[..]).unwrap();
+    assert_eq!(h.max_procs, Some(2));
+    assert_eq!(recs[1].wait_time, 10);
+    assert_eq!(recs[1].run_time, 5);
+    assert_eq!(recs[1].status, 1);
+}
+
+#[test]
+fn config_keys_and_errors() {
+    let mut c = BatchConfig::default();
+    for (k, v) in [
+        ("policy", Value::Str("gang".into())),
+        ("procs", Value::Int(64)),
+        ("kill_on_overrun", Value::Bool(true)),
+        ("bsld_tau", Value::Float(60.0)),
+        ("procs_rule", Value::Str("requested".into())),
+        ("missing_requested_time", Value::Str("factor".into())),
+        ("requested_time_factor", Value::Float(2.0)),
+        ("missing_runtime", Value::Str("requested".into())),
+        ("zero_runtime", Value::Str("drop".into())),
+        ("cancelled", Value::Str("keep".into())),
+        ("unsorted", Value::Str("reject".into())),
+        ("too_wide", Value::Str("clamp".into())),
+        ("mpl", Value::Int(3)),
+        ("quantum", Value::Int(30)),
+        ("gang_backfill", Value::Str("false".into())),
+        ("slot_allocation", Value::Str("best_fit".into())),
+        ("load_factor", Value::Float(1.2)),
+        ("track_resources", Value::Bool(false)),
+        ("workload", Value::Str("lublin".into())),
+        ("workload_jobs", Value::Int(500)),
+        ("workload_load", Value::Float(0.7)),
+        ("workload_seed", Value::Int(9)),
+        ("workload_types", Value::Bool(false)),
+        ("extra_fields", Value::Str("error".into())),
+        ("max_events", Value::Int(5)),
+    ] {
+        c.set(k, &v).unwrap();
+    }
+    assert_eq!(KEYS.len(), 25);
+    assert_eq!(
+        c.rules.extra_fields,
+        crate::workloads::swf::ExtraFields::Error
+    );
+    assert_eq!(c.workload, WorkloadKind::Lublin);
+    assert_eq!(
+        (
+            c.workload_jobs,
+            c.workload_load,
+            c.workload_seed,
+            c.workload_types
+        ),
+        (500, Some(0.7), 9, false)
+    );
+    c.validate().unwrap();
+    assert_eq!(c.policy, BatchPolicyKind::Gang);
+    assert_eq!(c.procs, Some(64));
+    assert_eq!(c.rules.requested_time_factor, 2.0);
+    let e = c.set("policy", &Value::Str("sjf".into())).unwrap_err();
+    assert_eq!(e.field, "policy");
+    assert_eq!(e.allowed, "fcfs|easy|conservative|gang");
+    let e = c.set("nope", &Value::Int(1)).unwrap_err();
+    assert_eq!(e.message, "unknown key");
+    c.mpl = 0;
+    assert_eq!(c.validate().unwrap_err().field, "mpl");
+    c.mpl = 2;
+    c.bsld_tau = 0.0;
+    assert_eq!(c.validate().unwrap_err().field, "bsld_tau");
+}
+
+#[test]
+fn bad_job_lists_are_errors() {
+    let c = BatchConfig::default();
+    let e = simulate(vec![j(1, 0, 1, 5, 1)], 4, &c).unwrap_err();
+    assert!(e.to_string().contains("needs 5 processors"), "{e}");
+    let e = simulate(vec![j(1, 5, 1, 1, 1), j(2, 4, 1, 1, 1)], 4, &c).unwrap_err();
+    assert!(e.to_string().contains("sort the jobs"), "{e}");
+}
+
+#[test]
+fn too_wide_rules() {
+    let trace = || Trace {
+        jobs: vec![j(1, 0, 5, 8, 5), j(2, 1, 5, 2, 5)],
+        report: LoadReport {
+            records: 2,
+            kept: 2,
+            ..LoadReport::default()
+        },
+        ..Trace::default()
+    };
+    let mut c = BatchConfig {
+        procs: Some(4),
+        ..BatchConfig::default()
+    };
+    let (jobs, p, rep) = prepare(trace(), &c).unwrap();
+    assert_eq!(
+        (jobs.len(), p, rep.dropped_too_wide, rep.kept),
+        (1, 4, 1, 1)
+    );
+    c.too_wide = TooWide::Clamp;
+    let (jobs, _, rep) = prepare(trace(), &c).unwrap();
+    assert_eq!((jobs[0].procs, rep.repaired_too_wide), (4, 1));
+    c.too_wide = TooWide::Error;
+    assert!(prepare(trace(), &c).is_err());
+    c.procs = None;
+    let e = prepare(trace(), &c).unwrap_err();
+    assert!(e.to_string().starts_with("procs:"), "{e}");
+}
+
+#[test]
+fn gang_time_slices_two_slots() {
+    // 4 procs, mpl 2, quantum 10. A(4 wide, 30 s) at 0 in slot 0; B(4
+    // wide, 15 s) at 0 in slot 1. Slot 0 runs 0..10 (A:20 left), slot 1
+    // 10..20 (B:5 left), slot 0 20..30 (A:10 left), slot 1 30..35 (B
+    // ends), slot 0 35..45 (A ends, alone, no more switches).
+    let jobs = [j(1, 0, 30, 4, 30), j(2, 0, 15, 4, 15)];
+    let c = BatchConfig {
+        policy: BatchPolicyKind::Gang,
+        mpl: 2,
+        quantum: 10,
+        ..BatchConfig::default()
+    };
+    let r = simulate(jobs.to_vec(), 4, &c).unwrap();
+    let se: Vec<(u64, u64)> = r.outcomes.iter().map(|o| (o.start, o.end)).collect();
+    assert_eq!(se, vec![(0, 45), (10, 35)]);
+    assert_eq!(r.summary.slot_switches, 4);
+    // A third job (2 wide) submitted at 1 finds both slots full (mpl 2)
+    // and waits. B ends at 35 inside slot 1's quantum (30..40); the
+    // emptied slot is reused for C, which runs at once: 35..40. A then
+    // runs alone 40..50.
+    let jobs = [j(1, 0, 30, 4, 30), j(2, 0, 15, 4, 15), j(3, 1, 5, 2, 5)];
+    let r = simulate(jobs.to_vec(), 4, &c).unwrap();
+    let se: Vec<(u64, u64)> = r.outcomes.iter().map(|o| (o.start, o.end)).collect();
+    assert_eq!(se, vec![(0, 50), (10, 35), (35, 40)]);
+}
+
+#[test]
+fn load_scaling_compresses_interarrivals() {
+    let mut jobs = vec![
+        j(1, 100, 10, 2, 10),
+        j(2, 110, 10, 2, 10),
+        j(3, 130, 10, 2, 10),
+    ];
+    let before = offered_load(&jobs, 4);
+    scale_load(&mut jobs, 2.0);
+    let s: Vec<u64> = jobs.iter().map(|x| x.submit).collect();
+    assert_eq!(s, vec![100, 105, 115]);
+    assert!((offered_load(&jobs, 4) - 2.0 * before).abs() < 1e-12);
+    scale_load(&mut jobs, 0.5);
+    let s: Vec<u64> = jobs.iter().map(|x| x.submit).collect();
+    assert_eq!(s, vec![100, 110, 130]);
+}
+
+#[test]
+fn lublin_workload_runs_under_every_policy() {
+    let mut lc = crate::workloads::lublin::LublinConfig::for_machine(64);
+    lc.jobs = 2000;
+    let trace = crate::workloads::lublin::generate(&lc, &SwfRules::default()).unwrap();
+    assert_eq!(trace.header.machine_procs(), Some(64));
+    for p in ["fcfs", "easy", "conservative", "gang"] {
+        let mut c = BatchConfig::default();
+        c.set("policy", &Value::Str(p.into())).unwrap();
+        c.set("load_factor", &Value::Float(1.5)).unwrap();
+        let r = run_loaded(trace.clone(), &c).unwrap();
+        assert_eq!(r.summary.jobs, 2000, "{p}");
+        assert_eq!(r.procs, 64);
+    }
+}
+
+#[test]
+fn absurd_times_are_errors() {
+    let c = BatchConfig::default();
+    let e = simulate(vec![j(1, 0, MAX_TIME, 1, 1)], 4, &c).unwrap_err();
+    assert!(e.to_string().contains("2^40"), "{e}");
+    let e = simulate(vec![j(1, 0, 1, 1, u64::MAX)], 4, &c).unwrap_err();
+    assert!(e.to_string().contains("2^40"), "{e}");
+}
+
+/// A generated workload run in memory is the workload written as SWF (the
+/// `parsched generate lublin` file) and run from that file: same jobs, same
+/// schedule, with and without a target load, under every policy.
+#[test]
+fn generated_workload_equals_its_written_file() {
+    let dir = std::env::temp_dir().join(format!("parsched-gen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (load, policy) in [
+        (Some(0.9), "easy"),
+        (None, "fcfs"),
+        (Some(1.3), "conservative"),
+    ] {
+        let mut c = BatchConfig::default();
+        for (k, v) in [
+            ("workload", Value::Str("lublin".into())),
+            ("workload_jobs", Value::Int(3000)),
+            ("workload_seed", Value::Int(7)),
+            ("procs", Value::Int(256)),
+            ("policy", Value::Str(policy.into())),
+        ] {
+            c.set(k, &v).unwrap();
+        }
+        c.workload_load = load;
+        let mem = run_generated(&c).unwrap();
+        assert_eq!(mem.summary.jobs, 3000);
+        let path = dir.join(format!("w-{policy}.swf"));
+        let lc = lublin_config(&c);
+        let f = std::fs::File::create(&path).unwrap();
+        let factor = match load {
+            Some(l) => crate::workloads::lublin::write_swf_at_load(&lc, l, f).unwrap(),
+            None => {
+                crate::workloads::lublin::write_swf(&lc, f).unwrap();
+                1.0
+            }
+        };
+        let mut from_file = c.clone();
+        from_file.workload = WorkloadKind::Trace;
+        let file = run_trace(&path, &from_file).unwrap();
+        assert!(mem.same_schedule(&file), "{policy} {load:?}");
+        if let Some(l) = load {
+            // The scaled workload offers (close to) the asked load.
+            let (jobs, procs, _) =
+                prepare(swf::load_file(&path, &c.rules).unwrap(), &from_file).unwrap();
+            let offered = offered_load(&jobs, procs);
+            assert!((offered / l - 1.0).abs() < 0.01, "{offered} vs {l}");
+            assert!(factor != 1.0);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn generated_workload_keys_are_checked() {
+    let mut c = BatchConfig::default();
+    assert!(c.set("workload", &Value::Str("lubin".into())).is_err());
+    c.set("workload_jobs", &Value::Int(0)).unwrap();
+    assert_eq!(c.validate().unwrap_err().field, "workload_jobs");
+    c.workload_jobs = 10;
+    c.set("workload_load", &Value::Float(-1.0)).unwrap();
+    assert_eq!(c.validate().unwrap_err().field, "workload_load");
+    c.set("workload_load", &Value::Str("none".into())).unwrap();
+    assert_eq!(c.workload_load, None);
+    c.validate().unwrap();
+}
+
+#[test]
+fn gang_runs_estimated_above_max_events_are_refused() {
+    // One job of 2^39 s: under 60 s quanta about 1.8·10^10 slot ends.
+    let jobs = vec![BatchJob::new(1, 0, 1 << 39, 4, 1 << 39)];
+    let mut cfg = BatchConfig {
+        policy: BatchPolicyKind::Gang,
+        ..BatchConfig::default()
+    };
+    let e = simulate(jobs.clone(), 8, &cfg).unwrap_err().to_string();
+    assert!(e.starts_with("max_events: the run would take about"), "{e}");
+    // Space sharing: a few events per job, whatever the run times.
+    cfg.policy = BatchPolicyKind::Easy;
+    simulate(jobs.clone(), 8, &cfg).unwrap();
+    // The estimate bounds a real gang run's events.
+    let mut jobs: Vec<BatchJob> = (0..200)
+        .map(|i| {
+            BatchJob::new(
+                i,
+                i as u64 * 7,
+                50 + (i as u64 * 37) % 900,
+                1 + (i as u32 % 8),
+                2000,
+            )
+        })
+        .collect();
+    jobs.sort_by_key(|j| j.submit);
+    cfg.policy = BatchPolicyKind::Gang;
+    cfg.quantum = 5;
+    let r = simulate(jobs.clone(), 8, &cfg).unwrap();
+    assert!(r.summary.slot_switches > 0);
+    assert!(((r.summary.slot_switches + 3 * 200) as f64) <= cfg.estimate_events(&jobs));
+}

@@ -1,0 +1,23 @@
+//! The simulated machines, one folder each; every one is a
+//! [`Model`](crate::engine::Model) on the one [`Engine`](crate::engine::Engine).
+//!
+//! * [`pools`]: seed 000's pooled shared-memory multiprocessor (fork-join
+//!   jobs, processor pools, round-robin local scheduling, overheads) and its
+//!   runner (replications, warm-up deletion, confidence intervals).
+//! * [`barrier`]: seed 001's machine: pinned threads with barriers, waiting
+//!   strategies, per-processor round robin or gang scheduling.
+//! * [`batch`]: space-sharing batch scheduling of job traces (FCFS, EASY,
+//!   conservative backfilling, gang with backfilling).
+//! * [`cluster`]: workstations with local time-sharing schedulers exchanging
+//!   messages (seed 003's coscheduling schemes) and seed 002's parallel
+//!   desktop (FCS) on the same machine.
+//! * [`regions`]: seed 004's cache-region machine and its closed-form gain
+//!   map ([`regions::analytic`]).
+//! * [`common`]: what the machines share (run errors, event limits).
+
+pub mod barrier;
+pub mod batch;
+pub mod cluster;
+pub mod common;
+pub mod pools;
+pub mod regions;

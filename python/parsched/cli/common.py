@@ -1,0 +1,143 @@
+"""Helpers shared by the command-line modules: argument types, usage errors, tables."""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import math
+from typing import Any, NoReturn
+
+from parsched.errors import (
+    shown,
+)
+
+PROG = "parsched"
+
+class UsageError(Exception):
+    """An argparse usage error (reported in one line, exit status 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        import re
+
+        # argparse quotes the bad argument in full: cut long ones
+        message = re.sub(r"'([^']{61,})'", lambda m: shown(m.group(1)), message)
+        raise UsageError(_usage_hint(message))
+
+
+def _usage_hint(message: str) -> str:
+    """argparse's message with a hint: the closest command, or --set for KEY=VALUE."""
+    import difflib
+    import re
+
+    m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if m:
+        choices = re.findall(r"'([^']*)'", m.group(2))
+        near = difflib.get_close_matches(m.group(1), choices, n=1, cutoff=0.6)
+        if near:
+            return f"{message} (did you mean {near[0]}?)"
+    m = re.search(r"unrecognized arguments: (.*)", message)
+    if m:
+        pairs = [a for a in m.group(1).split() if "=" in a and not a.startswith("-")]
+        if pairs:
+            return f"{message} (to set a key, use --set {' '.join(pairs)})"
+    return message
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a number") from None
+    if not (v > 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"{v} is out of range; allowed: a number > 0")
+    return v
+
+
+def _window(text: str) -> tuple[float, float]:
+    """``--gantt-window START:END`` (seconds, START < END)."""
+    parts = text.split(":")
+    try:
+        lo, hi = (float(x) for x in parts) if len(parts) == 2 else (math.nan, math.nan)
+    except ValueError:
+        lo = hi = math.nan
+    if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a window; allowed: START:END in seconds with START < END")
+    return lo, hi
+
+
+def _doc(fn: Any) -> str:
+    return inspect.cleandoc(fn.__doc__ or "")
+
+
+def _workers(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not an integer") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n} is out of range; allowed: integer >= 1")
+    return n
+
+
+def _slot(text: str) -> str:
+    """``--slot``: a length with its unit (a bare number is refused: 50 could
+    be ms or s)."""
+    import re
+
+    if not re.fullmatch(r"\s*\d+(\.\d*)?\s*(ns|us|µs|ms|s|m|min)\s*", text):
+        if re.fullmatch(r"\s*\d+(\.\d*)?\s*", text):
+            raise argparse.ArgumentTypeError(
+                f"{shown(text)} has no unit; allowed: a length with its unit, e.g. 50ms, "
+                "0.05s, 500us")
+        raise argparse.ArgumentTypeError(
+            f"cannot parse {text[:60]!r}; allowed: a length with its unit, e.g. 50ms, "
+            "0.05s, 500us")
+    return text.strip()
+
+
+# ------------------------------------------------------------------ output
+
+
+def _console():
+    from rich.console import Console
+
+    c = Console()
+    return c if c.is_terminal else Console(width=120, color_system=None)
+
+
+def _print_table(console, title: str, obj: Any) -> None:
+    from rich.table import Table
+
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover
+        pd = None
+    if pd is not None and isinstance(obj, pd.DataFrame):
+        t = Table(title=title or None, title_justify="left")
+        for col in obj.columns:
+            numeric = pd.api.types.is_numeric_dtype(obj[col])
+            t.add_column(str(col), justify="right" if numeric else "left")
+        for _, row in obj.iterrows():
+            t.add_row(*(_cell(v) for v in row))
+        console.print(t)
+    else:
+        console.print(f"[bold]{title}[/bold]: {obj}" if title else str(obj), highlight=False)
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else ""
+    if isinstance(v, float):
+        if math.isnan(v):
+            return ""
+        if v.is_integer() and abs(v) < 1e9:
+            return str(int(v))
+        if abs(v) >= 100:
+            return f"{v:.1f}"
+        return f"{v:.3f}" if abs(v) < 1 else f"{v:.2f}"
+    return str(v)
+
+

@@ -1,0 +1,166 @@
+"""``parsched run`` (real processes on Linux) and ``parsched reproduce desktop``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from parsched.cli.common import (
+    _console,
+    _print_table,
+)
+from parsched.errors import (
+    ConfigError,
+)
+from parsched.report.common import jsonable
+
+
+def _fmt_status(st: dict[str, Any]) -> str:
+    if st.get("signal") is not None:
+        import signal as _signal
+
+        try:
+            name = _signal.Signals(st["signal"]).name
+        except ValueError:
+            name = str(st["signal"])
+        return f"killed by {name}"
+    return f"exit {st.get('code')}"
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run real programs on this Linux machine under a scheduling policy.
+
+    Jobs come from --jobs FILE.toml (RunSpec keys plus [[jobs]] tables with argv,
+    name, width, env, cwd, stdout, stderr) and/or the command line after `--`,
+    separated by a lone `:` like mpirun's MPMD syntax:
+
+      parsched run --policy gang --slot 50ms -- ./a.out ARGS : ./b.out ARGS
+
+    Policies: gang (Ousterhout matrix, slots switched by freezing each job's
+    cgroup), pools (cpusets from the topology), fcs (flexible coscheduling: each
+    job classified from /proc and revised as it changes -- CS jobs get dedicated
+    slots, F jobs slots and fill other F slots, DC jobs fill idle processors with
+    a guaranteed share; `flexible` is an alias), regions (each job's working set
+    measured from /proc, jobs balanced over the caches of one level by working
+    set and confined to their cache's CPUs, or left to Linux where balancing
+    cannot pay), default (start all, let Linux schedule). Prints each job's exit
+    status, wall time, CPU time, time suspended and slots (under fcs also its
+    classes over time, under regions its working set), and the controller's stats;
+    --json reports each job's classes as a list of [t_s, class].
+    Exit status 0 if every job succeeded, 1 if any failed, 2 on bad input. Needs
+    cgroups (root or a delegated cgroup) except with --backend signal.
+    """
+    from parsched.runtime import load_job_file, make_spec, run_jobs, split_commands
+
+    base = load_job_file(args.jobs) if args.jobs else {}
+    cmds = split_commands(args.command or [])
+    jobs = list(base.get("jobs", []) or [])
+    for argv in cmds:
+        job: dict[str, Any] = {"argv": argv}
+        if args.width is not None:
+            job["width"] = args.width
+        jobs.append(job)
+    if not jobs:
+        raise ConfigError("command", "no command given",
+                          "parsched run [OPTIONS] -- PROGRAM ARGS [: PROGRAM ARGS ...] "
+                          "or --jobs FILE.toml")
+    base["jobs"] = jobs
+    spec = make_spec(base, policy=args.policy, slot=args.slot, backend=args.backend,
+                     max_slots=args.max_slots)
+    if args.json:
+        sys.stdout.flush()
+    out = run_jobs(spec)
+    reports, stats = out["jobs"], out["controller"]
+    ok = all(r["success"] for r in reports)
+    if args.json:
+        print(json.dumps(jsonable({"policy": spec.get("policy", "gang"),
+                                    "slot": spec.get("slot", "50ms"),
+                                    "success": ok, **out})))
+        return 0 if ok else 1
+    import pandas as pd
+
+    rows = [{
+        "job": r["name"],
+        "command": " ".join(r["argv"])[:40],
+        "status": _fmt_status(r["status"]),
+        "ok": bool(r["success"]),
+        "wall s": float(r["wall_s"]),
+        "CPU s": float(r["user_s"]) + float(r["sys_s"]),
+        "suspended s": float(r["suspended_s"]),
+        "slots": int(r["slots_run"]),
+        "width": r["width"] if r["width"] is not None else "",
+        "cpus": ",".join(str(c) for c in r["cpus"]),
+        **({"classes": " ".join(f"{c}@{float(t):.1f}s" for t, c in r.get("classes", []))}
+           if spec.get("policy") in ("fcs", "flexible") else {}),
+        **({"WSS MB": float(r.get("wss_bytes") or 0) / 2**20}
+           if spec.get("policy") == "regions" else {}),
+    } for r in reports]
+    con = _console()
+    con.print(f"parsched run: policy {spec.get('policy', 'gang')}, slot "
+              f"{spec.get('slot', '50ms')}, backend {stats['backend']}"
+              f"{' (controller at SCHED_FIFO)' if stats['realtime'] else ''}", highlight=False)
+    _print_table(con, "", pd.DataFrame(rows))
+    crow = [
+        ("slot switches", stats["switches"]),
+        ("controller wake-ups", stats["wakeups"]),
+        ("time in switches (ms)", float(stats["switch_s"]) * 1e3),
+        ("longest switch (ms)", float(stats["max_switch_s"]) * 1e3),
+        ("time spreading threads (ms)", float(stats["spread_s"]) * 1e3),
+        ("controller CPU (s)", float(stats["cpu_s"])),
+        *([("DC slots", stats.get("dc_slots", 0))]
+          if spec.get("policy") in ("fcs", "flexible") else []),
+        *([("working-set scans", stats["regions"]["scans"]),
+           ("time scanning (ms)", float(stats["regions"]["scan_s"]) * 1e3),
+           ("placement decisions", " ".join(
+               f"{d['decision']}@{float(d['at_s']):.1f}s"
+               for d in stats["regions"]["decisions"]) or "none")]
+          if stats.get("regions") else []),
+        ("wall (s)", float(stats["wall_s"])),
+    ]
+    _print_table(con, "controller", pd.DataFrame(crow, columns=["measure", "value"]))
+    failed = [r["name"] for r in reports if not r["success"]]
+    if failed:
+        con.print(f"failed: {', '.join(failed)}", highlight=False)
+    return 0 if ok else 1
+
+
+def cmd_reproduce_desktop(args: argparse.Namespace) -> int:
+    """Frachtenberg's parallel-desktop experiment (section 4.1, Figures 1-2) on this machine.
+
+    k parallel programs (bench/bsp: 2 threads, spin barrier every 1 ms) plus s
+    sequential stressors (busy loops, s = 0..3), under default Linux and under
+    parsched's gang scheduling (50 ms slots); then a granularity sweep in the
+    manner of Feitelson & Rudolph (two 2-thread spin-barrier jobs, barrier
+    every 0.1, 1, 10 ms). The ideal time-sharing reference is the sum of the solo runtimes. Prints
+    tables, writes desktop.csv, granularity.csv, PNG plots and summary.md to
+    --out (with the load average at each run); --json prints the data. Builds
+    bench/bsp (make -C bench) if it is missing. Needs root and cgroups. A full run
+    takes a few minutes, --quick under one.
+    """
+    from parsched._io import atomic_dir, check_output_dir
+    from parsched.reproduce import desktop as reproduce_desktop
+
+    check_output_dir(args.out, "--out")
+    reproduce_desktop.check_runtime()
+    bsp = reproduce_desktop.ensure_bsp(args.bsp)
+    con = _console()
+    start = time.perf_counter()
+    quiet = args.json
+    with atomic_dir(args.out) as tmp:
+        res = reproduce_desktop.run(
+            tmp, bsp, quick=args.quick, solo_s=args.solo_seconds, reps=args.reps,
+            echo=None if quiet else (lambda title, obj: _print_table(con, title, obj)),
+            progress=None if quiet else (lambda msg: con.print(msg, highlight=False)),
+        )
+    elapsed = time.perf_counter() - start
+    if args.json:
+        print(json.dumps(jsonable({"out": args.out, "seconds": elapsed, **res})))
+    else:
+        con.print(f"wrote {args.out}/ (desktop.csv, granularity.csv, *.png, summary.md) in "
+                  f"{elapsed:.1f} s", highlight=False)
+    return 0
+
+

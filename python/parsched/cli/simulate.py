@@ -1,0 +1,500 @@
+"""``parsched simulate MODEL`` and ``parsched generate lublin``."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import os
+import time
+from typing import Any
+
+from parsched.cli.common import (
+    _console,
+    _print_table,
+)
+from parsched.config import BarrierConfig, BatchConfig, PoolsConfig
+from parsched.errors import (
+    ConfigError,
+)
+from parsched.report.common import FIGURE_FORMATS, jsonable
+
+# ---------------------------------------------------------------- commands
+
+
+def cmd_simulate_pools(args: argparse.Namespace) -> int:
+    """Simulate Zhou & Brecht's processor-pool model (SIGMETRICS 1991) once.
+
+    Starts from Table 2's defaults (or --config FILE.toml), applies --set
+    KEY=VALUE overrides (keys: P L D T F G p0 t W S r c pool_size spanning
+    parallelism jobs warmup reps seed workload init final para_unit spread combine
+    switch_cost f_rounding g_rounding tie_break inflate_master ci max_events), and
+    optionally replaces the generated workload with --arrivals FILE.csv (header
+    arrival,d[,para_work]). Setting jobs alone scales the warm-up with it (a
+    tenth). A run whose estimated event count is above max_events (default 1e10,
+    about a quarter of an hour) is refused before it starts (max_events=0: no
+    limit). `parsched.PoolsConfig.field_doc(KEY)` describes a key.
+    """
+    from parsched._io import atomic_file, check_output_file
+    from parsched.sim.api import simulate
+    from parsched.sim.arrivals import load_arrivals
+
+    cfg = PoolsConfig.from_toml(args.config) if args.config else PoolsConfig()
+    cfg = cfg.apply_overrides(args.set or [])
+    if args.arrivals:
+        cfg = cfg.with_(arrivals=load_arrivals(args.arrivals, P=cfg.P))
+    suffix = None
+    if args.jobs_out:
+        suffix = check_output_file(args.jobs_out, "--jobs-out", (".csv", ".parquet"))
+    res = simulate(cfg, records=bool(args.jobs_out), workers=args.workers)
+    if args.jobs_out:
+        with atomic_file(args.jobs_out) as tmp:
+            if suffix == ".parquet":
+                res.jobs.to_parquet(tmp, index=False)
+            else:
+                res.jobs.to_csv(tmp, index=False)
+    s = res.summary
+    if args.json:
+        obj = dict(s)
+        obj["config"] = cfg.scalars()
+        if cfg.arrivals is not None:
+            obj["config"]["arrivals"] = len(cfg.arrivals)
+        print(json.dumps(jsonable(obj), sort_keys=False))
+        return 0
+    import pandas as pd
+
+    rows = [
+        ("mean response time", s["mean_response_time"]),
+        ("90% CI half-width", s["ci90_half_width"]),
+        ("actual parallelism A", s["actual_parallelism"]),
+        ("utilization U", s["utilization"]),
+        ("jobs measured", s["jobs"]),
+        ("replications", s.get("reps")),
+        ("context switches", s.get("context_switches")),
+        ("events", s["events"]),
+        ("wall seconds", s["wall_seconds"]),
+    ]
+    con = _console()
+    con.print(f"pools model, {cfg.summary_label()}", highlight=False)
+    _print_table(con, "", pd.DataFrame(rows, columns=["measure", "value"]))
+    if args.jobs_out:
+        con.print(f"wrote {len(res.jobs)} job records to {args.jobs_out}", highlight=False)
+    return 0
+
+
+def cmd_simulate_barrier(args: argparse.Namespace) -> int:
+    """Simulate Feitelson & Rudolph's iterative-barrier machine (JPDC 1992) once.
+
+    A gang of n threads (one per processor) iterates k times: compute
+    U(grain, grain+var) + barrier_cost ms, then a barrier; l threads share each
+    processor (the gang and l-1 competitors). Starts from the defaults (or
+    --config FILE.toml with a [barrier] table or flat keys) and applies --set
+    KEY=VALUE overrides; keys: n l P k grain var dist (uniform|exponential|empirical)
+    samples (empirical: a,b,c or @FILE) barrier_cost tq tcs alpha wait
+    (busy|block|twophase|yield) spin_limit wakeup (tail|priority) sched (gang|local)
+    competitors (same|compute) skew shuffle batches seed max_events; times in ms.
+    Each time key is at most 1e9 ms and a run at most 1e12 ms of simulated time;
+    a run whose estimated event count is above max_events (default 1e10, about a
+    quarter of an hour) is refused before it starts (max_events=0: no limit).
+    """
+    from parsched.sim.api import simulate_barrier
+
+    cfg = BarrierConfig.from_toml(args.config) if args.config else BarrierConfig()
+    cfg = cfg.apply_overrides(args.set or [])
+    res = simulate_barrier(cfg)
+    # the model values (t_p, t_w, eqs. 6-13) as `parsched reproduce gang` computes them
+    s = {**res.summary, **res.model}
+    if args.json:
+        obj = dict(s)
+        obj["batch_means"] = list(res.batch_means)
+        obj["iteration_histogram"] = [list(b) for b in res.histogram]
+        obj["config"] = cfg.scalars()
+        print(json.dumps(jsonable(obj), sort_keys=False))
+        return 0
+    import pandas as pd
+
+    rows = [
+        ("time per iteration (ms)", s["time_per_iteration"]),
+        ("90% CI half-width (ms)", s["ci90_half_width"]),
+        ("iteration time min / p50 / p90 / p99 / max (ms)",
+         " / ".join(f"{s[k]:.4g}" for k in ("iteration_min", "iteration_p50", "iteration_p90",
+                                           "iteration_p99", "iteration_max"))),
+        ("utilization", s["utilization"]),
+        ("fragmentation", s["fragmentation"]),
+        ("busy-wait time (ms, all gangs)", s["busy_wait_time"]),
+        ("switch/blocking overhead (ms)", s["overhead_time"]),
+        ("context switches", s["context_switches"]),
+        ("blocking events", s["blocking_events"]),
+        ("yields (α measured)", f"{s['yields']} ({s['alpha_measured']:.3g})"
+         if s.get("alpha_measured") is not None else s["yields"]),
+        ("preemptions", s["preemptions"]),
+        ("slot switches", s["slot_switches"]),
+        ("t_p, t_w (ms)", f"{s['t_p']:.4g}, {s['t_w']:.4g}"),
+        ("model: eq6 gang busy", s["eq6"]),
+        ("model: eq8 uncoordinated busy", s["eq8"]),
+        ("model: eq12 blocking (same)", s["eq12"]),
+        ("model: eq13 blocking (compute)", s["eq13"]),
+        ("events", s["events"]),
+        ("wall seconds", s["wall_seconds"]),
+    ]
+    con = _console()
+    con.print(f"barrier model, {cfg.summary_label()}", highlight=False)
+    _print_table(con, "", pd.DataFrame(rows, columns=["measure", "value"]))
+    return 0
+
+
+def cmd_simulate_batch(args: argparse.Namespace) -> int:
+    """Run a workload trace (SWF, .swf or .swf.gz) under a batch scheduler once.
+
+    Policies: fcfs, easy (EASY backfilling), conservative (conservative
+    backfilling), gang (time slicing on an Ousterhout matrix, mpl slots, with
+    backfilling). Starts from the defaults (or --config FILE.toml with a [batch]
+    table or flat keys) and applies --set KEY=VALUE overrides; keys: policy procs
+    (default: the header's MaxProcs) kill_on_overrun bsld_tau procs_rule
+    missing_requested_time requested_time_factor missing_runtime zero_runtime
+    cancelled unsorted extra_fields (ignore|error) too_wide (drop|clamp|error, alias
+    reject) mpl quantum gang_backfill slot_allocation load_factor track_resources
+    max_events (gang: runs estimated above it are refused; 0: no limit), and
+    workload (trace, or lublin: jobs generated by the Lublin-Feitelson model, no
+    --trace) workload_jobs workload_load workload_seed workload_types. Prints the
+    metrics and what loading dropped or repaired and why; --jobs-out writes
+    Batsim's jobs CSV, --swf-out the schedule as SWF, --gantt and --utilization
+    plots (.png, .svg or .pdf; --gantt-window START:END sets the Gantt chart's
+    window).
+    """
+
+    from parsched._io import atomic_file, check_output_file
+    from parsched.sim.batch import _source, simulate_batch
+
+    cfg = BatchConfig.from_toml(args.config) if args.config else BatchConfig()
+    cfg = cfg.apply_overrides(args.set or [])
+    if args.trace:
+        cfg = cfg.with_(trace=args.trace)
+    path = _source(cfg)
+    if args.gantt_window and not args.gantt:
+        raise ConfigError("--gantt-window", "given without --gantt", "--gantt FILE.png")
+    outs = {"jobs_out": (args.jobs_out, "--jobs-out", (".csv",)),
+            "swf_out": (args.swf_out, "--swf-out", (".swf",)),
+            "gantt": (args.gantt, "--gantt", FIGURE_FORMATS),
+            "utilization": (args.utilization, "--utilization", FIGURE_FORMATS)}
+    for target, flag, suffixes in outs.values():
+        if target:
+            check_output_file(target, flag, suffixes)
+    with contextlib.ExitStack() as stack:
+        tmp = {k: stack.enter_context(atomic_file(v[0])) if v[0] else None
+               for k, v in outs.items()}
+        res = simulate_batch(path, cfg, jobs_csv=tmp["jobs_out"], swf_out=tmp["swf_out"])
+        if tmp["gantt"]:
+            res.plot_gantt(tmp["gantt"], window=args.gantt_window)
+        if tmp["utilization"]:
+            res.plot_utilization(tmp["utilization"])
+    s = res.summary
+    written = {k: v[0] for k, v in outs.items() if v[0]}
+    if args.json:
+        obj: dict[str, Any] = {"trace": path, "policy": res.policy}
+        obj.update(s)
+        obj["records"] = res.records
+        obj["dropped"] = res.dropped
+        obj["report"] = dict(res.report)
+        h = res.header
+        obj["header"] = {k: h.get(k) for k in ("max_procs", "max_nodes", "unix_start_time",
+                                              "computer", "installation", "version")}
+        obj["config"] = cfg.to_dict()
+        obj["outputs"] = written
+        print(json.dumps(jsonable(obj), sort_keys=False))
+        return 0
+    import pandas as pd
+
+    rows = [
+        ("jobs run", s["jobs"]),
+        ("processors", s["procs"]),
+        ("average wait (s)", s["avg_wait"]),
+        ("maximum wait (s)", s["max_wait"]),
+        ("average response (s)", s["avg_response"]),
+        ("average slowdown", s["avg_slowdown"]),
+        (f"average bounded slowdown (tau = {cfg.bsld_tau:g} s)", s["avg_bounded_slowdown"]),
+        ("utilization", s["utilization"]),
+        ("makespan (s)", s["makespan"]),
+        ("killed at requested time", s["killed"]),
+        ("queue length: max, time average", f"{s['max_queue']}, {s['avg_queue']:.2f}"),
+        ("slot switches (gang)", s["slot_switches"]),
+        ("simulation time (ms)", s["wall_seconds"] * 1e3),
+    ]
+    con = _console()
+    source = (os.path.basename(path) if path is not None else
+              f"Lublin-Feitelson model ({cfg.workload_jobs} jobs, seed {cfg.workload_seed})")
+    con.print(f"batch: {source}, policy {res.policy}, P = {s['procs']} "
+              f"({cfg.with_(trace=None).summary_label()})", highlight=False)
+    _print_table(con, "", pd.DataFrame(rows, columns=["measure", "value"]))
+    con.print(f"loading: {res.records} records, {s['jobs']} run, {res.dropped} dropped",
+              highlight=False)
+    if res.report:
+        rep = pd.DataFrame(list(res.report.items()), columns=["what and why", "records"])
+        _print_table(con, "", rep)
+    else:
+        con.print("  nothing dropped or repaired", highlight=False)
+    for flag, target in written.items():
+        con.print(f"wrote {flag.replace('_', '-')}: {target}", highlight=False)
+    return 0
+
+
+def cmd_simulate_cosched(args: argparse.Namespace) -> int:
+    """Simulate Nagar et al.'s network of workstations (SPAA 1999) once.
+
+    Message-passing jobs (LIFE3.5, LIFE12, MG, LU, EP) on workstations whose
+    Solaris time-sharing schedulers run independently, coscheduled by one of
+    Table 1's schemes (Local SB DCS DCS-SB PB PBT PB-SB SY DCS-SY PB-SY) or by
+    the references gang and fcfs. Starts from the defaults (PB on workload 5,
+    8 nodes; or --config FILE.toml with a [cosched] table or flat keys) and
+    applies --set KEY=VALUE overrides; keys: workload (1-9) jobs (e.g.
+    LIFE12,MG,LU,EP) scheme nodes cpus_per_node job_width local (ts|rr)
+    rr_quantum_ms dispatch_table (a file: dispadmin -c TS -g text) initial_level
+    age_running boost_refreshes_quantum boost_to (top|sleep_return|sleep_return+K|a
+    level 0-59) boost_cap boost_queue (head|tail)
+    boost_transient tick_ms launch_gap_ms start_skew_ms
+    latency_us send_overhead_us recv_overhead_us per_byte_ns context_switch_us
+    interrupt_us syscall_us timer_us spin_time_us boost_period_ms
+    spin_cap_at_boost_period pending (unpolled|unconsumed) pb_sb_wake_interrupts
+    nic_sample_us wake_delay_us wake_loss block_timeout_ms daemon_period_ms
+    daemon_run_us gang_slot_ms probe_ms probe_node scale alone_s max_time_s seed
+    reps. Prints the completion time (± 90% CI over reps), each job's completion
+    time and communication share, the cv and the slowdown against the ideal;
+    --timeline writes the probed node's CPU shares over time (first
+    replication): FILE.csv as data, FILE.png/.svg/.pdf as the Figures 2-3 plot
+    (--plot FILE.png is the same plot). A run that passes max_time_s (a
+    livelock) is an error (exit 2).
+    """
+
+    from parsched._io import atomic_file, check_output_file
+    from parsched.config import CoschedConfig
+    from parsched.errors import TimeLimitError
+    from parsched.sim.cosched import simulate_cosched
+
+    cfg = CoschedConfig.from_toml(args.config) if args.config else CoschedConfig()
+    cfg = cfg.apply_overrides(args.set or [])
+    figs = (".png", ".svg", ".pdf")
+    outs = {"timeline": (args.timeline, "--timeline", (".csv", *figs)),
+            "plot": (args.plot, "--plot", figs)}
+    for target, flag, suffixes in outs.values():
+        if target:
+            check_output_file(target, flag, suffixes)
+    with contextlib.ExitStack() as stack:
+        tmp = {k: stack.enter_context(atomic_file(v[0])) if v[0] else None
+               for k, v in outs.items()}
+        try:
+            res = simulate_cosched(cfg, workers=args.workers)
+        except TimeLimitError as e:
+            raise ConfigError("max_time_s", str(e)) from None
+        for key in ("timeline", "plot"):
+            if not tmp[key]:
+                continue
+            ext = os.path.splitext(outs[key][0])[1].lower()
+            if ext == ".csv":
+                res.timeline.to_csv(tmp[key], index=False)
+            else:
+                res.plot_timeline().savefig(tmp[key], format=ext[1:], dpi=110)
+    written = {k: v[0] for k, v in outs.items() if v[0]}
+    if args.json:
+        obj = res.to_dict()
+        obj["outputs"] = written
+        print(json.dumps(obj, sort_keys=False))
+        return 0
+    import pandas as pd
+
+    ci = res.completion_time_ci90
+    runs = res.runs
+    rows = [
+        ("scheme", res.scheme),
+        ("jobs", ", ".join(res.jobs)),
+        ("completion time (s)", f"{res.completion_time:.3f}"
+         + ("" if math.isnan(ci) else f" ± {ci:.3f} (90% CI)")),
+        ("mean job time (s)", res.mean_job_time),
+        ("cv of the job times", res.cv),
+        ("ideal (s): jobs × alone_s × scale", res.ideal),
+        ("slowdown vs ideal", res.slowdown),
+        ("replications", len(runs)),
+        ("mean message latency (µs)", float(runs["latency_us"].mean())),
+        ("spin time, all nodes (s)", float(runs["spin_time"].mean())),
+        ("context switches", float(runs["context_switches"].mean())),
+        ("interrupts", float(runs["interrupts"].mean())),
+        ("boosts", float(runs["boosts"].mean())),
+        ("blocks / wake-ups", f"{runs['blocks'].mean():.0f} / {runs['wakeups'].mean():.0f}"),
+        ("yields", float(runs["yields"].mean())),
+        ("events", int(runs["events"].sum())),
+        ("wall seconds", float(runs["wall_seconds"].sum())),
+    ]
+    con = _console()
+    con.print(f"cosched model, {cfg.label()}", highlight=False)
+    _print_table(con, "", pd.DataFrame(rows, columns=["measure", "value"]))
+    jobs = pd.DataFrame({
+        "job": list(range(len(res.jobs))),
+        "application": res.jobs,
+        "completion time (s)": res.job_completion_times,
+        "comm share": res.comm_share,
+    })
+    _print_table(con, "jobs", jobs)
+    for flag, target in written.items():
+        con.print(f"wrote {flag}: {target}", highlight=False)
+    return 0
+
+
+def cmd_generate_lublin(args: argparse.Namespace) -> int:
+    """Write a synthetic workload of the Lublin-Feitelson model as SWF.
+
+    The model of rigid parallel jobs of Lublin and Feitelson (JPDC 2003; the
+    Parallel Workloads Archive's m_lublin99), retargeted to the machine size.
+    Keys (--set KEY=VALUE): procs (processors, default 128), jobs (default
+    10000), load (offered load the arrivals are scaled to, e.g. 0.9; default
+    none: the model's own arrivals), seed (default 1), include_types (batch and
+    interactive types, default true; false: the typeless model). -o FILE.swf or
+    FILE.swf.gz (gzip). The same jobs run without a file through `parsched
+    simulate batch --set workload=lublin workload_jobs=N workload_load=L
+    workload_seed=S procs=P`.
+    """
+    from parsched._io import atomic_file, check_output_file
+    from parsched.sim.api import core
+    from parsched.sim.generate import LUBLIN_KEYS, parse_lublin_overrides
+
+    kw = dict(LUBLIN_KEYS)
+    kw.update(parse_lublin_overrides(args.set or []))
+    if not (args.output.endswith(".swf") or args.output.endswith(".swf.gz")):
+        raise ConfigError("--output", f"{args.output!r} is not an SWF file name",
+                          ".swf or .swf.gz")
+    check_output_file(args.output, "--output")
+    c = core()
+    t0 = time.perf_counter()
+    try:
+        with atomic_file(args.output) as tmp:
+            out = c.generate_lublin(kw, tmp)
+    except c.ConfigError as e:
+        raise ConfigError.from_message(str(e)) from None
+    wall = time.perf_counter() - t0
+    obj = {"output": args.output, "load_factor": out["factor"], "wall_seconds": wall, **kw}
+    if args.json:
+        print(json.dumps(jsonable(obj)))
+    else:
+        load = "the model's arrivals" if kw["load"] is None else f"offered load {kw['load']:g}"
+        _console().print(
+            f"wrote {args.output}: {kw['jobs']} jobs for {kw['procs']} processors, {load} "
+            f"(interarrival factor {out['factor']:.4g}), seed {kw['seed']}, {wall:.2f} s",
+            highlight=False)
+    return 0
+
+
+
+
+def _set_pairs(items: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError("--set", f"{item!r} is not KEY=VALUE", "KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def cmd_simulate_fcs(args: argparse.Namespace) -> int:
+    """Simulate Frachtenberg's parallel desktop (seed 002, Table 1) once.
+
+    Three MPI-like jobs of four processes on two dual-processor nodes iterate
+    1 ms of compute and a synchronization of all four; job 1's processes 3-4
+    and job 2's processes 1-2 compute twice as long (120, 120 and 60 s alone).
+    --set scheme=default|fcfs|gang|sb|fcs picks the scheduler (default fcs):
+    the Linux 2.6 O(1) scheduler with blocking waits, batch FCFS, gang
+    scheduling, spin-block, or flexible coscheduling (CS jobs in gang slots, F
+    jobs share a row and fill idle processors). Other keys: nodes
+    cpus_per_node jobs (per-process multipliers, jobs separated by ';', e.g.
+    1,1,2,2;2,2,1,1;1,1,1,1) grain_us iterations slot_ms spin_us default_wait
+    (block|spin_block|spin) local (o1|fair|rr) o1_sleep_bonus runqueues
+    (per_node|per_cpu) rr_quantum_ms tick_ms
+    latency_us context_switch_us interrupt_us syscall_us start_skew_ms
+    discovery_s coarse_grain_s frustrated_wait_ratio window_s revise_after
+    f_rows (shared|own) fill (f_dc|dc) scale seed reps max_time_s. Prints each
+    job's run time, the makespan, the optimum (total demand over processors)
+    and, under fcs, the classes assigned over time; --json prints one object
+    with job_times and makespan.
+    """
+    from parsched.errors import TimeLimitError
+    from parsched.sim.fcs import PAPER_TABLE1, simulate_fcs
+
+    keys = _set_pairs(args.set or [])
+    try:
+        res = simulate_fcs(keys, workers=args.workers)
+    except TimeLimitError as e:
+        raise ConfigError("max_time_s", str(e)) from None
+    if args.json:
+        print(json.dumps(res.to_dict(), sort_keys=False))
+        return 0
+    import pandas as pd
+
+    con = _console()
+    con.print(f"fcs model (seed 002), scheme {res.scheme}", highlight=False)
+    paper = PAPER_TABLE1.get(res.scheme) if keys.keys() <= {"scheme", "seed", "reps"} else None
+    rows = [(f"job {j + 1}", t, paper[j] if paper and j < 3 else None)
+            for j, t in enumerate(res.job_times)]
+    rows.append(("makespan", res.makespan, paper[3] if paper else None))
+    rows.append(("optimum (demand / processors)", res.optimum, 240.0 if paper else None))
+    table = pd.DataFrame(rows, columns=["measure", "simulated (s)", "paper (s)"])
+    if paper is None:
+        table = table.drop(columns=["paper (s)"])
+    _print_table(con, "", table)
+    con.print(f"over the optimum: {res.over_optimum * 100:.1f}%", highlight=False)
+    if res.classes:
+        _print_table(con, "classes (FCS)", res.classes_frame())
+    return 0
+
+
+def cmd_simulate_regions(args: argparse.Namespace) -> int:
+    """Simulate region scheduling (seed 004, Lee & Schwan) on one workload.
+
+    The same work runs under the standard scheduler (each thread stays on
+    its processor, its regions share that last-level cache) and under region
+    scheduling (regions bin-packed over the caches by working set; a touch of
+    a region mapped to another cache micro-schedules the thread there at the
+    paper's cost). Keys (--set KEY=VALUE): machine (clovertown|westmere)
+    workload (memlat: Figure 9's two-region benchmark, one thread; balance:
+    two large and two small programs, §5.2) wss_mb (memlat's total working
+    set, MB) access_time (accesses per region visit) accesses (per program,
+    the run length) large_mb small_kb (balance; default 4 MB and 16 KB on
+    clovertown, 12 MB and 512 KB on westmere) cache_model (footprint|lru)
+    pattern (uniform_random|sequential; sequential needs cache_model=lru)
+    fallback (true: conditions 1-3 decide per program; default false, the
+    forced unification of Figure 9) hit_ns miss_ns microschedule_us (timing
+    overrides) effective_cache_mb (each last-level cache's usable capacity,
+    default the whole cache) regioning (declared|online: estimate the
+    regions' working sets from simulated access bits during the run and
+    re-balance after each scan) scan_ms (online: scan period) chunk seed.
+    Prints normalized_performance (standard time over region time),
+    microschedules_per_s, the per-cache loads, and for balance the speedup;
+    --json prints one object.
+    """
+    from parsched.sim.regions import simulate_regions
+
+    keys = _set_pairs(args.set or [])
+    res = simulate_regions(keys)
+    if args.json:
+        print(json.dumps(res.to_dict(), sort_keys=False))
+        return 0
+    import pandas as pd
+
+    con = _console()
+    con.print(f"regions model (seed 004), {res.workload} on {res.machine}", highlight=False)
+    mb = 1024 * 1024
+    rows = [
+        ("normalized performance (standard / region)", f"{res.normalized_performance:.4f}"),
+        ("micro-schedules per s", f"{res.microschedules_per_s:.1f}"),
+        ("micro-schedules", str(res.microschedules)),
+        ("miss ratio standard / region",
+         f"{res.miss_ratio_standard:.4f} / {res.miss_ratio_region:.4f}"),
+        ("cache loads, region (MB)", ", ".join(f"{x / mb:.3f}" for x in res.cache_loads)),
+        ("cache loads, standard (MB)",
+         ", ".join(f"{x / mb:.3f}" for x in res.cache_loads_standard)),
+        ("decisions", ", ".join(res.region.get("decisions", []))),
+    ]
+    if res.speedup is not None:
+        rows.insert(0, ("speedup (balance)", f"{res.speedup:.4f}"))
+        rows.insert(1, ("speedup per program",
+                        ", ".join(f"{x:.3f}" for x in res.speedup_per_program)))
+    _print_table(con, "", pd.DataFrame(rows, columns=["measure", "value"]))
+    return 0
