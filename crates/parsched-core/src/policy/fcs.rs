@@ -31,9 +31,10 @@
 //!   a row of its own (it is discovered, and kept, coscheduled). F jobs
 //!   share one row ([`FRows::Shared`], the default) or have one each
 //!   ([`FRows::Own`]). A row is one gang of the machine's gang scheduler
-//!   (named by its first job, as wide as its widest job), so rows take
-//!   turns as the scheduler's slots rotate (rows narrow enough share a
-//!   slot). The runtime's rows are one gang per job, as [`FRows::Own`]; F
+//!   (named by its first job, as wide as the machine says: its widest job,
+//!   or the whole machine in the simulator, whose processes are not pinned
+//!   to cells), so rows take turns as the scheduler's slots rotate. The
+//!   runtime's rows are one gang per job, as [`FRows::Own`]; F
 //!   jobs of other slots fill an F slot, so together they time-share it as
 //!   a shared row would.
 //! * **Which slot comes next** ([`Fcs::advance`]): a *DC slot*
@@ -443,7 +444,7 @@ impl Fcs {
 
     /// The matrix the policy wants, as gangs of a [`GangScheduler`]: one
     /// gang per row of [`Fcs::rows`], named by the row's first job and as
-    /// wide as its widest job (`widths[j]`: job j's processes). With
+    /// wide as its widest job (`widths[j]`: job j's width in the matrix). With
     /// [`FRows::Own`] (the runtime's) that is one gang per job in the
     /// matrix. A machine keeps its scheduler's gangs equal to these
     /// (`GangScheduler::sync`), rotates the scheduler's slots, and applies

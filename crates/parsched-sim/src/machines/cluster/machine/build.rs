@@ -156,9 +156,13 @@ fn build_global(
             Ok((Global::Gang(g), placement))
         }
         (Some(_), Some(f)) => Ok((
+            // Every row's gang is as wide as the machine: the processes sit
+            // on nodes by `placement`, not on the gang's cells, so two rows
+            // in one slot could share a node's processors (a CS job's
+            // process would wait for another's). One row a slot.
             Global::Fcs(Box::new(FcsRun::new(
                 *f,
-                plans.iter().map(|p| p.width).collect(),
+                vec![cfg.nodes * cfg.cpus_per_node; plans.len()],
                 cfg.nodes * cfg.cpus_per_node,
                 job_spin.to_vec(),
             )?)),

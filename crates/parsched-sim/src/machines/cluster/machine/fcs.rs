@@ -36,7 +36,8 @@ pub(crate) struct FcsRun {
     /// The policy's rows as gangs of the core gang scheduler
     /// ([`Fcs::row_gangs`]), whose slots rotate as the runtime's do.
     sched: GangScheduler,
-    /// Each job's processes (its gang's width).
+    /// Each job's width in the matrix (the machine builds every row as
+    /// wide as the machine: one row a slot).
     widths: Vec<u32>,
     /// The jobs owning the running slot ([`Fcs::owners`]).
     owners: Vec<u32>,
@@ -49,7 +50,7 @@ pub(crate) struct FcsRun {
 }
 
 impl FcsRun {
-    /// FCS over jobs of `widths` processes on `ncpus` processors; `spin`:
+    /// FCS over jobs as wide as `widths` in a matrix of `ncpus`; `spin`:
     /// each job's spin before blocking (ns). Every job starts in discovery,
     /// a row of its own; the first row holds the first slot.
     pub fn new(
@@ -378,5 +379,32 @@ impl ClusterMachine {
             }
         }
         self.counters.audit_failures += bad;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The slots are the gang scheduler's: a slot whose row is gone in the
+    /// middle of it gives way to the next slot (the policy's own turn order
+    /// went back to its first row), and the turns go on from there.
+    #[test]
+    fn the_slots_rotate_through_the_gang_scheduler() {
+        let mut f = FcsRun::new(FcsConfig::default(), vec![4; 3], 4, vec![0; 3]).unwrap();
+        assert_eq!(f.owners, vec![0]);
+        assert_eq!((f.role(0), f.role(1)), (Role::Row, Role::Parked));
+        f.next_slot(0.05).unwrap();
+        assert_eq!(f.owners, vec![1]);
+        f.policy.finished(1);
+        f.follow_rows().unwrap();
+        assert_eq!(f.owners, vec![2]);
+        assert_eq!(f.policy.current_row(), Some(&[0u32][..]));
+        assert_eq!((f.role(2), f.role(0)), (Role::Row, Role::Parked));
+        f.next_slot(0.05).unwrap();
+        assert_eq!(f.owners, vec![0]);
+        f.next_slot(0.05).unwrap();
+        assert_eq!(f.owners, vec![2]);
+        assert_eq!(f.sched.matrix().num_gangs(), 2);
     }
 }
