@@ -313,7 +313,9 @@ def test_a_run_has_consistent_numbers():
     assert all(r.completion_time >= t > 0 for t in r.job_completion_times)
     assert max(r.job_completion_times) == pytest.approx(r.completion_time)
     assert r.ideal == pytest.approx(4 * r.config.alone_s * r.config.scale)
-    assert r.slowdown == pytest.approx((r.completion_time - r.ideal) / r.ideal)
+    assert r.over_ideal == pytest.approx((r.completion_time - r.ideal) / r.ideal)
+    with pytest.warns(DeprecationWarning, match="over_ideal"):
+        assert r.slowdown == r.over_ideal  # the former name
     assert r.mean_job_time == pytest.approx(sum(r.job_completion_times) / 4)
     assert math.isnan(r.completion_time_ci90)
     assert all(0 <= s <= 1 for s in r.comm_share)
@@ -347,6 +349,7 @@ def test_mapping_and_overrides():
 
 
 def _without_wall(d):
+    d.pop("wall_seconds")
     for run in d["runs"]:
         run.pop("wall_seconds")
     return d
@@ -491,7 +494,7 @@ def test_cli_table_timeline_and_plot(tmp_path, capsys, table_file):
                "--timeline", str(csv), "--plot", str(png)])
     out = capsys.readouterr().out
     assert rc == 0
-    assert "PB-SB" in out and "completion time" in out and "slowdown" in out
+    assert "PB-SB" in out and "completion time" in out and "over ideal" in out
     assert "comm share" in out and "MG" in out
     df = pd.read_csv(csv)
     assert df.columns[0] == "time_s" and len(df.columns) == 5 and len(df) > 0

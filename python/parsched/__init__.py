@@ -25,8 +25,8 @@ Batch scheduling of rigid jobs on SWF workload traces::
 
 Coscheduling on a network of workstations (Nagar et al. 1999, seed 003)::
 
-    r = parsched.simulate_cosched(scheme="DCS", workload=7, scale=0.1, reps=3)
-    r.completion_time, r.job_completion_times, r.cv, r.slowdown, r.runs, r.timeline
+    r = parsched.simulate(parsched.CoschedConfig(scheme="DCS", workload=7, scale=0.1, reps=3))
+    r.completion_time, r.job_completion_times, r.cv, r.over_ideal, r.runs, r.timeline
     r.plot_timeline().savefig("shares.png")
     df = parsched.cosched_sweep(parsched.CoschedConfig(scale=0.1), ["Local", "SB", "PB"],
                                 [1, 5, 9])
@@ -36,6 +36,18 @@ Real programs on this Linux machine, gang scheduled by freezing cgroups::
     out = parsched.run_jobs({"policy": "gang", "slot": "50ms",
                              "jobs": [{"argv": ["./a.out"], "width": 2}, ["./b.out", "x"]]})
     out["jobs"][0]["wall_s"], out["controller"]["switches"]
+
+Every model the same way: ``parsched.simulate(config)`` takes any model's
+config (``PoolsConfig``, ``BarrierConfig``, ``BatchConfig``, ``CoschedConfig``,
+``FcsConfig``, ``FcsFigureConfig``, ``RegionsConfig``) and returns its result,
+which has ``summary`` (scalars, docs/glossary.md), ``frames()`` (DataFrames by
+name), ``to_dict()`` and ``to_json()``; ``parsched.sweep`` takes any of them
+but the figures' (``simulate_barrier``, ``simulate_cosched``, ... remain as
+aliases)::
+
+    r = parsched.simulate(parsched.FcsConfig(scheme="gang", scale=0.1))
+    r.summary["makespan"], r.frames()["jobs"], r.to_json()
+    df = parsched.sweep(parsched.RegionsConfig(wss_mb=m) for m in (2, 6, 12))
 
 Heavy modules (pandas, matplotlib) are imported on first use; the configs read
 their defaults and checks from the compiled core when imported.
@@ -51,7 +63,11 @@ from .config import (
     BarrierConfig,
     BatchConfig,
     CoschedConfig,
+    FcsConfig,
+    FcsFigureConfig,
+    LublinConfig,
     PoolsConfig,
+    RegionsConfig,
     apply_overrides,
     from_toml,
 )
@@ -70,10 +86,18 @@ if TYPE_CHECKING:  # pragma: no cover
     from parsched.sim.arrivals import load_arrivals
     from parsched.sim.batch import BatchResult, simulate_batch
     from parsched.sim.cosched import CoschedResult, cosched_sweep, simulate_cosched
-    from parsched.sim.fcs import FcsResult, fcs_figure, fcs_table, simulate_fcs
+    from parsched.sim.fcs import (
+        FcsFigureResult,
+        FcsResult,
+        fcs_figure,
+        fcs_table,
+        simulate_fcs,
+        simulate_fcs_figure,
+    )
     from parsched.sim.generate import generate_lublin
     from parsched.sim.policies import LeastLoadedSpread, ZhouBrechtPolicy
     from parsched.sim.regions import RegionsResult, simulate_regions
+    from parsched.sim.result import SimResult
 
     from .runtime import run_jobs
 
@@ -86,14 +110,20 @@ __all__ = [
     "ConfigError",
     "CoschedConfig",
     "CoschedResult",
+    "FcsConfig",
+    "FcsFigureConfig",
+    "FcsFigureResult",
     "FcsResult",
     "LeastLoadedSpread",
+    "LublinConfig",
     "PolicyError",
     "PoolsConfig",
+    "RegionsConfig",
     "RegionsResult",
     "Result",
     "RuntimeFailure",
     "RuntimeUnavailable",
+    "SimResult",
     "SimulationError",
     "TimeLimitError",
     "TraceError",
@@ -112,6 +142,7 @@ __all__ = [
     "simulate_batch",
     "simulate_cosched",
     "simulate_fcs",
+    "simulate_fcs_figure",
     "simulate_regions",
     "sweep",
 ]
@@ -128,6 +159,9 @@ _LAZY = {
     "simulate_cosched": "sim.cosched",
     "cosched_sweep": "sim.cosched",
     "FcsResult": "sim.fcs",
+    "FcsFigureResult": "sim.fcs",
+    "simulate_fcs_figure": "sim.fcs",
+    "SimResult": "sim.result",
     "simulate_fcs": "sim.fcs",
     "fcs_table": "sim.fcs",
     "fcs_figure": "sim.fcs",

@@ -451,7 +451,8 @@ def estimate_run(model: Literal["barrier"], config: dict[str, Any]) -> dict[str,
     estimated above its ``max_events`` (0: no limit)."""
 
 def validate_config(
-    model: Literal["pools", "barrier", "batch", "cosched"], config: dict[str, Any]
+    model: Literal["pools", "barrier", "batch", "cosched", "fcs", "fcs_figure", "regions"],
+    config: dict[str, Any],
 ) -> None:
     """Builds ``model``'s configuration from ``config`` (``None`` values keep the
     default) and checks it with the core's ``validate``: raises
@@ -459,7 +460,7 @@ def validate_config(
     problem."""
 
 def config_values(
-    model: Literal["pools", "barrier", "batch", "cosched"],
+    model: Literal["pools", "barrier", "batch", "cosched", "fcs", "fcs_figure", "regions"],
     config: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Every key of ``model`` with its value in ``config`` as the core reads it:

@@ -122,9 +122,11 @@ pub(crate) enum ModelConfig {
     Batch(BatchConfig),
     Cosched(Box<ClusterConfig>),
     Fcs(Box<DesktopConfig>),
+    FcsFigure(Box<desktop_figs::FigureConfig>),
+    Regions(Box<RegionsConfig>),
 }
 
-pub(crate) const MODELS: &str = "pools, barrier, batch, cosched, fcs";
+pub(crate) const MODELS: &str = "pools, barrier, batch, cosched, fcs, fcs_figure, regions";
 
 pub(crate) fn unknown_model(model: &str) -> PyErr {
     config_err(parsched_core::ConfigError::new(
@@ -166,20 +168,11 @@ impl ModelConfig {
             "cosched" => {
                 let mut cfg = ClusterConfig::default();
                 apply_config(config, |key, v| {
-                    if key == "jobs"
-                        && (v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>())
-                    {
-                        // a list of application names: the core's comma-separated text
-                        let names: Vec<String> = v.extract().map_err(|_| {
-                            config_err(parsched_core::ConfigError::new(
-                                "jobs",
-                                "not a list of names",
-                                "application names (LIFE3.5, LIFE12, MG, LU, EP)",
-                            ))
-                        })?;
-                        return cfg
-                            .set(key, &Value::Str(names.join(",")))
-                            .map_err(config_err);
+                    if key == "jobs" {
+                        let allowed = "application names (LIFE3.5, LIFE12, MG, LU, EP)";
+                        if let Some(text) = names_text(key, v, allowed)? {
+                            return cfg.set(key, &Value::Str(text)).map_err(config_err);
+                        }
                     }
                     set_value(key, v, |k, val| cfg.set(k, val))
                 })?;
@@ -197,6 +190,23 @@ impl ModelConfig {
                 })?;
                 ModelConfig::Fcs(Box::new(cfg))
             }
+            "fcs_figure" => {
+                let mut cfg = desktop_figs::FigureConfig::default();
+                apply_config(config, |key, v| {
+                    if key == "schedulers" {
+                        if let Some(text) = names_text(key, v, "default, gang")? {
+                            return cfg.set(key, &Value::Str(text)).map_err(config_err);
+                        }
+                    }
+                    set_value(key, v, |k, val| cfg.set(k, val))
+                })?;
+                ModelConfig::FcsFigure(Box::new(cfg))
+            }
+            "regions" => {
+                let mut cfg = RegionsConfig::default();
+                apply_config(config, |key, v| set_value(key, v, |k, val| cfg.set(k, val)))?;
+                ModelConfig::Regions(Box::new(cfg))
+            }
             _ => return Err(unknown_model(model)),
         })
     }
@@ -208,8 +218,30 @@ impl ModelConfig {
             ModelConfig::Batch(c) => c.validate(),
             ModelConfig::Cosched(c) => c.validate(),
             ModelConfig::Fcs(c) => c.validate(),
+            ModelConfig::FcsFigure(c) => c.validate(),
+            ModelConfig::Regions(c) => c.validate(),
         }
     }
+}
+
+/// A list or tuple of names as the core's comma-separated text (None for
+/// any other value, which the config's `set` parses itself).
+pub(crate) fn names_text(
+    key: &str,
+    v: &Bound<'_, PyAny>,
+    allowed: &str,
+) -> PyResult<Option<String>> {
+    if !(v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>()) {
+        return Ok(None);
+    }
+    let names: Vec<String> = v.extract().map_err(|_| {
+        config_err(parsched_core::ConfigError::new(
+            key,
+            "not a list of names",
+            allowed,
+        ))
+    })?;
+    Ok(Some(names.join(",")))
 }
 
 /// Builds `model`'s configuration from `config` (keys as in `*_keys()`; `None`
@@ -289,6 +321,8 @@ pub(crate) fn config_values<'py>(
         ModelConfig::Batch(c) => values_of(py, &c, batch::KEYS),
         ModelConfig::Cosched(c) => cosched_values(py, &c),
         ModelConfig::Fcs(c) => values_of(py, &*c, desktop::KEYS),
+        ModelConfig::FcsFigure(c) => values_of(py, &*c, desktop_figs::KEYS),
+        ModelConfig::Regions(c) => values_of(py, &*c, parsched_sim::machines::regions::KEYS),
     }
 }
 

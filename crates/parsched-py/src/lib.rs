@@ -10,6 +10,7 @@ use parsched_sim::machines::cluster::desktop_figs;
 use parsched_sim::machines::cluster::{self, ClusterConfig, ClusterError, ClusterOptions};
 use parsched_sim::machines::pools::machine::MachineError;
 use parsched_sim::machines::pools::{self, PoolsConfig, RunError, RunOptions, Value};
+use parsched_sim::machines::regions::RegionsConfig;
 use parsched_sim::workloads::forkjoin::{Arrival, BoundedGeometric};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};

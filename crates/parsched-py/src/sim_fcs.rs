@@ -74,22 +74,9 @@ pub(crate) fn simulate_fcs_figure<'py>(
     config: &Bound<'py, PyDict>,
     workers: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let mut cfg = desktop_figs::FigureConfig::default();
-    apply_config(config, |key, v| {
-        if key == "schedulers" && (v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>()) {
-            let names: Vec<String> = v.extract().map_err(|_| {
-                config_err(parsched_core::ConfigError::new(
-                    "schedulers",
-                    "not a list of names",
-                    "default, gang",
-                ))
-            })?;
-            return cfg
-                .set(key, &Value::Str(names.join(",")))
-                .map_err(config_err);
-        }
-        set_value(key, v, |k, val| cfg.set(k, val))
-    })?;
+    let ModelConfig::FcsFigure(cfg) = ModelConfig::build("fcs_figure", config)? else {
+        unreachable!("build(\"fcs_figure\") makes a figure config")
+    };
     let cancel = Arc::new(AtomicBool::new(false));
     let opts = ClusterOptions {
         workers: workers.max(1),
@@ -101,7 +88,7 @@ pub(crate) fn simulate_fcs_figure<'py>(
         .map_err(cluster_err)?;
     let out =
         pythonize::pythonize(py, &result).map_err(|e| SimulationError::new_err(e.to_string()))?;
-    out.set_item("config", values_of(py, &cfg, desktop_figs::KEYS)?)?;
+    out.set_item("config", values_of(py, &*cfg, desktop_figs::KEYS)?)?;
     Ok(out)
 }
 

@@ -1,7 +1,7 @@
 //! Seed 004: region scheduling's simulated machine (memlat, balancing).
 
 use super::*;
-use parsched_sim::machines::regions::{self, RegionMachineError, RegionsConfig};
+use parsched_sim::machines::regions::{self, RegionMachineError};
 
 fn regions_err(e: RegionMachineError) -> PyErr {
     match e {
@@ -22,14 +22,15 @@ pub(crate) fn simulate_regions<'py>(
     py: Python<'py>,
     config: &Bound<'py, PyDict>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let mut cfg = RegionsConfig::default();
-    apply_config(config, |key, v| set_value(key, v, |k, val| cfg.set(k, val)))?;
+    let ModelConfig::Regions(cfg) = ModelConfig::build("regions", config)? else {
+        unreachable!("build(\"regions\") makes a regions config")
+    };
     let result = py
         .allow_threads(|| regions::run(&cfg))
         .map_err(regions_err)?;
     let out =
         pythonize::pythonize(py, &result).map_err(|e| SimulationError::new_err(e.to_string()))?;
-    out.set_item("config", values_of(py, &cfg, regions::KEYS)?)?;
+    out.set_item("config", values_of(py, &*cfg, regions::KEYS)?)?;
     Ok(out)
 }
 

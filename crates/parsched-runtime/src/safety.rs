@@ -284,6 +284,11 @@ pub fn is_live_root(dir: &Path) -> bool {
         .is_some_and(pid_alive)
 }
 
+/// Held by unit tests that raise a shutdown signal or run a controller
+/// (whose guard would see the signal), so they never overlap.
+#[cfg(test)]
+pub(crate) static SIGNAL_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -322,6 +327,7 @@ mod tests {
 
     #[test]
     fn signal_guard_sees_a_raised_signal() {
+        let _serial = SIGNAL_TESTS.lock().unwrap_or_else(|p| p.into_inner());
         let g = SignalGuard::install().unwrap();
         // SAFETY: raising SIGHUP with our handler installed.
         unsafe { libc::raise(libc::SIGHUP) };

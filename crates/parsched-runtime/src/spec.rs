@@ -354,7 +354,17 @@ impl RunSpec {
                 "a cache level >= 1",
             ));
         }
-        self.pools.placement.validate()
+        self.pools.placement.validate()?;
+        // Last, as when the gang matrix refused it for every policy (it is
+        // built only for gang and FCS now).
+        if self.max_slots == Some(0) {
+            return Err(ConfigError::new(
+                "max_slots",
+                "a multiprogramming level of 0 admits no gang",
+                "max_slots >= 1, or none for unbounded",
+            ));
+        }
+        Ok(())
     }
 
     /// The FCS policy's classifier thresholds: `flexible_observe_s` is the
@@ -512,6 +522,27 @@ impl JobReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn max_slots_zero_is_refused_under_every_policy() {
+        for policy in [
+            Policy::Default,
+            Policy::Gang,
+            Policy::Fcs,
+            Policy::Pools,
+            Policy::Regions,
+        ] {
+            let mut s = RunSpec {
+                policy,
+                max_slots: Some(0),
+                jobs: vec![JobSpec::new(["true"])],
+                ..Default::default()
+            };
+            assert_eq!(s.validate().unwrap_err().field, "max_slots", "{policy:?}");
+            s.max_slots = Some(1);
+            assert!(s.validate().is_ok(), "{policy:?}");
+        }
+    }
 
     #[test]
     fn durations_parse() {

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from parsched.cli.bench import cmd_bench
+from parsched.cli.bench import add_parser as add_bench_parser
 from parsched.cli.common import (  # noqa: F401  (re-exported for the other modules)
     UsageError,
     _cell,
@@ -26,6 +26,7 @@ from parsched.cli.common import (  # noqa: F401  (re-exported for the other modu
     _usage_hint,
     _window,
     _workers,
+    add_simulate_parser,
 )
 from parsched.cli.reproduce import (
     cmd_reproduce_batch,
@@ -36,12 +37,14 @@ from parsched.cli.reproduce import (
     cmd_reproduce_regions,
 )
 from parsched.cli.run import cmd_reproduce_desktop, cmd_run
-from parsched.cli.simulate import (
+from parsched.cli.simulate import COMMANDS as SIMULATE_COMMANDS
+from parsched.cli.simulate import (  # noqa: F401  (the commands, by name)
     cmd_generate_lublin,
     cmd_simulate_barrier,
     cmd_simulate_batch,
     cmd_simulate_cosched,
     cmd_simulate_fcs,
+    cmd_simulate_fcs_figure,
     cmd_simulate_pools,
     cmd_simulate_regions,
 )
@@ -73,74 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sim = sub.add_parser("simulate", help="run one simulation", description="Run one simulation.")
     sim_sub = sim.add_subparsers(dest="model", metavar="MODEL", required=True)
-    sp = sim_sub.add_parser("pools", help=_doc(cmd_simulate_pools).splitlines()[0],
-                            description=_doc(cmd_simulate_pools), formatter_class=fmt)
-    sp.add_argument("--config", metavar="FILE.toml",
-                    help="TOML file with a [pools] table (or flat keys)")
-    sp.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
-                    help="override a config key (repeatable)")
-    sp.add_argument("--arrivals", metavar="FILE.csv",
-                    help="explicit job stream: CSV with header arrival,d[,para_work]")
-    sp.add_argument("--json", action="store_true", help="print one JSON object")
-    sp.add_argument("--jobs-out", metavar="FILE", help="write per-job records (.csv or .parquet)")
-    sp.add_argument("--workers", type=_workers, default=1, metavar="N",
-                    help="threads for the replications (results do not depend on it)")
-    sp.set_defaults(func=cmd_simulate_pools)
-    sb = sim_sub.add_parser("barrier", help=_doc(cmd_simulate_barrier).splitlines()[0],
-                            description=_doc(cmd_simulate_barrier), formatter_class=fmt)
-    sb.add_argument("--config", metavar="FILE.toml",
-                    help="TOML file with a [barrier] table (or flat keys)")
-    sb.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
-                    help="override a config key (repeatable)")
-    sb.add_argument("--json", action="store_true", help="print one JSON object")
-    sb.set_defaults(func=cmd_simulate_barrier)
-    sc = sim_sub.add_parser("batch", help=_doc(cmd_simulate_batch).splitlines()[0],
-                            description=_doc(cmd_simulate_batch), formatter_class=fmt)
-    sc.add_argument("--trace", metavar="FILE", help="SWF trace (.swf or .swf.gz)")
-    sc.add_argument("--config", metavar="FILE.toml",
-                    help="TOML file with a [batch] table (or flat keys)")
-    sc.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
-                    help="override a config key (repeatable)")
-    sc.add_argument("--jobs-out", metavar="FILE.csv", help="write Batsim's jobs CSV")
-    sc.add_argument("--swf-out", metavar="FILE.swf", help="write the schedule as SWF")
-    sc.add_argument("--gantt", metavar="FILE.png", help="write a Gantt chart (.png, .svg, .pdf)")
-    sc.add_argument("--gantt-window", type=_window, default=None, metavar="START:END",
-                    help="the Gantt chart's time window, seconds of trace time")
-    sc.add_argument("--utilization", metavar="FILE.png",
-                    help="write processors in use and queue length over time (.png, .svg, "
-                         ".pdf)")
-    sc.add_argument("--json", action="store_true", help="print one JSON object")
-    sc.set_defaults(func=cmd_simulate_batch)
-    sn = sim_sub.add_parser("cosched", help=_doc(cmd_simulate_cosched).splitlines()[0],
-                            description=_doc(cmd_simulate_cosched), formatter_class=fmt)
-    sn.add_argument("--config", metavar="FILE.toml",
-                    help="TOML file with a [cosched] table (or flat keys)")
-    sn.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
-                    help="override a config key (repeatable)")
-    sn.add_argument("--workers", type=_workers, default=None, metavar="N",
-                    help="threads for the replications (default: one per CPU, at most "
-                         "reps; results do not depend on it)")
-    sn.add_argument("--json", action="store_true", help="print one JSON object")
-    sn.add_argument("--timeline", metavar="FILE",
-                    help="the probed node's CPU shares over time (first replication): "
-                         "FILE.csv as data, FILE.png/.svg/.pdf as a plot")
-    sn.add_argument("--plot", metavar="FILE.png",
-                    help="plot the timeline (Figures 2-3 style; .png, .svg or .pdf)")
-    sn.set_defaults(func=cmd_simulate_cosched)
-    sf = sim_sub.add_parser("fcs", help=_doc(cmd_simulate_fcs).splitlines()[0],
-                            description=_doc(cmd_simulate_fcs), formatter_class=fmt)
-    sf.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
-                    help="set a key (repeatable)")
-    sf.add_argument("--workers", type=_workers, default=None, metavar="N",
-                    help="threads for the replications (results do not depend on it)")
-    sf.add_argument("--json", action="store_true", help="print one JSON object")
-    sf.set_defaults(func=cmd_simulate_fcs)
-    sr = sim_sub.add_parser("regions", help=_doc(cmd_simulate_regions).splitlines()[0],
-                            description=_doc(cmd_simulate_regions), formatter_class=fmt)
-    sr.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
-                    help="set a key (repeatable)")
-    sr.add_argument("--json", action="store_true", help="print one JSON object")
-    sr.set_defaults(func=cmd_simulate_regions)
+    for model, func, workers, options in SIMULATE_COMMANDS:
+        add_simulate_parser(sim_sub, model, func, fmt, workers, options)
 
     gen = sub.add_parser("generate", help="write a synthetic workload",
                          description="Write a synthetic workload.")
@@ -153,82 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the SWF file to write (.gz: gzip)")
     gl.add_argument("--json", action="store_true", help="print one JSON object")
     gl.set_defaults(func=cmd_generate_lublin)
-    rep = sub.add_parser("reproduce", help="regenerate a seed paper's figures",
-                         description="Regenerate a seed paper's figures.")
-    rep_sub = rep.add_subparsers(dest="model", metavar="MODEL", required=True)
-    rp = rep_sub.add_parser("pools", help=_doc(cmd_reproduce_pools).splitlines()[0],
-                            description=_doc(cmd_reproduce_pools), formatter_class=fmt)
-    rp.add_argument("--quick", action="store_true", help="short runs, fewer points (< 1 min)")
-    rp.add_argument("--out", default=os.path.join("results", "pools"), metavar="DIR",
-                    help="output directory (default: results/pools)")
-    rp.add_argument("--workers", type=_workers, default=None, metavar="N",
-                    help="parallel simulations (default: one per CPU)")
-    rp.set_defaults(func=cmd_reproduce_pools)
-    rg = rep_sub.add_parser("gang", help=_doc(cmd_reproduce_gang).splitlines()[0],
-                            description=_doc(cmd_reproduce_gang), formatter_class=fmt)
-    rg.add_argument("--quick", action="store_true", help="fewer points, shorter runs (< 1 min)")
-    rg.add_argument("--out", default=os.path.join("results", "gang"), metavar="DIR",
-                    help="output directory (default: results/gang)")
-    rg.add_argument("--workers", type=_workers, default=None, metavar="N",
-                    help="parallel simulations (default: one per CPU)")
-    rg.add_argument("--json", action="store_true",
-                    help="print the headline numbers as one JSON object (no tables)")
-    rg.set_defaults(func=cmd_reproduce_gang)
-    rn = rep_sub.add_parser("cosched", help=_doc(cmd_reproduce_cosched).splitlines()[0],
-                            description=_doc(cmd_reproduce_cosched), formatter_class=fmt)
-    rn.add_argument("--quick", action="store_true",
-                    help="a quarter of the iterations, one replication (about a minute)")
-    rn.add_argument("--out", default=os.path.join("results", "cosched"), metavar="DIR",
-                    help="output directory (default: results/cosched)")
-    rn.add_argument("--workers", type=_workers, default=None, metavar="N",
-                    help="parallel simulations (default: one per CPU)")
-    rn.add_argument("--json", action="store_true",
-                    help="print the headline numbers as one JSON object (no tables)")
-    rn.set_defaults(func=cmd_reproduce_cosched)
-    rf = rep_sub.add_parser("fcs", help=_doc(cmd_reproduce_fcs).splitlines()[0],
-                            description=_doc(cmd_reproduce_fcs), formatter_class=fmt)
-    rf.add_argument("--quick", action="store_true",
-                    help="a tenth of the iterations (seconds)")
-    rf.add_argument("--real", action="store_true",
-                    help="also measure Table 1 on this machine's processors (needs cgroups)")
-    rf.add_argument("--out", default=os.path.join("results", "fcs"), metavar="DIR",
-                    help="output directory (default: results/fcs)")
-    rf.add_argument("--json", action="store_true",
-                    help="print the headline numbers as one JSON object (no tables)")
-    rf.set_defaults(func=cmd_reproduce_fcs)
-    rr = rep_sub.add_parser("regions", help=_doc(cmd_reproduce_regions).splitlines()[0],
-                            description=_doc(cmd_reproduce_regions), formatter_class=fmt)
-    rr.add_argument("--quick", action="store_true", help="a smaller grid (seconds)")
-    rr.add_argument("--real", action="store_true",
-                    help="also the measurements on this machine (parsched.runtime.regions_real)")
-    rr.add_argument("--out", default=os.path.join("results", "regions"), metavar="DIR",
-                    help="output directory (default: results/regions)")
-    rr.add_argument("--json", action="store_true",
-                    help="print the headline numbers as one JSON object (no tables)")
-    rr.set_defaults(func=cmd_reproduce_regions)
-    rb = rep_sub.add_parser("batch", help=_doc(cmd_reproduce_batch).splitlines()[0],
-                            description=_doc(cmd_reproduce_batch), formatter_class=fmt)
-    rb.add_argument("--out", default=os.path.join("results", "batch"), metavar="DIR",
-                    help="output directory (default: results/batch)")
-    rb.add_argument("--traces", metavar="DIR", default=None,
-                    help="directory of .swf/.swf.gz traces (default: <repo>/../shared/traces)")
-    rb.add_argument("--json", action="store_true", help="print the rows as one JSON object")
-    rb.set_defaults(func=cmd_reproduce_batch)
-
-    rd = rep_sub.add_parser("desktop", help=_doc(cmd_reproduce_desktop).splitlines()[0],
-                            description=_doc(cmd_reproduce_desktop), formatter_class=fmt)
-    rd.add_argument("--quick", action="store_true",
-                    help="shorter runs, one repetition, fewer points (< 1 min)")
-    rd.add_argument("--out", default=os.path.join("results", "desktop"), metavar="DIR",
-                    help="output directory (default: results/desktop)")
-    rd.add_argument("--json", action="store_true", help="print the data as one JSON object")
-    rd.add_argument("--bsp", metavar="PATH", default=None,
-                    help="the benchmark binary (default: <repo>/bench/bsp, built on demand)")
-    rd.add_argument("--solo-seconds", type=_positive_float, default=None, metavar="S",
-                    help="target solo runtime of one job (default 1.0, --quick 0.4)")
-    rd.add_argument("--reps", type=_workers, default=None, metavar="N",
-                    help="repetitions per point, median reported (default 3, --quick 1)")
-    rd.set_defaults(func=cmd_reproduce_desktop)
+    _add_reproduce_parsers(sub, fmt)
 
     ru = sub.add_parser("run", help=_doc(cmd_run).splitlines()[0],
                         description=_doc(cmd_run), formatter_class=fmt)
@@ -253,43 +115,73 @@ def build_parser() -> argparse.ArgumentParser:
                     help="jobs separated by a lone ':'")
     ru.set_defaults(func=cmd_run)
 
-    bp = sub.add_parser("bench", help=_doc(cmd_bench).splitlines()[0],
-                        description=_doc(cmd_bench), formatter_class=fmt)
-    bp.add_argument("model", nargs="?", choices=("pools", "barrier", "batch", "cosched"),
-                    default="pools", help="which simulator to time (default pools)")
-    bp.add_argument("--model", dest="model_opt", choices=("pools", "barrier", "batch", "cosched"),
-                    default=None, help="same as the positional MODEL")
-    bp.add_argument("--jobs", type=int, default=100000, metavar="N",
-                    help="pools: jobs to simulate (default 100000)")
-    bp.add_argument("--iterations", "-k", type=int, default=50000, metavar="K",
-                    help="barrier: iterations of the measured gang (default 50000)")
-    bp.add_argument("--wait", choices=("busy", "block", "twophase", "yield"), default="busy",
-                    help="barrier: waiting strategy (default busy)")
-    bp.add_argument("--trace", metavar="FILE", default=None,
-                    help="batch: SWF trace (default: the shared KTH-SP2 trace)")
-    bp.add_argument("--lublin", type=int, default=None, metavar="N",
-                    help="batch: a generated Lublin-Feitelson workload of N jobs instead of "
-                         "a trace (e.g. 450000; with --procs and --load)")
-    bp.add_argument("--procs", type=int, default=8192, metavar="P",
-                    help="batch --lublin: processors (default 8192)")
-    bp.add_argument("--load", type=float, default=0.9, metavar="L",
-                    help="batch --lublin: offered load (default 0.9)")
-    bp.add_argument("--repeat", type=int, default=5, metavar="N",
-                    help="batch and barrier: runs per configuration, best reported "
-                         "(default 5)")
-    bp.add_argument("--scale", type=float, default=0.25, metavar="F",
-                    help="cosched: fraction of the paper's iterations (default 0.25)")
-    bp.add_argument("--json", action="store_true", help="print one JSON object")
-    bp.set_defaults(func=cmd_bench)
+    add_bench_parser(sub, fmt)
 
     from parsched.report.html import add_subcommand as add_report
 
     add_report(sub, fmt)
 
-    from parsched.sim.sweep_spec import add_parser as add_sweep_parser
+    from parsched.cli.sweep import add_parser as add_sweep_parser
 
-    add_sweep_parser(sub)  # parsched sweep SPEC.toml --out DIR (sweep_spec.py)
+    add_sweep_parser(sub)  # parsched sweep SPEC.toml --out DIR (cli/sweep.py)
     return p
+
+
+def _add_reproduce_parsers(sub: Any, fmt: Any) -> None:
+    """``parsched reproduce MODEL``: one command a paper's reproduction."""
+    rep = sub.add_parser("reproduce", help="regenerate a seed paper's figures",
+                         description="Regenerate a seed paper's figures.")
+    rep_sub = rep.add_subparsers(dest="model", metavar="MODEL", required=True)
+    quick = {"pools": "short runs, fewer points (< 1 min)",
+             "gang": "fewer points, shorter runs (< 1 min)",
+             "cosched": "a quarter of the iterations, one replication (about a minute)",
+             "fcs": "a tenth of the iterations (seconds)",
+             "regions": "a smaller grid (seconds)"}
+    real = {"fcs": "also measure Table 1 on this machine's processors (needs cgroups)",
+            "regions": "also the measurements on this machine "
+                       "(parsched.runtime.regions_real)"}
+    headline = "print the headline numbers as one JSON object (no tables)"
+    for name, func, json_help in (("pools", cmd_reproduce_pools, None),
+                                  ("gang", cmd_reproduce_gang, headline),
+                                  ("cosched", cmd_reproduce_cosched, headline),
+                                  ("fcs", cmd_reproduce_fcs, headline),
+                                  ("regions", cmd_reproduce_regions, headline)):
+        r = rep_sub.add_parser(name, help=_doc(func).splitlines()[0],
+                               description=_doc(func), formatter_class=fmt)
+        r.add_argument("--quick", action="store_true", help=quick[name])
+        if name in real:
+            r.add_argument("--real", action="store_true", help=real[name])
+        r.add_argument("--out", default=os.path.join("results", name), metavar="DIR",
+                       help=f"output directory (default: results/{name})")
+        if name not in real:
+            r.add_argument("--workers", type=_workers, default=None, metavar="N",
+                           help="parallel simulations (default: one per CPU)")
+        if json_help:
+            r.add_argument("--json", action="store_true", help=json_help)
+        r.set_defaults(func=func)
+    rb = rep_sub.add_parser("batch", help=_doc(cmd_reproduce_batch).splitlines()[0],
+                            description=_doc(cmd_reproduce_batch), formatter_class=fmt)
+    rb.add_argument("--out", default=os.path.join("results", "batch"), metavar="DIR",
+                    help="output directory (default: results/batch)")
+    rb.add_argument("--traces", metavar="DIR", default=None,
+                    help="directory of .swf/.swf.gz traces (default: <repo>/../shared/traces)")
+    rb.add_argument("--json", action="store_true", help="print the rows as one JSON object")
+    rb.set_defaults(func=cmd_reproduce_batch)
+
+    rd = rep_sub.add_parser("desktop", help=_doc(cmd_reproduce_desktop).splitlines()[0],
+                            description=_doc(cmd_reproduce_desktop), formatter_class=fmt)
+    rd.add_argument("--quick", action="store_true",
+                    help="shorter runs, one repetition, fewer points (< 1 min)")
+    rd.add_argument("--out", default=os.path.join("results", "desktop"), metavar="DIR",
+                    help="output directory (default: results/desktop)")
+    rd.add_argument("--json", action="store_true", help="print the data as one JSON object")
+    rd.add_argument("--bsp", metavar="PATH", default=None,
+                    help="the benchmark binary (default: <repo>/bench/bsp, built on demand)")
+    rd.add_argument("--solo-seconds", type=_positive_float, default=None, metavar="S",
+                    help="target solo runtime of one job (default 1.0, --quick 0.4)")
+    rd.add_argument("--reps", type=_workers, default=None, metavar="N",
+                    help="repetitions per point, median reported (default 3, --quick 1)")
+    rd.set_defaults(func=cmd_reproduce_desktop)
 
 
 class _VersionAction(argparse.Action):

@@ -7,6 +7,7 @@ import json
 import math
 import os
 import time
+from typing import Any
 
 from parsched.config import BarrierConfig, BatchConfig, PoolsConfig
 from parsched.errors import (
@@ -16,7 +17,7 @@ from parsched.report.common import jsonable
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    """Time a simulator: pools (default), barrier, batch or cosched.
+    """Time a simulator: pools (default), barrier, batch, cosched, fcs or regions.
 
     pools: D=20, pool_size=30, --jobs jobs, no warm-up, one replication, no job
     records, one worker thread; reports simulated events per second.
@@ -35,13 +36,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
     and PB at --scale (default 0.25 of the paper's 25 s jobs), one
     replication, best of --repeat runs; reports simulated events per second.
     `cargo bench -p parsched-sim --bench cosched` is the criterion version.
+    fcs: seed 002's Table 1 under default, gang and fcs at --scale (default
+    0.25 of the paper's iterations), one replication, best of --repeat runs;
+    reports simulated events per second.
+    regions: seed 004's memlat (Figure 9's defaults) and balance workloads,
+    best of --repeat runs of the standard and the region machine; reports runs
+    per second (one run: both machines on the same work).
     """
-    if args.model == "barrier":
-        return _bench_barrier(args)
-    if args.model == "batch":
-        return _bench_batch(args)
-    if args.model == "cosched":
-        return _bench_cosched(args)
+    return BENCHES[args.model](args)
+
+
+def _bench_pools(args: argparse.Namespace) -> int:
     from parsched.sim.api import simulate
 
     if args.jobs < 1:
@@ -77,20 +82,10 @@ def _bench_barrier(args: argparse.Namespace) -> int:
 
     if args.iterations < 1:
         raise ConfigError("--iterations", f"{args.iterations} is out of range", "integer >= 1")
-    if args.repeat < 1:
-        raise ConfigError("--repeat", f"{args.repeat} is out of range", "integer >= 1")
     rows = []
     for sched in ("gang", "local"):
         cfg = BarrierConfig(n=10, l=3, k=args.iterations, sched=sched, wait=args.wait)
-        best = None
-        for _ in range(args.repeat):
-            t0 = time.perf_counter()
-            res = simulate_barrier(cfg)
-            total = time.perf_counter() - t0
-            wall = float(res.summary["wall_seconds"]) or total
-            if best is None or wall < best[0]:
-                best = (wall, total, res)
-        wall, total, res = best
+        wall, total, res = _best(args, simulate_barrier, cfg)
         s = res.summary
         rows.append({
             "sched": sched, "wait": args.wait, "n": 10, "l": 3, "k": args.iterations,
@@ -114,36 +109,94 @@ def _bench_barrier(args: argparse.Namespace) -> int:
 
 def _bench_cosched(args: argparse.Namespace) -> int:
     from parsched.config import CoschedConfig
-    from parsched.sim.cosched import simulate_cosched
 
-    if args.repeat < 1:
-        raise ConfigError("--repeat", f"{args.repeat} is out of range", "integer >= 1")
+    return _bench_events(
+        args, "cosched", "W5", "completion_time", "completion",
+        [({"workload": 5, "scheme": s},
+          lambda s=s: CoschedConfig(workload=5, scheme=s, scale=args.scale, reps=1, seed=1))
+         for s in ("Local", "PB")])
+
+
+def _bench_fcs(args: argparse.Namespace) -> int:
+    from parsched.config import FcsConfig
+
+    return _bench_events(
+        args, "fcs", "Table 1", "makespan", "makespan",
+        [({"scheme": s}, lambda s=s: FcsConfig(scheme=s, scale=args.scale, reps=1, seed=1))
+         for s in ("default", "gang", "fcs")])
+
+
+def _bench_events(args: argparse.Namespace, model: str, what: str, measure: str, word: str,
+                  runs: list[tuple[dict[str, Any], Any]]) -> int:
+    """Events per second of each of ``runs`` (labels, config factory) at
+    ``--scale``, best of ``--repeat``; each row also holds the result's ``measure``."""
     if not (0 < args.scale <= 1):
         raise ConfigError("--scale", f"{args.scale} is out of range", "0 < scale <= 1")
     rows = []
-    for scheme in ("Local", "PB"):
-        cfg = CoschedConfig(workload=5, scheme=scheme, scale=args.scale, reps=1, seed=1)
-        best = None
-        for _ in range(args.repeat):
-            res = simulate_cosched(cfg, workers=1)
-            run = res.runs.iloc[0]
-            wall = float(run["wall_seconds"])
-            if best is None or wall < best[0]:
-                best = (wall, int(run["events"]), res.completion_time)
-        wall, events, t = best
-        rows.append({"workload": 5, "scheme": scheme, "scale": args.scale, "events": events,
-                     "wall_seconds": wall,
-                     "events_per_second": events / wall if wall > 0 else None,
-                     "completion_time": t})
+    for labels, make in runs:
+        res = _events_row(args, make(), rows, **labels)
+        rows[-1][measure] = getattr(res, measure)
     if args.json:
-        print(json.dumps(jsonable({"model": "cosched", "repeat": args.repeat, "runs": rows})))
+        print(json.dumps(jsonable({"model": model, "repeat": args.repeat, "runs": rows})))
+        return 0
+    width = max(len(r["scheme"]) for r in rows)
+    for r in rows:
+        print(f"bench {model} {what} {r['scheme']:{width}s} (scale {r['scale']}): "
+              f"{r['events']:,} events in {r['wall_seconds']:.3f} s = "
+              f"{r['events_per_second']:,.0f} events/s; {word} {r[measure]:.1f} s simulated "
+              f"(best of {args.repeat})")
+    return 0
+
+
+def _bench_regions(args: argparse.Namespace) -> int:
+    from parsched.config import RegionsConfig
+    from parsched.sim.regions import simulate_regions
+
+    rows = []
+    for workload in ("memlat", "balance"):
+        cfg = RegionsConfig(workload=workload)
+        wall, _, res = _best(args, simulate_regions, cfg)
+        rows.append({"workload": workload, "accesses": cfg.accesses, "wall_seconds": wall,
+                     "runs_per_second": 1.0 / wall if wall > 0 else None,
+                     "normalized_performance": res.normalized_performance})
+    if args.json:
+        print(json.dumps(jsonable({"model": "regions", "repeat": args.repeat, "runs": rows})))
     else:
         for r in rows:
-            print(f"bench cosched W5 {r['scheme']:5s} (scale {r['scale']}): {r['events']:,} "
-                  f"events in {r['wall_seconds']:.3f} s = {r['events_per_second']:,.0f} "
-                  f"events/s; completion {r['completion_time']:.1f} s simulated "
+            print(f"bench regions {r['workload']:7s}: standard and region machines in "
+                  f"{r['wall_seconds'] * 1e3:.3f} ms = {r['runs_per_second']:,.0f} runs/s "
                   f"(best of {args.repeat})")
     return 0
+
+
+def _best(args: argparse.Namespace, simulate: Any, cfg: Any) -> tuple[float, float, Any]:
+    """The fastest of ``--repeat`` runs of ``simulate(cfg)``: (the simulation's
+    own wall time, or the call's when it reports none; the call's; the result)."""
+    if args.repeat < 1:
+        raise ConfigError("--repeat", f"{args.repeat} is out of range", "integer >= 1")
+    best = None
+    for _ in range(args.repeat):
+        t0 = time.perf_counter()
+        res = simulate(cfg)
+        total = time.perf_counter() - t0
+        wall = float(res.summary.get("wall_seconds") or 0.0) or total
+        if best is None or wall < best[0]:
+            best = (wall, total, res)
+    assert best is not None
+    return best
+
+
+def _events_row(args: argparse.Namespace, cfg: Any, rows: list[dict[str, Any]],
+                **labels: Any) -> Any:
+    """Appends the events-per-second row of the fastest of ``--repeat`` runs
+    of ``cfg`` (one worker); returns that run's result."""
+    from parsched.sim.api import simulate
+
+    wall, _, res = _best(args, lambda c: simulate(c, workers=1), cfg)
+    events = int(res.summary["events"])
+    rows.append({**labels, "scale": args.scale, "events": events, "wall_seconds": wall,
+                 "events_per_second": events / wall if wall > 0 else None})
+    return res
 
 
 def _bench_batch(args: argparse.Namespace) -> int:
@@ -213,3 +266,42 @@ def _bench_batch(args: argparse.Namespace) -> int:
     return 0
 
 
+
+
+#: ``parsched bench MODEL``: the benchmark of each model.
+BENCHES = {"pools": _bench_pools, "barrier": _bench_barrier, "batch": _bench_batch,
+           "cosched": _bench_cosched, "fcs": _bench_fcs, "regions": _bench_regions}
+
+
+def add_parser(sub: Any, fmt: Any) -> None:
+    """Registers ``parsched bench [MODEL]`` on the CLI's subparsers."""
+    from parsched.cli.common import _doc
+
+    bp = sub.add_parser("bench", help=_doc(cmd_bench).splitlines()[0],
+                        description=_doc(cmd_bench), formatter_class=fmt)
+    bp.add_argument("model", nargs="?", choices=tuple(BENCHES),
+                    default="pools", help="which simulator to time (default pools)")
+    bp.add_argument("--model", dest="model_opt", choices=tuple(BENCHES),
+                    default=None, help="same as the positional MODEL")
+    bp.add_argument("--jobs", type=int, default=100000, metavar="N",
+                    help="pools: jobs to simulate (default 100000)")
+    bp.add_argument("--iterations", "-k", type=int, default=50000, metavar="K",
+                    help="barrier: iterations of the measured gang (default 50000)")
+    bp.add_argument("--wait", choices=("busy", "block", "twophase", "yield"), default="busy",
+                    help="barrier: waiting strategy (default busy)")
+    bp.add_argument("--trace", metavar="FILE", default=None,
+                    help="batch: SWF trace (default: the shared KTH-SP2 trace)")
+    bp.add_argument("--lublin", type=int, default=None, metavar="N",
+                    help="batch: a generated Lublin-Feitelson workload of N jobs instead of "
+                         "a trace (e.g. 450000; with --procs and --load)")
+    bp.add_argument("--procs", type=int, default=8192, metavar="P",
+                    help="batch --lublin: processors (default 8192)")
+    bp.add_argument("--load", type=float, default=0.9, metavar="L",
+                    help="batch --lublin: offered load (default 0.9)")
+    bp.add_argument("--repeat", type=int, default=5, metavar="N",
+                    help="barrier, batch, cosched, fcs, regions: runs per configuration, best "
+                         "reported (default 5)")
+    bp.add_argument("--scale", type=float, default=0.25, metavar="F",
+                    help="cosched, fcs: fraction of the paper's iterations (default 0.25)")
+    bp.add_argument("--json", action="store_true", help="print one JSON object")
+    bp.set_defaults(func=cmd_bench)

@@ -141,3 +141,60 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
+
+
+# ------------------------------------------------------ simulate MODEL
+
+
+def add_simulate_parser(sub: Any, model: str, func: Any, fmt: Any,
+                        workers: tuple[int | None, str] | None = None,
+                        options: Any = None) -> argparse.ArgumentParser:
+    """``parsched simulate MODEL``: the options every model shares
+    (``--config``, ``--set``, ``--json``; ``--workers`` when ``workers`` gives
+    its default and help), then the model's own (``options(parser)``)."""
+    p = sub.add_parser(model, help=_doc(func).splitlines()[0], description=_doc(func),
+                       formatter_class=fmt)
+    p.add_argument("--config", metavar="FILE.toml",
+                   help=f"TOML file with a [{model}] table (or flat keys)")
+    p.add_argument("--set", metavar="KEY=VALUE", action="extend", nargs="+", default=[],
+                   help="override a config key (repeatable)")
+    if options is not None:
+        options(p)
+    if workers is not None:
+        default, text = workers
+        p.add_argument("--workers", type=_workers, default=default, metavar="N", help=text)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=func)
+    return p
+
+
+def load_config(args: argparse.Namespace) -> Any:
+    """The config of ``simulate MODEL``: the model's defaults or ``--config``'s
+    file, then the ``--set`` overrides."""
+    from parsched.sim.models import MODELS
+
+    cls = MODELS[args.model].config
+    cfg = cls.from_toml(args.config) if args.config else cls()
+    return cfg.apply_overrides(args.set or [])
+
+
+def print_json(res: Any, outputs: dict[str, str] | None = None) -> int:
+    """``--json``: the result's ``to_dict()`` (plus ``outputs``, the files
+    written, when given) as one line; returns the exit status 0."""
+    import json
+
+    obj = res.to_dict()
+    if outputs is not None:
+        obj["outputs"] = outputs
+    print(json.dumps(obj, sort_keys=False))
+    return 0
+
+
+def print_measures(title: str, rows: list[tuple[str, Any]]) -> Any:
+    """A title line and a two-column table (measure, value); returns the console."""
+    import pandas as pd
+
+    con = _console()
+    con.print(title, highlight=False)
+    _print_table(con, "", pd.DataFrame(rows, columns=["measure", "value"]))
+    return con

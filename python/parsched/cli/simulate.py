@@ -1,4 +1,12 @@
-"""``parsched simulate MODEL`` and ``parsched generate lublin``."""
+"""``parsched simulate MODEL`` (one command a model, :data:`COMMANDS`) and
+``parsched generate lublin``.
+
+Every ``simulate MODEL`` takes ``--config FILE.toml`` (a ``[MODEL]`` table or
+flat keys), ``--set KEY=VALUE ...`` and ``--json`` (the result's
+``to_json()``), built by one helper (:func:`parsched.cli.common.add_simulate_parser`)
+and read by one (:func:`parsched.cli.common.load_config`); a model adds only
+its own options (files to write, ``--workers``).
+"""
 
 from __future__ import annotations
 
@@ -13,8 +21,11 @@ from typing import Any
 from parsched.cli.common import (
     _console,
     _print_table,
+    _window,
+    load_config,
+    print_json,
+    print_measures,
 )
-from parsched.config import BarrierConfig, BatchConfig, PoolsConfig
 from parsched.errors import (
     ConfigError,
 )
@@ -40,8 +51,7 @@ def cmd_simulate_pools(args: argparse.Namespace) -> int:
     from parsched.sim.api import simulate
     from parsched.sim.arrivals import load_arrivals
 
-    cfg = PoolsConfig.from_toml(args.config) if args.config else PoolsConfig()
-    cfg = cfg.apply_overrides(args.set or [])
+    cfg = load_config(args)
     if args.arrivals:
         cfg = cfg.with_(arrivals=load_arrivals(args.arrivals, P=cfg.P))
     suffix = None
@@ -56,14 +66,7 @@ def cmd_simulate_pools(args: argparse.Namespace) -> int:
                 res.jobs.to_csv(tmp, index=False)
     s = res.summary
     if args.json:
-        obj = dict(s)
-        obj["config"] = cfg.scalars()
-        if cfg.arrivals is not None:
-            obj["config"]["arrivals"] = len(cfg.arrivals)
-        print(json.dumps(jsonable(obj), sort_keys=False))
-        return 0
-    import pandas as pd
-
+        return print_json(res)
     rows = [
         ("mean response time", s["mean_response_time"]),
         ("90% CI half-width", s["ci90_half_width"]),
@@ -75,9 +78,7 @@ def cmd_simulate_pools(args: argparse.Namespace) -> int:
         ("events", s["events"]),
         ("wall seconds", s["wall_seconds"]),
     ]
-    con = _console()
-    con.print(f"pools model, {cfg.summary_label()}", highlight=False)
-    _print_table(con, "", pd.DataFrame(rows, columns=["measure", "value"]))
+    con = print_measures(f"pools model, {cfg.summary_label()}", rows)
     if args.jobs_out:
         con.print(f"wrote {len(res.jobs)} job records to {args.jobs_out}", highlight=False)
     return 0
@@ -100,20 +101,12 @@ def cmd_simulate_barrier(args: argparse.Namespace) -> int:
     """
     from parsched.sim.api import simulate_barrier
 
-    cfg = BarrierConfig.from_toml(args.config) if args.config else BarrierConfig()
-    cfg = cfg.apply_overrides(args.set or [])
+    cfg = load_config(args)
     res = simulate_barrier(cfg)
+    if args.json:
+        return print_json(res)
     # the model values (t_p, t_w, eqs. 6-13) as `parsched reproduce gang` computes them
     s = {**res.summary, **res.model}
-    if args.json:
-        obj = dict(s)
-        obj["batch_means"] = list(res.batch_means)
-        obj["iteration_histogram"] = [list(b) for b in res.histogram]
-        obj["config"] = cfg.scalars()
-        print(json.dumps(jsonable(obj), sort_keys=False))
-        return 0
-    import pandas as pd
-
     rows = [
         ("time per iteration (ms)", s["time_per_iteration"]),
         ("90% CI half-width (ms)", s["ci90_half_width"]),
@@ -138,9 +131,7 @@ def cmd_simulate_barrier(args: argparse.Namespace) -> int:
         ("events", s["events"]),
         ("wall seconds", s["wall_seconds"]),
     ]
-    con = _console()
-    con.print(f"barrier model, {cfg.summary_label()}", highlight=False)
-    _print_table(con, "", pd.DataFrame(rows, columns=["measure", "value"]))
+    print_measures(f"barrier model, {cfg.summary_label()}", rows)
     return 0
 
 
@@ -164,11 +155,9 @@ def cmd_simulate_batch(args: argparse.Namespace) -> int:
     window).
     """
 
-    from parsched._io import atomic_file, check_output_file
     from parsched.sim.batch import _source, simulate_batch
 
-    cfg = BatchConfig.from_toml(args.config) if args.config else BatchConfig()
-    cfg = cfg.apply_overrides(args.set or [])
+    cfg = load_config(args)
     if args.trace:
         cfg = cfg.with_(trace=args.trace)
     path = _source(cfg)
@@ -178,12 +167,7 @@ def cmd_simulate_batch(args: argparse.Namespace) -> int:
             "swf_out": (args.swf_out, "--swf-out", (".swf",)),
             "gantt": (args.gantt, "--gantt", FIGURE_FORMATS),
             "utilization": (args.utilization, "--utilization", FIGURE_FORMATS)}
-    for target, flag, suffixes in outs.values():
-        if target:
-            check_output_file(target, flag, suffixes)
-    with contextlib.ExitStack() as stack:
-        tmp = {k: stack.enter_context(atomic_file(v[0])) if v[0] else None
-               for k, v in outs.items()}
+    with _writing(outs) as tmp:
         res = simulate_batch(path, cfg, jobs_csv=tmp["jobs_out"], swf_out=tmp["swf_out"])
         if tmp["gantt"]:
             res.plot_gantt(tmp["gantt"], window=args.gantt_window)
@@ -192,18 +176,7 @@ def cmd_simulate_batch(args: argparse.Namespace) -> int:
     s = res.summary
     written = {k: v[0] for k, v in outs.items() if v[0]}
     if args.json:
-        obj: dict[str, Any] = {"trace": path, "policy": res.policy}
-        obj.update(s)
-        obj["records"] = res.records
-        obj["dropped"] = res.dropped
-        obj["report"] = dict(res.report)
-        h = res.header
-        obj["header"] = {k: h.get(k) for k in ("max_procs", "max_nodes", "unix_start_time",
-                                              "computer", "installation", "version")}
-        obj["config"] = cfg.to_dict()
-        obj["outputs"] = written
-        print(json.dumps(jsonable(obj), sort_keys=False))
-        return 0
+        return print_json(res, written)
     import pandas as pd
 
     rows = [
@@ -221,12 +194,10 @@ def cmd_simulate_batch(args: argparse.Namespace) -> int:
         ("slot switches (gang)", s["slot_switches"]),
         ("simulation time (ms)", s["wall_seconds"] * 1e3),
     ]
-    con = _console()
     source = (os.path.basename(path) if path is not None else
               f"Lublin-Feitelson model ({cfg.workload_jobs} jobs, seed {cfg.workload_seed})")
-    con.print(f"batch: {source}, policy {res.policy}, P = {s['procs']} "
-              f"({cfg.with_(trace=None).summary_label()})", highlight=False)
-    _print_table(con, "", pd.DataFrame(rows, columns=["measure", "value"]))
+    con = print_measures(f"batch: {source}, policy {res.policy}, P = {s['procs']} "
+                         f"({cfg.with_(trace=None).summary_label()})", rows)
     con.print(f"loading: {res.records} records, {s['jobs']} run, {res.dropped} dropped",
               highlight=False)
     if res.report:
@@ -259,29 +230,21 @@ def cmd_simulate_cosched(args: argparse.Namespace) -> int:
     nic_sample_us wake_delay_us wake_loss block_timeout_ms daemon_period_ms
     daemon_run_us gang_slot_ms probe_ms probe_node scale alone_s max_time_s seed
     reps. Prints the completion time (± 90% CI over reps), each job's completion
-    time and communication share, the cv and the slowdown against the ideal;
+    time and communication share, the cv and the excess over the ideal;
     --timeline writes the probed node's CPU shares over time (first
     replication): FILE.csv as data, FILE.png/.svg/.pdf as the Figures 2-3 plot
     (--plot FILE.png is the same plot). A run that passes max_time_s (a
     livelock) is an error (exit 2).
     """
 
-    from parsched._io import atomic_file, check_output_file
-    from parsched.config import CoschedConfig
     from parsched.errors import TimeLimitError
     from parsched.sim.cosched import simulate_cosched
 
-    cfg = CoschedConfig.from_toml(args.config) if args.config else CoschedConfig()
-    cfg = cfg.apply_overrides(args.set or [])
+    cfg = load_config(args)
     figs = (".png", ".svg", ".pdf")
     outs = {"timeline": (args.timeline, "--timeline", (".csv", *figs)),
             "plot": (args.plot, "--plot", figs)}
-    for target, flag, suffixes in outs.values():
-        if target:
-            check_output_file(target, flag, suffixes)
-    with contextlib.ExitStack() as stack:
-        tmp = {k: stack.enter_context(atomic_file(v[0])) if v[0] else None
-               for k, v in outs.items()}
+    with _writing(outs) as tmp:
         try:
             res = simulate_cosched(cfg, workers=args.workers)
         except TimeLimitError as e:
@@ -296,10 +259,7 @@ def cmd_simulate_cosched(args: argparse.Namespace) -> int:
                 res.plot_timeline().savefig(tmp[key], format=ext[1:], dpi=110)
     written = {k: v[0] for k, v in outs.items() if v[0]}
     if args.json:
-        obj = res.to_dict()
-        obj["outputs"] = written
-        print(json.dumps(obj, sort_keys=False))
-        return 0
+        return print_json(res, written)
     import pandas as pd
 
     ci = res.completion_time_ci90
@@ -312,7 +272,7 @@ def cmd_simulate_cosched(args: argparse.Namespace) -> int:
         ("mean job time (s)", res.mean_job_time),
         ("cv of the job times", res.cv),
         ("ideal (s): jobs × alone_s × scale", res.ideal),
-        ("slowdown vs ideal", res.slowdown),
+        ("over ideal: (completion − ideal) / ideal", res.over_ideal),
         ("replications", len(runs)),
         ("mean message latency (µs)", float(runs["latency_us"].mean())),
         ("spin time, all nodes (s)", float(runs["spin_time"].mean())),
@@ -324,9 +284,7 @@ def cmd_simulate_cosched(args: argparse.Namespace) -> int:
         ("events", int(runs["events"].sum())),
         ("wall seconds", float(runs["wall_seconds"].sum())),
     ]
-    con = _console()
-    con.print(f"cosched model, {cfg.label()}", highlight=False)
-    _print_table(con, "", pd.DataFrame(rows, columns=["measure", "value"]))
+    con = print_measures(f"cosched model, {cfg.label()}", rows)
     jobs = pd.DataFrame({
         "job": list(range(len(res.jobs))),
         "application": res.jobs,
@@ -384,23 +342,15 @@ def cmd_generate_lublin(args: argparse.Namespace) -> int:
 
 
 
-def _set_pairs(items: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError("--set", f"{item!r} is not KEY=VALUE", "KEY=VALUE")
-        out[key.strip()] = value.strip()
-    return out
-
-
 def cmd_simulate_fcs(args: argparse.Namespace) -> int:
     """Simulate Frachtenberg's parallel desktop (seed 002, Table 1) once.
 
     Three MPI-like jobs of four processes on two dual-processor nodes iterate
     1 ms of compute and a synchronization of all four; job 1's processes 3-4
     and job 2's processes 1-2 compute twice as long (120, 120 and 60 s alone).
-    --set scheme=default|fcfs|gang|sb|fcs picks the scheduler (default fcs):
+    Starts from the defaults (or --config FILE.toml with an [fcs] table or
+    flat keys) and applies --set KEY=VALUE overrides. --set
+    scheme=default|fcfs|gang|sb|fcs picks the scheduler (default fcs):
     the Linux 2.6 O(1) scheduler with blocking waits, batch FCFS, gang
     scheduling, spin-block, or flexible coscheduling (CS jobs in gang slots, F
     jobs share a row and fill idle processors). Other keys: nodes
@@ -415,22 +365,18 @@ def cmd_simulate_fcs(args: argparse.Namespace) -> int:
     and, under fcs, the classes assigned over time; --json prints one object
     with job_times and makespan.
     """
-    from parsched.errors import TimeLimitError
     from parsched.sim.fcs import PAPER_TABLE1, simulate_fcs
 
-    keys = _set_pairs(args.set or [])
-    try:
-        res = simulate_fcs(keys, workers=args.workers)
-    except TimeLimitError as e:
-        raise ConfigError("max_time_s", str(e)) from None
+    cfg, res = _run(simulate_fcs, args, workers=args.workers)
     if args.json:
-        print(json.dumps(res.to_dict(), sort_keys=False))
-        return 0
+        return print_json(res)
     import pandas as pd
 
     con = _console()
     con.print(f"fcs model (seed 002), scheme {res.scheme}", highlight=False)
-    paper = PAPER_TABLE1.get(res.scheme) if keys.keys() <= {"scheme", "seed", "reps"} else None
+    default = type(cfg)().to_dict()
+    changed = {k for k, v in cfg.to_dict().items() if v != default[k]}
+    paper = PAPER_TABLE1.get(res.scheme) if changed <= {"scheme", "seed", "reps"} else None
     rows = [(f"job {j + 1}", t, paper[j] if paper and j < 3 else None)
             for j, t in enumerate(res.job_times)]
     rows.append(("makespan", res.makespan, paper[3] if paper else None))
@@ -452,7 +398,9 @@ def cmd_simulate_regions(args: argparse.Namespace) -> int:
     its processor, its regions share that last-level cache) and under region
     scheduling (regions bin-packed over the caches by working set; a touch of
     a region mapped to another cache micro-schedules the thread there at the
-    paper's cost). Keys (--set KEY=VALUE): machine (clovertown|westmere)
+    paper's cost). Starts from the defaults (or --config FILE.toml with a
+    [regions] table or flat keys) and applies --set KEY=VALUE overrides; keys:
+    machine (clovertown|westmere)
     workload (memlat: Figure 9's two-region benchmark, one thread; balance:
     two large and two small programs, §5.2) wss_mb (memlat's total working
     set, MB) access_time (accesses per region visit) accesses (per program,
@@ -471,15 +419,9 @@ def cmd_simulate_regions(args: argparse.Namespace) -> int:
     """
     from parsched.sim.regions import simulate_regions
 
-    keys = _set_pairs(args.set or [])
-    res = simulate_regions(keys)
+    res = simulate_regions(load_config(args))
     if args.json:
-        print(json.dumps(res.to_dict(), sort_keys=False))
-        return 0
-    import pandas as pd
-
-    con = _console()
-    con.print(f"regions model (seed 004), {res.workload} on {res.machine}", highlight=False)
+        return print_json(res)
     mb = 1024 * 1024
     rows = [
         ("normalized performance (standard / region)", f"{res.normalized_performance:.4f}"),
@@ -496,5 +438,106 @@ def cmd_simulate_regions(args: argparse.Namespace) -> int:
         rows.insert(0, ("speedup (balance)", f"{res.speedup:.4f}"))
         rows.insert(1, ("speedup per program",
                         ", ".join(f"{x:.3f}" for x in res.speedup_per_program)))
-    _print_table(con, "", pd.DataFrame(rows, columns=["measure", "value"]))
+    print_measures(f"regions model (seed 004), {res.workload} on {res.machine}", rows)
     return 0
+
+
+def cmd_simulate_fcs_figure(args: argparse.Namespace) -> int:
+    """Simulate seed 002's Figures 1-2 (Frachtenberg): programs beside stressors.
+
+    k = 1..programs parallel programs plus s = 0..stressors sequential
+    stressors under each of schedulers (default, gang) on machine es40 (4
+    processors) or potomac (4 cores x 2 hardware threads). Starts from the
+    defaults (or --config FILE.toml with an [fcs_figure] table or flat keys)
+    and applies --set KEY=VALUE overrides; keys: machine schedulers programs stressors threads loops
+    loops_per_sync loop_us stressor_chunk_ms slot_ms stressor_rows
+    default_wait spin_us smt_speed local o1_sleep_bonus rr_quantum_ms tick_ms
+    latency_us context_switch_us interrupt_us syscall_us start_skew_ms scale
+    seed reps max_time_s (docs/policies/fcs.md, "Figures 1-2"). Prints the
+    last parallel program's finish per (scheduler, k, s); --json prints one
+    object.
+    """
+    from parsched.sim.fcs import simulate_fcs_figure
+
+    _, res = _run(simulate_fcs_figure, args, workers=args.workers)
+    if args.json:
+        return print_json(res)
+    con = _console()
+    con.print(f"fcs figures (seed 002), {res.summary['machine']}: one program's work "
+              f"{res.summary['work_s']:.4g} s alone", highlight=False)
+    _print_table(con, "", res.runs)
+    return 0
+
+
+@contextlib.contextmanager
+def _writing(outs: dict[str, tuple[str | None, str, tuple[str, ...]]]) -> Any:
+    """Checks the output files ``outs`` names (key: (path or None, flag,
+    suffixes)), before any work, and yields their temporary paths by key
+    (None where not asked for), renamed to the real paths only on success."""
+    from parsched._io import atomic_file, check_output_file
+
+    for target, flag, suffixes in outs.values():
+        if target:
+            check_output_file(target, flag, suffixes)
+    with contextlib.ExitStack() as stack:
+        yield {k: stack.enter_context(atomic_file(v[0])) if v[0] else None
+               for k, v in outs.items()}
+
+
+def _run(simulate: Any, args: argparse.Namespace, **options: Any) -> tuple[Any, Any]:
+    """The command's config (:func:`load_config`) and ``simulate(config,
+    **options)``; a run that passes ``max_time_s`` (a livelock) is reported
+    as a bad ``max_time_s``."""
+    from parsched.errors import TimeLimitError
+
+    cfg = load_config(args)
+    try:
+        return cfg, simulate(cfg, **options)
+    except TimeLimitError as e:
+        raise ConfigError("max_time_s", str(e)) from None
+
+
+# ------------------------------------------------------------ options
+
+
+def _pools_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--arrivals", metavar="FILE.csv",
+                   help="explicit job stream: CSV with header arrival,d[,para_work]")
+    p.add_argument("--jobs-out", metavar="FILE", help="write per-job records (.csv or .parquet)")
+
+
+def _batch_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--trace", metavar="FILE", help="SWF trace (.swf or .swf.gz)")
+    p.add_argument("--jobs-out", metavar="FILE.csv", help="write Batsim's jobs CSV")
+    p.add_argument("--swf-out", metavar="FILE.swf", help="write the schedule as SWF")
+    p.add_argument("--gantt", metavar="FILE.png", help="write a Gantt chart (.png, .svg, .pdf)")
+    p.add_argument("--gantt-window", type=_window, default=None, metavar="START:END",
+                   help="the Gantt chart's time window, seconds of trace time")
+    p.add_argument("--utilization", metavar="FILE.png",
+                   help="write processors in use and queue length over time (.png, .svg, "
+                        ".pdf)")
+
+
+def _cosched_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--timeline", metavar="FILE",
+                   help="the probed node's CPU shares over time (first replication): "
+                        "FILE.csv as data, FILE.png/.svg/.pdf as a plot")
+    p.add_argument("--plot", metavar="FILE.png",
+                   help="plot the timeline (Figures 2-3 style; .png, .svg or .pdf)")
+
+
+_REPLICATION_THREADS = "threads for the replications (results do not depend on it)"
+
+#: ``parsched simulate MODEL``: (model, command, ``--workers`` as (default,
+#: help) or None, the model's own options or None), in the order of ``--help``.
+COMMANDS: tuple[tuple[str, Any, tuple[int | None, str] | None, Any], ...] = (
+    ("pools", cmd_simulate_pools, (1, _REPLICATION_THREADS), _pools_options),
+    ("barrier", cmd_simulate_barrier, None, None),
+    ("batch", cmd_simulate_batch, None, _batch_options),
+    ("cosched", cmd_simulate_cosched,
+     (None, "threads for the replications (default: one per CPU, at most reps; results "
+            "do not depend on it)"), _cosched_options),
+    ("fcs", cmd_simulate_fcs, (None, _REPLICATION_THREADS), None),
+    ("fcs_figure", cmd_simulate_fcs_figure, (None, _REPLICATION_THREADS), None),
+    ("regions", cmd_simulate_regions, None, None),
+)

@@ -12,6 +12,10 @@
 * :class:`CoschedConfig` (:mod:`.cosched`) — coscheduling on a network of
   workstations (seed 003, Nagar et al. 1999), the keys of
   ``parsched._core.cosched_keys()``.
+* :class:`FcsConfig`, :class:`FcsFigureConfig` (:mod:`.fcs`) — the parallel
+  desktop (seed 002): Table 1's model and Figures 1-2.
+* :class:`RegionsConfig` (:mod:`.regions`) — region scheduling (seed 004).
+* :class:`LublinConfig` (:mod:`.lublin`) — the Lublin-Feitelson generator.
 
 All are frozen dataclasses built on :class:`ConfigBase` (:mod:`.base`), which
 supplies the shared machinery: typed coercion of every field, ``with_``,
@@ -30,7 +34,10 @@ from .barrier import BarrierConfig, harmonic_number, tw_per_unit_var
 from .base import ConfigBase, core_defaults
 from .batch import BatchConfig
 from .cosched import CoschedConfig
+from .fcs import FcsConfig, FcsFigureConfig
+from .lublin import LublinConfig
 from .pools import Arrivals, PoolsConfig, from_toml, parse_value
+from .regions import RegionsConfig
 
 __all__ = [
     "Arrivals",
@@ -38,7 +45,11 @@ __all__ = [
     "BatchConfig",
     "ConfigBase",
     "CoschedConfig",
+    "FcsConfig",
+    "FcsFigureConfig",
+    "LublinConfig",
     "PoolsConfig",
+    "RegionsConfig",
     "apply_overrides",
     "core_defaults",
     "from_toml",

@@ -1,9 +1,12 @@
 """Running the simulators from Python.
 
-* :func:`simulate` — the processor-pool model (seed 000, :class:`PoolsConfig`);
+* :func:`simulate` — any model's config object (:mod:`parsched.sim.models`)
+  to that model's result (:class:`~parsched.sim.result.SimResult`); with no
+  config, or a :class:`PoolsConfig`, the processor-pool model (seed 000,
+  :func:`simulate_pools`);
 * :func:`simulate_barrier` — seed 001's iterative-barrier machine
   (:class:`BarrierConfig`);
-* :func:`sweep` — many configs of either kind on any executor, one row per config.
+* :func:`sweep` — many configs of any model on any executor, one row per config.
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from parsched.config import BarrierConfig, BatchConfig, CoschedConfig, PoolsConfig
-from parsched.errors import ConfigError, PolicyError, SimulationError
-from parsched.report.common import ResultRepr
+from parsched.config import BarrierConfig, BatchConfig, PoolsConfig
+from parsched.config.base import ConfigBase
+from parsched.errors import ConfigError, PolicyError, SimulationError, TimeLimitError
+from parsched.sim.result import SimResult
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -37,6 +41,7 @@ __all__ = [
     "core",
     "simulate",
     "simulate_barrier",
+    "simulate_pools",
     "sweep",
 ]
 
@@ -74,8 +79,8 @@ JOB_COLUMNS = (
     "finish", "response", "d", "a", "pools_used", "home_pool", "measured",
 )
 
-#: Any kind of config :func:`sweep` takes.
-AnyConfig = PoolsConfig | BarrierConfig | BatchConfig | CoschedConfig
+#: Any model's config (:data:`parsched.sim.models.MODELS`).
+AnyConfig = ConfigBase
 
 #: Summary keys that share a name with a config field get this prefix in sweep rows.
 _CLASH_PREFIX = "measured_"
@@ -93,6 +98,25 @@ def core():
     return _core
 
 
+def call_core(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)``, a function of the extension, with its errors
+    raised as parsched's: :class:`ConfigError` (naming the field),
+    :class:`PolicyError`, :class:`TimeLimitError`, :class:`SimulationError`."""
+    from parsched.config.base import _core_error
+
+    c = core()
+    try:
+        return fn(*args, **kwargs)
+    except c.ConfigError as e:
+        raise _core_error(e) from None
+    except c.PolicyError as e:
+        raise PolicyError(str(e)) from None
+    except c.TimeLimitError as e:
+        raise TimeLimitError(str(e)) from None
+    except c.SimulationError as e:
+        raise SimulationError(str(e)) from None
+
+
 def _call(cfg: dict[str, Any], *, workers: int, records: bool, policy: Any, audit: bool) -> dict:
     c = core()
     try:
@@ -106,7 +130,7 @@ def _call(cfg: dict[str, Any], *, workers: int, records: bool, policy: Any, audi
 
 
 @dataclass(frozen=True, repr=False)
-class Result(ResultRepr):
+class Result(SimResult):
     """The outcome of one :func:`simulate` call.
 
     ``summary`` holds the scalar measures (``mean_response_time``,
@@ -119,6 +143,7 @@ class Result(ResultRepr):
 
     _HEADLINE = ("mean_response_time", "ci90_half_width", "actual_parallelism",
                  "utilization", "jobs", "reps")
+    FRAMES = ("jobs",)
 
     config: PoolsConfig
     summary: dict[str, Any]
@@ -148,7 +173,23 @@ class Result(ResultRepr):
         return pd.DataFrame([_row(self.config, self.summary)])
 
 
-def simulate(
+def simulate(config: AnyConfig | None = None, **options: Any) -> Any:
+    """Simulates any model's ``config`` and returns that model's result (a
+    :class:`~parsched.sim.result.SimResult`: ``summary``, ``frames()``,
+    ``to_dict()``, ``to_json()``); the default is the pool model's Table 2.
+
+    ``options`` are the model's own: pools (:func:`simulate_pools`)
+    ``records``, ``workers``, ``policy``, ``audit``; barrier ``audit``;
+    cosched ``workers``, ``audit``; fcs and fcs_figure ``workers``. Models:
+    :data:`parsched.sim.models.MODELS`.
+    """
+    from parsched.sim.models import model_of
+
+    config = PoolsConfig() if config is None else config
+    return model_of(config).run(config, **options)
+
+
+def simulate_pools(
     config: PoolsConfig | None = None,
     *,
     records: bool = True,
@@ -176,16 +217,14 @@ def simulate(
 
 
 def _row(config: AnyConfig, summary: dict[str, Any], *, model: bool = False) -> dict[str, Any]:
+    from parsched.sim.models import model_of
+
     row: dict[str, Any] = {}
     if model:
         row["model"] = config.MODEL
     row.update(config.scalars())
-    if isinstance(config, PoolsConfig):
-        row["arrivals"] = None if config.arrivals is None else len(config.arrivals)
-    if isinstance(config, BarrierConfig):
-        row["samples"] = len(config.samples)  # how many (the values stay in the config)
-    if isinstance(config, CoschedConfig):
-        row["jobs"] = ",".join(config.jobs)  # the mix ("" = the workload's)
+    for name, cell in model_of(config).cells.items():
+        row[name] = cell(getattr(config, name))
     for k, v in summary.items():
         if k in row:
             if row[k] == v:
@@ -239,7 +278,7 @@ def _barrier_summary(
 
 
 @dataclass(frozen=True, repr=False)
-class BarrierResult(ResultRepr):
+class BarrierResult(SimResult):
     """The outcome of one :func:`simulate_barrier` call (times in ms).
 
     ``summary`` holds :data:`BARRIER_SUMMARY_KEYS`: ``time_per_iteration``
@@ -260,6 +299,7 @@ class BarrierResult(ResultRepr):
 
     _HEADLINE = ("time_per_iteration", "ci90_half_width", "utilization", "t_p", "t_w",
                  "iterations")
+    FRAMES = ("iteration_histogram",)
 
     config: BarrierConfig
     summary: dict[str, Any]
@@ -288,6 +328,12 @@ class BarrierResult(ResultRepr):
         import pandas as pd
 
         return pd.DataFrame(list(self.histogram), columns=["lo_ms", "hi_ms", "iterations"])
+
+    def _extra_dict(self) -> dict[str, Any]:
+        # the model values (t_p, t_w, eqs. 6-13) as `parsched reproduce gang`
+        # computes them, in the summary's places
+        return {**self.model, "batch_means": list(self.batch_means),
+                "iteration_histogram": [list(b) for b in self.histogram]}
 
     def to_frame(self) -> pd.DataFrame:
         """One-row DataFrame: the config fields followed by the summary (as in :func:`sweep`)."""
@@ -502,17 +548,19 @@ def sweep(
 ) -> pd.DataFrame:
     """Simulates many configs; returns one row per input config, in input order.
 
-    Configs may be :class:`PoolsConfig` (seed 000), :class:`BarrierConfig`
-    (seed 001), :class:`BatchConfig` (``trace`` set; the row adds ``dropped``,
-    the records loading dropped) or :class:`CoschedConfig` (the row holds
-    ``completion_time``, ``completion_time_ci90``, ``mean_job_time``, ``cv``,
-    ``slowdown``, ``ideal`` and ``livelock``) objects, mixed or not. Each row
-    holds the config's scalar fields (``arrivals``, the number of listed jobs
-    or None, for pools configs) and the
-    summary measures (``Result.summary`` or ``BarrierResult.summary``; when
-    kinds are mixed, a first column ``model`` says "pools", "barrier", "batch"
-    or "cosched"); summary keys that clash with a config field (``jobs``: the
-    measured job count) get the prefix ``measured_``. Identical configs are
+    Configs may be any swept model's (:data:`parsched.sim.models.MODELS`):
+    :class:`PoolsConfig` (seed 000), :class:`BarrierConfig` (seed 001),
+    :class:`BatchConfig` (``trace`` set; the row adds ``dropped``, the
+    records loading dropped), :class:`CoschedConfig` (seed 003; the row adds
+    ``livelock``), :class:`FcsConfig` (seed 002; ``livelock``) or
+    :class:`RegionsConfig` (seed 004) objects, mixed or not. Each row holds
+    the config's scalar fields, its list fields as one cell each
+    (``arrivals``: the number of listed jobs or None; ``samples``: how many;
+    cosched ``jobs``: the names joined by commas; fcs ``jobs``: the
+    multipliers as ``1,1,2,2;2,2,1,1``) and the result's summary (when kinds
+    are mixed, a first column ``model`` names the model); summary keys that
+    clash with a config field (``jobs``: the measured job count) get the
+    prefix ``measured_``. Identical configs are
     simulated once and share their row values. Each config carries its own
     seed, so the results do not depend on the executor or its number of
     workers (except ``wall_seconds``).
@@ -553,11 +601,14 @@ def sweep(
 
 def check_sweep_config(c: Any) -> None:
     """Raises unless ``c`` is a config :func:`sweep` can run."""
-    if not isinstance(c, (PoolsConfig, BarrierConfig, BatchConfig, CoschedConfig)):
-        raise TypeError(
-            "sweep takes PoolsConfig, BarrierConfig, BatchConfig or CoschedConfig "
-            f"objects, not {type(c).__name__}"
-        )
+    from parsched.sim.models import MODELS, model_of
+
+    try:
+        model = model_of(c)
+        model.runner()
+    except (TypeError, ValueError):
+        names = ", ".join(m.config.__name__ for m in MODELS.values() if m.summary)
+        raise TypeError(f"sweep takes {names} objects, not {type(c).__name__}") from None
     if isinstance(c, BatchConfig) and c.trace is None and c.workload != "lublin":
         raise ConfigError("trace", "a BatchConfig in a sweep needs its trace",
                           "BatchConfig(trace=PATH), or workload='lublin'")
@@ -566,22 +617,12 @@ def check_sweep_config(c: Any) -> None:
 def runner(c: AnyConfig | str):
     """The module-level function (it pickles) that runs ``c.to_dict()`` and
     returns its summary dict: the worker entry point of :func:`sweep`. ``c``
-    may also be a model's name (``"pools"``, ``"barrier"``, ``"batch"``,
-    ``"cosched"``)."""
-    model = c if isinstance(c, str) else c.MODEL
-    if model == "barrier":
-        return _run_barrier_summary
-    if model == "batch":
-        from parsched.sim.batch import _run_batch_summary
+    may also be a model's name (``"pools"``, ``"barrier"``, ...,
+    :data:`parsched.sim.models.MODELS`); a ``ValueError`` for a model that is
+    not swept."""
+    from parsched.sim.models import model_of
 
-        return _run_batch_summary
-    if model == "cosched":
-        from parsched.sim.cosched import _run_cosched_summary
-
-        return _run_cosched_summary
-    if model == "pools":
-        return _run_summary
-    raise ValueError(f"no sweep runner for model {model!r}")
+    return model_of(c).runner()
 
 
 _runner = runner  # the former private name

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from parsched.config import BatchConfig
 from parsched.errors import ConfigError, PolicyError, SimulationError, TraceError
-from parsched.report.common import ResultRepr, pyplot, save_figure
+from parsched.report.common import pyplot, save_figure
+from parsched.sim.result import SimResult
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -253,7 +254,7 @@ def _time_unit(span: float) -> tuple[float, str]:
 
 
 @dataclass(frozen=True, repr=False)
-class BatchResult(ResultRepr):
+class BatchResult(SimResult):
     """The outcome of one :func:`simulate_batch` call (times in seconds).
 
     * ``summary``: :data:`BATCH_SUMMARY_KEYS` — ``jobs`` run, ``procs``,
@@ -273,6 +274,7 @@ class BatchResult(ResultRepr):
 
     _HEADLINE = ("policy", "jobs", "avg_wait", "avg_bounded_slowdown", "utilization",
                  "makespan")
+    FRAMES = ("jobs", "queue")
 
     config: BatchConfig
     policy: str
@@ -321,6 +323,13 @@ class BatchResult(ResultRepr):
     def records(self) -> int:
         """Job records read from the trace (kept + dropped)."""
         return int(self.summary["jobs"]) + self.dropped
+
+    def _extra_dict(self) -> dict[str, Any]:
+        h = self.header
+        return {"trace": self.config.trace, "policy": self.policy, "records": self.records,
+                "dropped": self.dropped, "report": dict(self.report),
+                "header": {k: h.get(k) for k in ("max_procs", "max_nodes", "unix_start_time",
+                                                 "computer", "installation", "version")}}
 
     def to_frame(self) -> pd.DataFrame:
         """One-row DataFrame: the config fields followed by the summary."""

@@ -16,31 +16,39 @@ import concurrent.futures as cf
 import math
 import os
 import threading
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from parsched.config import CoschedConfig
-from parsched.config.base import _core_error
-from parsched.errors import ConfigError, SimulationError, TimeLimitError, shown
-from parsched.report.common import ResultRepr, jsonable
+from parsched.errors import ConfigError, TimeLimitError, shown
+from parsched.sim.result import SimResult
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["RUN_COLUMNS", "SWEEP_COLUMNS", "CoschedResult", "cosched_sweep",
-           "simulate_cosched"]
+__all__ = ["COSCHED_SUMMARY_KEYS", "RUN_COLUMNS", "SWEEP_COLUMNS", "CoschedResult",
+           "cosched_sweep", "simulate_cosched"]
 
 #: Columns of :attr:`CoschedResult.runs`: one row per replication.
 RUN_COLUMNS = (
-    "seed", "completion_time", "mean_job_time", "cv", "slowdown", "spin_time", "latency_us",
+    "seed", "completion_time", "mean_job_time", "cv", "over_ideal", "spin_time", "latency_us",
     "small_latency_us", "context_switches", "interrupts", "boosts", "boosts_capped", "wakeups",
     "lost_wakeups", "blocks", "yields", "messages", "slot_switches", "events", "wall_seconds",
 )
 
 #: Columns of :func:`cosched_sweep`'s rows.
-SWEEP_COLUMNS = ("scheme", "workload", "completion_time", "ci90", "cv", "slowdown",
+SWEEP_COLUMNS = ("scheme", "workload", "completion_time", "ci90", "cv", "over_ideal",
                  "mean_job_time", "livelock")
+
+#: Keys of :attr:`CoschedResult.summary` (docs/glossary.md).
+COSCHED_SUMMARY_KEYS = ("scheme", "completion_time", "completion_time_ci90", "mean_job_time",
+                        "cv", "over_ideal", "ideal", "events", "wall_seconds")
+
+#: The core's name of ``over_ideal`` (before "slowdown" got one meaning for all
+#: models: response / run time).
+_CORE_OVER_IDEAL = "slowdown"
 
 
 def _core():
@@ -50,7 +58,7 @@ def _core():
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class CoschedResult(ResultRepr):
+class CoschedResult(SimResult):
     """The outcome of one :func:`simulate_cosched` call (times in seconds of
     simulated time from the launch, time 0).
 
@@ -59,8 +67,11 @@ class CoschedResult(ResultRepr):
     standard deviation over mean of the job times: fairness) and ``comm_share``
     (each job's share of its run in sends and receives) are means over the
     replications; ``completion_time_ci90`` is the 90% confidence half-width of
-    the completion time (NaN with one replication); ``slowdown`` is
-    (completion_time − ideal) / ideal, ideal = jobs × alone_s × scale. ``runs``
+    the completion time (NaN with one replication); ``over_ideal`` is
+    (completion_time − ideal) / ideal, ideal = jobs × alone_s × scale (named
+    ``slowdown`` before; that name now means response / run time everywhere,
+    docs/glossary.md). ``summary`` holds the scalars
+    (:data:`COSCHED_SUMMARY_KEYS`); ``runs``
     has one row per replication (:data:`RUN_COLUMNS`); ``timeline`` is the
     first replication's CPU shares at the probed node: ``time_s`` (end of each
     probe interval) and one column per job, ``"J:NAME"`` (e.g. ``"0:LIFE12"``).
@@ -68,7 +79,8 @@ class CoschedResult(ResultRepr):
     """
 
     _HEADLINE = ("scheme", "jobs", "completion_time", "completion_time_ci90",
-                 "job_completion_times", "cv", "slowdown")
+                 "job_completion_times", "cv", "over_ideal")
+    FRAMES = ("runs", "timeline")
 
     config: CoschedConfig
     scheme: str
@@ -78,7 +90,7 @@ class CoschedResult(ResultRepr):
     job_completion_times: list[float]
     mean_job_time: float
     cv: float
-    slowdown: float
+    over_ideal: float
     ideal: float
     comm_share: list[float]
     #: one dict per replication (the columns of :attr:`runs`, in order)
@@ -117,30 +129,41 @@ class CoschedResult(ResultRepr):
         """The timeline's job columns, ``"J:NAME"``."""
         return _labels(self.jobs)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Every field as plain JSON-safe values (NaN and infinities as None):
-        ``config`` (the fields of :attr:`config`), the summary, ``runs`` (a
-        list of rows) and ``timeline`` (``time_s`` and ``shares``: job label →
-        list)."""
-        out: dict[str, Any] = {
-            "scheme": self.scheme,
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The scalars (:data:`COSCHED_SUMMARY_KEYS`): ``events`` and
+        ``wall_seconds`` summed over the replications."""
+        out: dict[str, Any] = {k: getattr(self, k) for k in COSCHED_SUMMARY_KEYS[:7]}
+        out["events"] = int(sum(int(r.get("events", 0)) for r in self.run_rows))
+        out["wall_seconds"] = float(sum(float(r.get("wall_seconds", 0.0))
+                                        for r in self.run_rows))
+        return out
+
+    @property
+    def slowdown(self) -> float:
+        """Deprecated name of :attr:`over_ideal`."""
+        warnings.warn("CoschedResult.slowdown is now over_ideal ((completion − ideal) / "
+                      "ideal; docs/glossary.md)", DeprecationWarning, stacklevel=2)
+        return self.over_ideal
+
+    def _extra_dict(self) -> dict[str, Any]:
+        return {
             "jobs": list(self.jobs),
-            "completion_time": self.completion_time,
-            "completion_time_ci90": self.completion_time_ci90,
             "job_completion_times": list(self.job_completion_times),
-            "mean_job_time": self.mean_job_time,
-            "cv": self.cv,
-            "slowdown": self.slowdown,
-            "ideal": self.ideal,
             "comm_share": list(self.comm_share),
             "runs": [dict(r) for r in self.run_rows],
             "timeline": {
                 "time_s": list(self.timeline_columns["time_s"]),
                 "shares": {c: list(self.timeline_columns[c]) for c in self.job_labels},
             },
-            "config": self.config.to_dict(),
         }
-        return jsonable(out)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field as plain JSON-safe values (NaN and infinities as None):
+        the summary, ``jobs``, ``job_completion_times``, ``comm_share``,
+        ``runs`` (a list of rows), ``timeline`` (``time_s`` and ``shares``:
+        job label → list) and ``config`` (the fields of :attr:`config`)."""
+        return super().to_dict()
 
     def plot_timeline(self, ax: Any = None, *, kind: str = "area",
                       title: str | None = None) -> Any:
@@ -181,6 +204,12 @@ class CoschedResult(ResultRepr):
         return fig
 
 
+def _renamed(out: Mapping[str, Any]) -> dict[str, Any]:
+    """The core's output (or one of its runs) with its ``slowdown`` named
+    ``over_ideal``, in the same place."""
+    return {("over_ideal" if k == _CORE_OVER_IDEAL else k): v for k, v in out.items()}
+
+
 def _labels(jobs: Sequence[str]) -> list[str]:
     return [f"{j}:{name}" for j, name in enumerate(jobs)]
 
@@ -209,16 +238,9 @@ def _workers(workers: int | None, reps: int) -> int:
 
 
 def _call(cfg: CoschedConfig, *, workers: int, audit: bool) -> dict[str, Any]:
-    c = _core()
-    core_dict = cfg.core_dict()
-    try:
-        return c.simulate_cosched(core_dict, workers=workers, audit=audit)
-    except c.ConfigError as e:
-        raise _core_error(e) from None
-    except c.TimeLimitError as e:
-        raise TimeLimitError(str(e)) from None
-    except c.SimulationError as e:
-        raise SimulationError(str(e)) from None
+    from parsched.sim.api import call_core
+
+    return call_core(_core().simulate_cosched, cfg.core_dict(), workers=workers, audit=audit)
 
 
 def simulate_cosched(
@@ -243,8 +265,8 @@ def simulate_cosched(
     """
     cfg = _as_config(config, overrides)
     out = _call(cfg, workers=_workers(workers, cfg.reps), audit=bool(audit))
-    runs_raw = list(out["runs"])
     # RUN_COLUMNS, then any other per-replication number the core adds
+    runs_raw = [_renamed(r) for r in out["runs"]]
     extra = [k for k, v in runs_raw[0].items()
              if k not in RUN_COLUMNS and not isinstance(v, (list, dict))]
     cols = [k for k in RUN_COLUMNS if k in runs_raw[0]] + extra
@@ -272,7 +294,7 @@ def simulate_cosched(
         job_completion_times=[float(x) for x in out["job_completion_times"]],
         mean_job_time=num("mean_job_time"),
         cv=num("cv"),
-        slowdown=num("slowdown"),
+        over_ideal=num(_CORE_OVER_IDEAL),
         ideal=num("ideal"),
         comm_share=comm,
         run_rows=run_rows,
@@ -288,10 +310,10 @@ def _sweep_row(cfg: CoschedConfig, workload: int, stop: threading.Event) -> dict
     except TimeLimitError:
         nan = math.nan
         return {"scheme": cfg.scheme, "workload": workload, "completion_time": nan,
-                "ci90": nan, "cv": nan, "slowdown": nan, "mean_job_time": nan,
+                "ci90": nan, "cv": nan, "over_ideal": nan, "mean_job_time": nan,
                 "livelock": True}
     return {"scheme": r.scheme, "workload": workload, "completion_time": r.completion_time,
-            "ci90": r.completion_time_ci90, "cv": r.cv, "slowdown": r.slowdown,
+            "ci90": r.completion_time_ci90, "cv": r.cv, "over_ideal": r.over_ideal,
             "mean_job_time": r.mean_job_time, "livelock": False}
 
 
@@ -346,13 +368,14 @@ def _run_cosched_summary(cfg: dict[str, Any]) -> dict[str, Any]:
     the summary numbers of one configuration (its ``reps`` replications on one
     thread); a run that passes ``max_time_s`` gives NaNs and ``livelock`` True."""
     config = CoschedConfig.from_dict(cfg)
-    keys = ("completion_time", "completion_time_ci90", "mean_job_time", "cv", "slowdown",
+    keys = ("completion_time", "completion_time_ci90", "mean_job_time", "cv", "over_ideal",
             "ideal")
     try:
         out = _call(config, workers=1, audit=False)
     except TimeLimitError:
         return {**dict.fromkeys(keys, math.nan), "events": 0, "wall_seconds": math.nan,
                 "livelock": True}
+    out = _renamed(out)
     runs = list(out["runs"])
     summary: dict[str, Any] = {
         k: math.nan if out.get(k) is None else float(out[k]) for k in keys}

@@ -19,15 +19,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from parsched.config.base import _core_error
-from parsched.errors import ConfigError, SimulationError, TimeLimitError
-from parsched.report.common import ResultRepr, jsonable
+from parsched.config import FcsConfig, FcsFigureConfig
+from parsched.config.base import ConfigBase
+from parsched.errors import ConfigError, TimeLimitError
+from parsched.sim.result import SimResult
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["PAPER_TABLE1", "SCHEMES", "FcsResult", "fcs_figure", "fcs_keys", "fcs_table",
-           "simulate_fcs"]
+__all__ = ["FCS_SUMMARY_KEYS", "FIGURE_SUMMARY_KEYS", "PAPER_TABLE1", "SCHEMES",
+           "FcsFigureResult", "FcsResult", "fcs_figure", "fcs_keys", "fcs_table",
+           "simulate_fcs", "simulate_fcs_figure"]
 
 #: Seed 002's schedulers, in Table 1's order.
 SCHEMES = ("default", "fcfs", "gang", "sb", "fcs")
@@ -42,10 +44,33 @@ PAPER_TABLE1: dict[str, tuple[float, float, float, float]] = {
 }
 
 
+#: Keys of :attr:`FcsResult.summary` (docs/glossary.md).
+FCS_SUMMARY_KEYS = ("scheme", "makespan", "makespan_ci90", "optimum", "over_optimum",
+                    "context_switches", "blocks", "slot_switches", "events", "wall_seconds")
+
+#: Keys of :attr:`FcsFigureResult.summary`.
+FIGURE_SUMMARY_KEYS = ("machine", "work_s", "events", "wall_seconds")
+
+
 def _core():
     from parsched.sim.api import core
 
     return core()
+
+
+def _keys(config: Mapping[str, Any] | ConfigBase | None, keys: Mapping[str, Any]) -> dict:
+    """A config object or mapping, with keyword overrides, as the core's keys."""
+    if isinstance(config, ConfigBase):
+        return {**config.to_dict(), **keys}
+    return {**(dict(config) if config else {}), **keys}
+
+
+def _run(fn: Any, keys: dict[str, Any], workers: int) -> dict[str, Any]:
+    """``fn(keys, workers=...)`` (an extension function) with its errors as
+    parsched's."""
+    from parsched.sim.api import call_core
+
+    return call_core(fn, keys, workers=workers)
 
 
 def fcs_keys() -> list[str]:
@@ -54,7 +79,7 @@ def fcs_keys() -> list[str]:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class FcsResult(ResultRepr):
+class FcsResult(SimResult):
     """The outcome of one :func:`simulate_fcs` call (seconds of simulated time
     from the start).
 
@@ -64,7 +89,8 @@ class FcsResult(ResultRepr):
     makespan no schedule beats; ``over_optimum``: (makespan − optimum) /
     optimum; ``classes``: FCS's class changes in the first replication
     (``time_s``, ``job`` 0-based, ``class`` CS/F/DC); ``config``: every key's
-    value.
+    value as the core read it. ``summary``: :data:`FCS_SUMMARY_KEYS`;
+    :meth:`frames`: ``jobs`` (``job``, ``finish_s``) and ``classes``.
     """
 
     scheme: str
@@ -78,23 +104,29 @@ class FcsResult(ResultRepr):
     config: dict[str, Any] = field(default_factory=dict)
 
     _HEADLINE = ("job_times", "makespan", "optimum", "over_optimum")
+    FRAMES = ("jobs", "classes")
 
     def _label(self) -> str:
         return f"scheme={self.scheme}"
 
-    def to_dict(self) -> dict[str, Any]:
-        """Every field as JSON-ready values."""
-        return jsonable({
-            "scheme": self.scheme,
-            "job_times": self.job_times,
-            "makespan": self.makespan,
-            "makespan_ci90": self.makespan_ci90,
-            "optimum": self.optimum,
-            "over_optimum": self.over_optimum,
-            "classes": self.classes,
-            **self.counters,
-            "config": self.config,
-        })
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The scalars, :data:`FCS_SUMMARY_KEYS`."""
+        out = {k: getattr(self, k) for k in FCS_SUMMARY_KEYS[:5]}
+        out.update(self.counters)
+        return out
+
+    def frames(self) -> dict[str, pd.DataFrame]:
+        """``jobs``: one row per job (``job`` 0-based, ``finish_s``);
+        ``classes``: :meth:`classes_frame`."""
+        import pandas as pd
+
+        return {"jobs": pd.DataFrame({"job": range(len(self.job_times)),
+                                      "finish_s": self.job_times}),
+                "classes": self.classes_frame()}
+
+    def _extra_dict(self) -> dict[str, Any]:
+        return {"job_times": self.job_times, "classes": self.classes}
 
     def classes_frame(self) -> pd.DataFrame:
         """The class changes as a DataFrame (time_s, job, class)."""
@@ -103,13 +135,46 @@ class FcsResult(ResultRepr):
         return pd.DataFrame(self.classes, columns=["time_s", "job", "class"])
 
 
+@dataclass(frozen=True, eq=False, repr=False)
+class FcsFigureResult(SimResult):
+    """The outcome of one :func:`simulate_fcs_figure` call: ``runs`` (one row
+    per scheduler, k parallel programs and s stressors: ``machine``,
+    ``scheduler``, ``k``, ``s``, ``runtime_s``), ``summary``
+    (:data:`FIGURE_SUMMARY_KEYS`: ``work_s`` is one program's work alone) and
+    ``config`` (every key's value as the core read it)."""
+
+    summary: dict[str, Any]
+    rows: list[dict[str, Any]] = field(repr=False)
+    config: dict[str, Any] = field(default_factory=dict)
+
+    _HEADLINE = ("work_s", "events")
+    FRAMES = ("runs",)
+
+    def _label(self) -> str:
+        return f"machine={self.summary.get('machine')}"
+
+    @property
+    def runs(self) -> pd.DataFrame:
+        """One row per (scheduler, k, s), with ``attrs`` ``work_s`` and ``config``."""
+        import pandas as pd
+
+        df = pd.DataFrame(self.rows, columns=["machine", "scheduler", "k", "s", "runtime_s"])
+        df.attrs["work_s"] = float(self.summary["work_s"])
+        df.attrs["config"] = dict(self.config)
+        return df
+
+    def _extra_dict(self) -> dict[str, Any]:
+        return {"runs": [dict(r) for r in self.rows]}
+
+
 def _num(v: Any) -> float:
     return math.nan if v is None else float(v)
 
 
-def simulate_fcs(config: Mapping[str, Any] | None = None, /, *, workers: int | None = None,
-                 **keys: Any) -> FcsResult:
-    """Runs seed 002's Table 1 model with ``config`` (a mapping of keys) and
+def simulate_fcs(config: FcsConfig | Mapping[str, Any] | None = None, /, *,
+                 workers: int | None = None, **keys: Any) -> FcsResult:
+    """Runs seed 002's Table 1 model with ``config`` (an :class:`FcsConfig` or
+    a mapping of keys) and
     ``keys`` (keyword overrides, e.g. ``scheme="gang", scale=0.1``); default:
     the paper's workload under FCS. ``jobs`` takes a list of per-process
     multiplier lists (``[[1, 1, 2, 2], [2, 2, 1, 1], [1, 1, 1, 1]]``) or the
@@ -117,21 +182,13 @@ def simulate_fcs(config: Mapping[str, Any] | None = None, /, *, workers: int | N
     ``field``) for a bad key or value, :class:`TimeLimitError` past
     ``max_time_s``, ``KeyboardInterrupt`` promptly on Ctrl-C. Releases the GIL.
     """
-    merged = {**(dict(config) if config else {}), **keys}
-    c = _core()
+    merged = _keys(config, keys)
     reps = merged.get("reps", 1)
     try:
         w = max(1, min(int(workers or 1), int(reps) if str(reps).isdigit() else 1))
     except (TypeError, ValueError):
         w = 1
-    try:
-        out = c.simulate_fcs(merged, workers=w)
-    except c.ConfigError as e:
-        raise _core_error(e) from None
-    except c.TimeLimitError as e:
-        raise TimeLimitError(str(e)) from None
-    except c.SimulationError as e:
-        raise SimulationError(str(e)) from None
+    out = _run(_core().simulate_fcs, merged, w)
     counters = {k: float(out[k]) for k in ("context_switches", "blocks", "slot_switches",
                                            "events", "wall_seconds")}
     return FcsResult(
@@ -148,6 +205,19 @@ def simulate_fcs(config: Mapping[str, Any] | None = None, /, *, workers: int | N
     )
 
 
+def _run_fcs_summary(cfg: dict[str, Any]) -> dict[str, Any]:
+    """Worker entry point of :func:`parsched.sweep` for an :class:`FcsConfig`:
+    the summary of one configuration (its replications on one thread); a run
+    that passes ``max_time_s`` gives NaNs and ``livelock`` True."""
+    try:
+        summary = simulate_fcs(cfg, workers=1).summary
+    except TimeLimitError:
+        nan = math.nan
+        return {**dict.fromkeys(FCS_SUMMARY_KEYS, nan), "scheme": cfg.get("scheme"),
+                "events": 0, "livelock": True}
+    return {**summary, "livelock": False}
+
+
 def fcs_table(config: Mapping[str, Any] | None = None, /,
               schemes: Sequence[str] = SCHEMES, **keys: Any) -> list[FcsResult]:
     """:func:`simulate_fcs` under each of ``schemes`` (default: all five, in
@@ -158,8 +228,29 @@ def fcs_table(config: Mapping[str, Any] | None = None, /,
     return [simulate_fcs(config, **{**keys, "scheme": s}) for s in schemes]
 
 
-def fcs_figure(config: Mapping[str, Any] | None = None, /, *, workers: int | None = None,
-               **keys: Any) -> pd.DataFrame:
+def simulate_fcs_figure(config: FcsFigureConfig | Mapping[str, Any] | None = None, /, *,
+                        workers: int | None = None, **keys: Any) -> FcsFigureResult:
+    """Seed 002's Figures 1-2 in simulation (:class:`FcsFigureConfig` or a
+    mapping, and keyword overrides) as an :class:`FcsFigureResult`; see
+    :func:`fcs_figure`."""
+    out = _run(_core().simulate_fcs_figure, _keys(config, keys), max(1, int(workers or 1)))
+    rows = [dict(zip(("machine", "scheduler", "k", "s", "runtime_s"), _row(r), strict=True))
+            for r in out["rows"]]
+    config_values = dict(out["config"])
+    summary = {"machine": config_values.get("machine"), "work_s": float(out["work_s"]),
+               "events": int(out.get("events", 0)),
+               "wall_seconds": float(out.get("wall_seconds", 0.0))}
+    return FcsFigureResult(summary=summary, rows=rows, config=config_values)
+
+
+def _row(r: Any) -> tuple:
+    if isinstance(r, Mapping):
+        return tuple(r[k] for k in ("machine", "scheduler", "k", "s", "runtime_s"))
+    return tuple(r)
+
+
+def fcs_figure(config: FcsFigureConfig | Mapping[str, Any] | None = None, /, *,
+               workers: int | None = None, **keys: Any) -> pd.DataFrame:
     """Seed 002's Figures 1-2 in simulation: k parallel programs plus s
     sequential stressors under the default scheduler (the O(1) model) and gang
     scheduling, on ``machine="es40"`` (4 processors, 4-thread programs) or
@@ -167,19 +258,4 @@ def fcs_figure(config: Mapping[str, Any] | None = None, /, *, workers: int | Non
     siblings each run at ``smt_speed``). Returns one row per (scheduler, k, s):
     columns machine, scheduler, k, s, runtime_s (the last parallel program's
     finish, s). Keys: docs/policies/fcs.md ("Figures 1-2")."""
-    import pandas as pd
-
-    merged = {**(dict(config) if config else {}), **keys}
-    c = _core()
-    try:
-        out = c.simulate_fcs_figure(merged, workers=max(1, int(workers or 1)))
-    except c.ConfigError as e:
-        raise _core_error(e) from None
-    except c.TimeLimitError as e:
-        raise TimeLimitError(str(e)) from None
-    except c.SimulationError as e:
-        raise SimulationError(str(e)) from None
-    df = pd.DataFrame(out["rows"], columns=["machine", "scheduler", "k", "s", "runtime_s"])
-    df.attrs["work_s"] = float(out["work_s"])
-    df.attrs["config"] = dict(out["config"])
-    return df
+    return simulate_fcs_figure(config, workers=workers, **keys).runs

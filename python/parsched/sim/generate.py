@@ -22,7 +22,16 @@ from parsched.errors import ConfigError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["LUBLIN_KEYS", "generate_lublin", "parse_lublin_overrides"]
+    from parsched.config import LublinConfig
+
+__all__ = ["LUBLIN_KEYS", "check_lublin_key", "generate_lublin", "parse_lublin_overrides"]
+
+
+def _core():
+    from parsched.sim.api import core
+
+    return core()
+
 
 #: The generator's keys with their defaults (``load`` None: the model's own
 #: arrival process; otherwise interarrival times are scaled so that the
@@ -40,13 +49,7 @@ _ALLOWED = {
 }
 
 
-def _core():
-    from parsched.sim.api import core
-
-    return core()
-
-
-def _check(key: str, value: Any) -> Any:
+def check_lublin_key(key: str, value: Any) -> Any:
     """``value`` as the key's type; a :class:`ConfigError` naming the key otherwise."""
     from parsched.config.base import _closest, _cut
 
@@ -72,6 +75,9 @@ def _check(key: str, value: Any) -> Any:
             return int(value)
         raise bad
     return value
+
+
+_check = check_lublin_key
 
 
 def parse_lublin_overrides(items: list[str]) -> dict[str, Any]:
@@ -110,6 +116,7 @@ def generate_lublin(
     load: float | None = None,
     seed: int = 1,
     include_types: bool = True,
+    config: LublinConfig | None = None,
 ) -> pd.DataFrame | str:
     """Generates ``jobs`` jobs of the Lublin–Feitelson model for ``procs``
     processors.
@@ -126,9 +133,12 @@ def generate_lublin(
     ``submit_time``, ``run_time``, ``allocated_procs``, ``requested_procs``,
     ``requested_time``, ``status``, ...; -1 for unknown, as in SWF) whose
     ``attrs["load_factor"]`` is the factor the interarrival times were divided by.
+    ``config``, a :class:`~parsched.config.LublinConfig`, gives every key at
+    once (the keyword arguments are then not used).
     """
-    args = {k: _check(k, v) for k, v in
-            dict(procs=procs, jobs=jobs, load=load, seed=seed, include_types=include_types).items()}
+    given = config.to_dict() if config is not None else dict(
+        procs=procs, jobs=jobs, load=load, seed=seed, include_types=include_types)
+    args = {k: _check(k, v) for k, v in given.items()}
     c = _core()
     if path is not None:
         from parsched._io import atomic_file, check_output_file

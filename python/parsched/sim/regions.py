@@ -18,13 +18,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from parsched.config.base import _core_error
-from parsched.errors import PolicyError, SimulationError
-from parsched.report.common import ResultRepr, jsonable
+from parsched.config import RegionsConfig
+from parsched.config.base import ConfigBase
+from parsched.sim.result import SimResult
 
-__all__ = ["PAPER", "RegionsResult", "regions_keys", "simulate_regions"]
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["PAPER", "REGIONS_SUMMARY_KEYS", "RegionsResult", "regions_keys",
+           "simulate_regions"]
+
+#: Keys of :attr:`RegionsResult.summary` (docs/glossary.md).
+REGIONS_SUMMARY_KEYS = ("machine", "workload", "normalized_performance", "speedup",
+                        "microschedules_per_s", "microschedules", "miss_ratio_standard",
+                        "miss_ratio_region")
 
 #: The paper's statements (§3.1, §5.1, §5.2) the experiments are set beside.
 PAPER: dict[str, Any] = {
@@ -51,7 +60,7 @@ def regions_keys() -> list[str]:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class RegionsResult(ResultRepr):
+class RegionsResult(SimResult):
     """The outcome of one :func:`simulate_regions` call.
 
     ``normalized_performance``: the standard scheduler's time over region
@@ -67,7 +76,10 @@ class RegionsResult(ResultRepr):
     ``regioning="online"`` the ``rebalances`` and ``last_rebalance_ns``);
     ``cache_loads`` is the final placement's with ``regioning="online"``;
     ``timing``: hit/miss ns and the micro-schedule cost used; ``config``:
-    every key's value.
+    every key's value as the core read it. ``summary``:
+    :data:`REGIONS_SUMMARY_KEYS`; :meth:`frames`: ``caches`` (one row per
+    last-level cache: ``cache``, ``load_region``, ``load_standard``, bytes)
+    and ``programs`` (``program``, ``speedup``; balance only).
     """
 
     machine: str
@@ -87,48 +99,55 @@ class RegionsResult(ResultRepr):
     config: dict[str, Any] = field(default_factory=dict)
 
     _HEADLINE = ("normalized_performance", "speedup", "microschedules_per_s", "cache_loads")
+    FRAMES = ("caches", "programs")
 
     def _label(self) -> str:
         return f"machine={self.machine}, workload={self.workload}"
 
-    def to_dict(self) -> dict[str, Any]:
-        """Every field as JSON-ready values."""
-        return jsonable({
-            "machine": self.machine,
-            "workload": self.workload,
-            "normalized_performance": self.normalized_performance,
-            "speedup": self.speedup,
-            "speedup_per_program": self.speedup_per_program,
-            "microschedules_per_s": self.microschedules_per_s,
-            "microschedules": self.microschedules,
-            "cache_loads": self.cache_loads,
-            "cache_loads_standard": self.cache_loads_standard,
-            "miss_ratio_standard": self.miss_ratio_standard,
-            "miss_ratio_region": self.miss_ratio_region,
-            "standard": self.standard,
-            "region": self.region,
-            "timing": self.timing,
-            "config": self.config,
-        })
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The scalars, :data:`REGIONS_SUMMARY_KEYS`."""
+        return {k: getattr(self, k) for k in REGIONS_SUMMARY_KEYS}
+
+    @property
+    def caches(self) -> pd.DataFrame:
+        """One row per last-level cache: bytes mapped to it under region
+        scheduling and under the standard placement."""
+        import pandas as pd
+
+        return pd.DataFrame({"cache": range(len(self.cache_loads)),
+                             "load_region": self.cache_loads,
+                             "load_standard": self.cache_loads_standard})
+
+    @property
+    def programs(self) -> pd.DataFrame:
+        """One row per program: its speedup (balance; empty for memlat)."""
+        import pandas as pd
+
+        return pd.DataFrame({"program": range(len(self.speedup_per_program)),
+                             "speedup": self.speedup_per_program})
+
+    def _extra_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in (
+            "speedup_per_program", "cache_loads", "cache_loads_standard", "standard",
+            "region", "timing")}
 
 
-def simulate_regions(config: Mapping[str, Any] | None = None, /, **keys: Any) -> RegionsResult:
-    """Runs seed 004's region machine with ``config`` (a mapping of keys) and
+def simulate_regions(config: RegionsConfig | Mapping[str, Any] | None = None, /,
+                     **keys: Any) -> RegionsResult:
+    """Runs seed 004's region machine with ``config`` (a :class:`RegionsConfig`
+    or a mapping of keys) and
     ``keys`` (keyword overrides, e.g. ``machine="westmere", wss_mb=20,
     access_time=2**14``); default: memlat, 6 MB, access time 2^16 on the
     Clovertown-like machine. Raises :class:`ConfigError` (with ``field``) for
     a bad key or value, :class:`PolicyError` if a policy decision cannot be
     applied, :class:`SimulationError` for a bad program. Releases the GIL."""
+    if isinstance(config, ConfigBase):
+        config = config.to_dict()
+    from parsched.sim.api import call_core
+
     merged = {**(dict(config) if config else {}), **keys}
-    c = _core()
-    try:
-        out = c.simulate_regions(merged)
-    except c.ConfigError as e:
-        raise _core_error(e) from None
-    except c.PolicyError as e:
-        raise PolicyError(str(e)) from None
-    except c.SimulationError as e:
-        raise SimulationError(str(e)) from None
+    out = call_core(_core().simulate_regions, merged)
     sp = out["speedup"]
     return RegionsResult(
         machine=str(out["machine"]),
@@ -147,3 +166,8 @@ def simulate_regions(config: Mapping[str, Any] | None = None, /, **keys: Any) ->
         timing=dict(out["timing"]),
         config=dict(out["config"]),
     )
+
+
+def _run_regions_summary(cfg: dict[str, Any]) -> dict[str, Any]:
+    """Worker entry point of :func:`parsched.sweep` for a :class:`RegionsConfig`."""
+    return simulate_regions(cfg).summary

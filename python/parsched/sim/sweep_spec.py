@@ -1,7 +1,8 @@
 """Sweeps from a spec file: ``parsched sweep SPEC.toml --out DIR``.
 
-A spec (TOML, docs/formats/sweep-spec.md) names a ``model`` (any config class:
-``pools``, ``barrier``, ``batch``, ``cosched``), a ``[base]`` configuration, a
+A spec (TOML, docs/formats/sweep-spec.md) names a ``model`` (any swept model of
+:data:`parsched.sim.models.MODELS`: ``pools``, ``barrier``, ``batch``,
+``cosched``, ``fcs``, ``regions``), a ``[base]`` configuration, a
 ``[grid]`` (the cartesian product of key lists) and/or explicit ``[[points]]``,
 and ``[replications]``: a fixed number of seeds, or "until the 90% confidence
 interval half-width of a metric across replications is below a target", with a
@@ -40,10 +41,9 @@ from typing import TYPE_CHECKING, Any
 
 from parsched.config import BatchConfig
 from parsched.config.base import ConfigBase, _closest, _cut
-from parsched.errors import ConfigError, Terminated
+from parsched.errors import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
-    import argparse
 
     import pandas as pd
 
@@ -54,12 +54,6 @@ __all__ = ["Point", "Replications", "SweepOutcome", "SweepSpec",
 SPEC_KEYS = ("model", "base", "grid", "points", "replications")
 #: Keys of the ``[replications]`` table.
 REPLICATION_KEYS = ("seeds", "metric", "ci_half_width", "ci_relative", "min", "max")
-#: The metric a CI target applies to when ``metric`` is not given.
-HEADLINE = {"pools": "mean_response_time", "barrier": "time_per_iteration",
-            "batch": "avg_bounded_slowdown", "cosched": "completion_time"}
-#: The key a replication varies (default ``seed``): a batch run's only
-#: randomness is its generated workload's.
-SEED_KEY = {"batch": "workload_seed"}
 #: Version of the point key and row layout (changing it invalidates old parts).
 FORMAT = 1
 RESULTS = "results.parquet"
@@ -68,24 +62,22 @@ PARTS = "points"
 CONSOLIDATE_EVERY = 2.0
 
 
+def _model(name: str):
+    from parsched.sim.models import MODELS
+
+    return MODELS[name]
+
+
 def _metrics(model: str) -> tuple[str, ...]:
     """Summary keys a CI target may name (numbers that depend on the seed only)."""
-    from parsched.sim import api as api
+    return _model(model).metrics
 
-    if model == "pools":
-        keys: Sequence[str] = [k for k in api.SUMMARY_KEYS if k != "rep_means"]
-    elif model == "barrier":
-        keys = api.BARRIER_SUMMARY_KEYS
-    elif model == "batch":
-        from parsched.sim.batch import BATCH_SUMMARY_KEYS
 
-        keys = (*BATCH_SUMMARY_KEYS, "dropped")
-    elif model == "cosched":
-        keys = ("completion_time", "completion_time_ci90", "mean_job_time", "cv",
-                "slowdown", "ideal", "events")
-    else:  # pragma: no cover - a model without a sweep runner yet
-        keys = ()
-    return tuple(k for k in keys if k != "wall_seconds")
+def _swept() -> list[str]:
+    """The models a spec may name."""
+    from parsched.sim.models import MODELS
+
+    return [m.name for m in MODELS.values() if m.summary is not None]
 
 
 # ----------------------------------------------------------------- the spec
@@ -233,8 +225,7 @@ def spec_from_dict(doc: Mapping[str, Any], path: str = "<spec>") -> SweepSpec:
     try:
         runner(model)
     except ValueError:
-        raise err("model", f"{model} cannot be swept yet",
-                  ", ".join(m for m in models if m in HEADLINE)) from None
+        raise err("model", f"{model} cannot be swept yet", ", ".join(_swept())) from None
     base = _table(doc, "base", err)
     grid = _table(doc, "grid", err)
     points = doc.get("points", [])
@@ -351,7 +342,7 @@ def _replications(t: Any, model: str, cls: type[ConfigBase], err) -> Replication
     if len(adaptive) == 2:
         raise err("replications.ci_relative", "given with ci_half_width",
                   "one of ci_half_width (absolute) or ci_relative (a fraction of the mean)")
-    has_seed = SEED_KEY.get(model, "seed") in cls._kinds()
+    has_seed = _model(model).seed_key in cls._kinds()
     if not adaptive:
         for k in ("metric", "min", "max"):
             if k in t:
@@ -369,7 +360,7 @@ def _replications(t: Any, model: str, cls: type[ConfigBase], err) -> Replication
         raise err(f"replications.{adaptive[0]}", f"model {model} has no seed to vary",
                   "seeds = 1")
     metrics = _metrics(model)
-    metric = t.get("metric", HEADLINE.get(model))
+    metric = t.get("metric", _model(model).headline)
     if metric not in metrics:
         near = _closest(str(metric), list(metrics))
         hint = f" (did you mean {near}?)" if near else ""
@@ -432,7 +423,7 @@ def _run_rep(model: str, cfg: dict[str, Any]) -> dict[str, Any]:
 def _rep_config(config: ConfigBase, r: int) -> dict[str, Any]:
     cfg = config.to_dict()
     if r:
-        key = SEED_KEY.get(config.MODEL, "seed")
+        key = _model(config.MODEL).seed_key
         cfg[key] = (int(cfg[key]) + r) % 2**64
     return cfg
 
@@ -460,7 +451,7 @@ def _aggregate(point: Point, reps: Replications, summaries: list[dict[str, Any]]
             summary[k] = any(vals)  # e.g. livelock: in any replication
         else:
             summary[k] = v
-    metric = reps.metric or HEADLINE[point.config.MODEL]
+    metric = reps.metric or _model(point.config.MODEL).headline
     values = [float("nan") if s.get(metric) is None else float(s[metric]) for s in summaries]
     row = {"point": point.key, **_row(point.config, summary)}
     row.update(replications=n, rep_metric=metric, rep_values=values,
@@ -584,7 +575,7 @@ def _execute(spec: SweepSpec, todo: Sequence[Point], ex: cf.Executor,
     time once its first ``min`` are in, so its replication count does not depend
     on the order in which runs finish."""
     reps = spec.replications
-    metric = reps.metric or HEADLINE[spec.model]
+    metric = reps.metric or _model(spec.model).headline
     summaries: dict[int, dict[int, dict[str, Any]]] = {i: {} for i in range(len(todo))}
     submitted = dict.fromkeys(range(len(todo)), 0)
     futures: dict[cf.Future, tuple[int, int]] = {}
@@ -733,99 +724,6 @@ def _dask_client(scheduler: str | None, workers: int | None):
             client.close()
         with contextlib.suppress(Exception):
             cluster.close()
-
-
-# ---------------------------------------------------------------------- CLI
-
-
-def add_parser(sub: Any) -> None:
-    """Registers ``parsched sweep`` on the CLI's subparsers."""
-    import argparse
-
-    from parsched.cli import _doc, _workers
-
-    p = sub.add_parser("sweep", help=_doc(cmd_sweep).splitlines()[0],
-                       description=_doc(cmd_sweep),
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("spec", metavar="SPEC.toml", help="sweep spec (docs/formats/sweep-spec.md)")
-    p.add_argument("--out", required=True, metavar="DIR",
-                   help="output directory: results.parquet and points/ (resumed if present)")
-    p.add_argument("--executor", choices=("processes", "threads", "dask"), default=None,
-                   help="where the runs go (default threads; dask when --scheduler is given)")
-    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                   help="address of a running Dask scheduler (implies --executor dask)")
-    p.add_argument("--workers", type=_workers, default=None, metavar="N",
-                   help="threads, processes or LocalCluster workers (default: one per CPU)")
-    p.add_argument("--json", action="store_true", help="print one JSON object at the end")
-    p.set_defaults(func=cmd_sweep)
-
-
-def cmd_sweep(args: argparse.Namespace) -> int:
-    """Run a parameter sweep from a spec file, with Parquet output and resume.
-
-    SPEC.toml names the model (pools, barrier, batch, cosched), a [base]
-    configuration, a [grid] of KEY = [VALUES] (cartesian product) and/or
-    [[points]] tables, and [replications] (seeds = N, or ci_half_width = X /
-    ci_relative = X with metric, min and max: replications until the 90% CI
-    half-width of the metric is below the target). One row per point goes to
-    DIR/points/KEY.parquet as it finishes and DIR/results.parquet holds every
-    finished point; running the same command again skips finished points.
-    --executor threads (default), processes or dask (a LocalCluster of
-    --workers processes, or the cluster at --scheduler ADDRESS, e.g. one
-    started by dask-jobqueue on Slurm or PBS). Ctrl-C or SIGTERM keeps what
-    finished (exit 130; SIGTERM 143). Format: docs/formats/sweep-spec.md;
-    docs/sweeps.md.
-    """
-    from parsched.cli import _fail
-    from parsched.report.common import jsonable
-
-    kind = args.executor or ("dask" if args.scheduler else "threads")
-    if args.scheduler and kind != "dask":
-        raise ConfigError("--scheduler", f"given with --executor {kind}",
-                          "--executor dask (or leave --executor out)")
-    spec = load_spec(args.spec)
-    if os.path.exists(args.out) and not os.path.isdir(args.out):
-        raise ConfigError("--out", f"{args.out!r} exists and is not a directory",
-                          "a directory path")
-    from parsched._io import check_output_dir
-
-    check_output_dir(args.out, "--out")
-    t0 = time.perf_counter()
-    outcome: SweepOutcome | None = None
-    todo = pending(spec, args.out)
-    try:
-        if not todo:  # all done: no executor to start
-            outcome = run_spec(spec, args.out, None, progress=False)
-        else:
-            with make_executor(kind, args.workers, args.scheduler, len(todo)) as ex:
-                outcome = run_spec(spec, args.out, ex, progress=True)
-    except KeyboardInterrupt as e:
-        saved = _count_rows(os.path.join(args.out, RESULTS))
-        term = isinstance(e, Terminated)  # (the CLI's SIGTERM handler: exit 143)
-        what = "terminated (SIGTERM)" if term else "interrupted"
-        return _fail(f"{what}: {saved} of {len(spec.points)} points saved in "
-                     f"{os.path.join(args.out, RESULTS)}; run the same command to resume",
-                     code=143 if term else 130)
-    elapsed = time.perf_counter() - t0
-    assert outcome is not None
-    msg = {"spec": args.spec, "model": spec.model, "points": outcome.total,
-           "skipped": outcome.skipped, "ran": outcome.ran, "executor": kind,
-           "results": outcome.path, "seconds": round(elapsed, 3)}
-    if args.json:
-        print(json.dumps(jsonable(msg)))
-    else:
-        print(f"sweep {spec.model}: {outcome.total} points, {outcome.skipped} already done, "
-              f"{outcome.ran} run ({kind}) in {elapsed:.1f} s; wrote {outcome.path}")
-    return 0
-
-
-def _count_rows(path: str) -> int:
-    try:
-        import pyarrow.parquet as pq
-
-        return int(pq.ParquetFile(path).metadata.num_rows)
-    except Exception:
-        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,5 +1,17 @@
 //! The controller: starts the jobs, then applies the policy until all exit.
 //!
+//! The controller is a mechanism and a policy, in the spirit of Linux's
+//! `sched_ext_ops`. The mechanism (`mechanism/`) owns the jobs and acts on
+//! them: the timer, the pidfds and signals, freezing, affinity, cpusets,
+//! reaping, the supervisor (safety), the statistics. The policy
+//! (`policy::RuntimePolicy`, one implementation per file below) observes
+//! and decides through its callbacks (`start`, `next_deadline`, `on_timer`,
+//! `on_exit`, `on_job_exit`, `annotate`, `on_stop`, `finish`) and hands its
+//! decisions to the mechanism as data (`mechanism::Decision`: spawn,
+//! freeze, thaw, spread, unpin, confine, SCHED_IDLE, width). The loop
+//! ([`Controller::run`]) never looks at which policy runs: `policy::build`
+//! constructs it from [`Policy`], once.
+//!
 //! **Gang** ([`Policy::Gang`]): each job is a gang of `width` cells in the
 //! core crate's [`GangMatrix`] (unchanged; the simulator drives the same
 //! code). Slots rotate by [`GangMatrix::next_slot`]; at each switch the
@@ -44,42 +56,48 @@
 //! | file | what |
 //! |---|---|
 //! | `mod.rs` | [`Controller`]: construction, [`Controller::run`] and its event loop |
-//! | `wait.rs` | the `poll` on timerfd, pidfds and the signal pipe |
-//! | `jobs.rs` | spawn, freeze/thaw, reap and report, shutdown |
-//! | `gang.rs` | gang policy: slot switches, admission, refits, spreading |
+//! | `policy.rs` | the `RuntimePolicy` trait and `build`, the one factory from [`Policy`] |
+//! | `mechanism/mod.rs` | the mechanism's state and `Decision`s, applied |
+//! | `mechanism/wait.rs` | the `poll` on timerfd, pidfds and the signal pipe |
+//! | `mechanism/jobs.rs` | spawn, freeze/thaw, reap and report, stop |
+//! | `default.rs` | default policy: start everything |
+//! | `gang.rs` | gang policy: slot switches, admission, refits, spreading; generic over an extension (`GangExt`) |
+//! | `fcs.rs` | FCS: gang with the FCS extension: /proc observations → the core `Fcs` policy → roles (freeze/thaw, affinity, SCHED_IDLE) |
+//! | `fcs_files.rs` | FCS: the class files and synchronization-statistics files shared with the jobs |
 //! | `pools.rs` | pools policy: Zhou–Brecht placement into cpusets |
-//! | `fcs.rs` | FCS: /proc observations → the core `Fcs` policy → roles applied (freeze/thaw, affinity, SCHED_IDLE) |
 //! | `regions.rs` | regions policy: /proc working sets → cache balancing → cpusets |
 //! | `realtime.rs` | SCHED_FIFO for the controller |
 
 use crate::cgroup::{open_freezer, open_freezer_explained, BackendKind, Cpuset, Freezer};
 use crate::error::Result;
-use crate::safety::{owner_tag, recover_stale, SignalGuard, Supervisor};
-use crate::spawn::{job_identity, JobIdentity};
-use crate::spec::{JobReport, Policy, RunSpec};
+use crate::safety::{owner_tag, recover_stale, Supervisor};
+use crate::spawn::job_identity;
+#[cfg(doc)]
+use crate::spec::Policy;
+use crate::spec::{JobReport, RunSpec};
 use crate::topology::{machine_topology, read_topology, MachineTopology};
-use parsched_core::policy::fcs::Fcs;
+use parsched_core::policy::fcs::FcsConfig;
 use parsched_core::policy::gang::{GangId, GangMatrix, SlotId};
-use parsched_core::policy::gang_sched::{GangSchedOptions, GangScheduler};
-use parsched_core::topology::PoolLayout;
-use parsched_core::PoolId;
+#[cfg(doc)]
+use parsched_core::{policy::pools::ZhouBrecht, topology::PoolLayout};
 use serde::Serialize;
-use std::os::unix::io::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+mod default;
 mod fcs;
+mod fcs_files;
 mod gang;
-mod jobs;
+mod mechanism;
+mod policy;
 mod pools;
 mod realtime;
 mod regions;
-mod wait;
 
-use fcs::FcsJob;
+use mechanism::{mono_ns, Mechanism, Parts};
+use policy::RuntimePolicy;
 pub use realtime::{enter_realtime, leave_realtime};
 pub use regions::{RegionsCache, RegionsRecord, RegionsStats};
-use wait::{arm, mono_ns, pidfd_open, thread_cpu_s, timerfd};
 
 /// One slot switch, as decided.
 #[derive(Debug, Clone)]
@@ -126,90 +144,43 @@ pub struct ControllerStats {
     pub regions: Option<RegionsStats>,
 }
 
-struct Job {
-    name: String,
-    group: String,
-    spec: crate::spec::JobSpec,
-    gang: GangId,
-    width: u32,
-    pid: Option<i32>,
-    pidfd: Option<OwnedFd>,
-    started: Option<Instant>,
-    frozen_since: Option<Instant>,
-    suspended: Duration,
-    slots_run: u64,
-    cpus: Vec<u32>,
-    pool: Option<u32>,
-    placement: Vec<(PoolId, u32)>,
-    report: Option<JobReport>,
-    cpuset: bool,
-    /// The CPU each thread was last pinned to by the spreader.
-    pinned: std::collections::BTreeMap<i32, u32>,
-    /// Freeze requested at the last switch, confirmation pending.
-    unconfirmed: bool,
-    /// FCS: what was measured of it and applied to it.
-    fcs: FcsJob,
-    /// Times the gang was re-fitted to the job's thread count.
-    refits: u32,
-    /// Regions: the last working-set estimate, bytes.
-    wss_bytes: Option<u64>,
+/// The controller of one run: the mechanism and the policy.
+pub struct Controller {
+    m: Mechanism,
+    policy: Box<dyn RuntimePolicy>,
 }
 
-impl Job {
-    fn live(&self) -> bool {
-        self.pid.is_some() && self.report.is_none()
+/// The topology the spec names (explicit, or read from the machine).
+fn spec_topology(spec: &RunSpec) -> Result<MachineTopology> {
+    match (&spec.topology, &spec.cpus) {
+        (Some(t), Some(c)) => MachineTopology::explicit(t.clone(), c.clone()),
+        (Some(t), None) => {
+            let n = t.num_procs();
+            MachineTopology::explicit(t.clone(), (0..n).collect())
+        }
+        (None, Some(c)) => read_topology(Path::new("/"), Some(c)),
+        (None, None) => machine_topology(),
     }
 }
 
-/// The controller of one run.
-pub struct Controller {
-    spec: RunSpec,
-    freezer: Box<dyn Freezer>,
-    cpuset: Option<Cpuset>,
-    topo: MachineTopology,
-    /// Gang and flexible: the core crate's gang scheduler (matrix,
-    /// admission queue, running slot) decides; the controller applies.
-    sched: GangScheduler,
-    jobs: Vec<Job>,
-    supervisor: Option<Supervisor>,
-    signals: Option<SignalGuard>,
-    timerfd: Option<OwnedFd>,
-    trace: Vec<SwitchRecord>,
-    stats: ControllerStats,
-    warnings: Vec<String>,
-    identity: Option<JobIdentity>,
-    layout: Option<PoolLayout>,
-    pool_load: Vec<u32>,
-    /// FCS: the core policy, which decides (classes, membership, DC slots,
-    /// roles).
-    fcs: Fcs,
-    /// FCS: when the running slot started.
-    slot_since: Option<Instant>,
-    /// FCS: a DC slot is running (since when).
-    in_dc_slot: bool,
-    dc_slot_since: Option<Instant>,
-    /// FCS: the files publishing each job's class to it (see
-    /// [`fcs::ClassFiles`]).
-    class_files: Option<fcs::ClassFiles>,
-    /// Regions: the policy's state.
-    regions: Option<regions::RegionsState>,
-    t0: Instant,
-}
-
 impl Controller {
-    /// Validates the spec, recovers stale groups, reads the topology, opens
-    /// the freezer (and cpusets for pools) and starts the supervisor.
+    /// Validates the spec, reads the topology, constructs the policy,
+    /// recovers stale groups, opens the freezer (if the policy freezes) and
+    /// cpusets (if it confines) and starts the supervisor.
     pub fn new(spec: RunSpec) -> Result<Controller> {
         spec.validate()?;
+        let topo = spec_topology(&spec)?;
+        let policy = policy::build(&spec, &topo)?;
         let owner = owner_tag();
-        let (freezer, why): (Box<dyn Freezer>, Vec<String>) = match spec.policy {
-            Policy::Gang | Policy::Fcs => open_freezer_explained(spec.backend, &owner)?,
-            // Default and pools never freeze; signals need no cgroup.
-            _ => (Box::new(crate::cgroup::Signal::new()), Vec::new()),
+        let (freezer, why): (Box<dyn Freezer>, Vec<String>) = if policy.needs().freezer {
+            open_freezer_explained(spec.backend, &owner)?
+        } else {
+            // Policies that never freeze: signals need no cgroup.
+            (Box::new(crate::cgroup::Signal::new()), Vec::new())
         };
-        let mut c = Controller::build(spec, freezer, &owner)?;
-        if c.freezer.kind() == BackendKind::Signal && !why.is_empty() {
-            c.warn(format!(
+        let mut c = Controller::build(spec, topo, policy, freezer, &owner)?;
+        if c.m.freezer_kind() == BackendKind::Signal && !why.is_empty() {
+            c.m.warn(format!(
                 "no usable cgroup freezer ({}); falling back to SIGSTOP/SIGCONT, which a job \
                  can escape by leaving its process group",
                 why.join("; ")
@@ -222,60 +193,47 @@ impl Controller {
     /// [`crate::cgroup::Mock`]).
     pub fn with_freezer(spec: RunSpec, freezer: Box<dyn Freezer>) -> Result<Controller> {
         spec.validate()?;
-        let owner = owner_tag();
-        Controller::build(spec, freezer, &owner)
+        let topo = spec_topology(&spec)?;
+        let policy = policy::build(&spec, &topo)?;
+        Controller::build(spec, topo, policy, freezer, &owner_tag())
     }
 
-    fn build(spec: RunSpec, freezer: Box<dyn Freezer>, owner: &str) -> Result<Controller> {
+    /// As [`Controller::with_freezer`] with a given policy (tests).
+    #[cfg(test)]
+    fn with_policy(
+        spec: RunSpec,
+        freezer: Box<dyn Freezer>,
+        policy: Box<dyn RuntimePolicy>,
+    ) -> Result<Controller> {
+        spec.validate()?;
+        let topo = spec_topology(&spec)?;
+        Controller::build(spec, topo, policy, freezer, &owner_tag())
+    }
+
+    fn build(
+        spec: RunSpec,
+        topo: MachineTopology,
+        policy: Box<dyn RuntimePolicy>,
+        freezer: Box<dyn Freezer>,
+        owner: &str,
+    ) -> Result<Controller> {
         let mut warnings = Vec::new();
         if spec.recover {
             for d in recover_stale() {
                 warnings.push(format!("recovered stale group {}", d.display()));
             }
         }
-        let topo = match (&spec.topology, &spec.cpus) {
-            (Some(t), Some(c)) => MachineTopology::explicit(t.clone(), c.clone())?,
-            (Some(t), None) => {
-                let n = t.num_procs();
-                MachineTopology::explicit(t.clone(), (0..n).collect())?
-            }
-            (None, Some(c)) => read_topology(Path::new("/"), Some(c))?,
-            (None, None) => machine_topology()?,
-        };
-        let p = topo.topology.num_procs();
-        let matrix = GangMatrix::with_options(p, spec.max_slots, spec.matrix)?;
-        let sched = GangScheduler::new(matrix, GangSchedOptions::default());
-        let (cpuset, layout) = if spec.policy == Policy::Pools {
-            let layout = if let Some(s) = &spec.pools.sizes {
-                PoolLayout::from_sizes(&topo.topology, s)?
-            } else if let Some(k) = spec.pools.pool_size {
-                PoolLayout::equal(&topo.topology, k)?
-            } else {
-                PoolLayout::per_domain(&topo.topology)
-            };
-            let cs = match Cpuset::detect(owner) {
+        let cpuset = match policy.needs().cpusets {
+            Some(what) => match Cpuset::detect(owner) {
                 Ok(c) => Some(c),
                 Err(e) => {
                     warnings.push(format!(
-                        "{e}; pools are enforced with sched_setaffinity only"
+                        "{e}; {what} are enforced with sched_setaffinity only"
                     ));
                     None
                 }
-            };
-            (cs, Some(layout))
-        } else if spec.policy == Policy::Regions && spec.regions.cpusets {
-            let cs = match Cpuset::detect(owner) {
-                Ok(c) => Some(c),
-                Err(e) => {
-                    warnings.push(format!(
-                        "{e}; regions are enforced with sched_setaffinity only"
-                    ));
-                    None
-                }
-            };
-            (cs, None)
-        } else {
-            (None, None)
+            },
+            None => None,
         };
         let mut roots: Vec<PathBuf> = freezer.roots();
         if let Some(c) = &cpuset {
@@ -286,217 +244,164 @@ impl Controller {
         } else {
             None
         };
-        let identity = job_identity();
-        let fcs = fcs::fcs_policy(&spec)?;
-        let pool_load = vec![0; layout.as_ref().map_or(0, |l| l.num_pools())];
-        let jobs = spec
-            .jobs
-            .iter()
-            .enumerate()
-            .map(|(i, j)| {
-                let mut width = j.width.unwrap_or(p);
-                if width > p {
-                    warnings.push(format!(
-                        "job {i}: width {width} > {p} processors; using {p}"
-                    ));
-                    width = p;
-                }
-                Job {
-                    name: j.name.clone().unwrap_or_else(|| format!("job{i}")),
-                    group: format!("job{i}"),
-                    spec: j.clone(),
-                    gang: GangId(i as u64),
-                    width,
-                    pid: None,
-                    pidfd: None,
-                    started: None,
-                    frozen_since: None,
-                    suspended: Duration::ZERO,
-                    slots_run: 0,
-                    cpus: Vec::new(),
-                    pool: None,
-                    placement: Vec::new(),
-                    report: None,
-                    cpuset: false,
-                    pinned: Default::default(),
-                    unconfirmed: false,
-                    fcs: FcsJob::new(j.fcs_class),
-                    refits: 0,
-                    wss_bytes: None,
-                }
-            })
-            .collect();
-        for w in &warnings {
-            eprintln!("parsched: warning: {w}");
-        }
-        let backend = format!("{:?}", freezer.kind()).to_lowercase();
-        Ok(Controller {
+        let m = Mechanism::new(Parts {
             spec,
             freezer,
             cpuset,
             topo,
-            sched,
-            jobs,
             supervisor,
-            signals: None,
-            timerfd: None,
-            trace: Vec::new(),
-            stats: ControllerStats {
-                backend,
-                ..Default::default()
-            },
+            identity: job_identity(),
             warnings,
-            identity,
-            layout,
-            pool_load,
-            fcs,
-            slot_since: None,
-            in_dc_slot: false,
-            dc_slot_since: None,
-            class_files: None,
-            regions: None,
-            t0: Instant::now(),
-        })
-    }
-
-    fn warn(&mut self, w: String) {
-        eprintln!("parsched: warning: {w}");
-        self.warnings.push(w);
+        });
+        Ok(Controller { m, policy })
     }
 
     pub fn warnings(&self) -> &[String] {
-        &self.warnings
+        self.m.warnings()
     }
 
     /// The slot switches, in order.
     pub fn trace(&self) -> &[SwitchRecord] {
-        &self.trace
+        self.m.trace()
     }
 
     pub fn stats(&self) -> &ControllerStats {
-        &self.stats
+        self.m.stats()
     }
 
     pub fn topology(&self) -> &MachineTopology {
-        &self.topo
+        self.m.topology()
+    }
+
+    /// The policy's name (`default`, `gang`, `fcs`, `pools`, `regions`).
+    pub fn policy_name(&self) -> &'static str {
+        self.policy.name()
     }
 
     /// The pid of the supervisor, if one runs.
     pub fn supervisor_pid(&self) -> Option<u32> {
-        self.supervisor.as_ref().map(|s| s.pid())
+        self.m.supervisor_pid()
+    }
+
+    /// FCS: the policy, if this run's policy is FCS.
+    fn fcs(&self) -> Option<&fcs::FcsPolicy> {
+        self.policy.as_any().downcast_ref::<fcs::FcsPolicy>()
+    }
+
+    /// FCS: records the core policy's inputs and decisions from now on (for
+    /// tests: [`Controller::fcs_log`], `Fcs::replay`). Other policies have
+    /// nothing to record.
+    pub fn record_fcs(&mut self) {
+        if let Some(p) = self.policy.as_any_mut().downcast_mut::<fcs::FcsPolicy>() {
+            p.core_mut().record();
+        }
+    }
+
+    /// FCS: the core policy's recorded inputs and decisions (empty for
+    /// other policies).
+    pub fn fcs_log(&self) -> &[parsched_core::policy::fcs::Step] {
+        self.fcs().map_or(&[], |p| p.core().log())
+    }
+
+    /// The core FCS policy's configuration for this run's spec.
+    pub fn fcs_config(&self) -> FcsConfig {
+        fcs::fcs_config(self.m.spec())
     }
 
     /// Runs every job to completion and reports on each (in job order).
     pub fn run(&mut self) -> Result<Vec<JobReport>> {
-        self.t0 = Instant::now();
-        let cpu0 = thread_cpu_s();
-        self.signals = Some(SignalGuard::install()?);
-        self.timerfd = timerfd();
-        if self.spec.realtime {
-            match enter_realtime(self.spec.rt_priority) {
-                Ok(()) => self.stats.realtime = true,
-                Err(w) => self.warn(w),
-            }
-        }
+        let cpu0 = self.m.begin_run()?;
         let r = self.run_inner();
         if r.is_err() {
             self.abort_jobs();
         }
         self.finish_cleanup();
-        if self.stats.realtime {
-            leave_realtime();
-        }
-        self.signals = None;
-        self.stats.cpu_s = thread_cpu_s() - cpu0;
-        self.stats.wall_s = self.t0.elapsed().as_secs_f64();
+        self.m.end_run(cpu0);
         r?;
-        Ok(self
-            .jobs
-            .iter()
-            .map(|j| j.report.clone().expect("every job reported"))
-            .collect())
+        Ok(self.m.reports())
     }
 
+    /// The loop: the policy starts the jobs; then each wake-up (a job's
+    /// exit, a signal, the policy's deadline) reaps, and calls the policy's
+    /// timer or exit callback.
     fn run_inner(&mut self) -> Result<()> {
-        match self.spec.policy {
-            Policy::Gang | Policy::Fcs => self.start_gang()?,
-            Policy::Pools => self.start_pools()?,
-            Policy::Regions => self.start_regions()?,
-            Policy::Default => {
-                for i in 0..self.jobs.len() {
-                    self.spawn(i)?;
-                }
-            }
-        }
-        let regions = self.spec.policy == Policy::Regions;
-        let slot_ns = if regions {
-            self.spec.regions.scan.as_nanos() as u64
-        } else {
-            self.spec.slot.as_nanos() as u64
-        };
-        let mut deadline = mono_ns() + slot_ns;
+        self.policy.start(&mut self.m)?;
         loop {
-            if self.jobs.iter().all(|j| j.report.is_some()) {
+            if self.m.all_reported() {
                 return Ok(());
             }
-            let gang = matches!(self.spec.policy, Policy::Gang | Policy::Fcs);
-            if gang || regions {
-                if let Some(t) = &self.timerfd {
-                    arm(t, deadline);
-                }
-            }
-            let fired = self.wait_events((gang || regions).then_some(deadline))?;
-            self.stats.wakeups += 1;
-            if let Some(sig) = fired.signal {
+            let deadline = self.policy.next_deadline();
+            if let Some(sig) = self.m.wait(deadline)? {
                 self.shutdown(sig)?;
                 return Ok(());
             }
             let exited = self.reap()?;
-            if regions {
-                let now = mono_ns();
-                if now >= deadline {
-                    self.regions_tick()?;
-                    deadline = now + slot_ns;
-                } else if exited {
-                    self.regions_on_exit()?;
-                }
-                continue;
-            }
-            if !gang {
-                continue;
-            }
             let now = mono_ns();
-            // Seed 001 §3.2's early switch: no live job left in the slot (or
-            // no slot running).
-            let jobs = &self.jobs;
-            let slot_empty = if self.in_dc_slot {
-                !self.any_released_live()
-            } else {
-                self.sched.current().is_none()
-                    || self
-                        .sched
-                        .should_switch_early(|g| jobs[g.0 as usize].live())
-            };
-            let timed = now >= deadline;
-            if timed || (exited && slot_empty) {
-                self.switch(!timed)?;
-                deadline = mono_ns() + slot_ns;
+            if deadline.is_some_and(|d| now >= d) {
+                self.policy.on_timer(&mut self.m, now)?;
+            } else if exited {
+                self.policy.on_exit(&mut self.m)?;
             }
         }
     }
 
-    fn finish_cleanup(&mut self) {
-        // The FCS class files go with the run (the jobs have exited).
-        self.class_files = None;
-        let _ = self.freezer.cleanup();
-        if let Some(c) = self.cpuset.as_mut() {
-            c.cleanup();
+    /// Reaps the jobs that exited; the policy forgets each and adds to its
+    /// report. Whether any exited.
+    fn reap(&mut self) -> Result<bool> {
+        let exited = self.m.reap()?;
+        for &i in &exited {
+            self.policy.on_job_exit(&mut self.m, i)?;
+            if let Some(r) = self.m.report_mut(i) {
+                self.policy.annotate(i, r);
+            }
         }
-        if let Some(s) = self.supervisor.take() {
-            s.finish();
+        Ok(!exited.is_empty())
+    }
+
+    /// SIGINT/SIGTERM/SIGHUP: forward to the jobs, thaw them, give them 2 s,
+    /// then kill what is left.
+    fn shutdown(&mut self, sig: i32) -> Result<()> {
+        self.m
+            .warn(format!("received signal {sig}: stopping the jobs"));
+        self.m.signal_and_thaw(sig);
+        for i in self.policy.on_stop(&mut self.m) {
+            self.m.never_started(i, "interrupted before it could start");
+        }
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(2) && self.m.any_live() {
+            self.reap()?;
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.abort_jobs();
+        Ok(())
+    }
+
+    /// Thaws and SIGKILLs every live job and reaps it.
+    fn abort_jobs(&mut self) {
+        self.m.kill_and_thaw();
+        for i in self.policy.on_stop(&mut self.m) {
+            self.m.never_started(i, "not started");
+        }
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(2) && self.m.any_live() {
+            let _ = self.reap();
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        for i in 0..self.m.jobs().len() {
+            self.m.never_started(i, "not started");
         }
     }
+
+    fn finish_cleanup(&mut self) {
+        // The policy's own resources (FCS's class files) go with the run
+        // (the jobs have exited).
+        self.policy.finish();
+        self.m.cleanup();
+    }
 }
+
+#[cfg(test)]
+mod tests;
 
 impl Drop for Controller {
     fn drop(&mut self) {

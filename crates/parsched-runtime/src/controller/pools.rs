@@ -1,18 +1,70 @@
-//! Pools policy: each job placed by Zhou–Brecht and confined to its pools'
-//! CPUs (a cpuset group, or affinity without cpusets).
+//! Pools policy: each job placed by Zhou–Brecht (the core crate's
+//! [`ZhouBrecht`]: home pool = least loaded; threads over candidate pools)
+//! into pools from the topology ([`PoolLayout`]) and confined to its pools'
+//! CPUs (a cpuset group, or affinity without cpusets). Its state: the layout,
+//! each pool's load and each job's placement.
 
-use super::Controller;
-use crate::cgroup::set_affinity;
+use super::mechanism::{Decision, Mechanism};
+use super::policy::{Needs, RuntimePolicy};
 use crate::error::Result;
-use crate::procfs;
-use parsched_core::policy::pools::{ForkRequest, PoolPolicy, PoolState, ZhouBrecht};
+use crate::spec::{JobReport, RunSpec};
+use crate::topology::MachineTopology;
+use parsched_core::policy::pools::{
+    ForkRequest, PoolPlacementConfig, PoolPolicy, PoolState, ZhouBrecht,
+};
+use parsched_core::topology::PoolLayout;
 use parsched_core::{JobId, PoolId};
+use std::any::Any;
 
-impl Controller {
-    pub(super) fn start_pools(&mut self) -> Result<()> {
-        let layout = self.layout.clone().expect("pools layout");
-        let mut zb = ZhouBrecht::new(self.spec.pools.placement);
-        for i in 0..self.jobs.len() {
+/// The pools policy's state.
+pub(crate) struct PoolsPolicy {
+    layout: PoolLayout,
+    placement_policy: PoolPlacementConfig,
+    /// Threads placed in each pool by live jobs.
+    pool_load: Vec<u32>,
+    /// Each job's home pool and threads per pool.
+    home: Vec<Option<u32>>,
+    placement: Vec<Vec<(PoolId, u32)>>,
+}
+
+impl PoolsPolicy {
+    /// The layout the spec asks for (sizes, an equal size, or one pool per
+    /// NUMA domain).
+    pub(crate) fn new(spec: &RunSpec, topo: &MachineTopology) -> Result<PoolsPolicy> {
+        let layout = if let Some(s) = &spec.pools.sizes {
+            PoolLayout::from_sizes(&topo.topology, s)?
+        } else if let Some(k) = spec.pools.pool_size {
+            PoolLayout::equal(&topo.topology, k)?
+        } else {
+            PoolLayout::per_domain(&topo.topology)
+        };
+        let n = spec.jobs.len();
+        Ok(PoolsPolicy {
+            pool_load: vec![0; layout.num_pools()],
+            layout,
+            placement_policy: spec.pools.placement,
+            home: vec![None; n],
+            placement: vec![Vec::new(); n],
+        })
+    }
+}
+
+impl RuntimePolicy for PoolsPolicy {
+    fn name(&self) -> &'static str {
+        "pools"
+    }
+
+    fn needs(&self) -> Needs {
+        Needs {
+            freezer: false,
+            cpusets: Some("pools"),
+        }
+    }
+
+    fn start(&mut self, m: &mut Mechanism) -> Result<()> {
+        let layout = &self.layout;
+        let mut zb = ZhouBrecht::new(self.placement_policy);
+        for i in 0..m.jobs().len() {
             let states: Vec<PoolState> = (0..layout.num_pools())
                 .map(|k| {
                     let size = layout.pool(PoolId(k as u32)).len() as u32;
@@ -25,42 +77,55 @@ impl Controller {
                 })
                 .collect();
             let job = JobId(i as u64);
+            let width = m.job(i).width();
             let home = zb.home_pool(job, &states)?;
             let req = ForkRequest {
                 job,
                 home,
-                desired: self.jobs[i].width,
+                desired: width,
             };
             let placement = zb.place(&req, &states)?;
-            placement.check(&states, self.jobs[i].width)?;
+            placement.check(&states, width)?;
             let mut cpus: Vec<u32> = placement
                 .threads
                 .iter()
-                .flat_map(|&(p, _)| layout.pool(p).iter().map(|&q| self.topo.cpu(q)))
+                .flat_map(|&(p, _)| layout.pool(p).iter().map(|&q| m.topology().cpu(q)))
                 .collect();
             cpus.sort_unstable();
             for &(p, n) in &placement.threads {
                 self.pool_load[p.idx()] += n;
             }
-            let group = self.jobs[i].group.clone();
-            if let Some(c) = self.cpuset.as_mut() {
-                c.create(&group, &cpus)?;
-                self.jobs[i].cpuset = true;
-            }
-            {
-                let j = &mut self.jobs[i];
-                j.pool = Some(home.0);
-                j.placement = placement.threads.clone();
-                j.cpus = cpus.clone();
-            }
-            self.spawn(i)?;
-            if self.cpuset.is_none() {
-                let pid = self.jobs[i].pid.expect("spawned");
-                for tid in procfs::tasks(pid) {
-                    let _ = set_affinity(tid, &cpus);
-                }
+            self.home[i] = Some(home.0);
+            self.placement[i] = placement.threads.clone();
+            // Its cpuset group, made before it starts (or its CPUs noted).
+            m.apply(Decision::Confine {
+                job: i,
+                cpus: cpus.clone(),
+            })?;
+            m.apply(Decision::spawn(i))?;
+            if !m.has_cpusets() {
+                m.apply(Decision::Confine { job: i, cpus })?;
             }
         }
         Ok(())
+    }
+
+    fn on_job_exit(&mut self, _m: &mut Mechanism, i: usize) -> Result<()> {
+        for &(p, n) in &self.placement[i] {
+            self.pool_load[p.idx()] = self.pool_load[p.idx()].saturating_sub(n);
+        }
+        Ok(())
+    }
+
+    fn annotate(&self, i: usize, r: &mut JobReport) {
+        r.pool = self.home[i];
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
     }
 }

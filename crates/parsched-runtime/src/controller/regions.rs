@@ -42,16 +42,19 @@
 //! it forks are not summed in (a job that is a process tree is measured by
 //! its leader).
 
-use super::Controller;
-use crate::cgroup::set_affinity;
+use super::mechanism::{mono_ns, Decision, Mechanism};
+use super::policy::{Needs, RuntimePolicy};
 use crate::error::Result;
 use crate::procfs;
+use crate::spec::{JobReport, RegionsSpec, RunSpec};
+use crate::topology::MachineTopology;
 use parsched_core::policy::regions::{
     balance, cpu_share_repair, keep_current, Bin, Conditions, HistogramReading, Item, Observation,
     RegionDecision, WssEstimator,
 };
 use parsched_core::{CacheId, ProcId, RegionId};
 use serde::Serialize;
+use std::any::Any;
 use std::time::Instant;
 
 /// One cache the jobs are balanced over.
@@ -95,9 +98,13 @@ pub struct RegionsStats {
     pub decisions: Vec<RegionsRecord>,
 }
 
-/// The policy's running state.
+/// The regions policy's state.
 #[derive(Debug)]
-pub(super) struct RegionsState {
+pub(crate) struct RegionsPolicy {
+    cfg: RegionsSpec,
+    /// The cache level balanced over.
+    level: Option<u8>,
+    caches: Vec<RegionsCache>,
     est: WssEstimator,
     page: u64,
     scans: u32,
@@ -109,7 +116,10 @@ pub(super) struct RegionsState {
     cache_cpus: Vec<Vec<u32>>,
     /// Each job's current CPUs (empty: not placed yet).
     current: Vec<Vec<u32>>,
+    /// Each job's last working-set estimate, bytes.
+    wss_bytes: Vec<Option<u64>>,
     placed_once: bool,
+    deadline: Option<u64>,
 }
 
 fn page_size() -> u64 {
@@ -122,17 +132,23 @@ fn page_size() -> u64 {
     }
 }
 
-impl Controller {
-    pub(super) fn start_regions(&mut self) -> Result<()> {
-        let topo = &self.topo.topology;
-        let level = self.spec.regions.cache_level.or_else(|| topo.last_level());
-        let ids: Vec<CacheId> = level.map(|l| topo.caches_at(l)).unwrap_or_default();
+/// What one placement decided: its name, each live job's CPUs, the caches'
+/// loads.
+type Placement = (String, Vec<Vec<u32>>, Vec<u64>);
+
+impl RegionsPolicy {
+    /// The caches of the spec's level (default: the last) serving the CPUs
+    /// in use are the bins.
+    pub(crate) fn new(spec: &RunSpec, topo: &MachineTopology) -> RegionsPolicy {
+        let t = &topo.topology;
+        let level = spec.regions.cache_level.or_else(|| t.last_level());
+        let ids: Vec<CacheId> = level.map(|l| t.caches_at(l)).unwrap_or_default();
         let mut bins = Vec::new();
         let mut cache_cpus = Vec::new();
         let mut caches = Vec::new();
         for id in ids {
-            let c = topo.cache(id);
-            let cpus: Vec<u32> = c.procs.iter().map(|&p: &ProcId| self.topo.cpu(p)).collect();
+            let c = t.cache(id);
+            let cpus: Vec<u32> = c.procs.iter().map(|&p: &ProcId| topo.cpu(p)).collect();
             bins.push(Bin {
                 cache: id,
                 capacity_bytes: c.size_bytes,
@@ -144,126 +160,86 @@ impl Controller {
             });
             cache_cpus.push(cpus);
         }
-        if bins.is_empty() {
-            self.warn(format!(
-                "regions: no cache of level {} in the topology; jobs are left to Linux",
-                level.map_or("(none)".into(), |l| l.to_string())
-            ));
-        }
-        self.stats.regions = Some(RegionsStats {
-            caches,
-            ..Default::default()
-        });
         let page = page_size();
-        self.regions = Some(RegionsState {
+        let n = spec.jobs.len();
+        RegionsPolicy {
+            cfg: spec.regions.clone(),
+            level,
+            caches,
             est: WssEstimator::new(page, HistogramReading::default()),
             page,
             scans: 0,
             since_place: 0,
-            last_cpu_s: vec![0.0; self.jobs.len()],
-            observed: vec![0; self.jobs.len()],
+            last_cpu_s: vec![0.0; n],
+            observed: vec![0; n],
             bins,
             cache_cpus,
-            current: vec![Vec::new(); self.jobs.len()],
+            current: vec![Vec::new(); n],
+            wss_bytes: vec![None; n],
             placed_once: false,
-        });
-        let all = self.topo.cpus.clone();
-        // Fewer than two caches: nothing can ever be balanced; the jobs run
-        // exactly as under the default policy (no groups, no scans).
-        let static_fallback = self.regions.as_ref().is_some_and(|s| s.bins.len() < 2);
-        for i in 0..self.jobs.len() {
-            let group = self.jobs[i].group.clone();
-            if !static_fallback {
-                if let Some(c) = self.cpuset.as_mut() {
-                    c.create(&group, &all)?;
-                    self.jobs[i].cpuset = true;
-                }
-            }
-            self.jobs[i].cpus = all.clone();
-            self.spawn(i)?;
-            if let Some(pid) = self.jobs[i].pid.filter(|_| !static_fallback) {
-                let _ = procfs::clear_refs_flush(pid);
-            }
+            deadline: None,
         }
-        if static_fallback {
-            self.regions_place()?;
-        }
-        Ok(())
-    }
-
-    /// A job exited: re-place the others (once placement has begun).
-    pub(super) fn regions_on_exit(&mut self) -> Result<()> {
-        if self
-            .regions
-            .as_ref()
-            .is_some_and(|s| s.placed_once && s.bins.len() >= 2)
-        {
-            self.regions_place()?;
-        }
-        Ok(())
     }
 
     /// One scan period: measure, and place when due.
-    pub(super) fn regions_tick(&mut self) -> Result<()> {
+    fn tick(&mut self, m: &mut Mechanism) -> Result<()> {
         let t = Instant::now();
-        let Some(st) = self.regions.as_mut().filter(|s| s.bins.len() >= 2) else {
+        if self.bins.len() < 2 {
             return Ok(());
-        };
-        let period = self.spec.regions.scan.as_secs_f64();
-        for (i, j) in self.jobs.iter_mut().enumerate() {
+        }
+        let period = self.cfg.scan.as_secs_f64();
+        let mut observations = 0;
+        for i in 0..m.jobs().len() {
+            let j = m.job(i);
             if !j.live() {
-                st.est.remove(RegionId(i as u64));
+                self.est.remove(RegionId(i as u64));
                 continue;
             }
-            let pid = j.pid.expect("live");
+            let pid = j.pid().expect("live");
             // A scan per `scan` of the job's own CPU time (the paper's
             // virtual time): a job that did not run has nothing to show.
             let cpu = procfs::cpu_seconds_exact(pid).unwrap_or(0.0);
-            if cpu - st.last_cpu_s[i] < period {
+            if cpu - self.last_cpu_s[i] < period {
                 continue;
             }
-            st.last_cpu_s[i] = cpu;
-            st.observed[i] += 1;
-            if let Some(s) = self.stats.regions.as_mut() {
-                s.observations += 1;
-            }
+            self.last_cpu_s[i] = cpu;
+            self.observed[i] += 1;
+            observations += 1;
             if let Some((rss, refd)) = procfs::private_referenced(pid) {
-                let pages = (rss / st.page) as usize;
-                let r = ((refd / st.page) as usize).min(pages);
-                st.est.observe_count(RegionId(i as u64), pages, r);
-                j.wss_bytes = Some(st.est.estimate_bytes(RegionId(i as u64)));
+                let pages = (rss / self.page) as usize;
+                let r = ((refd / self.page) as usize).min(pages);
+                self.est.observe_count(RegionId(i as u64), pages, r);
+                self.wss_bytes[i] = Some(self.est.estimate_bytes(RegionId(i as u64)));
             }
             let _ = procfs::clear_refs_flush(pid);
         }
-        st.scans += 1;
-        st.since_place += 1;
-        let need = self.spec.regions.place_after;
-        let due = if !st.placed_once {
-            let all_seen = (0..self.jobs.len())
-                .filter(|&i| self.jobs[i].live())
-                .all(|i| st.observed[i] >= need);
-            all_seen || st.scans >= 16 * need
+        self.scans += 1;
+        self.since_place += 1;
+        let need = self.cfg.place_after;
+        let due = if !self.placed_once {
+            let all_seen = (0..m.jobs().len())
+                .filter(|&i| m.job(i).live())
+                .all(|i| self.observed[i] >= need);
+            all_seen || self.scans >= 16 * need
         } else {
-            self.spec.regions.replace_every > 0 && st.since_place >= self.spec.regions.replace_every
+            self.cfg.replace_every > 0 && self.since_place >= self.cfg.replace_every
         };
-        if let Some(s) = self.stats.regions.as_mut() {
+        if let Some(s) = m.stats_mut().regions.as_mut() {
+            s.observations += observations;
             s.scans += 1;
             s.scan_s += t.elapsed().as_secs_f64();
         }
         if due {
-            self.regions_place()?;
+            self.place(m)?;
         }
         Ok(())
     }
 
     /// Decides with the core crate and applies.
-    fn regions_place(&mut self) -> Result<()> {
-        let st = self.regions.as_mut().expect("regions state");
-        st.placed_once = true;
-        st.since_place = 0;
-        let live: Vec<usize> = (0..self.jobs.len())
-            .filter(|&i| self.jobs[i].live())
-            .collect();
+    fn place(&mut self, m: &mut Mechanism) -> Result<()> {
+        self.placed_once = true;
+        self.since_place = 0;
+        let live: Vec<usize> = (0..m.jobs().len()).filter(|&i| m.job(i).live()).collect();
         if live.is_empty() {
             return Ok(());
         }
@@ -271,132 +247,191 @@ impl Controller {
             .iter()
             .map(|&i| Item {
                 id: i as u64,
-                wss_bytes: st.est.estimate_bytes(RegionId(i as u64)),
+                wss_bytes: self.est.estimate_bytes(RegionId(i as u64)),
             })
             .collect();
-        let all = self.topo.cpus.clone();
-        let total: u64 = items.iter().map(|it| it.wss_bytes).sum();
-        let (decision, targets, loads) = if st.bins.len() < 2 {
+        let all = m.topology().cpus.clone();
+        let (decision, targets, loads) = if self.bins.len() < 2 {
             (
                 "one_cache".to_string(),
                 vec![all.clone(); live.len()],
                 Vec::new(),
             )
         } else {
-            let a = balance(&items, &st.bins)?;
-            let sizes: Vec<u64> = st.bins.iter().map(|b| b.capacity_bytes).collect();
-            let cond = Conditions {
-                max_total_wss_bytes: u64::MAX,
-                ..Conditions::for_caches(&sizes)
-            };
-            // Each job's bin, then the CPU-share repair.
-            let bin_of: Vec<usize> = live
-                .iter()
-                .map(|&i| {
-                    st.bins
-                        .iter()
-                        .position(|b| Some(b.cache) == a.cache_of(i as u64))
-                        .expect("assigned to a bin")
-                })
-                .collect();
-            let nthreads: Vec<usize> = live
-                .iter()
-                .map(|&i| {
-                    self.jobs[i]
-                        .pid
-                        .map_or(1, |p| procfs::tasks(p).len().max(1))
-                })
-                .collect();
-            let ncpus: Vec<usize> = st.cache_cpus.iter().map(Vec::len).collect();
-            let wss: Vec<u64> = items.iter().map(|it| it.wss_bytes).collect();
-            let bin_of = cpu_share_repair(bin_of, &nthreads, &wss, &ncpus);
-            // Hysteresis against the current assignment (every live job on
-            // one cache), core `policy::regions::shares`.
-            let cur: Option<Vec<usize>> = live
-                .iter()
-                .map(|&i| st.cache_cpus.iter().position(|c| *c == st.current[i]))
-                .collect();
-            let caps: Vec<u64> = st.bins.iter().map(|b| b.capacity_bytes).collect();
-            let bin_of = keep_current(cur, bin_of, &nthreads, &wss, &caps, &ncpus);
-            let mut threads = vec![0usize; st.bins.len()];
-            let mut bin_loads = vec![0u64; st.bins.len()];
-            for (k, &b) in bin_of.iter().enumerate() {
-                threads[b] += nthreads[k];
-                bin_loads[b] += wss[k];
-            }
-            let short = (0..threads.len()).any(|k| threads[k] < st.cache_cpus[k].len());
-            let over = (0..threads.len()).any(|k| threads[k] > st.cache_cpus[k].len());
-            let obs = Observation {
-                access_time: f64::INFINITY,
-                total_wss_bytes: total,
-                microschedules_per_s: 0.0,
-                idle_while_waiting: short && over,
-            };
-            match cond.decide(&obs) {
-                RegionDecision::Regioning => {
-                    let targets = bin_of.iter().map(|&b| st.cache_cpus[b].clone()).collect();
-                    ("regioning".to_string(), targets, bin_loads)
-                }
-                RegionDecision::Fallback(c) => {
-                    let name = serde_json::to_value(c)
-                        .ok()
-                        .and_then(|v| v.as_str().map(String::from))
-                        .unwrap_or_else(|| format!("{c:?}"));
-                    (
-                        format!("fallback: {name}"),
-                        vec![all.clone(); live.len()],
-                        Vec::new(),
-                    )
-                }
-            }
+            self.decide(m, &live, &items)?
         };
-        let mut changed = Vec::new();
         for (k, &i) in live.iter().enumerate() {
-            if st.current[i] != targets[k] {
-                st.current[i] = targets[k].clone();
-                changed.push(i);
+            if self.current[i] != targets[k] {
+                self.current[i] = targets[k].clone();
+                m.apply(Decision::Confine {
+                    job: i,
+                    cpus: targets[k].clone(),
+                })?;
             }
-        }
-        for i in changed {
-            let cpus = targets[live.iter().position(|&x| x == i).expect("live")].clone();
-            self.apply_cpus(i, &cpus);
         }
         let rec = RegionsRecord {
-            at_s: self.t0.elapsed().as_secs_f64(),
+            at_s: m.elapsed().as_secs_f64(),
             wss_bytes: items
                 .iter()
-                .map(|it| (self.jobs[it.id as usize].name.clone(), it.wss_bytes))
+                .map(|it| (m.job(it.id as usize).name().to_string(), it.wss_bytes))
                 .collect(),
             decision,
             placement: live
                 .iter()
-                .map(|&i| (self.jobs[i].name.clone(), self.jobs[i].cpus.clone()))
+                .map(|&i| (m.job(i).name().to_string(), m.job(i).cpus().to_vec()))
                 .collect(),
             loads,
         };
-        if let Some(s) = self.stats.regions.as_mut() {
+        if let Some(s) = m.stats_mut().regions.as_mut() {
             s.decisions.push(rec);
         }
         Ok(())
     }
 
-    /// Confines job `i` to `cpus` (its cpuset group, else its threads'
-    /// affinity).
-    fn apply_cpus(&mut self, i: usize, cpus: &[u32]) {
-        self.jobs[i].cpus = cpus.to_vec();
-        let group = self.jobs[i].group.clone();
-        if self.jobs[i].cpuset {
-            if let Some(c) = self.cpuset.as_ref() {
-                if let Err(e) = c.set_cpus(&group, cpus) {
-                    self.warn(format!("{group}: {e}"));
-                }
-                return;
+    /// Two caches or more: balance, repair the CPU shares, keep the current
+    /// assignment where it is as good, then the conditions decide.
+    fn decide(&self, m: &Mechanism, live: &[usize], items: &[Item]) -> Result<Placement> {
+        let all = m.topology().cpus.clone();
+        let total: u64 = items.iter().map(|it| it.wss_bytes).sum();
+        let a = balance(items, &self.bins)?;
+        let sizes: Vec<u64> = self.bins.iter().map(|b| b.capacity_bytes).collect();
+        let cond = Conditions {
+            max_total_wss_bytes: u64::MAX,
+            ..Conditions::for_caches(&sizes)
+        };
+        // Each job's bin, then the CPU-share repair.
+        let bin_of: Vec<usize> = live
+            .iter()
+            .map(|&i| {
+                self.bins
+                    .iter()
+                    .position(|b| Some(b.cache) == a.cache_of(i as u64))
+                    .expect("assigned to a bin")
+            })
+            .collect();
+        let nthreads: Vec<usize> = live
+            .iter()
+            .map(|&i| m.job(i).pid().map_or(1, |p| procfs::tasks(p).len().max(1)))
+            .collect();
+        let ncpus: Vec<usize> = self.cache_cpus.iter().map(Vec::len).collect();
+        let wss: Vec<u64> = items.iter().map(|it| it.wss_bytes).collect();
+        let bin_of = cpu_share_repair(bin_of, &nthreads, &wss, &ncpus);
+        // Hysteresis against the current assignment (every live job on
+        // one cache), core `policy::regions::shares`.
+        let cur: Option<Vec<usize>> = live
+            .iter()
+            .map(|&i| self.cache_cpus.iter().position(|c| *c == self.current[i]))
+            .collect();
+        let bin_of = keep_current(cur, bin_of, &nthreads, &wss, &sizes, &ncpus);
+        let mut threads = vec![0usize; self.bins.len()];
+        let mut bin_loads = vec![0u64; self.bins.len()];
+        for (k, &b) in bin_of.iter().enumerate() {
+            threads[b] += nthreads[k];
+            bin_loads[b] += wss[k];
+        }
+        let short = (0..threads.len()).any(|k| threads[k] < self.cache_cpus[k].len());
+        let over = (0..threads.len()).any(|k| threads[k] > self.cache_cpus[k].len());
+        let obs = Observation {
+            access_time: f64::INFINITY,
+            total_wss_bytes: total,
+            microschedules_per_s: 0.0,
+            idle_while_waiting: short && over,
+        };
+        Ok(match cond.decide(&obs) {
+            RegionDecision::Regioning => {
+                let targets = bin_of.iter().map(|&b| self.cache_cpus[b].clone()).collect();
+                ("regioning".to_string(), targets, bin_loads)
+            }
+            RegionDecision::Fallback(c) => {
+                let name = serde_json::to_value(c)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_else(|| format!("{c:?}"));
+                (
+                    format!("fallback: {name}"),
+                    vec![all; live.len()],
+                    Vec::new(),
+                )
+            }
+        })
+    }
+}
+
+impl RuntimePolicy for RegionsPolicy {
+    fn name(&self) -> &'static str {
+        "regions"
+    }
+
+    fn needs(&self) -> Needs {
+        Needs {
+            freezer: false,
+            cpusets: self.cfg.cpusets.then_some("regions"),
+        }
+    }
+
+    fn start(&mut self, m: &mut Mechanism) -> Result<()> {
+        if self.bins.is_empty() {
+            m.warn(format!(
+                "regions: no cache of level {} in the topology; jobs are left to Linux",
+                self.level.map_or("(none)".into(), |l| l.to_string())
+            ));
+        }
+        m.stats_mut().regions = Some(RegionsStats {
+            caches: self.caches.clone(),
+            ..Default::default()
+        });
+        let all = m.topology().cpus.clone();
+        // Fewer than two caches: nothing can ever be balanced; the jobs run
+        // exactly as under the default policy (no groups, no scans).
+        let static_fallback = self.bins.len() < 2;
+        for i in 0..m.jobs().len() {
+            if !static_fallback {
+                // Its own cpuset group spanning every CPU, where there are
+                // cpusets.
+                m.apply(Decision::Confine {
+                    job: i,
+                    cpus: all.clone(),
+                })?;
+            }
+            m.apply(Decision::spawn(i))?;
+            if let Some(pid) = m.job(i).pid().filter(|_| !static_fallback) {
+                let _ = procfs::clear_refs_flush(pid);
             }
         }
-        if let Some(pid) = self.jobs[i].pid {
-            for tid in procfs::tasks(pid) {
-                let _ = set_affinity(tid, cpus);
-            }
+        if static_fallback {
+            self.place(m)?;
         }
+        self.deadline = Some(mono_ns() + self.cfg.scan.as_nanos() as u64);
+        Ok(())
+    }
+
+    fn next_deadline(&self) -> Option<u64> {
+        self.deadline
+    }
+
+    fn on_timer(&mut self, m: &mut Mechanism, now: u64) -> Result<()> {
+        self.tick(m)?;
+        self.deadline = Some(now + self.cfg.scan.as_nanos() as u64);
+        Ok(())
+    }
+
+    /// A job exited: re-place the others (once placement has begun).
+    fn on_exit(&mut self, m: &mut Mechanism) -> Result<()> {
+        if self.placed_once && self.bins.len() >= 2 {
+            self.place(m)?;
+        }
+        Ok(())
+    }
+
+    fn annotate(&self, i: usize, r: &mut JobReport) {
+        r.wss_bytes = self.wss_bytes[i];
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
     }
 }

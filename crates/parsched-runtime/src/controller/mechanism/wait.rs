@@ -1,12 +1,16 @@
 //! The controller's wait: one `poll` on the signal self-pipe, a `timerfd`
-//! armed with an absolute CLOCK_MONOTONIC deadline (gang policies) and one
-//! `pidfd` per live job, so it sleeps until something happens.
+//! armed with an absolute CLOCK_MONOTONIC deadline (policies with a timer)
+//! and one `pidfd` per live job, so it sleeps until something happens; and
+//! what a run sets up around it (signal guard, timer, SCHED_FIFO).
 
-use super::Controller;
+use super::Mechanism;
+use crate::controller::{enter_realtime, leave_realtime};
 use crate::error::{Result, RuntimeError};
+use crate::safety::SignalGuard;
 use std::os::unix::io::{AsRawFd, FromRawFd, OwnedFd};
+use std::time::Instant;
 
-pub(super) fn mono_ns() -> u64 {
+pub(crate) fn mono_ns() -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -16,7 +20,7 @@ pub(super) fn mono_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-pub(super) fn thread_cpu_s() -> f64 {
+pub(crate) fn thread_cpu_s() -> f64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -33,7 +37,7 @@ pub(super) fn pidfd_open(pid: i32) -> Option<OwnedFd> {
     (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-pub(super) fn timerfd() -> Option<OwnedFd> {
+fn timerfd() -> Option<OwnedFd> {
     // SAFETY: plain syscall.
     let fd = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_CLOEXEC) };
     // SAFETY: fd is ours.
@@ -41,7 +45,7 @@ pub(super) fn timerfd() -> Option<OwnedFd> {
 }
 
 /// Arms `fd` for the absolute CLOCK_MONOTONIC time `ns`.
-pub(super) fn arm(fd: &OwnedFd, ns: u64) {
+fn arm(fd: &OwnedFd, ns: u64) {
     let spec = libc::itimerspec {
         it_interval: libc::timespec {
             tv_sec: 0,
@@ -63,12 +67,45 @@ pub(super) fn arm(fd: &OwnedFd, ns: u64) {
     };
 }
 
-pub(super) struct Fired {
-    pub(super) signal: Option<i32>,
-}
+impl Mechanism {
+    /// Starts a run: the clock, the signal guard, the timer and (where
+    /// asked and permitted) SCHED_FIFO. Returns the thread's CPU time.
+    pub(crate) fn begin_run(&mut self) -> Result<f64> {
+        self.t0 = Instant::now();
+        let cpu0 = thread_cpu_s();
+        self.signals = Some(SignalGuard::install()?);
+        self.timerfd = timerfd();
+        if self.spec.realtime {
+            match enter_realtime(self.spec.rt_priority) {
+                Ok(()) => self.stats.realtime = true,
+                Err(w) => self.warn(w),
+            }
+        }
+        Ok(cpu0)
+    }
 
-impl Controller {
-    pub(super) fn wait_events(&mut self, deadline: Option<u64>) -> Result<Fired> {
+    /// Ends a run begun when the thread had used `cpu0` seconds.
+    pub(crate) fn end_run(&mut self, cpu0: f64) {
+        if self.stats.realtime {
+            leave_realtime();
+        }
+        self.signals = None;
+        self.stats.cpu_s = thread_cpu_s() - cpu0;
+        self.stats.wall_s = self.t0.elapsed().as_secs_f64();
+    }
+
+    /// Sleeps until a job exits, a signal arrives or (if given) the absolute
+    /// CLOCK_MONOTONIC `deadline` passes; returns the signal, if one came.
+    pub(crate) fn wait(&mut self, deadline: Option<u64>) -> Result<Option<i32>> {
+        if let (Some(d), Some(t)) = (deadline, &self.timerfd) {
+            arm(t, d);
+        }
+        let signal = self.wait_events(deadline)?;
+        self.stats.wakeups += 1;
+        Ok(signal)
+    }
+
+    fn wait_events(&mut self, deadline: Option<u64>) -> Result<Option<i32>> {
         let mut fds = Vec::new();
         let sig_fd = self.signals.as_ref().expect("installed").fd();
         fds.push(libc::pollfd {
@@ -124,6 +161,6 @@ impl Controller {
             .take()
             .into_iter()
             .next();
-        Ok(Fired { signal })
+        Ok(signal)
     }
 }

@@ -1,18 +1,19 @@
 //! The jobs' life cycle: start (in their groups), freeze and thaw, reap and
-//! report, and the shutdown on a signal or an error.
+//! report, and the stop on a signal or an error.
 
-use super::{pidfd_open, Controller};
+use super::wait::pidfd_open;
+use super::Mechanism;
 use crate::cgroup::BackendKind;
 use crate::error::Result;
 use crate::spawn::Prepared;
 use crate::spec::{ExitStatus, JobReport};
 use parsched_core::policy::classify::CoschedClass;
-use parsched_core::policy::gang::GangId;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-impl Controller {
-    /// Creates the group and starts job `i` (thawed).
-    pub(super) fn spawn(&mut self, i: usize) -> Result<()> {
+impl Mechanism {
+    /// Creates the group and starts job `i` (thawed), with `env` added to
+    /// its environment where its spec does not set the variable.
+    pub(super) fn spawn(&mut self, i: usize, env: Vec<(String, String)>) -> Result<()> {
         let group = self.jobs[i].group.clone();
         self.freezer.create(&group)?;
         let mut join = self.freezer.join_files(&group);
@@ -22,19 +23,12 @@ impl Controller {
             }
         }
         let mut spec = std::borrow::Cow::Borrowed(&self.jobs[i].spec);
-        // FCS publishes the job's class to it (a cooperating program, e.g.
-        // `bsp --wait adaptive`, waits by class) and reads the
-        // synchronization statistics such a program writes (bench/bsp does);
-        // the job's own environment wins.
-        let files = [
-            (super::fcs::CLASS_FILE_ENV, self.class_file(i)),
-            (super::fcs::SYNC_FILE_ENV, self.sync_file(i)),
-        ];
-        for (key, path) in files.into_iter().filter_map(|(k, p)| Some((k, p?))) {
-            if !spec.env.contains_key(key) {
-                spec.to_mut()
-                    .env
-                    .insert(key.into(), path.to_string_lossy().into_owned());
+        // (FCS publishes the job's class to it and reads the
+        // synchronization statistics a cooperating program writes: the
+        // files' names; the job's own environment wins.)
+        for (key, value) in env {
+            if !spec.env.contains_key(&key) {
+                spec.to_mut().env.insert(key, value);
             }
         }
         let prep = Prepared::new(&self.jobs[i].name, &spec, &join, self.identity)?;
@@ -48,11 +42,6 @@ impl Controller {
             s.watch_pgid(pid);
         }
         Ok(())
-    }
-
-    pub(super) fn freeze_job(&mut self, i: usize) -> Result<()> {
-        self.request_freeze_job(i)?;
-        self.confirm_frozen_job(i)
     }
 
     pub(super) fn request_freeze_job(&mut self, i: usize) -> Result<()> {
@@ -83,14 +72,13 @@ impl Controller {
             self.jobs[i].suspended += s.elapsed();
         }
         self.jobs[i].slots_run += 1;
-        self.fcs_own_slot(i);
-        self.start_observing(i);
         Ok(())
     }
 
-    /// Reaps exited jobs; returns whether any exited.
-    pub(super) fn reap(&mut self) -> Result<bool> {
-        let mut any = false;
+    /// Reaps exited jobs and reports on each (its base report: the policy
+    /// may add to it); returns them.
+    pub(crate) fn reap(&mut self) -> Result<Vec<usize>> {
+        let mut exited = Vec::new();
         for i in 0..self.jobs.len() {
             if !self.jobs[i].live() {
                 continue;
@@ -102,13 +90,13 @@ impl Controller {
             // SAFETY: our child.
             let r = unsafe { libc::wait4(pid, &mut st, libc::WNOHANG, &mut ru) };
             if r == pid {
-                any = true;
-                self.finish_job(i, ExitStatus::from_wait(st), &ru)?;
+                exited.push(i);
+                self.finish_job(i, ExitStatus::from_wait(st), &ru);
             } else if r < 0 {
                 let e = std::io::Error::last_os_error();
                 if e.raw_os_error() == Some(libc::ECHILD) {
                     // Reaped elsewhere (should not happen): report unknown.
-                    any = true;
+                    exited.push(i);
                     // SAFETY: zeroed rusage.
                     let ru: libc::rusage = unsafe { std::mem::zeroed() };
                     self.finish_job(
@@ -118,19 +106,14 @@ impl Controller {
                             signal: None,
                         },
                         &ru,
-                    )?;
+                    );
                 }
             }
         }
-        Ok(any)
+        Ok(exited)
     }
 
-    pub(super) fn finish_job(
-        &mut self,
-        i: usize,
-        status: ExitStatus,
-        ru: &libc::rusage,
-    ) -> Result<()> {
+    fn finish_job(&mut self, i: usize, status: ExitStatus, ru: &libc::rusage) {
         let now = Instant::now();
         let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
         {
@@ -160,15 +143,10 @@ impl Controller {
                 let _ = c.remove(&group);
             }
         }
-        for &(p, n) in &self.jobs[i].placement {
-            self.pool_load[p.idx()] = self.pool_load[p.idx()].saturating_sub(n);
-        }
-        self.leave_matrix(i)?;
-        let fcs = self.is_fcs();
-        let class = self.fcs.class(i);
-        self.fcs.finished(i);
+        // A class the job spec fixes is reported whatever the policy (FCS
+        // reports the classes it found).
+        let fixed = self.jobs[i].spec.fcs_class;
         let j = &mut self.jobs[i];
-        j.fcs.filling = false;
         j.pidfd = None;
         j.report = Some(JobReport {
             name: j.name.clone(),
@@ -189,24 +167,19 @@ impl Controller {
             width: j.width,
             slots_run: j.slots_run,
             cpus: j.cpus.clone(),
-            pool: j.pool,
-            wss_bytes: j.wss_bytes,
-            coscheduled: class.map(CoschedClass::is_coscheduled),
-            classes: j
-                .fcs
-                .classes
-                .iter()
-                .map(|&(t, c)| (t, c.short_name().to_string()))
+            pool: None,
+            wss_bytes: None,
+            coscheduled: fixed.map(CoschedClass::is_coscheduled),
+            classes: fixed
+                .map(|c| (0.0, c.short_name().to_string()))
+                .into_iter()
                 .collect(),
-            observed: fcs.then_some(j.fcs.observed),
+            observed: None,
         });
-        Ok(())
     }
 
-    /// SIGINT/SIGTERM/SIGHUP: forward to the jobs, thaw them, give them 2 s,
-    /// then kill what is left.
-    pub(super) fn shutdown(&mut self, sig: i32) -> Result<()> {
-        self.warn(format!("received signal {sig}: stopping the jobs"));
+    /// Sends `sig` to every live job's process group and thaws every job.
+    pub(crate) fn signal_and_thaw(&mut self, sig: i32) {
         for i in 0..self.jobs.len() {
             if let Some(pid) = self.jobs[i].pid.filter(|_| self.jobs[i].live()) {
                 // SAFETY: the job's process group.
@@ -214,21 +187,9 @@ impl Controller {
             }
             let _ = self.thaw_job(i);
         }
-        let waiting: Vec<GangId> = self.sched.waiting().map(|(g, _)| g).collect();
-        for g in waiting {
-            let _ = self.sched.finish(g);
-            self.never_started(g.0 as usize, "interrupted before it could start");
-        }
-        let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(2) && self.jobs.iter().any(|j| j.live()) {
-            self.reap()?;
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        self.abort_jobs();
-        Ok(())
     }
 
-    pub(super) fn never_started(&mut self, i: usize, why: &str) {
+    pub(crate) fn never_started(&mut self, i: usize, why: &str) {
         let j = &mut self.jobs[i];
         if j.report.is_none() && j.pid.is_none() {
             j.report = Some(JobReport {
@@ -257,8 +218,9 @@ impl Controller {
         }
     }
 
-    /// Thaws and SIGKILLs every live job and reaps it.
-    pub(super) fn abort_jobs(&mut self) {
+    /// Kills every live job's group, thaws it and SIGKILLs its process
+    /// group.
+    pub(crate) fn kill_and_thaw(&mut self) {
         for i in 0..self.jobs.len() {
             if self.jobs[i].live() {
                 let g = self.jobs[i].group.clone();
@@ -270,13 +232,10 @@ impl Controller {
                 }
             }
         }
-        let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(2) && self.jobs.iter().any(|j| j.live()) {
-            let _ = self.reap();
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        for i in 0..self.jobs.len() {
-            self.never_started(i, "not started");
-        }
+    }
+
+    /// Whether any job is live.
+    pub(crate) fn any_live(&self) -> bool {
+        self.jobs.iter().any(|j| j.live())
     }
 }

@@ -1,0 +1,31 @@
+//! The default policy: start every job and let Linux schedule them (the
+//! baseline). No timer, no freezer, no confinement.
+
+use super::mechanism::{Decision, Mechanism};
+use super::policy::RuntimePolicy;
+use crate::error::Result;
+use std::any::Any;
+
+/// The default policy (it has no state).
+pub(crate) struct DefaultPolicy;
+
+impl RuntimePolicy for DefaultPolicy {
+    fn name(&self) -> &'static str {
+        "default"
+    }
+
+    fn start(&mut self, m: &mut Mechanism) -> Result<()> {
+        for i in 0..m.jobs().len() {
+            m.apply(Decision::spawn(i))?;
+        }
+        Ok(())
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}

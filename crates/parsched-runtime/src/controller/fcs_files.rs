@@ -1,0 +1,147 @@
+//! The files FCS shares with its jobs: each job's class, published to it
+//! ([`ClassFiles`], named by [`CLASS_FILE_ENV`]), and the synchronization
+//! statistics a cooperating job publishes ([`SYNC_FILE_ENV`], read by
+//! [`read_sync_file`]). The policy that uses them is `fcs.rs`.
+
+use parsched_core::policy::classify::CoschedClass;
+
+/// The environment variable that names a job's synchronization-statistics
+/// file under FCS.
+pub const SYNC_FILE_ENV: &str = "PARSCHED_FCS_SYNC_FILE";
+
+/// The first 8 bytes of a synchronization-statistics file a job writes.
+pub const SYNC_MAGIC: &[u8; 8] = b"PSYNC1\0\0";
+
+/// Size of a synchronization-statistics file: the magic, then up to
+/// [`SYNC_SLOTS`] slots of four native-endian u64 (synchronizations
+/// completed, wall-clock nanoseconds waiting in them (informational), CPU
+/// nanoseconds spent spinning in them, unused), one per thread or process
+/// of the job, each written only by its owner.
+pub const SYNC_FILE_BYTES: usize = 4096;
+
+/// Slots of a synchronization-statistics file.
+pub const SYNC_SLOTS: usize = (SYNC_FILE_BYTES - 8) / 32;
+
+/// A job's synchronization statistics, summed over its slots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct SyncCounts {
+    pub(crate) syncs: u64,
+    pub(super) wait_ns: u64,
+    pub(super) spin_ns: u64,
+}
+
+/// Reads a synchronization-statistics file: `None` unless it starts with
+/// [`SYNC_MAGIC`] (the job does not publish).
+pub(crate) fn read_sync_file(f: &std::fs::File) -> Option<SyncCounts> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = [0u8; SYNC_FILE_BYTES];
+    let n = f.read_at(&mut buf, 0).ok()?;
+    if n < 8 || &buf[..8] != SYNC_MAGIC {
+        return None;
+    }
+    let word = |k: usize| -> u64 {
+        let o = 8 + 8 * k;
+        if o + 8 > n {
+            return 0;
+        }
+        u64::from_ne_bytes(buf[o..o + 8].try_into().expect("8 bytes"))
+    };
+    let mut c = SyncCounts::default();
+    for slot in 0..SYNC_SLOTS {
+        c.syncs = c.syncs.wrapping_add(word(4 * slot));
+        c.wait_ns = c.wait_ns.wrapping_add(word(4 * slot + 1));
+        c.spin_ns = c.spin_ns.wrapping_add(word(4 * slot + 2));
+    }
+    Some(c)
+}
+
+/// The environment variable that names a job's class file under FCS.
+pub const CLASS_FILE_ENV: &str = "PARSCHED_FCS_CLASS_FILE";
+
+/// Files that publish each job's current FCS class to the job itself, so a
+/// cooperating program can wait by class as the FCS papers' communication
+/// library does (coscheduled CS processes busy-wait, the others spin-block):
+/// `bench/bsp --wait adaptive`. One file per job in a private directory
+/// (under /dev/shm when it exists), named to the job by
+/// [`CLASS_FILE_ENV`]; its content is always 4 bytes, `CS \n`, `F  \n`,
+/// `DC \n` or `-  \n` (unclassified), rewritten in place (never truncated:
+/// a reader may have it mapped), so the first byte says the class. Removed
+/// with the controller.
+#[derive(Debug)]
+pub(crate) struct ClassFiles {
+    dir: tempfile::TempDir,
+    files: Vec<std::fs::File>,
+    /// The jobs' synchronization-statistics files ([`SYNC_FILE_ENV`]),
+    /// zeroed, writable by the job; none without `fcs_sync_stats`.
+    sync: Vec<std::fs::File>,
+}
+
+impl ClassFiles {
+    /// The class files of `jobs` jobs and, with `sync_stats`, their
+    /// synchronization-statistics files.
+    pub(crate) fn create(jobs: usize, sync_stats: bool) -> std::io::Result<ClassFiles> {
+        use std::os::unix::fs::PermissionsExt;
+        let shm = std::path::Path::new("/dev/shm");
+        let mut b = tempfile::Builder::new();
+        b.prefix("parsched-fcs-");
+        let dir = if shm.is_dir() {
+            b.tempdir_in(shm)
+        } else {
+            b.tempdir()
+        }?;
+        // Jobs may run as the invoking user (sudo): readable by all.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))?;
+        let mut files = Vec::with_capacity(jobs);
+        let mut sync = Vec::with_capacity(jobs);
+        for i in 0..jobs {
+            let path = dir.path().join(format!("job{i}.class"));
+            let f = std::fs::File::create(&path)?;
+            f.set_permissions(std::fs::Permissions::from_mode(0o644))?;
+            files.push(f);
+            if !sync_stats {
+                continue;
+            }
+            let path = dir.path().join(format!("job{i}.sync"));
+            let f = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(&path)?;
+            f.set_len(SYNC_FILE_BYTES as u64)?;
+            // (the job may run as the invoking user: it writes the file)
+            f.set_permissions(std::fs::Permissions::from_mode(0o666))?;
+            sync.push(f);
+        }
+        let c = ClassFiles { dir, files, sync };
+        for i in 0..jobs {
+            c.publish(i, None)?;
+        }
+        Ok(c)
+    }
+
+    pub(crate) fn path(&self, i: usize) -> std::path::PathBuf {
+        self.dir.path().join(format!("job{i}.class"))
+    }
+
+    /// Job `i`'s synchronization-statistics file, if there are any.
+    pub(crate) fn sync_path(&self, i: usize) -> Option<std::path::PathBuf> {
+        (i < self.sync.len()).then(|| self.dir.path().join(format!("job{i}.sync")))
+    }
+
+    /// Job `i`'s synchronization statistics, if it publishes them.
+    pub(super) fn sync_counts(&self, i: usize) -> Option<SyncCounts> {
+        read_sync_file(self.sync.get(i)?)
+    }
+
+    /// Writes job `i`'s class (`None`: unclassified).
+    pub(crate) fn publish(&self, i: usize, class: Option<CoschedClass>) -> std::io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        let text: &[u8; 4] = match class {
+            Some(CoschedClass::RequiresCoscheduling) => b"CS \n",
+            Some(CoschedClass::PrefersCoscheduling) => b"F  \n",
+            Some(CoschedClass::DoesNotCare) => b"DC \n",
+            None => b"-  \n",
+        };
+        self.files[i].write_all_at(text, 0)
+    }
+}
