@@ -206,3 +206,31 @@ def _check_paper_axes(out, found):
             moved = b.access_octaves["mu_swapped"] - b.access_octaves["nominal"]
             assert found[f"{v}/abs/mu/{m}"]["holds"] == (
                 moved > 0 if m == "clovertown" else moved < 0)
+
+
+def test_cancel_stops_a_long_regions_run_in_another_thread():
+    import threading
+    import time
+
+    from parsched import _core
+
+    out: dict[str, object] = {}
+
+    def target():
+        t0 = time.perf_counter()
+        try:
+            parsched.simulate_regions(workload="balance", cache_model="lru", accesses=1 << 26)
+            out["result"] = "finished"
+        except KeyboardInterrupt:
+            out["result"] = "interrupted"
+        out["seconds"] = time.perf_counter() - t0
+
+    th = threading.Thread(target=target)
+    th.start()
+    time.sleep(0.3)
+    _core.cancel_runs()
+    th.join(20)
+    assert out.get("result") == "interrupted", out
+    assert out["seconds"] < 2.0
+    # later runs are not affected
+    assert parsched.simulate_regions(accesses=1 << 20).normalized_performance > 0

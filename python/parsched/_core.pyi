@@ -415,7 +415,7 @@ def fcs_keys() -> list[str]:
     """The keys ``simulate_fcs`` accepts, in documentation order."""
 
 def simulate_regions(config: dict[str, Any]) -> dict[str, Any]:
-    """Seed 004's region machine (Rust ``region_machine::run``): the
+    """Seed 004's region machine (Rust ``machines::regions::run``): the
     ``RegionsResult`` fields (``machine``, ``workload``,
     ``normalized_performance``, ``speedup`` (None unless balance),
     ``speedup_per_program``, ``microschedules_per_s``, ``microschedules``,
@@ -424,7 +424,8 @@ def simulate_regions(config: dict[str, Any]) -> dict[str, Any]:
     times, per-cache stats and decisions), ``timing``) and ``config`` (every
     key's value). Bad keys or values raise :class:`ConfigError`; a policy
     decision that cannot be applied :class:`PolicyError`; a bad program
-    :class:`SimulationError`. Releases the GIL."""
+    :class:`SimulationError`. Releases the GIL; Ctrl-C or :func:`cancel_runs`
+    ends it within ~50 ms with ``KeyboardInterrupt``."""
 
 def regions_keys() -> list[str]:
     """The keys ``simulate_regions`` accepts, in documentation order."""
@@ -441,9 +442,9 @@ def cancel_cosched() -> None:
     """The same as :func:`cancel_runs` (its first name)."""
 
 def cancel_runs() -> None:
-    """Stops every simulation in progress (pools, barrier, batch, cosched), in
-    any thread (KeyboardInterrupt within ~50 ms): Ctrl-C reaches only the main
-    thread."""
+    """Stops every simulation in progress (pools, barrier, batch, cosched, fcs,
+    regions), in any thread (KeyboardInterrupt within ~50 ms): Ctrl-C reaches
+    only the main thread."""
 
 def estimate_run(model: Literal["barrier"], config: dict[str, Any]) -> dict[str, float]:
     """Upper estimates of a run's cost from its configuration alone:

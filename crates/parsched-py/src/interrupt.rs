@@ -6,9 +6,9 @@ use super::*;
 /// Ctrl-C (runs on threads other than the main one never see the signal).
 pub(crate) static CANCEL_CALLS: AtomicU64 = AtomicU64::new(0);
 
-/// Stops every simulation in progress (pools, barrier, batch, cosched), in
-/// any thread: each ends within ~50 ms with `KeyboardInterrupt` (for thread
-/// pools: Ctrl-C reaches only the main thread).
+/// Stops every simulation in progress (pools, barrier, batch, cosched, fcs,
+/// regions), in any thread: each ends within ~50 ms with `KeyboardInterrupt`
+/// (for thread pools: Ctrl-C reaches only the main thread).
 #[pyfunction]
 pub(crate) fn cancel_runs() {
     CANCEL_CALLS.fetch_add(1, Ordering::SeqCst);

@@ -8,6 +8,9 @@ fn regions_err(e: RegionMachineError) -> PyErr {
         RegionMachineError::Config(c) => config_err(c),
         RegionMachineError::Policy(p) => PolicyError::new_err(p),
         e @ RegionMachineError::Program(_) => SimulationError::new_err(e.to_string()),
+        RegionMachineError::Interrupted => {
+            pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted")
+        }
     }
 }
 
@@ -15,7 +18,8 @@ fn regions_err(e: RegionMachineError) -> PyErr {
 /// under the standard scheduler and under region scheduling. Returns the
 /// `RegionsResult` fields as a dict (`normalized_performance`, `speedup`,
 /// `microschedules_per_s`, `cache_loads`, `standard`, `region`, ...), plus
-/// `config` (every key's value). Releases the GIL.
+/// `config` (every key's value). Runs off the main thread with the GIL
+/// released; Ctrl-C or `cancel_runs()` stops it with `KeyboardInterrupt`.
 #[pyfunction]
 #[pyo3(signature = (config))]
 pub(crate) fn simulate_regions<'py>(
@@ -25,9 +29,11 @@ pub(crate) fn simulate_regions<'py>(
     let ModelConfig::Regions(cfg) = ModelConfig::build("regions", config)? else {
         unreachable!("build(\"regions\") makes a regions config")
     };
-    let result = py
-        .allow_threads(|| regions::run(&cfg))
-        .map_err(regions_err)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let result = run_interruptible(py, &cancel, || {
+        parsched_sim::cancel::with_cancel(&cancel, || regions::run(&cfg))
+    })?
+    .map_err(regions_err)?;
     let out =
         pythonize::pythonize(py, &result).map_err(|e| SimulationError::new_err(e.to_string()))?;
     out.set_item("config", values_of(py, &*cfg, regions::KEYS)?)?;

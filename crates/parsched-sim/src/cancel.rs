@@ -1,13 +1,16 @@
 //! Stopping a run from outside: a cancel flag watched by every long loop.
 //!
 //! [`with_cancel`] installs an `Arc<AtomicBool>` for the calling thread while
-//! a closure runs; every machine (pools, barrier, batch, cosched) and every
-//! loop that may run long without events (the barrier machine's periodic
-//! solver, its slot-switch accounting) reads it every [`CHECK_EVERY`]
-//! events or steps — never per event, and only reads, so a run that is not
-//! stopped gives exactly the results it gives without a flag. A stopped run
-//! returns its machine's `Interrupted` error (`BatchError::Interrupted`,
-//! `MachineError::Interrupted`, `ClusterError::Interrupted`).
+//! a closure runs; every machine (pools, barrier, batch, cosched, regions)
+//! and every loop that may run long without events (the barrier machine's
+//! periodic solver, its slot-switch accounting) reads it every
+//! [`CHECK_EVERY`] events or steps — never per event, and only reads, so a
+//! run that is not stopped gives exactly the results it gives without a
+//! flag. A stopped run returns its machine's `Interrupted` error
+//! (`BatchError::Interrupted`, `MachineError::Interrupted`,
+//! `ClusterError::Interrupted`, `RegionMachineError::Interrupted`). The
+//! event-driven machines watch it through
+//! [`run_watched`](crate::engine::run_watched).
 //!
 //! The flag belongs to the thread: a runner that spawns threads (the pools
 //! replications) passes it on with [`current`] and [`with_cancel`].

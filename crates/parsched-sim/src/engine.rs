@@ -2,9 +2,13 @@
 //! `(time, sequence)`, so that events at equal times are handled in the order
 //! they were scheduled and every run is deterministic.
 //!
-//! Every simulated machine (pools, barrier, batch, and the later ones) is a
-//! [`Model`] on this one engine. Events are named in the past tense
-//! (`QuantumExpired`, `SlotEnded`, `JobFinished`), as things that happened.
+//! Every simulated machine (pools, barrier, batch, regions, and the later
+//! ones) is a [`Model`] on this one engine, run by [`run_watched`] (which
+//! looks at the cancel flag of [`crate::cancel`] every
+//! [`CHECK_EVERY`](crate::cancel::CHECK_EVERY) events). Events are named in
+//! the past tense (`QuantumExpired`, `SlotEnded`, `StepEnded`), as things
+//! that happened. What one tick is belongs to each machine
+//! ([`TickUnit`](parsched_core::time::TickUnit), its `TICK` constant).
 //!
 //! **Cancellable timers.** A [`Timer`] is a named, re-armable event source
 //! (a processor's "current segment ends", the global "slot ends"): setting it
@@ -169,7 +173,7 @@ impl<E> Engine<E> {
     /// its head lies beyond `limit` — that head entry (live or cancelled) is
     /// then removed unhandled, counted as processed, as the entry that showed
     /// the instant was over.
-    #[inline]
+    #[inline(always)]
     pub fn pop_through(&mut self, limit: Time) -> Option<E> {
         loop {
             let e = self.take_head()?;
@@ -298,7 +302,7 @@ impl<E> Engine<E> {
 
     /// Removes the earliest live event and advances the clock to it
     /// (dropping the cancelled events before it).
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<E> {
         loop {
             let e = self.take_head()?;
@@ -323,6 +327,36 @@ pub trait Model {
         event: Self::Event,
         engine: &mut Engine<Self::Event>,
     ) -> Result<Flow, Self::Error>;
+
+    /// The last instant the run handles, once the model knows it: [`run`]
+    /// and [`run_watched`] then take only the events up to it (the other
+    /// events of that instant included, [`Engine::pop_through`]) and end
+    /// with [`RunEnd::Horizon`]. The barrier machine sets it at the measured
+    /// gang's last barrier; by default there is none.
+    #[inline(always)]
+    fn horizon(&self) -> Option<Time> {
+        None
+    }
+}
+
+/// The next event for `model`: [`Engine::pop`], or [`Engine::pop_through`]
+/// its horizon.
+#[inline(always)]
+fn next_event<M: Model>(model: &M, engine: &mut Engine<M::Event>) -> Option<M::Event> {
+    match model.horizon() {
+        None => engine.pop(),
+        Some(limit) => engine.pop_through(limit),
+    }
+}
+
+/// How a run ended when no event was left for it.
+#[inline]
+fn ended<M: Model>(model: &M) -> RunEnd {
+    if model.horizon().is_some() {
+        RunEnd::Horizon
+    } else {
+        RunEnd::Drained
+    }
 }
 
 /// How a run ended.
@@ -332,18 +366,19 @@ pub enum RunEnd {
     Drained,
     /// The model returned [`Flow::Stop`].
     Stopped,
-    /// The next event lies beyond the horizon given to [`run_until`].
+    /// The next event lies beyond the horizon given to [`run_until`] or
+    /// set by the model ([`Model::horizon`]).
     Horizon,
 }
 
 /// Runs `model` until no event is left or it stops.
 pub fn run<M: Model>(model: &mut M, engine: &mut Engine<M::Event>) -> Result<RunEnd, M::Error> {
-    while let Some(ev) = engine.pop() {
+    while let Some(ev) = next_event(model, engine) {
         if model.handle(ev, engine)? == Flow::Stop {
             return Ok(RunEnd::Stopped);
         }
     }
-    Ok(RunEnd::Drained)
+    Ok(ended(model))
 }
 
 /// [`run`], watching this thread's cancel flag ([`crate::cancel`]): once it
@@ -355,24 +390,25 @@ pub fn run_watched<M: Model>(
     engine: &mut Engine<M::Event>,
     interrupted: impl Fn() -> M::Error,
 ) -> Result<RunEnd, M::Error> {
+    // One loop (a second copy of it for the unwatched case made the
+    // compiler stop inlining the models' event handlers into either).
     let mut watch = crate::cancel::Watch::new();
-    if !watch.is_armed() {
-        return run(model, engine);
-    }
-    while let Some(ev) = engine.pop() {
-        if watch.tick() {
+    let armed = watch.is_armed();
+    while let Some(ev) = next_event(model, engine) {
+        if armed && watch.tick() {
             return Err(interrupted());
         }
         if model.handle(ev, engine)? == Flow::Stop {
             return Ok(RunEnd::Stopped);
         }
     }
-    Ok(RunEnd::Drained)
+    Ok(ended(model))
 }
 
 /// Runs `model` over the events at times up to `horizon` (inclusive); later
 /// events stay queued, so the run can be resumed. The clock is left at the
-/// last event handled.
+/// last event handled. (The model's own [`Model::horizon`] is not looked
+/// at here.)
 pub fn run_until<M: Model>(
     model: &mut M,
     engine: &mut Engine<M::Event>,
@@ -561,5 +597,50 @@ mod tests {
         assert_eq!(e.now(), Time(7));
         assert_eq!(run(&mut m, &mut e), Ok(RunEnd::Drained));
         assert_eq!(m.seen.len(), 11);
+    }
+
+    /// Stops taking events after the first event at 3: the horizon is set
+    /// then, and the other events of that instant are still handled.
+    struct Horizon {
+        seen: Vec<(u64, u64)>,
+        limit: Option<Time>,
+    }
+
+    impl Model for Horizon {
+        type Event = u64;
+        type Error = ();
+        fn handle(&mut self, ev: u64, eng: &mut Engine<u64>) -> Result<Flow, ()> {
+            self.seen.push((eng.now().0, ev));
+            if eng.now() == Time(3) && self.limit.is_none() {
+                self.limit = Some(eng.now());
+                eng.schedule_at(Time(3), 99);
+            }
+            eng.schedule_in(2, ev + 10);
+            Ok(Flow::Continue)
+        }
+        fn horizon(&self) -> Option<Time> {
+            self.limit
+        }
+    }
+
+    #[test]
+    fn a_model_horizon_ends_the_run_after_its_instant() {
+        for watched in [false, true] {
+            let mut m = Horizon {
+                seen: vec![],
+                limit: None,
+            };
+            let mut e = Engine::new();
+            e.schedule_at(Time(1), 1);
+            e.schedule_at(Time(3), 2);
+            let end = if watched {
+                run_watched(&mut m, &mut e, || ())
+            } else {
+                run(&mut m, &mut e)
+            };
+            assert_eq!(end, Ok(RunEnd::Horizon));
+            assert_eq!(m.seen, vec![(1, 1), (3, 2), (3, 11), (3, 99)]);
+            assert_eq!(e.now(), Time(5), "the head beyond the horizon, taken");
+        }
     }
 }

@@ -6,7 +6,9 @@
 //! [`RoundRobin`] is the per-processor round robin of seed 001 §3.1
 //! (Feitelson & Rudolph 1992: "each processor schedules its threads in round
 //! robin, with quantum τq"); seed 000's per-pool round robin is the same
-//! policy on a queue shared by a pool. Later implementations — seed 003's
+//! policy on a queue shared by a pool (the pool machine keeps one
+//! `RoundRobin` per pool; the barrier machine one per processor). Later
+//! implementations — seed 003's
 //! Solaris time-sharing dispatch table (priority levels, per-level quanta,
 //! sleep-return and starvation promotion), seed 002's Linux-like schedulers —
 //! implement the same trait; machines do not change.

@@ -20,7 +20,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
                         t.state, t.proc
                     )));
                 }
-                if self.sched == SyncSched::Gang {
+                if self.params.sched == SyncSched::Gang {
                     let slot = self.gang.matrix().slot_of(GangId(t.gang as u64));
                     if slot.is_none() || slot != self.gang.current() {
                         return Err(err(format!(
@@ -42,14 +42,14 @@ impl<L: LocalScheduler> SyncMachine<L> {
                 }
                 seen[q as usize] += 1;
             }
-            if self.sched == SyncSched::Gang && !proc.queue.is_empty() {
+            if self.params.sched == SyncSched::Gang && !proc.queue.is_empty() {
                 return Err(err("gang scheduling uses no run queues".into()));
             }
         }
         if let Some(t) = seen.iter().position(|&c| c > 1) {
             return Err(err(format!("thread {t} is in two places at once")));
         }
-        if let (SyncSched::Gang, Some(s)) = (self.sched, self.gang.current()) {
+        if let (SyncSched::Gang, Some(s)) = (self.params.sched, self.gang.current()) {
             // Coscheduling: every thread of the current slot's gangs that can
             // run holds its processor (all of a gang's threads run together).
             for (th, t) in self.threads.iter().enumerate() {
@@ -81,7 +81,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
                         "blocked thread {th} is not waiting or holds a processor/queue place"
                     )));
                 }
-                if self.sched == SyncSched::Local && t.state == St::Ready && seen[th] != 1 {
+                if self.params.sched == SyncSched::Local && t.state == St::Ready && seen[th] != 1 {
                     return Err(err(format!("ready thread {th} is in no run queue")));
                 }
             }

@@ -24,7 +24,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
     /// Returns false (nothing done) if not even one iteration fits.
     pub(super) fn try_batch(&mut self, gi: usize, now: Time, eng: &mut Engine<SyncEv>) -> bool {
         let g = &self.gangs[gi];
-        if !g.batchable || g.wait != WaitStrategy::Busy || self.done.is_some() {
+        if !g.batchable || g.wait != WaitStrategy::Busy || self.measure.done.is_some() {
             return false;
         }
         for t in g.first..g.first + g.width {
@@ -32,9 +32,9 @@ impl<L: LocalScheduler> SyncMachine<L> {
                 return false;
             }
         }
-        let mut limit = match self.sched {
+        let mut limit = match self.params.sched {
             SyncSched::Local => Time::MAX,
-            SyncSched::Gang => self.slot_end,
+            SyncSched::Gang => self.slot.end,
         };
         for &t in &g.threads {
             let th = &self.threads[t as usize];
@@ -42,7 +42,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
             if th.state != St::Running || proc.seg_start > now || proc.busy_until > now {
                 return false;
             }
-            if self.sched == SyncSched::Local {
+            if self.params.sched == SyncSched::Local {
                 limit = limit.min(proc.slice_end);
             }
         }
@@ -52,7 +52,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
         // a barrier, and the releases before this one are counted).
         let mut left = g.count - g.iterations;
         if measured {
-            left = left.min(self.k - g.iterations);
+            left = left.min(self.params.k - g.iterations);
         }
         let (first, last) = (g.first, g.first + g.width);
         let mut b = std::mem::take(&mut self.gangs[gi].batch);
@@ -101,7 +101,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
     pub(super) fn measured_release(&mut self, release: u64) -> bool {
         self.gangs[self.measured as usize].iterations += 1;
         self.record_iteration(Time(release));
-        self.done.is_some()
+        self.measure.done.is_some()
     }
 
     /// The fast path's loop: whole iterations of gang `gi` from `start` while
@@ -202,13 +202,13 @@ impl<L: LocalScheduler> SyncMachine<L> {
                     b.spin += d - c;
                 }
             }
-            self.useful += b.useful;
-            self.spin += b.spin;
+            self.stats.useful += b.useful;
+            self.stats.spin += b.spin;
             if gi as u32 == self.measured {
-                self.measured_spin += b.spin;
+                self.stats.measured_spin += b.spin;
             }
             self.gangs[gi].iterations += b.iterations;
-            self.gang_iterations += b.iterations;
+            self.stats.gang_iterations += b.iterations;
             b.iterations = 0;
             self.gangs[gi].batch = b;
         }
@@ -228,12 +228,12 @@ impl<L: LocalScheduler> SyncMachine<L> {
         let gi = gi as usize;
         let mut b = std::mem::take(&mut self.gangs[gi].batch);
         debug_assert_eq!(b.end, now);
-        self.useful += b.useful;
-        self.spin += b.spin;
+        self.stats.useful += b.useful;
+        self.stats.spin += b.spin;
         self.gangs[gi].iterations += b.iterations;
-        self.gang_iterations += b.iterations;
+        self.stats.gang_iterations += b.iterations;
         if gi as u32 == self.measured {
-            self.measured_spin += b.spin;
+            self.stats.measured_spin += b.spin;
             for i in 0..b.times.len() {
                 self.record_iteration(b.times[i]);
             }

@@ -3,262 +3,34 @@
 
 use super::*;
 
-impl SyncMachine {
-    /// Builds the machine for a validated configuration, each processor
-    /// scheduled by round robin with quantum τq (seed 001 §3.1).
-    pub fn new(cfg: &SyncConfig, opts: SyncOptions) -> Result<SyncMachine, ConfigError> {
-        let capacity = cfg.l as usize + 2;
-        SyncMachine::with_local_schedulers(cfg, opts, |_| {
-            RoundRobin::with_capacity(ticks(cfg.tq), cfg.wakeup, capacity)
-        })
-    }
-}
-
 impl<L: LocalScheduler> SyncMachine<L> {
-    /// Builds the machine with `local(p)` as processor p's local scheduler
-    /// (any [`LocalScheduler`]; the periodic fast path applies only to round
-    /// robin). The configuration's `tq` and `wakeup` are the round robin's.
-    pub fn with_local_schedulers(
-        cfg: &SyncConfig,
-        opts: SyncOptions,
-        mut local: impl FnMut(ProcId) -> L,
-    ) -> Result<SyncMachine<L>, ConfigError> {
-        cfg.validate()?;
-        let p = cfg.procs();
-        let mut gang = GangScheduler::new(GangMatrix::new(p, None)?, GangSchedOptions::default());
-        let iterate = |count: u64| {
-            Program::new(vec![Step::Repeat {
-                count,
-                body: vec![
-                    Step::Compute {
-                        demand: cfg.compute_dist(),
-                    },
-                    Step::Barrier,
-                ],
-            }])
-        };
-        let mut specs: Vec<(Kind, u32, Program)> = Vec::new();
-        if cfg.skew {
-            specs.push((
-                Kind::Skew,
-                p,
-                Program::new(vec![Step::Compute {
-                    demand: Dist::Uniform {
-                        lo: 0.0,
-                        hi: cfg.tq,
-                    },
-                }]),
-            ));
-        }
-        specs.push((Kind::Measured, cfg.n, iterate(cfg.k)));
-        for _ in 1..cfg.l {
-            match cfg.competitors {
-                Competitors::Same => specs.push((Kind::Same, cfg.n, iterate(u64::MAX))),
-                Competitors::Compute => specs.push((
-                    Kind::Compute,
-                    p,
-                    Program::new(vec![Step::Compute {
-                        demand: Dist::Const { value: 1e12 },
-                    }]),
-                )),
-            }
-        }
-        // The machine builds its programs; it models no caches, so a
-        // program that touches regions would be refused here (typed error).
-        if specs.iter().any(|(_, _, prog)| prog.touches_regions()) {
-            return Err(ConfigError::new(
-                "program",
-                "a program touches regions",
-                "the barrier machine models no caches: use parsched simulate regions",
-            ));
-        }
-        let mut m = SyncMachine {
-            sched: cfg.sched,
-            tq: ticks(cfg.tq),
-            tcs: ticks(cfg.tcs),
-            block_cost: ticks(cfg.alpha * cfg.tcs),
-            spin_limit: ticks(cfg.spin_limit),
-            k: cfg.k,
-            audit: opts.audit,
-            fast: opts.fast,
-            periodic: opts.fast && !opts.audit && cfg.wait == WaitStrategy::Busy,
-            procs: (0..p)
-                .map(|q| Proc {
-                    thread: NONE,
-                    last: NONE,
-                    free_switch: true,
-                    seg_start: Time::ZERO,
-                    busy_until: Time::ZERO,
-                    seg_timer: Timer::UNSET,
-                    slice_end: Time::ZERO,
-                    timer: false,
-                    timer_fresh: false,
-                    spin_timer: None,
-                    queue: local(ProcId(q)),
-                })
-                .collect(),
-            threads: Vec::new(),
-            gangs: Vec::new(),
-            measured: 0,
-            gang: GangScheduler::new(GangMatrix::new(p, None)?, GangSchedOptions::default()),
-            slot_timer: Timer::UNSET,
-            slot_start: Time::ZERO,
-            slot_free: 0,
-            slot_end: Time::ZERO,
-            useful: 0,
-            skew_work: 0,
-            spin: 0,
-            measured_spin: 0,
-            overhead: 0,
-            context_switches: 0,
-            blocking_events: 0,
-            yields: 0,
-            yield_waits: 0,
-            preemptions: 0,
-            slot_switches: 0,
-            frag_idle: 0,
-            frag_total: 0,
-            gang_iterations: 0,
-            start: None,
-            last_iter: Time::ZERO,
-            batch_size: (cfg.k / cfg.batches as u64).max(1),
-            batch_len: 0,
-            batch_sum: 0.0,
-            batches_max: cfg.batches as usize,
-            batch_means: Vec::with_capacity(cfg.batches as usize),
-            iter_hist: Histogram::new_with_bounds(1, ITER_HIST_MAX_TICKS, 2)
-                .expect("valid histogram bounds"),
-            iter_min: u64::MAX,
-            iter_max: 0,
-            done: None,
-            max_pending: 0,
-            watch: crate::cancel::Watch::new(),
-        };
-        for (gi, (kind, width, program)) in specs.into_iter().enumerate() {
-            let g = gi as u32;
-            let Admission::Placed(alloc) = gang
-                .admit(GangId(g as u64), width)
-                .map_err(|e| ConfigError::new("n", e.to_string(), "n <= P"))?
-            else {
-                unreachable!("an unbounded matrix always has room")
-            };
-            let rng = match kind {
-                Kind::Skew => stream(cfg.seed, Stream::Skew, 0),
-                _ => stream(cfg.seed, Stream::ThreadDemand, g as u64),
-            };
-            if kind == Kind::Measured {
-                m.measured = g;
-            }
-            let (batchable, count) = match program.steps.as_slice() {
-                [Step::Repeat { count, body }]
-                    if matches!(body.as_slice(), [Step::Compute { .. }, Step::Barrier]) =>
-                {
-                    (true, *count)
-                }
-                _ => (false, 0),
-            };
-            let mut on_proc = vec![NONE; p as usize];
-            let mut threads = Vec::with_capacity(width as usize);
-            for &q in &alloc.procs {
-                let th = m.threads.len() as u32;
-                on_proc[q.idx()] = th;
-                threads.push(th);
-                m.threads.push(Thread {
-                    gang: g,
-                    proc: q.0,
-                    cursor: Cursor::new(width),
-                    remaining: 0,
-                    deferred: None,
-                    state: St::Ready,
-                    waiting: false,
-                    spin_left: 0,
-                });
-            }
-            m.gangs.push(Gang {
-                kind,
-                program,
-                rng,
-                width,
-                arrived: 0,
-                waiters: Vec::with_capacity(width as usize),
-                wait: cfg.wait,
-                runnable: width,
-                alive: width,
-                on_proc,
-                threads,
-                first: m.threads.len() as u32 - width,
-                batchable,
-                count,
-                batch: Batch::default(),
-                iterations: 0,
-                voluntary: 0,
-            });
-        }
-        m.gang = gang;
-        let mut initial: Vec<Vec<u32>> = vec![Vec::new(); p as usize];
-        for th in 0..m.threads.len() as u32 {
-            m.prepare(th);
-            initial[m.threads[th as usize].proc as usize].push(th);
-        }
-        if m.sched == SyncSched::Local {
-            let first = usize::from(cfg.skew);
-            for (q, v) in initial.iter_mut().enumerate() {
-                if cfg.shuffle && v.len() > first {
-                    let mut rng = stream(cfg.seed, Stream::Skew, q as u64 + 1);
-                    let rest = &mut v[first..];
-                    for i in (1..rest.len()).rev() {
-                        rest.swap(i, rng.random_range(0..=i));
-                    }
-                }
-                for &th in v.iter() {
-                    m.procs[q].queue.enqueue(ThreadId(th), EnqueueReason::New);
-                }
-            }
-        }
-        Ok(m)
-    }
-
     /// Runs until the measured gang passes its k-th barrier.
     pub fn run(&mut self, eng: &mut Engine<SyncEv>) -> Result<Time, MachineError> {
         for proc in &mut self.procs {
             proc.seg_timer = eng.timer();
         }
-        self.slot_timer = eng.timer();
-        match self.sched {
+        self.slot.timer = eng.timer();
+        match self.params.sched {
             SyncSched::Local => {
                 for p in 0..self.procs.len() as u32 {
                     self.dispatch_local(p, eng);
                 }
             }
-            SyncSched::Gang => eng.set_timer(self.slot_timer, Time::ZERO, SyncEv::SlotEnded),
+            SyncSched::Gang => eng.set_timer(self.slot.timer, Time::ZERO, SyncEv::SlotEnded),
         }
         self.max_pending = eng.pending();
-        loop {
-            // After the measured gang's k-th barrier, the other events of
-            // that instant are still handled, then the run stops.
-            let next = match self.done {
-                Some(end) => eng.pop_through(end),
-                None => eng.pop(),
-            };
-            if self.watch.tick() {
-                return Err(MachineError::Interrupted);
-            }
-            let Some(ev) = next else {
-                if self.done.is_some() {
-                    break;
-                }
-                return Err(MachineError::Invariant {
-                    time: eng.now().as_units(),
-                    msg: "no event left before the measured gang finished (deadlock)".into(),
-                });
-            };
-            if self.handle(ev, eng)? == Flow::Stop {
-                return self.run_periodic(eng.now());
-            }
+        // After the measured gang's k-th barrier (`horizon`), the other
+        // events of that instant are still handled, then the run stops; a
+        // stop hands the rest of the run to the periodic solver.
+        if run_watched(self, eng, || MachineError::Interrupted)? == RunEnd::Stopped {
+            return self.run_periodic(eng.now());
         }
-        let end = self
-            .done
-            .expect("the loop ends when the measured gang is done");
+        let Some(end) = self.measure.done else {
+            return Err(MachineError::Invariant {
+                time: eng.now().as_units(),
+                msg: "no event left before the measured gang finished (deadlock)".into(),
+            });
+        };
         self.flush(end);
         Ok(end)
     }
@@ -310,9 +82,9 @@ impl<L: LocalScheduler> SyncMachine<L> {
         let proc = &mut self.procs[p as usize];
         proc.seg_start = start;
         eng.cancel(proc.seg_timer);
-        if t.gang == self.measured && self.start.is_none() {
-            self.start = Some(start);
-            self.last_iter = start;
+        if t.gang == self.measured && self.measure.start.is_none() {
+            self.measure.start = Some(start);
+            self.measure.last_iter = start;
         }
         let end = if t.waiting {
             match self.gangs[t.gang as usize].wait {
@@ -337,9 +109,9 @@ impl<L: LocalScheduler> SyncMachine<L> {
         } else {
             start + t.remaining
         };
-        let limit = match self.sched {
+        let limit = match self.params.sched {
             SyncSched::Local => proc.slice_end,
-            SyncSched::Gang => self.slot_end,
+            SyncSched::Gang => self.slot.end,
         };
         if end <= limit {
             eng.set_timer(proc.seg_timer, end, SyncEv::SegmentEnded { p });
@@ -351,17 +123,17 @@ impl<L: LocalScheduler> SyncMachine<L> {
     pub(super) fn account(&mut self, th: u32, elapsed: u64) {
         let t = &mut self.threads[th as usize];
         if t.waiting {
-            self.spin += elapsed;
+            self.stats.spin += elapsed;
             if t.gang == self.measured {
-                self.measured_spin += elapsed;
+                self.stats.measured_spin += elapsed;
             }
             t.spin_left = t.spin_left.saturating_sub(elapsed);
         } else {
             t.remaining -= elapsed.min(t.remaining);
             if self.gangs[t.gang as usize].kind == Kind::Skew {
-                self.skew_work += elapsed;
+                self.stats.skew_work += elapsed;
             } else {
-                self.useful += elapsed;
+                self.stats.useful += elapsed;
             }
         }
     }
@@ -411,7 +183,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
         let wait = g.wait;
         let t = &mut self.threads[th as usize];
         t.waiting = true;
-        match wait.on_wait(self.spin_limit) {
+        match wait.on_wait(self.params.spin_limit) {
             WaitAction::Spin => self.start_activity(th, p, now, eng),
             WaitAction::SpinFor(budget) => {
                 t.spin_left = budget;
@@ -419,31 +191,32 @@ impl<L: LocalScheduler> SyncMachine<L> {
             }
             WaitAction::Block => self.block(th, p, eng),
             WaitAction::Yield => {
-                self.yield_waits += 1;
+                self.stats.yield_waits += 1;
                 self.yield_now(th, p, eng);
             }
         }
     }
 
     pub(super) fn record_iteration(&mut self, now: Time) {
-        let d = now - self.last_iter;
-        self.iter_hist.saturating_record(d);
-        self.iter_min = self.iter_min.min(d);
-        self.iter_max = self.iter_max.max(d);
+        let d = now - self.measure.last_iter;
+        self.measure.iter_hist.saturating_record(d);
+        self.measure.iter_min = self.measure.iter_min.min(d);
+        self.measure.iter_max = self.measure.iter_max.max(d);
         let it = ticks_to_units(d);
-        self.last_iter = now;
-        if self.batch_means.len() < self.batches_max {
-            self.batch_sum += it;
-            self.batch_len += 1;
-            if self.batch_len == self.batch_size {
-                self.batch_means
-                    .push(self.batch_sum / self.batch_size as f64);
-                self.batch_sum = 0.0;
-                self.batch_len = 0;
+        self.measure.last_iter = now;
+        if self.measure.batch_means.len() < self.measure.batches_max {
+            self.measure.batch_sum += it;
+            self.measure.batch_len += 1;
+            if self.measure.batch_len == self.measure.batch_size {
+                self.measure
+                    .batch_means
+                    .push(self.measure.batch_sum / self.measure.batch_size as f64);
+                self.measure.batch_sum = 0.0;
+                self.measure.batch_len = 0;
             }
         }
-        if self.gangs[self.measured as usize].iterations >= self.k {
-            self.done = Some(now);
+        if self.gangs[self.measured as usize].iterations >= self.params.k {
+            self.measure.done = Some(now);
         }
     }
 
@@ -455,7 +228,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
         let g = &mut self.gangs[gi];
         g.arrived = 0;
         g.iterations += 1;
-        self.gang_iterations += 1;
+        self.stats.gang_iterations += 1;
         let mut waiters = std::mem::take(&mut g.waiters);
         for &w in &waiters {
             let t = &mut self.threads[w as usize];
@@ -463,9 +236,9 @@ impl<L: LocalScheduler> SyncMachine<L> {
             if t.state == St::Running {
                 // The spin since the segment start, charged now that it ends.
                 let spun = now.saturating_sub(self.procs[t.proc as usize].seg_start);
-                self.spin += spun;
+                self.stats.spin += spun;
                 if gi as u32 == self.measured {
-                    self.measured_spin += spun;
+                    self.stats.measured_spin += spun;
                 }
             }
         }
@@ -476,7 +249,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
         if gi as u32 == self.measured {
             self.record_iteration(now);
         }
-        if !(self.fast && self.try_batch(gi, now, eng)) {
+        if !(self.params.fast && self.try_batch(gi, now, eng)) {
             for &w in &waiters {
                 self.wake(w, eng);
             }
@@ -500,7 +273,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
             St::Blocked => {
                 self.threads[w as usize].state = St::Ready;
                 self.gangs[gi].runnable += 1;
-                match self.sched {
+                match self.params.sched {
                     SyncSched::Local => {
                         let proc = &mut self.procs[p as usize];
                         proc.queue.enqueue(ThreadId(w), EnqueueReason::Woken);
@@ -510,7 +283,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
                     }
                     SyncSched::Gang => {
                         if self.gang.current().is_none() {
-                            eng.set_timer(self.slot_timer, now, SyncEv::SlotEnded);
+                            eng.set_timer(self.slot.timer, now, SyncEv::SlotEnded);
                         } else if self.gang.is_running(GangId(gi as u64))
                             && self.procs[p as usize].thread == NONE
                         {
@@ -518,7 +291,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
                             let cost = if proc.free_switch || proc.last == w {
                                 0
                             } else {
-                                self.tcs
+                                self.params.tcs
                             };
                             self.run_on(p, w, cost, eng);
                         }
@@ -535,11 +308,11 @@ impl<L: LocalScheduler> SyncMachine<L> {
     /// holds a cell of the slot on `p`) it runs again after a switch's cost.
     pub(super) fn yield_now(&mut self, th: u32, p: u32, eng: &mut Engine<SyncEv>) {
         let now = eng.now();
-        self.yields += 1;
+        self.stats.yields += 1;
         let gi = self.threads[th as usize].gang as usize;
         self.gangs[gi].voluntary += 1;
         let proc = &mut self.procs[p as usize];
-        if self.sched == SyncSched::Local && !proc.queue.is_empty() {
+        if self.params.sched == SyncSched::Local && !proc.queue.is_empty() {
             proc.thread = NONE;
             eng.cancel(proc.seg_timer);
             proc.queue.enqueue(ThreadId(th), EnqueueReason::Yielded);
@@ -548,8 +321,8 @@ impl<L: LocalScheduler> SyncMachine<L> {
             self.dispatch_local(p, eng);
             return;
         }
-        let start = proc.busy_until.max(now) + self.tcs;
-        self.overhead += self.tcs;
+        let start = proc.busy_until.max(now) + self.params.tcs;
+        self.stats.overhead += self.params.tcs;
         proc.busy_until = start;
         self.start_activity(th, p, start, eng);
     }
@@ -560,12 +333,12 @@ impl<L: LocalScheduler> SyncMachine<L> {
         self.threads[th as usize].state = St::Blocked;
         self.gangs[gi].runnable -= 1;
         self.gangs[gi].voluntary += 1;
-        self.blocking_events += 1;
-        self.overhead += self.block_cost;
+        self.stats.blocking_events += 1;
+        self.stats.overhead += self.params.block_cost;
         let proc = &mut self.procs[p as usize];
         proc.thread = NONE;
         eng.cancel(proc.seg_timer);
-        proc.busy_until = proc.busy_until.max(now) + self.block_cost;
+        proc.busy_until = proc.busy_until.max(now) + self.params.block_cost;
         proc.free_switch = true;
         self.after_leave(p, eng);
     }
@@ -587,7 +360,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
 
     /// Processor `p` has no thread any more.
     pub(super) fn after_leave(&mut self, p: u32, eng: &mut Engine<SyncEv>) {
-        match self.sched {
+        match self.params.sched {
             SyncSched::Local => self.dispatch_local(p, eng),
             SyncSched::Gang => {
                 let gangs = &self.gangs;
@@ -597,7 +370,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
                 {
                     // Nothing runs in this slot any more: switch early.
                     debug_assert!(self.procs.iter().all(|q| q.thread == NONE));
-                    eng.set_timer(self.slot_timer, eng.now(), SyncEv::SlotEnded);
+                    eng.set_timer(self.slot.timer, eng.now(), SyncEv::SlotEnded);
                 }
             }
         }
@@ -608,15 +381,15 @@ impl<L: LocalScheduler> SyncMachine<L> {
         let now = eng.now();
         let proc = &mut self.procs[p as usize];
         if proc.last != th {
-            self.context_switches += 1;
+            self.stats.context_switches += 1;
         }
         let start = proc.busy_until.max(now) + cost;
-        self.overhead += cost;
+        self.stats.overhead += cost;
         proc.busy_until = start;
         proc.thread = th;
         proc.last = th;
         proc.free_switch = false;
-        if self.sched == SyncSched::Local {
+        if self.params.sched == SyncSched::Local {
             proc.slice_end = start + proc.queue.quantum(ThreadId(th));
             proc.timer_fresh = !proc.timer;
             if !proc.timer {
@@ -637,7 +410,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
         let cost = if proc.free_switch || proc.last == th {
             0
         } else {
-            self.tcs
+            self.params.tcs
         };
         self.run_on(p, th, cost, eng);
     }
@@ -701,7 +474,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
             self.start_activity(th, p, start, eng);
             return;
         }
-        self.preemptions += 1;
+        self.stats.preemptions += 1;
         proc.thread = NONE;
         eng.cancel(proc.seg_timer);
         proc.queue
@@ -714,18 +487,18 @@ impl<L: LocalScheduler> SyncMachine<L> {
     pub(super) fn switch_slot(&mut self, eng: &mut Engine<SyncEv>) {
         let now = eng.now();
         if self.gang.current().is_some() {
-            let d = (now - self.slot_start) as u128;
-            self.frag_idle += self.slot_free as u128 * d;
-            self.frag_total += self.procs.len() as u128 * d;
+            let d = (now - self.slot.start) as u128;
+            self.stats.frag_idle += self.slot.free as u128 * d;
+            self.stats.frag_total += self.procs.len() as u128 * d;
         }
         let gangs = &self.gangs;
         let change = self.gang.rotate(|g| gangs[g.0 as usize].runnable > 0);
         let next = change.to;
-        self.slot_start = now;
+        self.slot.start = now;
         if next.is_some() && change.is_same() {
             // The only slot with work: no switch, a new quantum.
-            self.slot_end = now + self.tq;
-            eng.set_timer(self.slot_timer, self.slot_end, SyncEv::SlotEnded);
+            self.slot.end = now + self.params.tq;
+            eng.set_timer(self.slot.timer, self.slot.end, SyncEv::SlotEnded);
             for p in 0..self.procs.len() as u32 {
                 let th = self.procs[p as usize].thread;
                 if th != NONE {
@@ -750,17 +523,17 @@ impl<L: LocalScheduler> SyncMachine<L> {
         let Some(s) = next else {
             return;
         };
-        self.slot_switches += 1;
-        self.slot_free = self.gang.matrix().free_cells(s);
-        self.slot_end = now + self.tcs + self.tq;
+        self.stats.slot_switches += 1;
+        self.slot.free = self.gang.matrix().free_cells(s);
+        self.slot.end = now + self.params.tcs + self.params.tq;
         // Scheduled before the slot's compute ends, so that a compute ending
         // as the slot does is preempted first (as a quantum's end is).
-        eng.set_timer(self.slot_timer, self.slot_end, SyncEv::SlotEnded);
+        eng.set_timer(self.slot.timer, self.slot.end, SyncEv::SlotEnded);
         for p in 0..self.procs.len() as u32 {
             let proc = &mut self.procs[p as usize];
-            proc.busy_until = proc.busy_until.max(now) + self.tcs;
+            proc.busy_until = proc.busy_until.max(now) + self.params.tcs;
             proc.free_switch = false;
-            self.overhead += self.tcs;
+            self.stats.overhead += self.params.tcs;
             if let Some(g) = self.gang.matrix().cell(s, ProcId(p)) {
                 let th = self.gangs[g.0 as usize].on_proc[p as usize];
                 if self.threads[th as usize].state == St::Ready {
@@ -801,7 +574,13 @@ impl<L: LocalScheduler> Model for SyncMachine<L> {
     type Event = SyncEv;
     type Error = MachineError;
 
-    #[inline]
+    /// The measured gang's last barrier, once it passed it.
+    #[inline(always)]
+    fn horizon(&self) -> Option<Time> {
+        self.measure.done
+    }
+
+    #[inline(always)]
     fn handle(&mut self, ev: SyncEv, eng: &mut Engine<SyncEv>) -> Result<Flow, MachineError> {
         match ev {
             SyncEv::SegmentEnded { p } => self.on_seg(p, eng),
@@ -811,10 +590,10 @@ impl<L: LocalScheduler> Model for SyncMachine<L> {
             SyncEv::SlotEnded => self.switch_slot(eng),
         }
         self.max_pending = self.max_pending.max(eng.pending());
-        if self.audit {
+        if self.params.audit {
             self.check(eng.now())?;
         }
-        let periodic = self.periodic
+        let periodic = self.params.periodic
             && matches!(ev, SyncEv::QuantumExpired { .. } | SyncEv::SlotEnded)
             && eng.next_time().is_none_or(|t| t > eng.now())
             && self.periodic_ready();

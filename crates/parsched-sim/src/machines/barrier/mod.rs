@@ -5,7 +5,18 @@
 //! uncoordinated per-processor round robin, or gang scheduling with
 //! Ousterhout's matrix ([`GangMatrix`]).
 //!
-//! Times are in ms; one model unit (ms) is 10^6 ticks, so a tick is 1 ns.
+//! **Time.** Times are in ms; one model unit (ms) is 10^6 ticks, so one
+//! engine tick is 1 ns.
+//!
+//! **Shape.** The machine is a [`Model`] on the one [`Engine`], run by
+//! [`run_watched`] (the cancel flag of [`crate::cancel`], every
+//! [`CHECK_EVERY`](crate::cancel::CHECK_EVERY) events, and by the periodic
+//! solver every as many steps), its events named in the past tense
+//! ([`SyncEv`]), its state in named parts: the parameters, processors,
+//! threads and gangs, the gang scheduler and its current slot, the totals
+//! and the measured gang's iteration times. `build.rs` builds it from a
+//! configuration, `machine.rs` handles the events, `fast.rs` and
+//! `periodic.rs` are its exact fast paths, `audit.rs` its invariants.
 //!
 //! # Model
 //!
@@ -105,7 +116,7 @@
 //! then persists (seed 001 §3.3 saw the same); estimates of uncoordinated busy
 //! waiting should pool seeds (harmonic mean of time per iteration).
 
-use crate::engine::{Engine, Flow, Model, Timer};
+use crate::engine::{run_watched, Engine, Flow, Model, RunEnd, Timer};
 use crate::machines::common::MachineError;
 use crate::machines::pools::Value;
 use crate::rng::{stream, Stream, StreamRng};
@@ -117,7 +128,7 @@ use parsched_core::policy::gang_sched::{Admission, GangSchedOptions, GangSchedul
 use parsched_core::policy::local::{EnqueueReason, LocalScheduler, RoundRobin};
 use parsched_core::policy::wait::WaitAction;
 use parsched_core::program::{Cursor, Dist, Op, Program, Step};
-use parsched_core::time::{ticks_to_units, units_to_ticks, TICKS_PER_UNIT};
+use parsched_core::time::{ticks_to_units, units_to_ticks, TickUnit, TICKS_PER_UNIT};
 use parsched_core::ThreadId;
 use parsched_core::{ConfigError, ProcId, Time};
 use rand::Rng;
@@ -125,6 +136,7 @@ use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
 mod audit;
+mod build;
 mod config;
 mod fast;
 mod machine;
@@ -142,6 +154,10 @@ use result::log_bins;
 pub use result::SyncResult;
 
 const NONE: u32 = u32::MAX;
+
+/// What one tick of the barrier machine is: 1 ns (times are in ms,
+/// [`TICKS_PER_UNIT`] ticks each).
+pub const TICK: TickUnit = TickUnit::Nanosecond;
 
 /// The iteration-time histogram's range: 1 tick to 10^13 ticks (10^7 ms);
 /// longer iterations count in its top bucket (the exact maximum is kept).
@@ -277,13 +293,18 @@ pub enum SyncEv {
     SpinExpired { p: u32 },
 }
 
-/// The machine of seed 001.
-pub struct SyncMachine<L: LocalScheduler = RoundRobin> {
+/// The machine's parameters, in ticks (fixed for a run).
+struct Params {
     sched: SyncSched,
+    /// Quantum τq.
     tq: u64,
+    /// Context switch τcs.
     tcs: u64,
+    /// Blocking's cost α·τcs.
     block_cost: u64,
+    /// Two-phase spin limit.
     spin_limit: u64,
+    /// The measured gang's iterations.
     k: u64,
     audit: bool,
     fast: bool,
@@ -291,19 +312,21 @@ pub struct SyncMachine<L: LocalScheduler = RoundRobin> {
     /// the schedule is periodic and the rest of the run is solved without
     /// events (see `run_periodic`).
     periodic: bool,
-    procs: Vec<Proc<L>>,
-    threads: Vec<Thread>,
-    gangs: Vec<Gang>,
-    measured: u32,
-    /// Gang scheduling's state machine over Ousterhout's matrix (under local
-    /// scheduling it only records where each gang's threads are pinned).
-    gang: GangScheduler,
+}
+
+/// Gang scheduling's current slot.
+struct SlotState {
     /// Fires `SlotEnded`; an early switch re-arms it for now.
-    slot_timer: Timer,
-    slot_start: Time,
-    slot_free: u32,
-    slot_end: Time,
-    // Statistics (ticks).
+    timer: Timer,
+    start: Time,
+    /// Empty cells of the current slot (counted as fragmentation).
+    free: u32,
+    end: Time,
+}
+
+/// Totals of a run (ticks, or counts).
+#[derive(Default)]
+struct SyncStats {
     useful: u64,
     skew_work: u64,
     spin: u64,
@@ -318,9 +341,14 @@ pub struct SyncMachine<L: LocalScheduler = RoundRobin> {
     frag_idle: u128,
     frag_total: u128,
     gang_iterations: u64,
-    // Measured gang.
+}
+
+/// The measured gang's iteration times.
+struct Measurement {
+    /// Its first dispatch.
     start: Option<Time>,
     last_iter: Time,
+    /// Iterations per batch mean, and the batch in progress.
     batch_size: u64,
     batch_len: u64,
     batch_sum: f64,
@@ -329,9 +357,47 @@ pub struct SyncMachine<L: LocalScheduler = RoundRobin> {
     iter_hist: Histogram<u64>,
     iter_min: u64,
     iter_max: u64,
+    /// The instant of its k-th barrier: the run ends with that instant.
     done: Option<Time>,
+}
+
+impl Measurement {
+    fn new(cfg: &SyncConfig) -> Measurement {
+        Measurement {
+            start: None,
+            last_iter: Time::ZERO,
+            batch_size: (cfg.k / cfg.batches as u64).max(1),
+            batch_len: 0,
+            batch_sum: 0.0,
+            batches_max: cfg.batches as usize,
+            batch_means: Vec::with_capacity(cfg.batches as usize),
+            iter_hist: Histogram::new_with_bounds(1, ITER_HIST_MAX_TICKS, 2)
+                .expect("valid histogram bounds"),
+            iter_min: u64::MAX,
+            iter_max: 0,
+            done: None,
+        }
+    }
+}
+
+/// The machine of seed 001: its parameters, processors, threads and gangs,
+/// the gang scheduler and its slot, the totals and the measured gang's
+/// iteration times.
+pub struct SyncMachine<L: LocalScheduler = RoundRobin> {
+    params: Params,
+    procs: Vec<Proc<L>>,
+    threads: Vec<Thread>,
+    gangs: Vec<Gang>,
+    measured: u32,
+    /// Gang scheduling's state machine over Ousterhout's matrix (under local
+    /// scheduling it only records where each gang's threads are pinned).
+    gang: GangScheduler,
+    slot: SlotState,
+    stats: SyncStats,
+    measure: Measurement,
     max_pending: usize,
-    /// The cancel flag, looked at every few thousand events or solver steps.
+    /// The cancel flag, looked at every few thousand solver steps (the
+    /// event loop watches it through `run_watched`).
     watch: crate::cancel::Watch,
 }
 
@@ -382,51 +448,51 @@ pub fn run(
     let mut m = SyncMachine::new(cfg, opts)?;
     let mut eng = Engine::new();
     let end = m.run(&mut eng)?;
-    let start = m.start.unwrap_or(Time::ZERO);
+    let start = m.measure.start.unwrap_or(Time::ZERO);
     let iterations = m.gangs[m.measured as usize].iterations;
     let total = ticks_to_units(end - start);
-    let (_, half) = mean_ci90(&m.batch_means);
+    let (_, half) = mean_ci90(&m.measure.batch_means);
     let p = m.procs.len() as f64;
     let end_u = end.as_units();
     // Histogram quantiles, kept within the exact extremes.
     let quantile = |q: f64| {
-        ticks_to_units(
-            m.iter_hist
-                .value_at_quantile(q)
-                .clamp(m.iter_min.min(m.iter_max), m.iter_max),
-        )
+        ticks_to_units(m.measure.iter_hist.value_at_quantile(q).clamp(
+            m.measure.iter_min.min(m.measure.iter_max),
+            m.measure.iter_max,
+        ))
     };
     Ok(SyncResult {
         time_per_iter: total / iterations as f64,
         ci90_half_width: half,
-        batch_means: m.batch_means.clone(),
-        iteration_min: ticks_to_units(m.iter_min),
+        batch_means: m.measure.batch_means.clone(),
+        iteration_min: ticks_to_units(m.measure.iter_min),
         iteration_p10: quantile(0.10),
         iteration_p50: quantile(0.50),
         iteration_p90: quantile(0.90),
         iteration_p99: quantile(0.99),
-        iteration_max: ticks_to_units(m.iter_max),
-        iteration_histogram: log_bins(&m.iter_hist),
+        iteration_max: ticks_to_units(m.measure.iter_max),
+        iteration_histogram: log_bins(&m.measure.iter_hist),
         start: start.as_units(),
         end: end_u,
         iterations,
-        utilization: ticks_to_units(m.useful) / (p * end_u),
-        useful_time: ticks_to_units(m.useful),
-        busy_wait_time: ticks_to_units(m.spin),
-        measured_busy_wait_time: ticks_to_units(m.measured_spin),
-        overhead_time: ticks_to_units(m.overhead),
-        context_switches: m.context_switches,
-        blocking_events: m.blocking_events,
-        yields: m.yields,
-        alpha_measured: (m.yield_waits > 0).then(|| m.yields as f64 / m.yield_waits as f64),
-        preemptions: m.preemptions,
-        slot_switches: m.slot_switches,
-        fragmentation: if m.frag_total == 0 {
+        utilization: ticks_to_units(m.stats.useful) / (p * end_u),
+        useful_time: ticks_to_units(m.stats.useful),
+        busy_wait_time: ticks_to_units(m.stats.spin),
+        measured_busy_wait_time: ticks_to_units(m.stats.measured_spin),
+        overhead_time: ticks_to_units(m.stats.overhead),
+        context_switches: m.stats.context_switches,
+        blocking_events: m.stats.blocking_events,
+        yields: m.stats.yields,
+        alpha_measured: (m.stats.yield_waits > 0)
+            .then(|| m.stats.yields as f64 / m.stats.yield_waits as f64),
+        preemptions: m.stats.preemptions,
+        slot_switches: m.stats.slot_switches,
+        fragmentation: if m.stats.frag_total == 0 {
             0.0
         } else {
-            m.frag_idle as f64 / m.frag_total as f64
+            m.stats.frag_idle as f64 / m.stats.frag_total as f64
         },
-        gang_iterations: m.gang_iterations,
+        gang_iterations: m.stats.gang_iterations,
         events: eng.processed(),
         max_pending: m.max_pending,
         t_p: cfg.t_p(),

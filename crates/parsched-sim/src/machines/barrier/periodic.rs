@@ -99,14 +99,14 @@ impl<L: LocalScheduler> SyncMachine<L> {
     /// with a thread either alone on it or in a quantum whose timer was set
     /// when the quantum began.
     pub(super) fn periodic_ready(&self) -> bool {
-        if self.done.is_some() {
+        if self.measure.done.is_some() {
             return false;
         }
-        if self.sched == SyncSched::Gang && self.gang.current().is_none() {
+        if self.params.sched == SyncSched::Gang && self.gang.current().is_none() {
             return false;
         }
         // The solver relies on rigid round-robin order.
-        if self.sched == SyncSched::Local
+        if self.params.sched == SyncSched::Local
             && self
                 .procs
                 .iter()
@@ -166,11 +166,11 @@ impl<L: LocalScheduler> SyncMachine<L> {
         let mut wins = vec![
             Win {
                 phi: 0,
-                period: self.tq
+                period: self.params.tq
             };
             self.threads.len()
         ];
-        let rotation = match self.sched {
+        let rotation = match self.params.sched {
             SyncSched::Local => {
                 self.local_windows(&mut wins);
                 Vec::new()
@@ -178,7 +178,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
             SyncSched::Gang => self.gang_windows(&mut wins),
         };
         let mg = self.measured as usize;
-        if self.start.is_none() {
+        if self.measure.start.is_none() {
             // The measured gang's first dispatch is still ahead.
             let first = self.gangs[mg]
                 .threads
@@ -186,8 +186,8 @@ impl<L: LocalScheduler> SyncMachine<L> {
                 .map(|&t| wins[t as usize].phi)
                 .min()
                 .expect("a gang has threads");
-            self.start = Some(Time(first));
-            self.last_iter = Time(first);
+            self.measure.start = Some(Time(first));
+            self.measure.last_iter = Time(first);
         }
         let end = self.periodic_gang(mg, &wins, t0.0, None)?;
         for gi in 0..self.gangs.len() {
@@ -198,32 +198,32 @@ impl<L: LocalScheduler> SyncMachine<L> {
                 Kind::Compute => {
                     for i in 0..self.gangs[gi].threads.len() {
                         let w = wins[self.gangs[gi].threads[i] as usize];
-                        self.useful +=
-                            w.at(end, self.tq).cpu(self.tq) - w.at(t0.0, self.tq).cpu(self.tq);
+                        self.stats.useful += w.at(end, self.params.tq).cpu(self.params.tq)
+                            - w.at(t0.0, self.params.tq).cpu(self.params.tq);
                     }
                 }
                 Kind::Measured | Kind::Skew => {}
             }
         }
-        match self.sched {
+        match self.params.sched {
             SyncSched::Local => self.local_switches(&wins, end),
             SyncSched::Gang => self.gang_switches(&rotation, end)?,
         }
-        self.done = Some(Time(end));
+        self.measure.done = Some(Time(end));
         Ok(Time(end))
     }
 
     /// Local round robin: each thread's quanta. The running one's began at
     /// slice_end − τq, the queued ones follow in queue order.
     fn local_windows(&self, wins: &mut [Win]) {
-        let step = self.tq + self.tcs;
+        let step = self.params.tq + self.params.tcs;
         for proc in &self.procs {
             if proc.thread == NONE {
                 continue;
             }
             let l = 1 + proc.queue.len() as u64;
-            let period = if l == 1 { self.tq } else { l * step };
-            let w0 = proc.slice_end.0 - self.tq;
+            let period = if l == 1 { self.params.tq } else { l * step };
+            let w0 = proc.slice_end.0 - self.params.tq;
             wins[proc.thread as usize] = Win { phi: w0, period };
             let queued = proc
                 .queue
@@ -241,7 +241,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
     /// Local round robin, (t0, end]: quantum expiries and the measured
     /// gang's exits at the end.
     fn local_switches(&mut self, wins: &[Win], end: u64) {
-        let step = self.tq + self.tcs;
+        let step = self.params.tq + self.params.tcs;
         let mg = self.measured as usize;
         // Quantum expiries in (t0, end]: each preempts and switches.
         for proc in &self.procs {
@@ -251,9 +251,9 @@ impl<L: LocalScheduler> SyncMachine<L> {
             let e0 = proc.slice_end.0;
             if end >= e0 {
                 let n = (end - e0) / step + 1;
-                self.preemptions += n;
-                self.context_switches += n;
-                self.overhead += n * self.tcs;
+                self.stats.preemptions += n;
+                self.stats.context_switches += n;
+                self.stats.overhead += n * self.params.tcs;
             }
         }
         // The measured threads inside a quantum at the end exit then and
@@ -264,9 +264,9 @@ impl<L: LocalScheduler> SyncMachine<L> {
                 continue;
             }
             let w = wins[t as usize];
-            if end >= w.phi && (end - w.phi) % w.period < self.tq {
-                self.context_switches += 1;
-                self.overhead += self.tcs;
+            if end >= w.phi && (end - w.phi) % w.period < self.params.tq {
+                self.stats.context_switches += 1;
+                self.stats.overhead += self.params.tcs;
             }
         }
     }
@@ -289,14 +289,14 @@ impl<L: LocalScheduler> SyncMachine<L> {
             }
             rot.push(next);
         }
-        let step = self.tq + self.tcs;
+        let step = self.params.tq + self.params.tcs;
         let s = rot.len() as u64;
-        let period = if s == 1 { self.tq } else { s * step };
+        let period = if s == 1 { self.params.tq } else { s * step };
         for (j, &slot) in rot.iter().enumerate() {
             let phi = if j == 0 {
-                self.slot_end.0 - self.tq
+                self.slot.end.0 - self.params.tq
             } else {
-                self.slot_end.0 + (j as u64 - 1) * step + self.tcs
+                self.slot.end.0 + (j as u64 - 1) * step + self.params.tcs
             };
             for g in self.gang.matrix().gangs_in(slot) {
                 for &th in &self.gangs[g.0 as usize].threads {
@@ -313,18 +313,22 @@ impl<L: LocalScheduler> SyncMachine<L> {
     fn gang_switches(&mut self, rot: &[SlotId], end: u64) -> Result<(), MachineError> {
         let p = self.procs.len() as u64;
         let s = rot.len();
-        let inc = if s == 1 { self.tq } else { self.tq + self.tcs };
+        let inc = if s == 1 {
+            self.params.tq
+        } else {
+            self.params.tq + self.params.tcs
+        };
         let mut last: Vec<u32> = self.procs.iter().map(|q| q.last).collect();
-        let (mut k, mut slot_start, mut e) = (0usize, self.slot_start.0, self.slot_end.0);
+        let (mut k, mut slot_start, mut e) = (0usize, self.slot.start.0, self.slot.end.0);
         let switch_to = |m: &mut SyncMachine<L>, k: usize, last: &mut [u32]| {
-            m.slot_switches += 1;
-            m.overhead += p * m.tcs;
+            m.stats.slot_switches += 1;
+            m.stats.overhead += p * m.params.tcs;
             let ns = rot[k];
             for (q, l) in last.iter_mut().enumerate() {
                 if let Some(g) = m.gang.matrix().cell(ns, ProcId(q as u32)) {
                     let th = m.gangs[g.0 as usize].on_proc[q];
                     if *l != th {
-                        m.context_switches += 1;
+                        m.stats.context_switches += 1;
                     }
                     *l = th;
                 }
@@ -335,8 +339,8 @@ impl<L: LocalScheduler> SyncMachine<L> {
                 return Err(MachineError::Interrupted);
             }
             let d = (e - slot_start) as u128;
-            self.frag_idle += self.gang.matrix().free_cells(rot[k]) as u128 * d;
-            self.frag_total += p as u128 * d;
+            self.stats.frag_idle += self.gang.matrix().free_cells(rot[k]) as u128 * d;
+            self.stats.frag_total += p as u128 * d;
             slot_start = e;
             if s >= 2 {
                 k = (k + 1) % s;
@@ -350,8 +354,8 @@ impl<L: LocalScheduler> SyncMachine<L> {
         {
             // Its threads exit at the end and leave every processor idle.
             let d = (end - slot_start) as u128;
-            self.frag_idle += self.gang.matrix().free_cells(rot[k]) as u128 * d;
-            self.frag_total += p as u128 * d;
+            self.stats.frag_idle += self.gang.matrix().free_cells(rot[k]) as u128 * d;
+            self.stats.frag_total += p as u128 * d;
             if s >= 2 {
                 switch_to(self, (k + 1) % s, &mut last);
             }
@@ -373,7 +377,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
         limit: Option<u64>,
     ) -> Result<u64, MachineError> {
         let measured = gi == self.measured as usize;
-        let tq = self.tq;
+        let tq = self.params.tq;
         let (first, width) = (self.gangs[gi].first as usize, self.gangs[gi].width as usize);
         let demand = self.loop_demand(gi);
         // Per thread: where it is in its own quanta (at the start of its
@@ -387,8 +391,7 @@ impl<L: LocalScheduler> SyncMachine<L> {
             rem.push(th.remaining);
             arrived.push(th.waiting);
         }
-        let (mut useful, mut spin) = (0u64, 0u64);
-        let mut iterations = 0u64;
+        let (mut useful, mut spin, mut iterations) = (0u64, 0u64, 0u64);
         // Threads sharing their quanta (gang scheduling) are all at the same
         // place after a release, and an iteration is then the longest
         // compute placed in those quanta (each thread spins the difference).
@@ -444,19 +447,9 @@ impl<L: LocalScheduler> SyncMachine<L> {
             }
             if let Some(lim) = limit {
                 if release > lim {
-                    // The iteration in progress at the limit.
-                    for i in 0..width {
-                        let mut p = at[i];
-                        let before = p.cpu(tq);
-                        p.advance_to(lim, tq);
-                        let ran = p.cpu(tq) - before;
-                        if arrived[i] {
-                            spin += ran;
-                        } else {
-                            useful += rem[i].min(ran);
-                            spin += ran.saturating_sub(rem[i]);
-                        }
-                    }
+                    let (u, s) = partial_iteration(&at, &rem, &arrived, lim, tq);
+                    useful += u;
+                    spin += s;
                     end = lim;
                     break;
                 }
@@ -488,12 +481,32 @@ impl<L: LocalScheduler> SyncMachine<L> {
         }
         g.arrived = 0;
         g.waiters.clear();
-        self.gang_iterations += iterations;
-        self.useful += useful;
-        self.spin += spin;
+        self.stats.gang_iterations += iterations;
+        self.stats.useful += useful;
+        self.stats.spin += spin;
         if measured {
-            self.measured_spin += spin;
+            self.stats.measured_spin += spin;
         }
         Ok(end)
     }
+}
+
+/// The iteration in progress at `lim` of threads at `at` with `rem` still
+/// to compute (`arrived`: spinning at the barrier): the useful and spin
+/// time each has run up to `lim`, summed.
+fn partial_iteration(at: &[Pos], rem: &[u64], arrived: &[bool], lim: u64, tq: u64) -> (u64, u64) {
+    let (mut useful, mut spin) = (0, 0);
+    for i in 0..at.len() {
+        let mut p = at[i];
+        let before = p.cpu(tq);
+        p.advance_to(lim, tq);
+        let ran = p.cpu(tq) - before;
+        if arrived[i] {
+            spin += ran;
+        } else {
+            useful += rem[i].min(ran);
+            spin += ran.saturating_sub(rem[i]);
+        }
+    }
+    (useful, spin)
 }

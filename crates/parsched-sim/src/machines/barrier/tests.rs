@@ -690,8 +690,18 @@ fn any_local_scheduler_drives_the_machine() {
         let end2 = op.run(&mut e2).unwrap();
         assert_eq!(end1, end2, "{wait}");
         assert_eq!(
-            (rr.useful, rr.spin, rr.context_switches, rr.preemptions),
-            (op.useful, op.spin, op.context_switches, op.preemptions),
+            (
+                rr.stats.useful,
+                rr.stats.spin,
+                rr.stats.context_switches,
+                rr.stats.preemptions
+            ),
+            (
+                op.stats.useful,
+                op.stats.spin,
+                op.stats.context_switches,
+                op.stats.preemptions
+            ),
             "{wait}"
         );
         if wait == "busy" {
@@ -780,4 +790,12 @@ fn unbounded_configurations_are_refused_before_the_run() {
     let t = std::time::Instant::now();
     let r = run(&c, SyncOptions::default()).unwrap();
     assert!(r.iterations == 1 && t.elapsed().as_secs() < 5);
+}
+
+/// The tick the module documents is the one its conversions use: one ms
+/// (the model unit) is `TICKS_PER_UNIT` ticks of 1 ns.
+#[test]
+fn one_tick_is_one_nanosecond() {
+    assert_eq!(TICK.per_second(), Some(TICKS_PER_UNIT * 1000));
+    assert_eq!(ticks(1.0), 1_000_000);
 }

@@ -8,131 +8,34 @@
 //! inspected; if it is empty the thread continues without a context switch,
 //! otherwise it goes to the tail and the head runs. A thread that becomes ready
 //! takes an idle processor of its pool if there is one, else joins the tail.
+//! Each pool's run queue is the core's [`RoundRobin`] (quantum `T`, woken
+//! threads to the tail), the same policy as the barrier machine's
+//! per-processor queues; this machine keeps the mechanism (idle processors,
+//! dispatch, switch costs, the slice timers).
+//!
+//! **Time.** One engine tick is 10^-6 of the paper's abstract time unit
+//! ([`TICKS_PER_UNIT`] ticks per unit), so that overheads such as r = 0.003
+//! units are exact; results are reported in units.
 
 use crate::engine::{Engine, Flow, Model, Timer};
 use crate::rng::{stream, Stream, StreamRng};
 use crate::workloads::forkjoin::{JobSource, JobSpec};
+use parsched_core::policy::local::{EnqueueReason, LocalScheduler, RoundRobin, Wakeup};
 use parsched_core::policy::pools::{ForkRequest, PoolPolicy, PoolState};
 use parsched_core::program::{Cursor, Op, Program};
-use parsched_core::time::{ticks_to_units, TICKS_PER_UNIT};
+use parsched_core::time::{ticks_to_units, TickUnit, TICKS_PER_UNIT};
 use parsched_core::topology::PoolLayout;
-use parsched_core::{JobId, PolicyError, PoolId, Time};
+use parsched_core::{JobId, PolicyError, PoolId, ThreadId, Time};
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 use std::sync::Arc;
+
+pub use super::overheads::{Combine, Overheads, SwitchCost};
 
 const NONE: u32 = u32::MAX;
 
-/// How the in-pool (w) and pool-spanning (s) inflation factors combine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Combine {
-    /// Demand × (1 + w + s): each overhead charges its own portion (the
-    /// paper's "not double-charged" reading of section 3.3).
-    #[default]
-    Add,
-    /// Demand × (1 + w)(1 + s).
-    Multiply,
-}
-
-/// Which dispatches pay the context-switch costs (run-queue contention and
-/// cache loading).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum SwitchCost {
-    /// Every time a processor starts a thread taken from the run queue or
-    /// handed to it while idle (the thread's cache context must be loaded and
-    /// the shared queue accessed). A thread continuing after its slice expires
-    /// with an empty queue pays nothing.
-    #[default]
-    EveryDispatch,
-    /// Only when a slice expiry preempts a thread in favour of another.
-    PreemptionOnly,
-}
-
-/// Section 3.3's overheads. Defaults are Table 2's.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Overheads {
-    /// In-pool overhead factor W (inflation W·(p − p0) for p > p0).
-    pub w: f64,
-    /// Pool-spanning overhead factor S (inflation S·(k − 1)·p).
-    pub s: f64,
-    /// Pool size threshold p0 below which in-pool and contention overheads vanish.
-    pub p0: u32,
-    /// Run-queue contention factor r (time r·(p − p0) per context switch).
-    pub r: f64,
-    /// Cache loading cost c per context switch to a thread of another job.
-    pub c: f64,
-    /// Fraction t of c paid when switching between threads of the same job.
-    pub t: f64,
-    pub combine: Combine,
-    pub switch_cost: SwitchCost,
-    /// Also inflate the master's INIT and FINAL phases (the paper inflates
-    /// the parallel threads only).
-    pub inflate_master: bool,
-}
-
-impl Default for Overheads {
-    fn default() -> Self {
-        Overheads {
-            w: 0.005,
-            s: 0.01,
-            p0: 10,
-            r: 0.003,
-            c: 0.005,
-            t: 0.25,
-            combine: Combine::Add,
-            switch_cost: SwitchCost::EveryDispatch,
-            inflate_master: false,
-        }
-    }
-}
-
-impl Overheads {
-    /// No overheads at all (the hypothetical UMA machine of Figure 1).
-    pub fn none() -> Overheads {
-        Overheads {
-            w: 0.0,
-            s: 0.0,
-            r: 0.0,
-            c: 0.0,
-            ..Overheads::default()
-        }
-    }
-
-    /// In-pool inflation w for a pool of `p` processors.
-    pub fn in_pool(&self, p: u32) -> f64 {
-        if p > self.p0 {
-            self.w * (p - self.p0) as f64
-        } else {
-            0.0
-        }
-    }
-
-    /// Spanning inflation s for `k` pools of mean size `p`.
-    pub fn spanning(&self, k: u32, p: f64) -> f64 {
-        self.s * (k.saturating_sub(1)) as f64 * p
-    }
-
-    /// The demand multiplier for a thread in a pool of size `p` of a job
-    /// spanning `k` pools of mean size `mean_p`.
-    pub fn inflation(&self, p: u32, k: u32, mean_p: f64) -> f64 {
-        let (w, s) = (self.in_pool(p), self.spanning(k, mean_p));
-        match self.combine {
-            Combine::Add => 1.0 + w + s,
-            Combine::Multiply => (1.0 + w) * (1.0 + s),
-        }
-    }
-
-    /// Run-queue contention cost, in units, of one switch in a pool of `p`.
-    pub fn contention(&self, p: u32) -> f64 {
-        if p > self.p0 {
-            self.r * (p - self.p0) as f64
-        } else {
-            0.0
-        }
-    }
-}
+/// What one tick of the pool machine is: 10^-6 of the paper's time unit
+/// ([`TICKS_PER_UNIT`] ticks per unit).
+pub const TICK: TickUnit = TickUnit::MicroUnit;
 
 /// What a finished job did, times in model units.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -217,7 +120,8 @@ struct Proc {
 
 struct Pool {
     size: u32,
-    queue: VecDeque<u32>,
+    /// The pool's run queue (thread indices as [`ThreadId`]s).
+    queue: RoundRobin,
     idle: Vec<u32>,
     /// Run-queue contention per switch, ticks.
     contention: u64,
@@ -317,7 +221,7 @@ impl<'a> PoolMachine<'a> {
             }
             pools.push(Pool {
                 size,
-                queue: VecDeque::new(),
+                queue: RoundRobin::new(cfg.slice, Wakeup::Tail),
                 // Idle processors are taken from the end: lowest index first.
                 idle: members.iter().rev().map(|p| p.0).collect(),
                 contention: units(ov.contention(size)),
@@ -437,13 +341,15 @@ impl<'a> PoolMachine<'a> {
         }
     }
 
-    fn make_ready(&mut self, th: u32, eng: &mut Engine<Ev>) {
+    /// `th` became ready (`New`, or `Woken` after its children joined): an
+    /// idle processor of its pool runs it, else it is queued.
+    fn make_ready(&mut self, th: u32, reason: EnqueueReason, eng: &mut Engine<Ev>) {
         let pool = self.threads[th as usize].pool as usize;
         match self.pools[pool].idle.pop() {
             Some(p) => self.dispatch(p, th, true, eng),
             None => {
                 self.threads[th as usize].state = ThreadState::Ready;
-                self.pools[pool].queue.push_back(th);
+                self.pools[pool].queue.enqueue(ThreadId(th), reason);
             }
         }
     }
@@ -478,8 +384,9 @@ impl<'a> PoolMachine<'a> {
         proc.thread = th;
         proc.last_job = job.id;
         proc.seg_start = now + cost;
-        proc.slice_end = proc.seg_start + self.cfg.slice;
-        let run = t.remaining.min(self.cfg.slice);
+        let slice = self.pools[proc.pool as usize].queue.quantum(ThreadId(th));
+        proc.slice_end = proc.seg_start + slice;
+        let run = t.remaining.min(slice);
         eng.set_timer(
             proc.timer,
             proc.seg_start + run,
@@ -492,7 +399,8 @@ impl<'a> PoolMachine<'a> {
         let now = eng.now();
         let proc = &mut self.procs[p as usize];
         if new_slice {
-            proc.slice_end = now + self.cfg.slice;
+            let queue = &self.pools[proc.pool as usize].queue;
+            proc.slice_end = now + queue.quantum(ThreadId(proc.thread));
         }
         proc.seg_start = now;
         let run = self.threads[proc.thread as usize]
@@ -505,10 +413,10 @@ impl<'a> PoolMachine<'a> {
     fn release(&mut self, p: u32, eng: &mut Engine<Ev>) {
         let pool = self.procs[p as usize].pool as usize;
         self.procs[p as usize].thread = NONE;
-        match self.pools[pool].queue.pop_front() {
+        match self.pools[pool].queue.pick_next() {
             Some(next) => {
                 let switch = self.cfg.overheads.switch_cost == SwitchCost::EveryDispatch;
-                self.dispatch(p, next, switch, eng)
+                self.dispatch(p, next.0, switch, eng)
             }
             None => self.pools[pool].idle.push(p),
         }
@@ -575,14 +483,19 @@ impl<'a> PoolMachine<'a> {
             d = spec.desired,
             "JobArrived"
         );
-        self.step_new(master, eng)
+        self.step_new(master, EnqueueReason::New, eng)
     }
 
     /// Runs a thread's program from where it stands while it is off-processor.
-    fn step_new(&mut self, th: u32, eng: &mut Engine<Ev>) -> Result<(), MachineError> {
+    fn step_new(
+        &mut self,
+        th: u32,
+        reason: EnqueueReason,
+        eng: &mut Engine<Ev>,
+    ) -> Result<(), MachineError> {
         match self.advance(th)? {
             Next::Compute => {
-                self.make_ready(th, eng);
+                self.make_ready(th, reason, eng);
                 Ok(())
             }
             Next::Fork(d, child) => self.fork(th, d, child, eng),
@@ -635,7 +548,7 @@ impl<'a> PoolMachine<'a> {
                 .inflation(self.pools[pool.idx()].size, k, mean_p);
             for _ in 0..n {
                 let th = self.new_thread(slot, pool.0, a, child.clone(), infl);
-                self.step_new(th, eng)?;
+                self.step_new(th, EnqueueReason::New, eng)?;
             }
         }
         Ok(())
@@ -655,7 +568,7 @@ impl<'a> PoolMachine<'a> {
                 let m = job.master;
                 let home = job.home;
                 self.threads[m as usize].pool = home;
-                return self.step_new(m, eng);
+                return self.step_new(m, EnqueueReason::Woken, eng);
             }
             return Ok(());
         }
@@ -736,18 +649,19 @@ impl<'a> PoolMachine<'a> {
     /// Round robin at slice expiry (section 3.1): continue without a switch if
     /// the pool's queue is empty, else requeue `th` at the tail and run the head.
     fn slice_expired(&mut self, p: u32, th: u32, eng: &mut Engine<Ev>) {
-        let pool = &mut self.pools[self.procs[p as usize].pool as usize];
-        match pool.queue.pop_front() {
-            None => self.continue_on(p, true, eng),
-            Some(next) => {
-                self.stats.preemptions += 1;
-                let t = &mut self.threads[th as usize];
-                t.state = ThreadState::Ready;
-                t.on_proc = NONE;
-                pool.queue.push_back(th);
-                self.dispatch(p, next, true, eng);
-            }
+        let queue = &mut self.pools[self.procs[p as usize].pool as usize].queue;
+        if !queue.should_preempt(ThreadId(th)) {
+            queue.continue_running(ThreadId(th));
+            self.continue_on(p, true, eng);
+            return;
         }
+        let next = queue.pick_next().expect("a thread waits");
+        queue.enqueue(ThreadId(th), EnqueueReason::QuantumExpired);
+        self.stats.preemptions += 1;
+        let t = &mut self.threads[th as usize];
+        t.state = ThreadState::Ready;
+        t.on_proc = NONE;
+        self.dispatch(p, next.0, true, eng);
     }
 
     fn audit(&self, now: Time) -> Result<(), MachineError> {
@@ -785,7 +699,7 @@ impl<'a> PoolMachine<'a> {
                     "pool {pi} has ready threads and idle processors"
                 )));
             }
-            for &t in &pool.queue {
+            for t in pool.queue.iter().map(|t| t.0) {
                 if self.threads[t as usize].state != ThreadState::Ready {
                     return Err(err(format!("queued thread {t} is not ready")));
                 }

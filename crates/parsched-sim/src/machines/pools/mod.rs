@@ -7,6 +7,7 @@
 //! reports the mean response time with a 90% confidence interval.
 
 pub mod machine;
+pub mod overheads;
 
 use crate::engine::Engine;
 use crate::machines::pools::machine::{

@@ -1,34 +1,102 @@
-//! The machine: threads running touch programs on the caches, under the
-//! standard scheduler or region scheduling (engine loop, micro-schedules).
+//! The run: threads running touch programs on the caches, under the standard
+//! scheduler or region scheduling, as a [`Model`] on the one [`Engine`] run
+//! by [`run_watched`] (the cancel flag of [`crate::cancel`], looked at every
+//! [`crate::cancel::CHECK_EVERY`] events, ends a run with
+//! [`RegionMachineError::Interrupted`]).
+//!
+//! **Time.** One engine tick is one picosecond ([`PS`] ticks per ns): a
+//! chunk of accesses takes `n·hit + misses·miss` ns, rounded to the ps.
+//!
+//! The state is in named parts: [`Caches`] (content and counts per
+//! last-level cache), [`Threads`] (each program's thread, the processors
+//! taken), [`SchedState`] (the region map, micro-schedule cost, online
+//! regioning's estimator) and [`Stats`].
 
+use super::placement::{Caches, Placement};
 use super::*;
+use crate::engine::{run_watched, Flow, Model};
 
+/// Events of the region machine, named as things that happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Ev {
-    /// Thread `t` is ready for its next step (or the next chunk of a touch).
-    Ready(usize),
-    /// Online regioning: scan the access bits, re-balance.
-    Scan,
+    /// What thread `thread` was doing ended (its start at time 0, a compute
+    /// step, a chunk of a touch, a micro-schedule): it takes its next step
+    /// or the next chunk of its touch.
+    StepEnded { thread: usize },
+    /// Online regioning: the scan timer fired (scan the access bits,
+    /// re-balance).
+    ScanTimerFired,
 }
 
+/// One program's thread.
 pub(super) struct Thread {
-    cursor: Cursor,
-    rng: StreamRng,
-    proc: ProcId,
+    pub(super) cursor: Cursor,
+    pub(super) rng: StreamRng,
+    pub(super) proc: ProcId,
     /// The touch in progress: (region index, accesses left, pattern).
-    touch: Option<(usize, u64, Pattern)>,
+    pub(super) touch: Option<(usize, u64, Pattern)>,
     /// Next line of each region for sequential touches.
-    pos: Vec<u64>,
-    finished: Option<f64>,
+    pub(super) pos: Vec<u64>,
+    /// When the program ended, ns.
+    pub(super) finished: Option<f64>,
     /// The region of the touch in progress, or of the last one.
-    last_region: Option<usize>,
+    pub(super) last_region: Option<usize>,
     /// Online: a micro-schedule decided while the thread ran a chunk (a
     /// swap), paid at its next event, ps.
-    penalty: u64,
+    pub(super) penalty: u64,
     /// Online: uniformly random accesses per region since the last scan.
-    since: Vec<u64>,
+    pub(super) since: Vec<u64>,
     /// Online: pages swept per region since the last scan (sequential).
-    swept: Vec<Vec<bool>>,
+    pub(super) swept: Vec<Vec<bool>>,
+}
+
+/// The threads and the processors they hold.
+pub(super) struct Threads {
+    pub(super) all: Vec<Thread>,
+    /// 1 where a processor holds a thread (the policies' occupancy).
+    occupied: Vec<u32>,
+    /// The programs' step draws (one stream for all threads).
+    step_rng: StreamRng,
+}
+
+/// Online regioning's state.
+pub(super) struct OnlineState {
+    cfg: Online,
+    est: WssEstimator,
+    /// The scans' draws of access bits.
+    rng: StreamRng,
+    /// Time between scans, ticks.
+    scan_ps: u64,
+    bins: Vec<Bin>,
+}
+
+/// The scheduler's state.
+pub(super) struct SchedState {
+    scheduler: Scheduler,
+    map: RegionMap,
+    /// Cost of one micro-schedule, ticks.
+    mu_ps: u64,
+    online: Option<OnlineState>,
+}
+
+/// Counters of one run.
+#[derive(Debug, Default)]
+pub(super) struct Stats {
+    microschedules: u64,
+    opens: u64,
+    rebalances: u64,
+    last_rebalance_ns: f64,
+}
+
+/// The machine during a run.
+pub(super) struct RegionMachine<'a> {
+    spec: &'a MachineSpec,
+    caches: Caches,
+    threads: Threads,
+    sched: SchedState,
+    stats: Stats,
+    decisions: Vec<String>,
+    loads: Vec<u64>,
 }
 
 pub(super) fn key_of(program: usize, region: usize) -> u64 {
@@ -52,539 +120,388 @@ pub(super) fn first_touch(steps: &[Step]) -> Option<(usize, u64)> {
     None
 }
 
-impl MachineSpec {
-    fn validate(&self) -> Result<Vec<CacheId>, RegionMachineError> {
-        let llc = self.topology.last_level_caches();
-        if llc.is_empty() {
-            return Err(ConfigError::new(
-                "machine",
-                "the topology has no caches",
-                "a topology with cache domains",
-            )
-            .into());
-        }
-        if self.programs.len() > self.topology.num_procs() as usize {
-            return Err(ConfigError::new(
-                "programs",
-                format!(
-                    "{} programs on {} processors",
-                    self.programs.len(),
-                    self.topology.num_procs()
-                ),
-                "at most one program per processor",
-            )
-            .into());
-        }
-        if self.chunk == 0 {
-            return Err(ConfigError::new("chunk", "got 0", "an integer >= 1").into());
-        }
-        let mut seen = vec![false; self.topology.num_procs() as usize];
-        for (i, p) in self.programs.iter().enumerate() {
-            let k = p.proc.idx();
-            if k >= seen.len() || seen[k] {
-                return Err(ConfigError::new(
-                    "programs",
-                    format!("program {i} placed on {} (taken or absent)", p.proc),
-                    "distinct processors of the machine",
-                )
-                .into());
-            }
-            seen[k] = true;
-            if p.program.regions.iter().any(|r| r.bytes == 0) {
-                return Err(RegionMachineError::Program(format!(
-                    "program {i} declares an empty region"
-                )));
-            }
-        }
-        Ok(llc)
-    }
+fn policy_err(e: parsched_core::PolicyError) -> RegionMachineError {
+    RegionMachineError::Policy(e.0)
+}
 
+impl MachineSpec {
     /// Run the programs under `scheduler`.
     pub fn run(&self, scheduler: Scheduler) -> Result<MachineRun, RegionMachineError> {
         let llc = self.validate()?;
-        let topo = &self.topology;
-        let line = topo.cache(llc[0]).line_bytes as u64;
-        let llc_of = |p: ProcId| -> usize {
-            llc.iter()
-                .position(|&c| topo.cache(c).serves(p))
-                .expect("every processor has a last-level cache")
-        };
-        let mut caches: Vec<CacheState> = llc
-            .iter()
-            .map(|&c| {
-                let d = topo.cache(c);
-                match self.cache_model {
-                    CacheModel::Footprint => Ok(CacheState::Footprint {
-                        content: Vec::new(),
-                        lines: d.lines() as f64,
-                    }),
-                    CacheModel::Lru => LruCache::of(d).map(|x| CacheState::Lru(Box::new(x))),
-                }
-            })
-            .collect::<Result<_, _>>()?;
-        let cache_bytes: Vec<u64> = llc.iter().map(|&c| topo.cache(c).size_bytes).collect();
-
-        // The region map and the placement.
-        let mut map = RegionMap::new(llc.clone());
-        let mut decisions = vec!["standard".to_string(); self.programs.len()];
-        let mut procs: Vec<ProcId> = self.programs.iter().map(|p| p.proc).collect();
-        let mut loads = vec![0u64; llc.len()];
-        let bins: Vec<Bin> = llc
-            .iter()
-            .zip(&cache_bytes)
-            .map(|(&c, &b)| Bin {
-                cache: c,
-                capacity_bytes: b,
-            })
-            .collect();
+        let caches = Caches::new(self, llc)?;
         let online = self.online.filter(|_| scheduler == Scheduler::Region);
-        if scheduler == Scheduler::Standard {
-            for (i, p) in self.programs.iter().enumerate() {
-                loads[llc_of(p.proc)] += p.program.regions.iter().map(|r| r.bytes).sum::<u64>();
-                let _ = i;
-            }
-        } else if online.is_some() {
-            // Nothing known yet: every region unmapped with no estimate; a
-            // touch opens it where the thread runs (its standard processor).
-            for (i, p) in self.programs.iter().enumerate() {
-                for r in 0..p.program.regions.len() {
-                    map.insert(RegionId(key_of(i, r)), 0);
-                }
-                decisions[i] = "regioning:online".into();
-            }
-        } else {
-            let mut items = Vec::new();
-            let mut whole = vec![false; self.programs.len()];
-            for (i, p) in self.programs.iter().enumerate() {
-                let wss: u64 = p.program.regions.iter().map(|r| r.bytes).sum();
-                for (r, d) in p.program.regions.iter().enumerate() {
-                    map.insert(RegionId(key_of(i, r)), d.bytes);
-                }
-                let decision = match &self.fallback {
-                    None => RegionDecision::Regioning,
-                    Some(c) => c.decide(&Observation {
-                        access_time: first_touch(&p.program.steps).map_or(0.0, |x| x.1 as f64),
-                        total_wss_bytes: wss,
-                        microschedules_per_s: 0.0,
-                        idle_while_waiting: false,
-                    }),
-                };
-                decisions[i] = match decision {
-                    RegionDecision::Regioning => "regioning".into(),
-                    RegionDecision::Fallback(c) => format!("fallback:{}", c.name()),
-                };
-                use parsched_core::policy::regions::Condition;
-                match decision {
-                    RegionDecision::Fallback(Condition::FitsOneCache) => whole[i] = true,
-                    RegionDecision::Fallback(_) => {
-                        for r in 0..p.program.regions.len() {
-                            map.make_global(RegionId(key_of(i, r)))
-                                .map_err(|e| RegionMachineError::Policy(e.0))?;
-                        }
-                        continue;
-                    }
-                    // Forced (Figure 9) or passed conditions 1–3: unify a
-                    // program of several regions; a single region is one item.
-                    RegionDecision::Regioning => whole[i] = p.program.regions.len() < 2,
-                }
-                if whole[i] {
-                    items.push(Item {
-                        id: key_of(i, 0xffff),
-                        wss_bytes: wss,
-                    });
-                } else {
-                    for (r, d) in p.program.regions.iter().enumerate() {
-                        items.push(Item {
-                            id: key_of(i, r),
-                            wss_bytes: d.bytes,
-                        });
-                    }
-                }
-            }
-            let a = balance(&items, &bins).map_err(|e| RegionMachineError::Policy(e.0))?;
-            for (id, c) in &a.placed {
-                for (prog, r) in self.item_regions(*id) {
-                    map.map_to(RegionId(key_of(prog, r)), *c)
-                        .map_err(|e| RegionMachineError::Policy(e.0))?;
-                }
-            }
-            // Initial processors: a free processor of the first touched
-            // region's cache (the standard placement if global).
-            let mut taken = vec![false; topo.num_procs() as usize];
-            let mut order: Vec<usize> = (0..self.programs.len()).collect();
-            order.sort_by_key(|&i| self.programs[i].proc);
-            let mut want: Vec<Option<CacheId>> = vec![None; self.programs.len()];
-            for &i in &order {
-                let r = first_touch(&self.programs[i].program.steps).map_or(0, |x| x.0);
-                if let Some(parsched_core::policy::regions::Mapping::Local(c)) =
-                    map.mapping(RegionId(key_of(i, r)))
-                {
-                    want[i] = Some(c);
-                } else {
-                    taken[procs[i].idx()] = true;
-                }
-            }
-            for &i in &order {
-                if let Some(c) = want[i] {
-                    let free = topo
-                        .cache(c)
-                        .procs
-                        .iter()
-                        .copied()
-                        .find(|p| !taken[p.idx()]);
-                    let p = free.unwrap_or_else(|| {
-                        (0..taken.len())
-                            .map(|k| ProcId(k as u32))
-                            .find(|p| !taken[p.idx()])
-                            .expect("at most one program per processor")
-                    });
-                    taken[p.idx()] = true;
-                    procs[i] = p;
-                }
-            }
-            for (k, &c) in llc.iter().enumerate() {
-                loads[k] = map.load(c);
-            }
-        }
+        let placement = self.place(scheduler, online.is_some(), &caches)?;
+        let mut m = RegionMachine::new(self, scheduler, online, caches, placement);
+        let mut engine: Engine<Ev> = Engine::new();
+        m.start(&mut engine);
+        run_watched(&mut m, &mut engine, || RegionMachineError::Interrupted)?;
+        Ok(m.finish())
+    }
+}
 
-        // Threads.
-        let mut threads: Vec<Thread> = procs
+impl<'a> RegionMachine<'a> {
+    fn new(
+        spec: &'a MachineSpec,
+        scheduler: Scheduler,
+        online: Option<Online>,
+        caches: Caches,
+        placement: Placement,
+    ) -> RegionMachine<'a> {
+        let all: Vec<Thread> = placement
+            .procs
             .iter()
             .enumerate()
-            .map(|(i, &p)| Thread {
-                cursor: Cursor::new(1),
-                rng: stream(self.seed, Stream::Accesses, i as u64),
-                proc: p,
-                touch: None,
-                pos: vec![0; self.programs[i].program.regions.len()],
-                finished: None,
-                last_region: None,
-                penalty: 0,
-                since: vec![0; self.programs[i].program.regions.len()],
-                swept: vec![Vec::new(); self.programs[i].program.regions.len()],
+            .map(|(i, &p)| {
+                let regions = spec.programs[i].program.regions.len();
+                Thread {
+                    cursor: Cursor::new(1),
+                    rng: stream(spec.seed, Stream::Accesses, i as u64),
+                    proc: p,
+                    touch: None,
+                    pos: vec![0; regions],
+                    finished: None,
+                    last_region: None,
+                    penalty: 0,
+                    since: vec![0; regions],
+                    swept: vec![Vec::new(); regions],
+                }
             })
             .collect();
-        let mut occupied = vec![0u32; topo.num_procs() as usize];
-        for t in &threads {
+        let mut occupied = vec![0u32; spec.topology.num_procs() as usize];
+        for t in &all {
             occupied[t.proc.idx()] = 1;
         }
-        let mut step_rng = stream(self.seed, Stream::WorkSize, 0);
-        let mut acc = vec![(0u64, 0.0f64); llc.len()];
-        let (mut usched, mut opens) = (0u64, 0u64);
-        let mu_ps = (self.timing.microschedule_us * 1e3 * PS).round() as u64;
-        let mut engine: Engine<Ev> = Engine::new();
-        for i in 0..threads.len() {
-            engine.schedule_at(Time(0), Ev::Ready(i));
+        let online = online.map(|o| OnlineState {
+            cfg: o,
+            est: WssEstimator::new(o.page_bytes, HistogramReading::OnesCount),
+            rng: stream(spec.seed, Stream::Accesses, 1 << 32),
+            scan_ps: (o.scan_ns * PS).round().max(1.0) as u64,
+            bins: caches.bins(&spec.topology),
+        });
+        RegionMachine {
+            spec,
+            threads: Threads {
+                all,
+                occupied,
+                step_rng: stream(spec.seed, Stream::WorkSize, 0),
+            },
+            sched: SchedState {
+                scheduler,
+                map: placement.map,
+                mu_ps: (spec.timing.microschedule_us * 1e3 * PS).round() as u64,
+                online,
+            },
+            caches,
+            stats: Stats::default(),
+            decisions: placement.decisions,
+            loads: placement.loads,
         }
-        let mut est = online.map(|o| WssEstimator::new(o.page_bytes, HistogramReading::OnesCount));
-        let scan_ps = online.map_or(0, |o| (o.scan_ns * PS).round().max(1.0) as u64);
-        let mut scan_rng = stream(self.seed, Stream::Accesses, 1 << 32);
-        let (mut rebalances, mut last_rebalance_ns) = (0u64, 0.0f64);
-        if online.is_some() {
-            engine.schedule_at(Time(scan_ps), Ev::Scan);
+    }
+
+    /// Every thread starts at time 0; online, the first scan is armed.
+    fn start(&self, engine: &mut Engine<Ev>) {
+        for i in 0..self.threads.all.len() {
+            engine.schedule_at(Time(0), Ev::StepEnded { thread: i });
         }
-        while let Some(ev) = engine.pop() {
-            let now = engine.now();
-            let i = match ev {
-                Ev::Ready(i) => i,
-                Ev::Scan => {
-                    if threads.iter().all(|t| t.finished.is_some()) {
-                        continue;
-                    }
-                    let (o, est) = (
-                        online.expect("scans run online"),
-                        est.as_mut().expect("online"),
-                    );
-                    if self.scan(o, est, &mut threads, &mut map, &bins, &mut scan_rng)? {
-                        rebalances += 1;
-                        last_rebalance_ns = now.0 as f64 / PS;
-                    }
-                    engine.schedule_at(now + scan_ps, Ev::Scan);
-                    continue;
+        if let Some(o) = &self.sched.online {
+            engine.schedule_at(Time(o.scan_ps), Ev::ScanTimerFired);
+        }
+    }
+
+    /// The scan timer fired: scan and re-balance, then re-arm it (not once
+    /// every program has ended).
+    fn on_scan(&mut self, engine: &mut Engine<Ev>) -> Result<(), RegionMachineError> {
+        let now = engine.now();
+        if self.threads.all.iter().all(|t| t.finished.is_some()) {
+            return Ok(());
+        }
+        let o = self.sched.online.as_mut().expect("scans run online");
+        let changed = self.spec.scan(
+            o.cfg,
+            &mut o.est,
+            &mut self.threads.all,
+            &mut self.sched.map,
+            &o.bins,
+            &mut o.rng,
+        )?;
+        if changed {
+            self.stats.rebalances += 1;
+            self.stats.last_rebalance_ns = now.0 as f64 / PS;
+        }
+        engine.schedule_at(now + o.scan_ps, Ev::ScanTimerFired);
+        Ok(())
+    }
+
+    /// Thread `i`'s step ended: it pays a pending swap, or takes its next
+    /// step, or runs the next chunk of its touch.
+    fn on_step_ended(
+        &mut self,
+        i: usize,
+        engine: &mut Engine<Ev>,
+    ) -> Result<(), RegionMachineError> {
+        let now = engine.now();
+        if self.threads.all[i].penalty > 0 {
+            let p = std::mem::take(&mut self.threads.all[i].penalty);
+            engine.schedule_at(now + p, Ev::StepEnded { thread: i });
+            return Ok(());
+        }
+        if self.threads.all[i].touch.is_none() && !self.next_step(i, engine)? {
+            return Ok(());
+        }
+        self.run_chunk(i, engine);
+        Ok(())
+    }
+
+    /// Thread `i` takes its next step. Returns whether it is to run a chunk
+    /// of a touch now (false: it ended, computes, or micro-schedules).
+    fn next_step(&mut self, i: usize, engine: &mut Engine<Ev>) -> Result<bool, RegionMachineError> {
+        let now = engine.now();
+        let prog = &self.spec.programs[i].program;
+        let t = &mut self.threads.all[i];
+        match t.cursor.next(prog, &mut self.threads.step_rng) {
+            Op::Exit => {
+                t.finished = Some(now.0 as f64 / PS);
+                self.threads.occupied[t.proc.idx()] = 0;
+                Ok(false)
+            }
+            Op::Compute { units } => {
+                engine.schedule_at(
+                    now + (units * 1e6).round() as u64,
+                    Ev::StepEnded { thread: i },
+                );
+                Ok(false)
+            }
+            op @ (Op::ForkJoin { .. } | Op::Barrier | Op::Send { .. } | Op::Receive { .. }) => {
+                Err(RegionMachineError::Program(format!(
+                    "program {i}: the region machine runs single-threaded programs of touches \
+                     and computes, not {op:?}"
+                )))
+            }
+            Op::Touch {
+                region,
+                accesses,
+                pattern,
+            } => {
+                if pattern == Pattern::Sequential && self.spec.cache_model == CacheModel::Footprint
+                {
+                    return Err(ConfigError::new(
+                        "pattern",
+                        "sequential touches have no footprint model",
+                        "cache_model=lru with pattern=sequential",
+                    )
+                    .into());
                 }
-            };
-            if threads[i].penalty > 0 {
-                let p = std::mem::take(&mut threads[i].penalty);
-                engine.schedule_at(now + p, Ev::Ready(i));
-                continue;
-            }
-            let prog = &self.programs[i].program;
-            let t = &mut threads[i];
-            if t.touch.is_none() {
-                match t.cursor.next(prog, &mut step_rng) {
-                    Op::Exit => {
-                        t.finished = Some(now.0 as f64 / PS);
-                        occupied[t.proc.idx()] = 0;
-                        continue;
-                    }
-                    Op::Compute { units } => {
-                        engine.schedule_at(now + (units * 1e6).round() as u64, Ev::Ready(i));
-                        continue;
-                    }
-                    op @ (Op::ForkJoin { .. } | Op::Barrier | Op::Send { .. } | Op::Receive { .. }) => {
-                        return Err(RegionMachineError::Program(format!(
-                            "program {i}: the region machine runs single-threaded programs of touches and computes, not {op:?}"
-                        )))
-                    }
-                    Op::Touch { region, accesses, pattern } => {
-                        if pattern == Pattern::Sequential && self.cache_model == CacheModel::Footprint {
-                            return Err(ConfigError::new(
-                                "pattern",
-                                "sequential touches have no footprint model",
-                                "cache_model=lru with pattern=sequential",
-                            )
-                            .into());
-                        }
-                        if region.idx() >= prog.regions.len() {
-                            return Err(RegionMachineError::Program(format!(
-                                "program {i} touches region {} of {}",
-                                region.idx(),
-                                prog.regions.len()
-                            )));
-                        }
-                        t.touch = Some((region.idx(), accesses, pattern));
-                        t.last_region = Some(region.idx());
-                        if scheduler == Scheduler::Region {
-                            let rid = RegionId(key_of(i, region.idx()));
-                            let d = on_touch(&map, topo, t.proc, rid, TouchRule::MicroSchedule, |p| occupied[p.idx()])
-                                .map_err(|e| RegionMachineError::Policy(e.0))?;
-                            match d {
-                                TouchDecision::Proceed => {}
-                                TouchDecision::MicroSchedule { to, .. } if occupied[to.idx()] == 0 => {
-                                    occupied[t.proc.idx()] = 0;
-                                    occupied[to.idx()] = 1;
-                                    t.proc = to;
-                                    usched += 1;
-                                    engine.schedule_at(now + mu_ps, Ev::Ready(i));
-                                    continue;
-                                }
-                                TouchDecision::MicroSchedule { cache, .. } if online.is_some() => {
-                                    // Online, the region's cache is full: swap
-                                    // with a thread there whose region is
-                                    // mapped here (both pay a micro-schedule);
-                                    // else open the region here.
-                                    let here = llc[llc_of(threads[i].proc)];
-                                    let partner = (0..threads.len()).find(|&j| {
-                                        j != i
-                                            && threads[j].finished.is_none()
-                                            && topo.cache(cache).serves(threads[j].proc)
-                                            && threads[j].last_region.is_some_and(|r| {
-                                                matches!(map.mapping(RegionId(key_of(j, r))),
-                                                    Some(Mapping::Local(c)) if c == here)
-                                            })
-                                    });
-                                    if let Some(j) = partner {
-                                        let (pi, pj) = (threads[i].proc, threads[j].proc);
-                                        threads[i].proc = pj;
-                                        threads[j].proc = pi;
-                                        threads[j].penalty += mu_ps;
-                                        usched += 2;
-                                        engine.schedule_at(now + mu_ps, Ev::Ready(i));
-                                        continue;
-                                    }
-                                    map.map_to(rid, here).map_err(|e| RegionMachineError::Policy(e.0))?;
-                                    opens += 1;
-                                }
-                                TouchDecision::MicroSchedule { .. } | TouchDecision::OpenLocally { .. } => {
-                                    let here = llc[llc_of(t.proc)];
-                                    map.map_to(rid, here).map_err(|e| RegionMachineError::Policy(e.0))?;
-                                    opens += 1;
-                                }
-                            }
-                        }
-                    }
+                if region.idx() >= prog.regions.len() {
+                    return Err(RegionMachineError::Program(format!(
+                        "program {i} touches region {} of {}",
+                        region.idx(),
+                        prog.regions.len()
+                    )));
                 }
-            }
-            // Run one chunk of the touch in progress.
-            let t = &mut threads[i];
-            let (r, left, pattern) = t.touch.expect("a touch in progress");
-            let n = left.min(self.chunk);
-            let k = llc_of(t.proc);
-            let bytes = prog.regions[r].bytes;
-            let lines = bytes.div_ceil(line).max(1);
-            let key = key_of(i, r);
-            let sets = topo.cache(llc[k]).sets();
-            let base = ((key + 1) << 40) | ((mix64(key) % sets) * line);
-            let misses = match pattern {
-                Pattern::UniformRandom => caches[k].touch(key, lines, n, base, line, &mut t.rng),
-                Pattern::Sequential => {
-                    let p0 = t.pos[r];
-                    t.pos[r] = (p0 + n) % lines;
-                    if let Some(o) = online {
-                        let pages = bytes.div_ceil(o.page_bytes).max(1) as usize;
-                        let sw = &mut t.swept[r];
-                        sw.resize(pages, false);
-                        for l in 0..n.min(lines) {
-                            sw[(((p0 + l) % lines) * line / o.page_bytes) as usize] = true;
-                        }
-                    }
-                    caches[k].sweep(p0, lines, n, base, line)
+                t.touch = Some((region.idx(), accesses, pattern));
+                t.last_region = Some(region.idx());
+                if self.sched.scheduler == Scheduler::Region {
+                    return Ok(!self.on_touch(i, region.idx(), engine)?);
                 }
-            };
-            if online.is_some() && pattern == Pattern::UniformRandom {
-                t.since[r] += n;
-            }
-            acc[k].0 += n;
-            acc[k].1 += misses;
-            let ns = n as f64 * self.timing.hit_ns + misses * self.timing.miss_ns;
-            t.touch = (left > n).then_some((r, left - n, pattern));
-            engine.schedule_at(now + (ns * PS).round() as u64, Ev::Ready(i));
-        }
-        if online.is_some() {
-            for (k, &c) in llc.iter().enumerate() {
-                loads[k] = map.load(c);
+                Ok(true)
             }
         }
-        let placement = (0..self.programs.len())
+    }
+
+    /// Region scheduling's decision at thread `i`'s touch of region `r`
+    /// ([`on_touch`]). Returns whether the thread micro-schedules (its
+    /// touch then starts after the micro-schedule's cost).
+    fn on_touch(
+        &mut self,
+        i: usize,
+        r: usize,
+        engine: &mut Engine<Ev>,
+    ) -> Result<bool, RegionMachineError> {
+        let now = engine.now();
+        let topo = &self.spec.topology;
+        let mu_ps = self.sched.mu_ps;
+        let rid = RegionId(key_of(i, r));
+        let occupied = &mut self.threads.occupied;
+        let threads = &mut self.threads.all;
+        let map = &mut self.sched.map;
+        let here = self.caches.llc[self.caches.of(threads[i].proc)];
+        let d = on_touch(
+            map,
+            topo,
+            threads[i].proc,
+            rid,
+            TouchRule::MicroSchedule,
+            |p| occupied[p.idx()],
+        )
+        .map_err(policy_err)?;
+        match d {
+            TouchDecision::Proceed => return Ok(false),
+            TouchDecision::MicroSchedule { to, .. } if occupied[to.idx()] == 0 => {
+                occupied[threads[i].proc.idx()] = 0;
+                occupied[to.idx()] = 1;
+                threads[i].proc = to;
+                self.stats.microschedules += 1;
+                engine.schedule_at(now + mu_ps, Ev::StepEnded { thread: i });
+                return Ok(true);
+            }
+            TouchDecision::MicroSchedule { cache, .. } if self.sched.online.is_some() => {
+                // Online, the region's cache is full: swap with a thread
+                // there whose region is mapped here (both pay a
+                // micro-schedule); else open the region here.
+                let partner = (0..threads.len()).find(|&j| {
+                    j != i
+                        && threads[j].finished.is_none()
+                        && topo.cache(cache).serves(threads[j].proc)
+                        && threads[j].last_region.is_some_and(|r| {
+                            matches!(map.mapping(RegionId(key_of(j, r))),
+                                Some(Mapping::Local(c)) if c == here)
+                        })
+                });
+                if let Some(j) = partner {
+                    let (pi, pj) = (threads[i].proc, threads[j].proc);
+                    threads[i].proc = pj;
+                    threads[j].proc = pi;
+                    threads[j].penalty += mu_ps;
+                    self.stats.microschedules += 2;
+                    engine.schedule_at(now + mu_ps, Ev::StepEnded { thread: i });
+                    return Ok(true);
+                }
+            }
+            TouchDecision::MicroSchedule { .. } | TouchDecision::OpenLocally { .. } => {}
+        }
+        map.map_to(rid, here).map_err(policy_err)?;
+        self.stats.opens += 1;
+        Ok(false)
+    }
+
+    /// Runs one chunk of thread `i`'s touch in progress on its cache.
+    fn run_chunk(&mut self, i: usize, engine: &mut Engine<Ev>) {
+        let now = engine.now();
+        let spec = self.spec;
+        let topo = &spec.topology;
+        let line = self.caches.line;
+        let t = &mut self.threads.all[i];
+        let (r, left, pattern) = t.touch.expect("a touch in progress");
+        let n = left.min(spec.chunk);
+        let k = self.caches.of(t.proc);
+        let bytes = spec.programs[i].program.regions[r].bytes;
+        let lines = bytes.div_ceil(line).max(1);
+        let key = key_of(i, r);
+        let sets = topo.cache(self.caches.llc[k]).sets();
+        let base = ((key + 1) << 40) | ((mix64(key) % sets) * line);
+        let online = self.sched.online.as_ref().map(|o| o.cfg);
+        let cache = &mut self.caches.states[k];
+        let misses = match pattern {
+            Pattern::UniformRandom => cache.touch(key, lines, n, base, line, &mut t.rng),
+            Pattern::Sequential => {
+                let p0 = t.pos[r];
+                t.pos[r] = (p0 + n) % lines;
+                if let Some(o) = online {
+                    let pages = bytes.div_ceil(o.page_bytes).max(1) as usize;
+                    let sw = &mut t.swept[r];
+                    sw.resize(pages, false);
+                    for l in 0..n.min(lines) {
+                        sw[(((p0 + l) % lines) * line / o.page_bytes) as usize] = true;
+                    }
+                }
+                cache.sweep(p0, lines, n, base, line)
+            }
+        };
+        if online.is_some() && pattern == Pattern::UniformRandom {
+            t.since[r] += n;
+        }
+        self.caches.seen[k].0 += n;
+        self.caches.seen[k].1 += misses;
+        let ns = n as f64 * spec.timing.hit_ns + misses * spec.timing.miss_ns;
+        t.touch = (left > n).then_some((r, left - n, pattern));
+        engine.schedule_at(now + (ns * PS).round() as u64, Ev::StepEnded { thread: i });
+    }
+
+    /// The outcome, once no event is left.
+    fn finish(mut self) -> MachineRun {
+        let spec = self.spec;
+        let map = &self.sched.map;
+        if self.sched.online.is_some() {
+            for (k, &c) in self.caches.llc.iter().enumerate() {
+                self.loads[k] = map.load(c);
+            }
+        }
+        let regions = |i: usize| spec.programs[i].program.regions.iter().enumerate();
+        let placement = (0..spec.programs.len())
             .map(|i| {
-                (0..self.programs[i].program.regions.len())
-                    .map(|r| match map.mapping(RegionId(key_of(i, r))) {
+                regions(i)
+                    .map(|(r, _)| match map.mapping(RegionId(key_of(i, r))) {
                         Some(Mapping::Local(c)) => Some(c.0),
                         _ => None,
                     })
                     .collect()
             })
             .collect();
-        let estimates = self
-            .programs
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                p.program
-                    .regions
-                    .iter()
-                    .enumerate()
+        let estimates = (0..spec.programs.len())
+            .map(|i| {
+                regions(i)
                     .map(|(r, d)| map.wss(RegionId(key_of(i, r))).unwrap_or(d.bytes))
                     .collect()
             })
             .collect();
-        let finish_ns: Vec<f64> = threads
+        let finish_ns: Vec<f64> = self
+            .threads
+            .all
             .iter()
             .map(|t| t.finished.unwrap_or(f64::NAN))
             .collect();
         let makespan_ns = finish_ns.iter().copied().fold(0.0, f64::max);
-        Ok(MachineRun {
-            scheduler,
+        let s = &self.stats;
+        MachineRun {
+            scheduler: self.sched.scheduler,
             microschedules_per_s: if makespan_ns > 0.0 {
-                usched as f64 / (makespan_ns * 1e-9)
+                s.microschedules as f64 / (makespan_ns * 1e-9)
             } else {
                 0.0
             },
             finish_ns,
             makespan_ns,
-            microschedules: usched,
-            opens,
-            caches: llc
-                .iter()
-                .enumerate()
-                .map(|(k, c)| CacheStats {
-                    cache: c.0,
-                    accesses: acc[k].0,
-                    misses: acc[k].1,
-                    miss_ratio: if acc[k].0 > 0 {
-                        acc[k].1 / acc[k].0 as f64
-                    } else {
-                        0.0
-                    },
-                    load_bytes: loads[k],
-                })
-                .collect(),
-            decisions,
+            microschedules: s.microschedules,
+            opens: s.opens,
+            caches: self.cache_stats(),
+            decisions: self.decisions,
             placement,
             estimates,
-            rebalances,
-            last_rebalance_ns,
-        })
+            rebalances: s.rebalances,
+            last_rebalance_ns: s.last_rebalance_ns,
+        }
     }
 
-    /// The (program, region) pairs a balancer item stands for: one region
-    /// (`key_of(program, region)`), or every region of a program balanced as
-    /// a whole (`key_of(program, 0xffff)`).
-    fn item_regions(&self, id: u64) -> impl Iterator<Item = (usize, usize)> {
-        let prog = (id >> 16) as usize;
-        let regions = if id & 0xffff == 0xffff {
-            0..self.programs[prog].program.regions.len()
-        } else {
-            let r = (id & 0xffff) as usize;
-            r..r + 1
-        };
-        regions.map(move |r| (prog, r))
-    }
-
-    /// Online regioning's scan: each region's access bits since the last
-    /// scan into the estimator (uniformly random touches: each page
-    /// referenced with probability 1 − (1 − 1/P)^n after n accesses, drawn
-    /// from the scan's own stream; sweeps: the pages swept), then the
-    /// regions re-balanced with their estimates (a program of one region is
-    /// one item, a program of several is unified; regions not yet estimated
-    /// stay where they are; a finished program's regions are no longer
-    /// scanned nor balanced). Returns whether the placement changed.
-    fn scan(
-        &self,
-        o: Online,
-        est: &mut WssEstimator,
-        threads: &mut [Thread],
-        map: &mut RegionMap,
-        bins: &[Bin],
-        rng: &mut StreamRng,
-    ) -> Result<bool, RegionMachineError> {
-        let policy = |e: parsched_core::PolicyError| RegionMachineError::Policy(e.0);
-        let mut items = Vec::new();
-        for (i, t) in threads.iter_mut().enumerate() {
-            if t.finished.is_some() {
-                continue; // its regions keep their last estimate and cache
-            }
-            let prog = &self.programs[i].program;
-            let mut whole = 0u64;
-            for (r, d) in prog.regions.iter().enumerate() {
-                let pages = d.bytes.div_ceil(o.page_bytes).max(1) as usize;
-                let n = std::mem::take(&mut t.since[r]);
-                let q = if n == 0 {
-                    0.0
+    fn cache_stats(&self) -> Vec<CacheStats> {
+        self.caches
+            .llc
+            .iter()
+            .zip(&self.caches.seen)
+            .zip(&self.loads)
+            .map(|((c, &(accesses, misses)), &load_bytes)| CacheStats {
+                cache: c.0,
+                accesses,
+                misses,
+                miss_ratio: if accesses > 0 {
+                    misses / accesses as f64
                 } else {
-                    1.0 - (1.0 - 1.0 / pages as f64).powf(n as f64)
-                };
-                let swept = std::mem::take(&mut t.swept[r]);
-                let bits: Vec<bool> = (0..pages)
-                    .map(|k| {
-                        let drawn = q > 0.0 && rng.random::<f64>() < q;
-                        drawn || swept.get(k).copied().unwrap_or(false)
-                    })
-                    .collect();
-                let rid = RegionId(key_of(i, r));
-                est.observe(rid, &bits);
-                let b = est.estimate_bytes(rid);
-                map.set_wss(rid, b).map_err(policy)?;
-                if prog.regions.len() < 2 {
-                    whole += b;
-                } else if b > 0 {
-                    items.push(Item {
-                        id: key_of(i, r),
-                        wss_bytes: b,
-                    });
-                }
-            }
-            if prog.regions.len() < 2 && whole > 0 {
-                items.push(Item {
-                    id: key_of(i, 0xffff),
-                    wss_bytes: whole,
-                });
-            }
+                    0.0
+                },
+                load_bytes,
+            })
+            .collect()
+    }
+}
+
+impl Model for RegionMachine<'_> {
+    type Event = Ev;
+    type Error = RegionMachineError;
+
+    fn handle(&mut self, event: Ev, engine: &mut Engine<Ev>) -> Result<Flow, RegionMachineError> {
+        match event {
+            Ev::StepEnded { thread } => self.on_step_ended(thread, engine)?,
+            Ev::ScanTimerFired => self.on_scan(engine)?,
         }
-        if items.is_empty() {
-            return Ok(false);
-        }
-        let a = balance(&items, bins).map_err(policy)?;
-        let mut changed = false;
-        for (id, c) in &a.placed {
-            for (prog, r) in self.item_regions(*id) {
-                let rid = RegionId(key_of(prog, r));
-                if !matches!(map.mapping(rid), Some(Mapping::Local(x)) if x == *c) {
-                    map.map_to(rid, *c).map_err(policy)?;
-                    changed = true;
-                }
-            }
-        }
-        Ok(changed)
+        Ok(Flow::Continue)
     }
 }

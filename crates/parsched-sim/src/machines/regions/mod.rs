@@ -51,11 +51,18 @@
 //! `(time, seq)`); a chunk takes `n·hit + misses·miss` ns. There is no
 //! bandwidth contention between co-runners (only cache sharing).
 //!
+//! **Time.** One engine tick is one picosecond (`PS` = 1000 ticks per ns);
+//! results are reported in ns. The run is a [`Model`](crate::engine::Model)
+//! run by [`run_watched`](crate::engine::run_watched): setting the cancel
+//! flag ([`crate::cancel`]) ends it with [`RegionMachineError::Interrupted`].
+//!
 //! | file | what it holds |
 //! |---|---|
 //! | `mod.rs` | the machine's description ([`MachineSpec`], [`Placed`]), its options and results ([`MachineRun`], [`CacheStats`]), errors |
 //! | `cache_state.rs` | one cache's content: the footprint model or exact LRU |
-//! | `machine.rs` | the run: validation, placement by the core policies, the event loop over touch chunks, micro-schedules |
+//! | `placement.rs` | before the run: validation, the caches, the initial placement by the core policies |
+//! | `machine.rs` | the run as a `Model` on the engine: events, threads, micro-schedules, touch chunks |
+//! | `scan.rs` | online regioning's scan: access bits into the estimator, re-balancing |
 //! | `config.rs` | `parsched simulate regions`: [`RegionsConfig`] and its keys, the memlat and balance workloads, [`RegionsResult`], [`run`] |
 //! | `tests.rs` | fast against exact, balancing, fallback, the pipeline at full scale |
 
@@ -63,11 +70,14 @@ pub mod analytic;
 mod cache_state;
 mod config;
 mod machine;
+mod placement;
+mod scan;
 #[cfg(test)]
 mod tests;
 
 use cache_state::CacheState;
 pub use config::*;
+use machine::{first_touch, key_of};
 
 use crate::engine::Engine;
 use crate::machines::pools::Value;
@@ -79,13 +89,17 @@ use parsched_core::policy::regions::{
     RegionDecision, RegionMap, TouchDecision, TouchRule, WssEstimator,
 };
 use parsched_core::program::{Cursor, Op, Pattern, Program, Step};
+use parsched_core::time::TickUnit;
 use parsched_core::topology::{Topology, MIB};
 use parsched_core::{CacheId, ConfigError, ProcId, RegionId, Time};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-/// Ticks per ns (time is counted in picoseconds).
+/// What one tick of the region machine is.
+pub const TICK: TickUnit = TickUnit::Picosecond;
+
+/// Engine ticks per ns: one tick of the region machine is one picosecond.
 const PS: f64 = 1000.0;
 
 /// Which miss model times the touches.
@@ -154,6 +168,9 @@ pub enum RegionMachineError {
     Program(String),
     #[error("policy error: {0}")]
     Policy(String),
+    /// The run was stopped through its cancel flag ([`crate::cancel`]).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 /// Per-cache measures.

@@ -501,3 +501,35 @@ fn online_regioning_reaches_the_declared_placement() {
         .to_string()
         .starts_with("scan_ms:"));
 }
+
+/// The cancel flag ends a run with `Interrupted` (looked at every
+/// `CHECK_EVERY` events); unset, the watched run gives the same result as
+/// an unwatched one.
+#[test]
+fn the_cancel_flag_stops_a_run_with_interrupted() {
+    use crate::cancel::{with_cancel, CHECK_EVERY};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let mut spec = memlat_spec(512, 4096, CacheModel::Footprint);
+    spec.chunk = 64; // 2^14 chunks: several times CHECK_EVERY events
+    assert!((1u64 << 20) / spec.chunk > 2 * CHECK_EVERY as u64);
+    let flag = Arc::new(AtomicBool::new(false));
+    for s in [Scheduler::Standard, Scheduler::Region] {
+        let watched = with_cancel(&flag, || spec.run(s)).unwrap();
+        assert!(watched.makespan_ns > 0.0);
+        assert_eq!(watched, spec.run(s).unwrap());
+    }
+    flag.store(true, Ordering::Relaxed);
+    for s in [Scheduler::Standard, Scheduler::Region] {
+        let r = with_cancel(&flag, || spec.run(s));
+        assert_eq!(r, Err(RegionMachineError::Interrupted), "{s:?}");
+    }
+}
+
+/// The tick the module documents is the one its conversions use: `PS`
+/// ticks per ns.
+#[test]
+fn one_tick_is_one_picosecond() {
+    let per_ns = TICK.per_second().expect("a physical unit") as f64 / 1e9;
+    assert_eq!(per_ns, PS);
+}
