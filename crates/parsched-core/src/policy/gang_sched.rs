@@ -135,6 +135,7 @@ impl GangScheduler {
     }
 
     /// Whether `gang` is in the running slot.
+    #[inline]
     pub fn is_running(&self, gang: GangId) -> bool {
         self.current.is_some() && self.matrix.slot_of(gang) == self.current
     }
