@@ -1,8 +1,8 @@
 //! Flexible coscheduling (FCS): gang slots for the jobs that need them, the
 //! others fill in. One policy, applied by both machines: the simulator's
-//! cluster machine (`parsched-sim`, `cluster/machine/fcs.rs`) and the Linux
-//! controller (`parsched-runtime`, `controller/fcs.rs`). The machines measure
-//! and apply; every decision below is taken here.
+//! cluster machine (`parsched-sim`, `machines/cluster/machine/fcs.rs`) and
+//! the Linux controller (`parsched-runtime`, `controller/fcs.rs`). The
+//! machines measure and apply; every decision below is taken here.
 //!
 //! Seed 002 (Frachtenberg, "Process Scheduling for the Parallel Desktop",
 //! `seeds/002_f89b85c3eb86e2ff.txt` §4.2; digest in `notes/seed-targets.md`,
@@ -23,21 +23,32 @@
 //! * **The matrix.** A job not yet classified, CS and F jobs are in the
 //!   matrix ([`Fcs::in_matrix`]); a DC job is *released* (out of it). A job
 //!   whose class becomes DC is released at once; a released job whose class
-//!   becomes CS or F is *taken back*. The machine applies the membership:
-//!   the simulator through the rows below, the runtime by admitting the job
-//!   to (or freeing it from) its core [`GangScheduler`] matrix.
-//! * **Rows** (the simulator's matrix; [`Fcs::rows`]). Every job in
-//!   discovery and every CS job has a row of its own (it is discovered, and
-//!   kept, coscheduled). F jobs share one row ([`FRows::Shared`], the
-//!   default) or have one each ([`FRows::Own`]). Rows take turns, one slot
-//!   each. The runtime's rows are its gang matrix's slots (one gang per job,
-//!   as [`FRows::Own`]; F jobs of other slots fill an F slot, so together
-//!   they time-share it as a shared row would).
-//! * **Which slot comes next** ([`Fcs::advance`]): the next row, or a *DC
-//!   slot* ([`Slot::Dc`]) when a released job is owed its bounded share
-//!   ([`FcsConfig::dc_min_share`]; never two DC slots in a row).
-//! * **Roles** in a slot ([`Fcs::role`] in the current slot,
-//!   [`Fcs::role_in`] in a slot held by given jobs): the row's jobs run
+//!   becomes CS or F is *taken back*. Both machines apply the membership
+//!   to a core [`GangScheduler`] matrix: the runtime admits the job to (or
+//!   frees it from) it; the simulator keeps its gangs equal to the rows
+//!   below ([`Fcs::row_gangs`], `GangScheduler::sync`).
+//! * **Rows** ([`Fcs::rows`]). Every job in discovery and every CS job has
+//!   a row of its own (it is discovered, and kept, coscheduled). F jobs
+//!   share one row ([`FRows::Shared`], the default) or have one each
+//!   ([`FRows::Own`]). A row is one gang of the machine's gang scheduler
+//!   (named by its first job, as wide as the machine says: its widest job,
+//!   or the whole machine in the simulator, whose processes are not pinned
+//!   to cells), so rows take turns as the scheduler's slots rotate. The
+//!   runtime's rows are one gang per job, as [`FRows::Own`]; F
+//!   jobs of other slots fill an F slot, so together they time-share it as
+//!   a shared row would.
+//! * **Which slot comes next** ([`Fcs::advance`]): a *DC slot*
+//!   ([`Slot::Dc`]) when a released job is owed its bounded share
+//!   ([`FcsConfig::dc_min_share`]; never two DC slots in a row); otherwise
+//!   the machine's gang scheduler rotates to its next slot
+//!   (`GangScheduler::rotate`, in both machines). [`Slot::Row`] also names
+//!   the row of [`Fcs::rows`] that would follow in the policy's own turn
+//!   order ([`Fcs::current_row`], [`Fcs::role`]), which neither machine
+//!   uses for rotation.
+//! * **Roles** in a slot ([`Fcs::role_in_slot`] with the owners of the
+//!   machine's running slot, [`Fcs::owners`]; [`Fcs::role_in`] in a slot
+//!   held by given jobs; [`Fcs::role`] in the policy's own current row):
+//!   the row's jobs run
 //!   ([`Role::Row`]); fillers ([`Role::Fill`]: with [`Fill::FDc`] the F jobs
 //!   of other rows, in any slot or only in F slots, [`FillIn`]; with
 //!   [`FcsConfig::discovery_fill`] also jobs in discovery, and always at
@@ -61,6 +72,7 @@
 //! [`GangScheduler`]: super::gang_sched::GangScheduler
 
 use super::classify::{ClassTracker, Classifier, ClassifierConfig, CoschedClass, Observation};
+use super::gang::GangId;
 use crate::error::ConfigError;
 use serde::{Deserialize, Serialize};
 
@@ -430,6 +442,46 @@ impl Fcs {
         &self.rows
     }
 
+    /// The matrix the policy wants, as gangs of a [`GangScheduler`]: one
+    /// gang per row of [`Fcs::rows`], named by the row's first job and as
+    /// wide as its widest job (`widths[j]`: job j's width in the matrix). With
+    /// [`FRows::Own`] (the runtime's) that is one gang per job in the
+    /// matrix. A machine keeps its scheduler's gangs equal to these
+    /// (`GangScheduler::sync`), rotates the scheduler's slots, and applies
+    /// [`Fcs::role_in_slot`] with the slot's [`Fcs::owners`].
+    ///
+    /// [`GangScheduler`]: super::gang_sched::GangScheduler
+    pub fn row_gangs(&self, widths: &[u32]) -> Vec<(GangId, u32)> {
+        self.rows
+            .iter()
+            .map(|r| {
+                let w = r.iter().map(|&j| widths[j as usize]).max().unwrap_or(1);
+                (GangId(r[0] as u64), w)
+            })
+            .collect()
+    }
+
+    /// The jobs owning a slot that holds `gangs` (gangs of
+    /// [`Fcs::row_gangs`]): every job of their rows, in row order.
+    pub fn owners(&self, gangs: &[GangId]) -> Vec<u32> {
+        self.rows
+            .iter()
+            .filter(|r| gangs.contains(&GangId(r[0] as u64)))
+            .flatten()
+            .copied()
+            .collect()
+    }
+
+    /// Job `j`'s role in the slot held by `owners` ([`Fcs::role_in`]), or
+    /// in the DC slot when one holds the machine ([`Fcs::role`]).
+    pub fn role_in_slot(&self, j: usize, owners: &[u32]) -> Role {
+        if self.dc_slot {
+            self.role(j)
+        } else {
+            self.role_in(j, owners)
+        }
+    }
+
     /// The row holding the slot (`None` in a DC slot or without rows).
     pub fn current_row(&self) -> Option<&[u32]> {
         if self.dc_slot {
@@ -774,6 +826,34 @@ mod tests {
         assert!((0..3).all(|j| f.in_matrix(j) && !f.released(j)));
         let g = table1(FRows::Own);
         assert_eq!(g.rows(), &[vec![0], vec![1], vec![2]]);
+    }
+
+    #[test]
+    fn rows_as_gangs_and_their_owners() {
+        let f = table1(FRows::Shared);
+        assert_eq!(
+            f.row_gangs(&[4, 2, 3]),
+            vec![(GangId(2), 3), (GangId(0), 4)]
+        );
+        assert_eq!(f.owners(&[GangId(0)]), vec![0, 1]);
+        assert_eq!(f.owners(&[GangId(2), GangId(0)]), vec![2, 0, 1]);
+        assert_eq!(f.owners(&[GangId(1)]), Vec::<u32>::new());
+        assert_eq!(f.role_in_slot(1, &[0, 1]), Role::Row);
+        assert_eq!(f.role_in_slot(2, &[0, 1]), Role::Parked);
+        assert_eq!(f.role_in_slot(0, &[2]), Role::Fill { idle: false });
+        let g = table1(FRows::Own);
+        let own: Vec<GangId> = g.row_gangs(&[4, 4, 4]).iter().map(|x| x.0).collect();
+        assert_eq!(own, vec![GangId(0), GangId(1), GangId(2)]);
+        // in a DC slot the slot's owners do not matter
+        let mut d = dc_and_cs(0.25);
+        let starving = [Some(Usage {
+            got_s: 0.0,
+            wanted_s: 0.05,
+        })];
+        d.advance(0.05, &starving);
+        assert_eq!(d.advance(0.05, &starving), Slot::Dc);
+        assert_eq!(d.role_in_slot(1, &[1]), Role::Parked);
+        assert_eq!(d.role_in_slot(0, &[1]), Role::Row);
     }
 
     #[test]

@@ -135,6 +135,7 @@ impl GangScheduler {
     }
 
     /// Whether `gang` is in the running slot.
+    #[inline]
     pub fn is_running(&self, gang: GangId) -> bool {
         self.current.is_some() && self.matrix.slot_of(gang) == self.current
     }
@@ -260,6 +261,33 @@ impl GangScheduler {
         Ok(false)
     }
 
+    /// Makes the placed gangs exactly `want` (gang, width), in order: a
+    /// gang placed or queued that is not wanted, or wanted at another
+    /// width, is finished first; then every wanted gang not placed is
+    /// admitted (placed, or queued when the multiprogramming level leaves no
+    /// room). The running slot stays current even if it emptied (ask
+    /// [`GangScheduler::should_switch_early`]). A machine whose policy
+    /// decides the matrix membership (FCS: `Fcs::row_gangs`) follows it so.
+    pub fn sync(&mut self, want: &[(GangId, u32)]) -> Result<(), MatrixError> {
+        let placed: Vec<(GangId, u32)> = self
+            .matrix
+            .gangs()
+            .map(|(g, a)| (g, a.width()))
+            .chain(self.waiting.iter().copied())
+            .collect();
+        for &(g, w) in &placed {
+            if !want.contains(&(g, w)) {
+                self.finish(g)?;
+            }
+        }
+        for &(g, w) in want {
+            if !placed.contains(&(g, w)) {
+                self.admit(g, w)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Round robin: the next slot after the running one (wrapping round to it
     /// last) with a gang that has work becomes current. Empty slots and slots
     /// without work are skipped; `to` is `None` if no gang has work.
@@ -324,6 +352,35 @@ mod tests {
 
     fn g(i: u64) -> GangId {
         GangId(i)
+    }
+
+    #[test]
+    fn sync_follows_the_wanted_gangs() {
+        let mut s = sched(4, None, false);
+        s.sync(&[(g(0), 4), (g(1), 4), (g(2), 2)]).unwrap();
+        assert_eq!(s.matrix().num_gangs(), 3);
+        assert_eq!(s.matrix().slot_of(g(1)), Some(SlotId(1)));
+        s.rotate(|_| true);
+        s.rotate(|_| true);
+        assert_eq!(s.current(), Some(SlotId(1)));
+        // gang 1 leaves, gang 2 widens (re-admitted), gang 3 arrives: the
+        // freed slot is reused first fit; the emptied running slot stays
+        // current until asked
+        s.sync(&[(g(0), 4), (g(2), 3), (g(3), 1)]).unwrap();
+        let mut gangs: Vec<(GangId, u32)> =
+            s.matrix().gangs().map(|(k, a)| (k, a.width())).collect();
+        gangs.sort();
+        assert_eq!(gangs, vec![(g(0), 4), (g(2), 3), (g(3), 1)]);
+        assert_eq!(s.matrix().slot_of(g(2)), Some(SlotId(1)));
+        assert_eq!(s.matrix().slot_of(g(3)), Some(SlotId(1)));
+        assert_eq!(s.current(), Some(SlotId(1)));
+        // the same set again changes nothing
+        let before = s.clone();
+        s.sync(&[(g(3), 1), (g(0), 4), (g(2), 3)]).unwrap();
+        assert_eq!(s, before);
+        s.sync(&[]).unwrap();
+        assert_eq!(s.matrix().num_gangs(), 0);
+        assert!(s.should_switch_early(|_| true));
     }
 
     fn sched(procs: u32, max_slots: Option<u32>, alternates: bool) -> GangScheduler {

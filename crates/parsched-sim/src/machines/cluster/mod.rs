@@ -25,7 +25,7 @@ pub use config::{BoostQueue, ClusterConfig, LocalKind, PendingRule, WORKLOADS};
 pub use keys::{keys, SCHEMA};
 pub use machine::{ClusterError, Counters};
 
-use crate::engine::{run as run_engine, Engine};
+use crate::engine::{run_watched, Engine};
 use crate::rng::rep_seed;
 use crate::stats::mean_ci90;
 use machine::ClusterMachine;
@@ -124,7 +124,10 @@ pub struct ClusterOptions {
     pub workers: usize,
     /// Check the machine's invariants after every event (slow).
     pub audit: bool,
-    /// Set to stop the run at once ([`ClusterError::Interrupted`]).
+    /// Set to stop the run ([`ClusterError::Interrupted`]): watched as every
+    /// machine watches its flag ([`crate::cancel`], every
+    /// [`crate::cancel::CHECK_EVERY`] events). `None`: the flag of
+    /// [`crate::cancel::with_cancel`], if one is in force.
     pub cancel: Option<Arc<AtomicBool>>,
     /// FCS: record the core policy's inputs and decisions
     /// ([`ClusterRun::fcs_log`]).
@@ -147,14 +150,25 @@ pub fn run_once(
     seed: u64,
     opts: &ClusterOptions,
 ) -> Result<ClusterRun, ClusterError> {
+    match &opts.cancel {
+        Some(flag) => crate::cancel::with_cancel(flag, || run_one(cfg, seed, opts)),
+        None => run_one(cfg, seed, opts),
+    }
+}
+
+/// [`run_once`] under the thread's cancel flag.
+fn run_one(
+    cfg: &ClusterConfig,
+    seed: u64,
+    opts: &ClusterOptions,
+) -> Result<ClusterRun, ClusterError> {
     let wall = Instant::now();
     let mut eng = Engine::new();
     let mut m = ClusterMachine::new(cfg, seed, opts.audit, &mut eng)?;
-    m.cancel = opts.cancel.clone();
-    if let (true, Some(f)) = (opts.fcs_log, m.fcs.as_mut()) {
+    if let (true, Some(f)) = (opts.fcs_log, m.global.fcs_mut()) {
         f.policy.record();
     }
-    run_engine(&mut m, &mut eng)?;
+    run_watched(&mut m, &mut eng, || ClusterError::Interrupted)?;
     if m.counters.audit_failures > 0 || m.counters.order_violations > 0 {
         return Err(ClusterError::Audit {
             failures: m.counters.audit_failures,
@@ -230,8 +244,8 @@ pub fn run_once(
         order_violations: c.order_violations,
         messages_received: c.messages_received,
         classes: m
-            .fcs
-            .as_ref()
+            .global
+            .fcs()
             .map(|f| {
                 f.changes
                     .iter()
@@ -240,8 +254,8 @@ pub fn run_once(
             })
             .unwrap_or_default(),
         fcs_log: m
-            .fcs
-            .as_ref()
+            .global
+            .fcs()
             .map(|f| f.policy.log().to_vec())
             .unwrap_or_default(),
     })
@@ -255,6 +269,12 @@ pub fn run(cfg: &ClusterConfig, opts: &ClusterOptions) -> Result<ClusterResult, 
     let workers = opts.workers.clamp(1, reps);
     let seeds: Vec<u64> = (0..reps as u64).map(|r| rep_seed(cfg.seed, r)).collect();
     let mut slots: Vec<Option<Result<ClusterRun, ClusterError>>> = vec![None; reps];
+    // The replications' threads watch the caller's flag.
+    let flag = opts.cancel.clone().or_else(crate::cancel::current);
+    let opts = &ClusterOptions {
+        cancel: flag,
+        ..opts.clone()
+    };
     std::thread::scope(|scope| {
         let chunks: Vec<_> = slots.chunks_mut(reps.div_ceil(workers)).collect();
         let mut start = 0;

@@ -1,4 +1,5 @@
 use super::*;
+use crate::engine::run as run_engine;
 use parsched_core::policy::cosched::{CoschedScheme, Scheme};
 
 fn cfg(scheme: CoschedScheme, workload: u32, scale: f64) -> ClusterConfig {
@@ -556,4 +557,36 @@ fn a_region_touch_is_a_program_error_not_a_panic() {
         Err(ClusterError::Program(msg)) => assert!(msg.contains("models no caches"), "{msg}"),
         other => panic!("expected a program error, got {other:?}"),
     }
+}
+
+/// A set cancel flag stops a cluster run with `Interrupted` (the one flag of
+/// `crate::cancel`, given as an option or installed by `with_cancel`); an
+/// unset flag changes nothing.
+#[test]
+fn a_set_cancel_flag_interrupts_the_run() {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    let c = cfg(CoschedScheme::Dynamic(Scheme::LOCAL), 1, 0.05);
+    let set = Arc::new(AtomicBool::new(true));
+    let opts = ClusterOptions {
+        cancel: Some(set.clone()),
+        ..Default::default()
+    };
+    assert_eq!(run_once(&c, 1, &opts), Err(ClusterError::Interrupted));
+    let plain = ClusterOptions::default();
+    let r = crate::cancel::with_cancel(&set, || run(&c, &plain));
+    assert_eq!(r.unwrap_err(), ClusterError::Interrupted);
+    let unset = ClusterOptions {
+        cancel: Some(Arc::new(AtomicBool::new(false))),
+        ..Default::default()
+    };
+    let a = run_once(&c, 1, &unset).unwrap();
+    let b = run_once(&c, 1, &plain).unwrap();
+    assert!(
+        a.events > u64::from(crate::cancel::CHECK_EVERY),
+        "{}",
+        a.events
+    );
+    assert_eq!(a.completion_time, b.completion_time);
+    assert_eq!(a.events, b.events);
 }

@@ -19,7 +19,11 @@ impl ClusterMachine {
                     } else if self.spin_limited(&self.procs[p as usize])
                         && now >= self.procs[p as usize].spin_deadline
                     {
-                        let scheme = self.dynamic.expect("spin limits are dynamic");
+                        let scheme = self
+                            .implicit
+                            .as_ref()
+                            .expect("spin limits are implicit")
+                            .scheme;
                         let pr = &mut self.procs[p as usize];
                         let Act::Spin { from } = pr.act else {
                             unreachable!()
@@ -73,36 +77,8 @@ impl ClusterMachine {
         pr.pending += 1;
         pr.last_arrival = now;
         let node = pr.node as usize;
-        if let (Some(scheme), true) = (self.dynamic, pr.started) {
-            let view = EndpointView {
-                state: pr.state,
-                pending: pr.pending,
-                last_arrival: Time(now),
-            };
-            let believed = pr.believed;
-            let mut decision = scheme.on_arrival(&view, believed);
-            if decision == ArrivalDecision::InterruptWake
-                && scheme.has_periodic_boost()
-                && !self.pb_sb_wake_interrupts
-            {
-                decision = ArrivalDecision::Deposit;
-            }
-            if decision.interrupts() {
-                self.counters.interrupts += 1;
-                self.counters.interrupt_ns += self.intr;
-                self.interrupt(node, now, self.intr, eng);
-            }
-            match decision {
-                ArrivalDecision::InterruptWake => {
-                    if self.wake_loss > 0.0 && self.policy_rng.random::<f64>() < self.wake_loss {
-                        self.counters.lost_wakeups += 1;
-                    } else {
-                        self.wake(dest, now, eng);
-                    }
-                }
-                ArrivalDecision::InterruptBoost => self.boost(dest, now, eng),
-                ArrivalDecision::InterruptOnly | ArrivalDecision::Deposit => {}
-            }
+        if pr.started && self.implicit.is_some() {
+            self.implicit_arrival(dest, node, now, eng);
         }
         let pr = &self.procs[dest as usize];
         if pr.state == ProcState::Running && matches!(pr.act, Act::Spin { .. }) {
@@ -116,35 +92,6 @@ impl ClusterMachine {
         let c = self.procs[p as usize].cpu as usize;
         debug_assert_eq!(self.cpus[c].running, Some(p));
         c
-    }
-
-    pub(super) fn on_boost_timer(&mut self, node: usize, now: u64, eng: &mut Engine<Ev>) {
-        self.counters.timer_invocations += 1;
-        if self.timer_cost > 0 {
-            self.interrupt(node, now, self.timer_cost, eng);
-        }
-        self.fill_view(node);
-        let view = std::mem::take(&mut self.view);
-        let decision = self.nodes[node]
-            .booster
-            .as_mut()
-            .and_then(|b| b.tick(&view));
-        self.view = view;
-        match decision {
-            Some(BoostDecision::Wake(i)) => {
-                let p = self.nodes[node].procs[i];
-                self.wake(p, now, eng);
-            }
-            Some(BoostDecision::Boost(i)) => {
-                let p = self.nodes[node].procs[i];
-                self.boost(p, now, eng);
-            }
-            None => {}
-        }
-        eng.schedule_at(
-            Time(now + self.boost_period),
-            Ev::BoostTimerFired { node: node as u32 },
-        );
     }
 
     pub(super) fn on_probe(&mut self, now: u64, eng: &mut Engine<Ev>) {
@@ -205,40 +152,6 @@ impl ClusterMachine {
                 }
             }
         }
-        if self.fcs.is_some() {
-            self.audit_fcs();
-        }
-    }
-
-    /// FCS's invariants: a CS job runs only in its own slot, and while one of
-    /// its processes is ready no processor of its node runs another job's
-    /// process (so its processes run together and nobody fills its cells).
-    fn audit_fcs(&mut self) {
-        use parsched_core::policy::classify::CoschedClass;
-        let f = self.fcs.as_ref().expect("fcs");
-        let per_node = self.cpus.len() / self.nodes.len();
-        let mut bad = 0;
-        for pr in &self.procs {
-            if pr.daemon
-                || f.policy.class(pr.job as usize) != Some(CoschedClass::RequiresCoscheduling)
-            {
-                continue;
-            }
-            let role = f.policy.role(pr.job as usize);
-            match pr.state {
-                ProcState::Running if role != Role::Row => bad += 1,
-                ProcState::Ready if role == Role::Row => {
-                    let c0 = pr.node as usize * per_node;
-                    if self.cpus[c0..c0 + per_node].iter().any(|c| {
-                        c.running
-                            .is_some_and(|r| self.procs[r as usize].job != pr.job)
-                    }) {
-                        bad += 1;
-                    }
-                }
-                _ => {}
-            }
-        }
-        self.counters.audit_failures += bad;
+        self.audit_global();
     }
 }

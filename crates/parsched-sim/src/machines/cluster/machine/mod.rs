@@ -31,27 +31,34 @@
 //! on the node's first processor. It believes the process it last sampled
 //! (`nic_sample_us`, 0: the current one) is running.
 
+mod build;
 mod events;
 mod fcs;
 mod gang;
+mod global;
+mod implicit;
 mod processes;
 mod processors;
 
-use super::config::{BoostQueue, ClusterConfig, LocalKind, PendingRule, Placement};
+use super::config::{BoostQueue, ClusterConfig, JobPlan, LocalKind, PendingRule, Placement};
 use crate::engine::{Engine, Flow, Model, Timer};
 use crate::rng::{stream, Stream, StreamRng};
+use fcs::FcsRun;
+use gang::GangRef;
+use global::Global;
+use implicit::Implicit;
 use parsched_core::policy::classify::Observation;
 use parsched_core::policy::cosched::{
-    choose_yield_target, ArrivalDecision, BoostDecision, CoschedScheme, EndpointView,
-    PeriodicBooster, ProcState, Scheme, SpinExpiry,
+    choose_yield_target, ArrivalAction, ArrivalDecision, BoostDecision, CoschedScheme,
+    EndpointView, PeriodicBooster, ProcState, Scheme, SpinExpiry,
 };
 use parsched_core::policy::fair::{Fair, FairConfig};
-use parsched_core::policy::fcs::{Fcs, Role};
+use parsched_core::policy::fcs::{Fcs, FcsConfig, Role, Slot};
 use parsched_core::policy::gang::{GangId, GangMatrix, SlotId};
 use parsched_core::policy::gang_sched::{Admission, Cell, GangSchedOptions, GangScheduler};
 use parsched_core::policy::local::{EnqueueReason, LocalScheduler, RoundRobin, Wakeup};
 use parsched_core::policy::o1::{O1Config, O1};
-use parsched_core::policy::ts::TimeSharing;
+use parsched_core::policy::ts::{DispatchTable, TimeSharing};
 use parsched_core::program::{Cursor, Op, Program};
 use parsched_core::{ThreadId, Time};
 use rand::Rng;
@@ -70,8 +77,9 @@ pub enum Ev {
     MessageArrived { dest: u32, src: u32, seq: u32 },
     /// A node's periodic boost function ran.
     BoostTimerFired { node: u32 },
-    /// A late wake-up was delivered, or a blocked process timed out.
-    WakeupDue { proc: u32 },
+    /// A blocked process's timer fired: a late wake-up was delivered, or
+    /// it timed out.
+    WakeupTimerFired { proc: u32 },
     /// A node's daemon woke up.
     DaemonWoke { proc: u32 },
     /// The network interface sampled the running process.
@@ -243,7 +251,6 @@ struct Node {
     sched: NodeSched,
     procs: Vec<u32>,
     cpu0: u32,
-    booster: Option<PeriodicBooster>,
     yield_next: usize,
     /// Phase of the node's clock ticks (ns, < tick).
     tick_phase: u64,
@@ -273,26 +280,6 @@ struct JobState {
     finish: Option<u64>,
     /// The run does not wait for it (a stressor).
     background: bool,
-}
-
-/// A job's counters at the start of the current FCS slot.
-#[derive(Debug, Clone, Copy, Default)]
-struct JobSnap {
-    cpu: u64,
-    spin: u64,
-    comm: u64,
-    recv: u64,
-}
-
-/// Flexible coscheduling's state in the machine.
-pub(crate) struct FcsRun {
-    pub policy: Fcs,
-    /// F and DC jobs' spin time before blocking (ns).
-    spin: Vec<u64>,
-    snap: Vec<JobSnap>,
-    slot_start: u64,
-    /// Classes over simulated time: (s, job, class).
-    pub changes: Vec<(f64, u32, parsched_core::policy::classify::CoschedClass)>,
 }
 
 /// Counters of one run.
@@ -346,19 +333,20 @@ pub enum ClusterError {
 /// paper's 32 µs is a small-message figure).
 pub const SMALL_MESSAGE_BYTES: u32 = 64;
 
+/// The cluster machine: nodes, processors, processes, and the global scheme
+/// it is built from ([`Global`]).
 pub(crate) struct ClusterMachine {
-    pub scheme: CoschedScheme,
-    dynamic: Option<Scheme>,
+    /// The implicit-coscheduling scheme (`None`: the gang references).
+    implicit: Option<Implicit>,
     pub(crate) programs: Vec<Arc<Program>>,
     pub procs: Vec<Proc>,
     nodes: Vec<Node>,
     cpus: Vec<Cpu>,
     jobs: Vec<JobState>,
     job_spin: Vec<u64>,
-    gang: Option<GangScheduler>,
-    /// Gang mode: `cell[cpu * jobs + job]` = the job's process pinned there.
-    cell: Vec<u32>,
-    cells_out: Vec<Option<Cell>>,
+    /// The global scheme: none, the gang or FCFS reference, or FCS.
+    pub(crate) global: Global,
+    /// The gang and FCS slot's timer.
     slot_timer: Timer,
     // costs (ns)
     send_ov: u64,
@@ -368,26 +356,19 @@ pub(crate) struct ClusterMachine {
     ctx: u64,
     intr: u64,
     sys: u64,
-    timer_cost: u64,
-    boost_period: u64,
     nic_sample: u64,
     wake_delay: u64,
-    wake_loss: f64,
     block_timeout: u64,
-    daemon_period: u64,
-    daemon_run: u64,
     slot: u64,
     tick: u64,
     probe: u64,
     probe_node: u32,
     max_time: u64,
     audit: bool,
-    pb_sb_wake_interrupts: bool,
     literal_pending: bool,
     age_running: bool,
     boost_refreshes_quantum: bool,
     boost_cap: u32,
-    policy_rng: StreamRng,
     view: Vec<EndpointView>,
     pub counters: Counters,
     pub job_finish: Vec<Option<u64>>,
@@ -397,9 +378,6 @@ pub(crate) struct ClusterMachine {
     jobs_left: u32,
     pub end: u64,
     pub error: Option<ClusterError>,
-    pub cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
-    /// Flexible coscheduling (seed 002), when on.
-    pub fcs: Option<FcsRun>,
     /// The local schedulers measure time (the O(1) scheduler).
     timed: bool,
     /// SMT: processors `2i` and `2i + 1` are one core's hardware threads.
@@ -407,10 +385,6 @@ pub(crate) struct ClusterMachine {
     /// SMT: each busy sibling's speed while the other is busy too.
     smt_speed: f64,
 }
-
-/// The cluster machine's refusal of a program that touches regions.
-pub(super) const NO_CACHES: &str = "the cluster machine models no caches: programs that touch \
-     regions (touch steps) need a machine with a cache model (parsched simulate regions)";
 
 fn us(x: f64) -> u64 {
     (x * 1e3).round() as u64
@@ -420,388 +394,9 @@ fn ms(x: f64) -> u64 {
     (x * 1e6).round() as u64
 }
 
-impl ClusterMachine {
-    pub fn new(
-        cfg: &ClusterConfig,
-        seed: u64,
-        audit: bool,
-        eng: &mut Engine<Ev>,
-    ) -> Result<ClusterMachine, ClusterError> {
-        cfg.validate()?;
-        let plans = cfg.plans();
-        let njobs = plans.len() as u32;
-        let ncpus = cfg.nodes * cfg.cpus_per_node;
-        let dynamic = match cfg.scheme {
-            CoschedScheme::Dynamic(s) => Some(s),
-            _ => None,
-        };
-        let programs: Vec<Arc<Program>> =
-            plans.iter().map(|p| Arc::new(p.program.clone())).collect();
-        for p in &programs {
-            p.validate().map_err(ClusterError::Program)?;
-            if p.touches_regions() {
-                return Err(ClusterError::Program(NO_CACHES.into()));
-            }
-        }
-        let boost_period = ms(cfg.boost_period_ms);
-        let job_spin: Vec<u64> = plans
-            .iter()
-            .map(|a| {
-                let s = us(a.spin_us);
-                // PB-SB: "the spin is limited to the period of the kernel
-                // function".
-                match dynamic {
-                    Some(d) if d.has_periodic_boost() && cfg.spin_cap_at_boost_period => {
-                        s.min(boost_period)
-                    }
-                    _ => s,
-                }
-            })
-            .collect();
-        let table = cfg.table();
-        let mut nodes = Vec::with_capacity(cfg.nodes as usize);
-        for n in 0..cfg.nodes {
-            let sched = match cfg.local {
-                LocalKind::Ts => NodeSched::Ts(
-                    TimeSharing::new(table.clone(), 1_000_000, cfg.initial_level)?
-                        .with_boost_to(cfg.boost_to)
-                        .with_boost_at_tail(cfg.boost_queue == BoostQueue::Tail)
-                        .with_boost_transient(cfg.boost_transient),
-                ),
-                LocalKind::Rr => {
-                    NodeSched::Rr(RoundRobin::new(ms(cfg.rr_quantum_ms), Wakeup::Tail))
-                }
-                LocalKind::O1 => NodeSched::O1(Box::new(O1::new(O1Config {
-                    sleep_bonus: cfg.o1_sleep_bonus,
-                    ..O1Config::default()
-                })?)),
-                LocalKind::Fair => NodeSched::Fair(Box::new(Fair::new(FairConfig::default())?)),
-            };
-            nodes.push(Node {
-                sched,
-                procs: Vec::new(),
-                cpu0: n * cfg.cpus_per_node,
-                booster: dynamic.and_then(PeriodicBooster::new),
-                yield_next: 0,
-                tick_phase: 0,
-                link_free: 0,
-                fill: VecDeque::new(),
-            });
-        }
-        let mut cpus = Vec::with_capacity(ncpus as usize);
-        for c in 0..ncpus {
-            cpus.push(Cpu {
-                node: c / cfg.cpus_per_node,
-                running: None,
-                last: None,
-                seg_start: 0,
-                quantum_end: NEVER,
-                acct_since: 0,
-                timer: eng.timer(),
-                rate: 1.0,
-            });
-        }
-        // Gang placement comes from the matrix; otherwise rank r is on node
-        // r mod N.
-        let mut gang = None;
-        let mut placement: Vec<Vec<u32>> = Vec::new();
-        if dynamic.is_none() {
-            let mut g =
-                GangScheduler::new(GangMatrix::new(ncpus, None)?, GangSchedOptions::default());
-            placement = vec![Vec::new(); njobs as usize];
-            let admit = |g: &mut GangScheduler, j: u32, placement: &mut Vec<Vec<u32>>| {
-                let width = plans[j as usize].width;
-                match g.admit(GangId(j as u64), width) {
-                    Ok(Admission::Placed(a)) => {
-                        placement[j as usize] = a.procs.iter().map(|p| p.0).collect();
-                        Ok(())
-                    }
-                    _ => Err(ClusterError::Program(format!(
-                        "job {j} of width {width} does not fit the gang matrix"
-                    ))),
-                }
-            };
-            if cfg.gang_background_apart {
-                // Foreground jobs first (first fit among themselves); their
-                // rows' free cells are held by placeholders while the
-                // background jobs are placed (rows of their own), then freed.
-                for j in (0..njobs).filter(|&j| !plans[j as usize].background) {
-                    admit(&mut g, j, &mut placement)?;
-                }
-                let mut holders = Vec::new();
-                for s in 0..g.matrix().num_slots() {
-                    let free = g.matrix().free_cells(SlotId(s));
-                    if free > 0 {
-                        let h = GangId(u64::MAX - s as u64);
-                        let _ = g
-                            .admit(h, free)
-                            .map_err(|e| ClusterError::Program(e.to_string()))?;
-                        holders.push(h);
-                    }
-                }
-                for j in (0..njobs).filter(|&j| plans[j as usize].background) {
-                    admit(&mut g, j, &mut placement)?;
-                }
-                for h in holders {
-                    let _ = g
-                        .finish(h)
-                        .map_err(|e| ClusterError::Program(e.to_string()))?;
-                }
-            } else {
-                for j in 0..njobs {
-                    admit(&mut g, j, &mut placement)?;
-                }
-            }
-            gang = Some(g);
-        }
-        let mut procs = Vec::new();
-        let mut jobs = Vec::new();
-        let mut cell = vec![
-            NONE;
-            if gang.is_some() {
-                (ncpus * njobs) as usize
-            } else {
-                0
-            }
-        ];
-        for j in 0..njobs {
-            let base = procs.len() as u32;
-            let plan = &plans[j as usize];
-            let width = plan.width;
-            jobs.push(JobState {
-                base,
-                width,
-                left: width,
-                finish: None,
-                background: plan.background,
-            });
-            for r in 0..width {
-                let node = match &gang {
-                    Some(_) => {
-                        let cpu = placement[j as usize][r as usize];
-                        cell[(cpu * njobs + j) as usize] = base + r;
-                        cpu / cfg.cpus_per_node
-                    }
-                    None => match cfg.placement {
-                        Placement::Cyclic => r % cfg.nodes,
-                        Placement::Block => {
-                            (r as u64 * cfg.nodes as u64 / width as u64) as u32 % cfg.nodes
-                        }
-                    },
-                };
-                let local = nodes[node as usize].procs.len() as u32;
-                nodes[node as usize].procs.push(base + r);
-                procs.push(Proc {
-                    job: j,
-                    rank: r,
-                    node,
-                    local,
-                    state: ProcState::Ready,
-                    act: Act::Compute,
-                    left: 0,
-                    cursor: Cursor::new(width),
-                    rng: stream(seed, Stream::ThreadDemand, plan.stream_key | r as u64),
-                    quantum_left: None,
-                    spin_deadline: NEVER,
-                    inbox: VecDeque::new(),
-                    pending: 0,
-                    last_arrival: 0,
-                    sent_seq: vec![0; width as usize],
-                    last_arrival_to: vec![0; width as usize],
-                    recv_seq: vec![0; width as usize],
-                    comm_since: None,
-                    comm_ns: 0,
-                    spin_ns: 0,
-                    cpu_ns: 0,
-                    waking: false,
-                    believed: false,
-                    timer: eng.timer(),
-                    daemon: false,
-                    cpu: NONE,
-                    started: true,
-                    boosts_this_s: 0,
-                    mult: plan.mult[r as usize],
-                    parked: false,
-                    recv_n: 0,
-                });
-            }
-        }
-        let mut phase_rng = stream(seed, Stream::Phase, 0);
-        let daemon_period = ms(cfg.daemon_period_ms);
-        if daemon_period > 0 && dynamic.is_some() {
-            for n in 0..cfg.nodes {
-                let id = procs.len() as u32;
-                let local = nodes[n as usize].procs.len() as u32;
-                nodes[n as usize].procs.push(id);
-                procs.push(Proc {
-                    job: NONE,
-                    rank: 0,
-                    node: n,
-                    local,
-                    state: ProcState::Blocked,
-                    act: Act::Daemon,
-                    left: 0,
-                    cursor: Cursor::new(1),
-                    rng: stream(seed, Stream::Policy, 1 + n as u64),
-                    quantum_left: None,
-                    spin_deadline: NEVER,
-                    inbox: VecDeque::new(),
-                    pending: 0,
-                    last_arrival: 0,
-                    sent_seq: Vec::new(),
-                    last_arrival_to: Vec::new(),
-                    recv_seq: Vec::new(),
-                    comm_since: None,
-                    comm_ns: 0,
-                    spin_ns: 0,
-                    cpu_ns: 0,
-                    waking: false,
-                    believed: false,
-                    timer: eng.timer(),
-                    daemon: true,
-                    cpu: NONE,
-                    started: true,
-                    boosts_this_s: 0,
-                    mult: 1.0,
-                    parked: false,
-                    recv_n: 0,
-                });
-                let at = phase_rng.random_range(0..daemon_period);
-                eng.schedule_at(Time(at), Ev::DaemonWoke { proc: id });
-            }
-        }
-        let foreground = jobs.iter().filter(|j| !j.background).count() as u32;
-        let fcs = match (&cfg.flexible, dynamic) {
-            (Some(f), Some(_)) => Some(FcsRun {
-                policy: Fcs::new(njobs as usize, *f)?,
-                spin: job_spin.clone(),
-                snap: vec![JobSnap::default(); njobs as usize],
-                slot_start: 0,
-                changes: Vec::new(),
-            }),
-            _ => None,
-        };
-        let mut m = ClusterMachine {
-            scheme: cfg.scheme,
-            dynamic,
-            programs,
-            procs,
-            nodes,
-            cpus,
-            jobs,
-            job_spin,
-            gang,
-            cell,
-            cells_out: Vec::new(),
-            slot_timer: eng.timer(),
-            send_ov: us(cfg.send_overhead_us),
-            recv_ov: us(cfg.recv_overhead_us),
-            wire: us(cfg.latency_us - cfg.send_overhead_us - cfg.recv_overhead_us),
-            per_byte: cfg.per_byte_ns,
-            ctx: us(cfg.context_switch_us),
-            intr: us(cfg.interrupt_us),
-            sys: us(cfg.syscall_us),
-            timer_cost: us(cfg.timer_us),
-            boost_period,
-            nic_sample: us(cfg.nic_sample_us),
-            wake_delay: us(cfg.wake_delay_us),
-            wake_loss: cfg.wake_loss,
-            block_timeout: ms(cfg.block_timeout_ms),
-            daemon_period,
-            daemon_run: us(cfg.daemon_run_us),
-            slot: ms(cfg.gang_slot_ms),
-            tick: ms(cfg.tick_ms),
-            probe: ms(cfg.probe_ms),
-            probe_node: cfg.probe_node,
-            max_time: (cfg.max_time_s * 1e9) as u64,
-            audit,
-            pb_sb_wake_interrupts: cfg.pb_sb_wake_interrupts,
-            literal_pending: cfg.pending == PendingRule::Unconsumed,
-            age_running: cfg.age_running,
-            boost_refreshes_quantum: cfg.boost_refreshes_quantum,
-            boost_cap: cfg.boost_cap,
-            policy_rng: stream(seed, Stream::Policy, 0),
-            view: Vec::new(),
-            counters: Counters::default(),
-            job_finish: vec![None; njobs as usize],
-            probe_rows: Vec::new(),
-            probe_acc: vec![0; njobs as usize],
-            jobs_left: foreground,
-            end: 0,
-            error: None,
-            cancel: None,
-            fcs,
-            timed: matches!(cfg.local, LocalKind::O1 | LocalKind::Fair),
-            smt: cfg.smt_threads_per_core == 2,
-            smt_speed: cfg.smt_speed,
-        };
-        if m.fcs.is_some() {
-            for j in 0..m.jobs.len() {
-                m.fcs_set_spin(j);
-            }
-        }
-        // Start: every process is ready (new) at time 0.
-        eng.schedule_at(Time(m.probe), Ev::ProbeTicked);
-        if let Some(d) = dynamic {
-            if m.tick > 0 {
-                for node in &mut m.nodes {
-                    node.tick_phase = phase_rng.random_range(0..m.tick);
-                }
-            }
-            let skew = ms(cfg.start_skew_ms);
-            let gap = ms(cfg.launch_gap_ms);
-            for n in 0..m.nodes.len() {
-                for k in 0..m.nodes[n].procs.len() {
-                    let p = m.nodes[n].procs[k];
-                    if m.procs[p as usize].daemon {
-                        continue;
-                    }
-                    let at = m.procs[p as usize].job as u64 * gap
-                        + if skew > 0 {
-                            phase_rng.random_range(0..skew)
-                        } else {
-                            0
-                        };
-                    if at == 0 {
-                        m.enqueue_proc(p, EnqueueReason::New);
-                    } else {
-                        m.procs[p as usize].state = ProcState::Blocked;
-                        m.procs[p as usize].started = false;
-                        eng.schedule_at(Time(at), Ev::ProcStarted { proc: p });
-                    }
-                }
-            }
-            for n in 0..m.nodes.len() as u32 {
-                let at = phase_rng.random_range(1..=1_000_000_000u64);
-                eng.schedule_at(Time(at), Ev::SecondElapsed { node: n });
-            }
-            if d.has_periodic_boost() {
-                for n in 0..m.nodes.len() as u32 {
-                    let at = phase_rng.random_range(0..m.boost_period.max(1));
-                    eng.schedule_at(Time(at), Ev::BoostTimerFired { node: n });
-                }
-            }
-            if m.nic_sample > 0 && d.arrival == parsched_core::policy::cosched::ArrivalAction::Dcs {
-                for n in 0..m.nodes.len() as u32 {
-                    let at = phase_rng.random_range(0..m.nic_sample);
-                    eng.schedule_at(Time(at), Ev::NicSampled { node: n });
-                }
-            }
-            for c in 0..m.cpus.len() {
-                m.dispatch(c, 0, eng);
-            }
-            if m.fcs.is_some() {
-                eng.set_timer(m.slot_timer, Time(m.slot), Ev::SlotEnded);
-            }
-        } else {
-            m.gang_rotate(0, eng);
-            if m.scheme == CoschedScheme::Gang {
-                eng.set_timer(m.slot_timer, Time(m.slot), Ev::SlotEnded);
-            }
-        }
-        Ok(m)
-    }
-}
+/// The cluster machine's refusal of a program that touches regions.
+pub(super) const NO_CACHES: &str = "the cluster machine models no caches: programs that touch \
+     regions (touch steps) need a machine with a cache model (parsched simulate regions)";
 
 impl Model for ClusterMachine {
     type Event = Ev;
@@ -820,18 +415,11 @@ impl Model for ClusterMachine {
                 self.jobs_left,
             ));
         }
-        if eng.processed() & 0xFFFF == 0 {
-            if let Some(c) = &self.cancel {
-                if c.load(std::sync::atomic::Ordering::Relaxed) {
-                    return Err(ClusterError::Interrupted);
-                }
-            }
-        }
         match ev {
             Ev::CpuTimerFired { cpu } => self.on_cpu_timer(cpu as usize, now, eng),
             Ev::MessageArrived { dest, src, seq } => self.on_arrival(dest, src, seq, now, eng),
             Ev::BoostTimerFired { node } => self.on_boost_timer(node as usize, now, eng),
-            Ev::WakeupDue { proc } => {
+            Ev::WakeupTimerFired { proc } => {
                 let pr = &self.procs[proc as usize];
                 if pr.state == ProcState::Blocked {
                     if !pr.waking {
@@ -840,21 +428,8 @@ impl Model for ClusterMachine {
                     self.make_ready(proc, now, eng);
                 }
             }
-            Ev::DaemonWoke { proc } => {
-                if self.jobs_left > 0 {
-                    let pr = &mut self.procs[proc as usize];
-                    pr.act = Act::Daemon;
-                    pr.left = self.daemon_run;
-                    self.make_ready(proc, now, eng);
-                }
-            }
-            Ev::NicSampled { node } => {
-                for &p in &self.nodes[node as usize].procs {
-                    let pr = &mut self.procs[p as usize];
-                    pr.believed = pr.state == ProcState::Running;
-                }
-                eng.schedule_at(Time(now + self.nic_sample), Ev::NicSampled { node });
-            }
+            Ev::DaemonWoke { proc } => self.on_daemon_woke(proc, now, eng),
+            Ev::NicSampled { node } => self.on_nic_sampled(node, now, eng),
             Ev::ProcStarted { proc } => {
                 let pr = &mut self.procs[proc as usize];
                 pr.state = ProcState::Ready;
@@ -865,16 +440,7 @@ impl Model for ClusterMachine {
             }
             Ev::SecondElapsed { node } => self.on_second(node as usize, now, eng),
             Ev::ProbeTicked => self.on_probe(now, eng),
-            Ev::SlotEnded => {
-                if self.jobs_left > 0 {
-                    if self.fcs.is_some() {
-                        self.fcs_rotate(now, true, None, eng);
-                    } else {
-                        self.gang_rotate(now, eng);
-                    }
-                    eng.set_timer(self.slot_timer, Time(now + self.slot), Ev::SlotEnded);
-                }
-            }
+            Ev::SlotEnded => self.on_slot_ended(now, eng),
         }
         if let Some(e) = self.error.take() {
             return Err(e);

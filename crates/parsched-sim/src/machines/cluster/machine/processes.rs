@@ -166,24 +166,8 @@ impl ClusterMachine {
                 self.jobs_left -= 1;
                 self.end = now;
             }
-            if self.fcs.is_some() {
-                let before = self.fcs_roles();
-                self.fcs.as_mut().expect("fcs").policy.finished(j);
-                if self.jobs_left > 0 {
-                    self.fcs_rotate(now, false, Some(before), eng);
-                    return;
-                }
-            }
-            if let Some(g) = self.gang.as_mut() {
-                let _ = g.finish(GangId(j as u64));
-                if self.jobs_left > 0 {
-                    // The slot's gang is gone: switch at once.
-                    self.gang_rotate(now, eng);
-                    if self.scheme == CoschedScheme::Gang {
-                        eng.set_timer(self.slot_timer, Time(now + self.slot), Ev::SlotEnded);
-                    }
-                    return;
-                }
+            if self.job_finished(j, now, eng) {
+                return;
             }
         }
         if self.jobs_left > 0 {
@@ -216,7 +200,8 @@ impl ClusterMachine {
                 self.release(c, now, eng);
                 let pr = &mut self.procs[p as usize];
                 pr.state = ProcState::Blocked;
-                eng.schedule_at(Time(now + self.daemon_period), Ev::DaemonWoke { proc: p });
+                let period = self.implicit.as_ref().map_or(0, |i| i.daemon_period());
+                eng.schedule_at(Time(now + period), Ev::DaemonWoke { proc: p });
                 self.dispatch(c, now, eng);
             }
             Act::Spin { .. } | Act::Done => {}
@@ -234,7 +219,7 @@ impl ClusterMachine {
             eng.set_timer(
                 pr.timer,
                 Time(now + self.block_timeout),
-                Ev::WakeupDue { proc: p },
+                Ev::WakeupTimerFired { proc: p },
             );
         }
         self.dispatch(c, now, eng);
@@ -297,7 +282,7 @@ impl ClusterMachine {
             eng.set_timer(
                 pr.timer,
                 Time(now + self.wake_delay),
-                Ev::WakeupDue { proc: p },
+                Ev::WakeupTimerFired { proc: p },
             );
             return;
         }

@@ -57,10 +57,6 @@ impl ClusterMachine {
         }
     }
 
-    pub(super) fn spin_limited(&self, p: &Proc) -> bool {
-        !p.daemon && self.dynamic.is_some_and(|s| s.spins_then_acts())
-    }
-
     pub(super) fn has_match(p: &Proc) -> bool {
         match p.act {
             Act::Spin { from } => p.inbox.iter().any(|m| from == NONE || m.src == from),
@@ -144,7 +140,7 @@ impl ClusterMachine {
         }
         let quantum = match pr.quantum_left.take() {
             Some(q) => q,
-            None if self.gang.is_some() => NEVER,
+            None if self.global.pins() => NEVER,
             None => self.nodes[node].sched.quantum(pr.local),
         };
         let quantum_end = self.quantum_end(node, now, quantum);
@@ -183,26 +179,6 @@ impl ClusterMachine {
         phase + (k + ticks - 1) * self.tick
     }
 
-    /// Picks the next process for processor `c` (or leaves it idle).
-    pub(super) fn dispatch(&mut self, c: usize, now: u64, eng: &mut Engine<Ev>) {
-        debug_assert!(self.cpus[c].running.is_none());
-        if self.gang.is_some() {
-            self.gang_fill(c, now, eng);
-            return;
-        }
-        let node = self.cpus[c].node as usize;
-        match self.nodes[node].sched.pick_next() {
-            Some(t) => {
-                let p = self.nodes[node].procs[t as usize];
-                self.start(c, p, now, eng);
-            }
-            None => match self.nodes[node].fill.pop_front() {
-                Some(p) => self.start(c, p, now, eng),
-                None => eng.cancel(self.cpus[c].timer),
-            },
-        }
-    }
-
     /// Takes `p` off processor `c` back to the run queue for `reason`.
     pub(super) fn preempt(
         &mut self,
@@ -219,7 +195,7 @@ impl ClusterMachine {
         pr.state = ProcState::Ready;
         pr.quantum_left =
             (reason == EnqueueReason::Preempted).then(|| quantum_end.saturating_sub(now).max(1));
-        if self.gang.is_none() {
+        if !self.global.pins() {
             self.enqueue_proc(p, reason);
         }
     }
@@ -227,10 +203,7 @@ impl ClusterMachine {
     /// A process of node `node` became ready or was raised: an idle
     /// processor takes it, or it preempts the lowest-priority runner it
     /// outranks.
-    pub(super) fn check_preempt(&mut self, node: usize, now: u64, eng: &mut Engine<Ev>) {
-        if self.fcs.is_some() && self.fcs_check(node, now, eng) {
-            return;
-        }
+    pub(super) fn local_preempt(&mut self, node: usize, now: u64, eng: &mut Engine<Ev>) {
         let Some(q) = self.nodes[node].sched.peek_next() else {
             return;
         };
