@@ -17,6 +17,21 @@ pub(crate) fn simulate_cosched<'py>(
     let ModelConfig::Cosched(cfg) = ModelConfig::build("cosched", config)? else {
         unreachable!("build(\"cosched\") makes a cosched config")
     };
+    let out = run_cluster_model(py, workers, audit, |opts| cluster::run(&cfg, opts))?;
+    out.set_item("config", cosched_values(py, &cfg)?)?;
+    Ok(out)
+}
+
+/// Runs one model of the cluster machine (`run`, given its options) with
+/// `workers` threads for the replications, off the main thread with the GIL
+/// released (Ctrl-C or `cancel_runs` stop it within ~50 ms), and returns
+/// its result as a dict.
+pub(crate) fn run_cluster_model<'py, R: serde::Serialize + Send>(
+    py: Python<'py>,
+    workers: usize,
+    audit: bool,
+    run: impl FnOnce(&ClusterOptions) -> Result<R, ClusterError> + Send,
+) -> PyResult<Bound<'py, PyAny>> {
     let cancel = Arc::new(AtomicBool::new(false));
     let opts = ClusterOptions {
         workers: workers.max(1),
@@ -24,12 +39,8 @@ pub(crate) fn simulate_cosched<'py>(
         cancel: Some(cancel.clone()),
         ..Default::default()
     };
-    let result =
-        run_interruptible(py, &cancel, || cluster::run(&cfg, &opts))?.map_err(cluster_err)?;
-    let out =
-        pythonize::pythonize(py, &result).map_err(|e| SimulationError::new_err(e.to_string()))?;
-    out.set_item("config", cosched_values(py, &cfg)?)?;
-    Ok(out)
+    let result = run_interruptible(py, &cancel, || run(&opts))?.map_err(cluster_err)?;
+    pythonize::pythonize(py, &result).map_err(|e| SimulationError::new_err(e.to_string()))
 }
 
 /// `dispatch_table` as `dispadmin -c TS -g` prints it (RES=1000), the text

@@ -17,17 +17,7 @@ pub(crate) fn simulate_fcs<'py>(
     let ModelConfig::Fcs(cfg) = ModelConfig::build("fcs", config)? else {
         unreachable!("build(\"fcs\") makes an fcs config")
     };
-    let cancel = Arc::new(AtomicBool::new(false));
-    let opts = ClusterOptions {
-        workers: workers.max(1),
-        audit: false,
-        cancel: Some(cancel.clone()),
-        ..Default::default()
-    };
-    let result =
-        run_interruptible(py, &cancel, || desktop::run(&cfg, &opts))?.map_err(cluster_err)?;
-    let out =
-        pythonize::pythonize(py, &result).map_err(|e| SimulationError::new_err(e.to_string()))?;
+    let out = run_cluster_model(py, workers, false, |opts| desktop::run(&cfg, opts))?;
     out.set_item("config", values_of(py, &*cfg, &desktop::FCS_SCHEMA.keys())?)?;
     Ok(out)
 }
@@ -77,17 +67,9 @@ pub(crate) fn simulate_fcs_figure<'py>(
     let ModelConfig::FcsFigure(cfg) = ModelConfig::build("fcs_figure", config)? else {
         unreachable!("build(\"fcs_figure\") makes a figure config")
     };
-    let cancel = Arc::new(AtomicBool::new(false));
-    let opts = ClusterOptions {
-        workers: workers.max(1),
-        audit: false,
-        cancel: Some(cancel.clone()),
-        ..Default::default()
-    };
-    let result = run_interruptible(py, &cancel, || desktop_figs::run_figure(&cfg, &opts))?
-        .map_err(cluster_err)?;
-    let out =
-        pythonize::pythonize(py, &result).map_err(|e| SimulationError::new_err(e.to_string()))?;
+    let out = run_cluster_model(py, workers, false, |opts| {
+        desktop_figs::run_figure(&cfg, opts)
+    })?;
     out.set_item(
         "config",
         values_of(py, &*cfg, &desktop_figs::FIGURES_SCHEMA.keys())?,

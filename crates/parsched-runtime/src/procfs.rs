@@ -87,27 +87,19 @@ pub fn cpus_allowed(pid: i32, tid: i32) -> Option<Vec<u32>> {
 /// (voluntary, nonvoluntary) context switches of a process — the signal a
 /// flexible mode would classify jobs by (spinning jobs switch involuntarily).
 pub fn ctxt_switches(pid: i32) -> Option<(u64, u64)> {
-    let s = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let get = |k: &str| -> Option<u64> {
-        s.lines()
-            .find(|l| l.starts_with(k))?
-            .split(':')
-            .nth(1)?
-            .trim()
-            .parse()
-            .ok()
-    };
-    Some((
-        get("voluntary_ctxt_switches")?,
-        get("nonvoluntary_ctxt_switches")?,
-    ))
+    status_ctxt_switches(&fs::read_to_string(format!("/proc/{pid}/status")).ok()?)
 }
 
 /// (voluntary, nonvoluntary) context switches of one thread.
 pub fn task_ctxt_switches(pid: i32, tid: i32) -> Option<(u64, u64)> {
-    let s = fs::read_to_string(format!("/proc/{pid}/task/{tid}/status")).ok()?;
+    status_ctxt_switches(&fs::read_to_string(format!("/proc/{pid}/task/{tid}/status")).ok()?)
+}
+
+/// (voluntary, nonvoluntary) context switches from the text of a `status` file.
+fn status_ctxt_switches(status: &str) -> Option<(u64, u64)> {
     let get = |k: &str| -> Option<u64> {
-        s.lines()
+        status
+            .lines()
             .find(|l| l.starts_with(k))?
             .split(':')
             .nth(1)?
@@ -224,6 +216,13 @@ pub fn clear_refs_flush(pid: i32) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn status_ctxt_switches_reads_both_counters() {
+        let text = "Name:\tx\nvoluntary_ctxt_switches:\t12\nnonvoluntary_ctxt_switches:\t3\n";
+        assert_eq!(status_ctxt_switches(text), Some((12, 3)));
+        assert_eq!(status_ctxt_switches("voluntary_ctxt_switches:\t1\n"), None);
+    }
 
     #[test]
     fn reads_own_process() {

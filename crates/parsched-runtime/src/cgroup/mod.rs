@@ -18,6 +18,7 @@
 //! |---|---|
 //! | `mod.rs` | the [`Freezer`] trait, mount parsing, shared file helpers, [`open_freezer`] |
 //! | `v2.rs`, `v1.rs` | the cgroup v2 and v1 freezers |
+//! | `groups.rs` | the group bookkeeping both share |
 //! | `signal.rs` | SIGSTOP/SIGCONT |
 //! | `mock.rs` | the recording mock |
 //! | `cpuset.rs` | cpusets and affinity |
@@ -31,6 +32,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 mod cpuset;
+mod groups;
 mod mock;
 mod signal;
 mod v1;

@@ -1,14 +1,12 @@
 //! cgroup v1 freezer: `freezer.state` FROZEN / THAWED, with one empty group
 //! kept frozen for good (the kernel's freezer static key stays on).
 
+use super::groups::{self, GroupFiles, Groups};
 use super::{
-    cleanup_root, make_root, nap, open_rw, pread, pwrite, read_pids, remove_group_dir, v1_mount,
-    write_file, BackendKind, Freezer, FREEZE_TIMEOUT,
+    make_root, nap, open_rw, pread, pwrite, v1_mount, BackendKind, Freezer, FREEZE_TIMEOUT,
 };
 use crate::error::{Result, RuntimeError};
-use std::collections::BTreeMap;
-use std::fs::{self, File};
-use std::io;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -17,11 +15,22 @@ struct V1Group {
     state: File,
 }
 
+impl GroupFiles for V1Group {
+    fn open(dir: PathBuf) -> Result<V1Group> {
+        let state = open_rw(&dir.join("freezer.state"))?;
+        Ok(V1Group { dir, state })
+    }
+    fn dir(&self) -> &Path {
+        &self.dir
+    }
+    fn reset(&self) -> Result<()> {
+        pwrite(&self.state, &self.dir, "THAWED")
+    }
+}
+
 /// The cgroup v1 freezer.
 pub struct Cgroup1 {
-    mount: PathBuf,
-    root: PathBuf,
-    groups: BTreeMap<String, V1Group>,
+    groups: Groups<V1Group>,
 }
 
 /// The permanently frozen empty group of [`Cgroup1`].
@@ -40,9 +49,7 @@ impl Cgroup1 {
         }
         let root = make_root(mount, owner)?;
         let mut c = Cgroup1 {
-            mount: mount.to_path_buf(),
-            root,
-            groups: BTreeMap::new(),
+            groups: Groups::new(mount, root),
         };
         if keep_frozen {
             c.create(KEEP_FROZEN)?;
@@ -59,9 +66,7 @@ impl Cgroup1 {
     }
 
     fn group(&self, name: &str) -> Result<&V1Group> {
-        self.groups
-            .get(name)
-            .ok_or_else(|| RuntimeError::Unsupported(format!("no group {name}")))
+        self.groups.get(name)
     }
 
     fn state(&self, name: &str) -> Result<String> {
@@ -78,24 +83,13 @@ impl Freezer for Cgroup1 {
         BackendKind::Cgroup1
     }
     fn create(&mut self, name: &str) -> Result<()> {
-        let dir = self.root.join(name);
-        match fs::create_dir(&dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(RuntimeError::path("create cgroup", &dir, e)),
-        }
-        let state = open_rw(&dir.join("freezer.state"))?;
-        self.groups.insert(name.to_string(), V1Group { dir, state });
-        Ok(())
+        self.groups.create(name)
     }
     fn join_files(&self, name: &str) -> Vec<PathBuf> {
-        vec![self.root.join(name).join("cgroup.procs")]
+        self.groups.join_files(name)
     }
     fn add_pid(&mut self, name: &str, pid: i32) -> Result<()> {
-        write_file(
-            &self.group(name)?.dir.join("cgroup.procs"),
-            &pid.to_string(),
-        )
+        self.groups.add_pid(name, pid)
     }
     fn request_freeze(&mut self, name: &str) -> Result<()> {
         let g = self.group(name)?;
@@ -130,33 +124,23 @@ impl Freezer for Cgroup1 {
         Ok(self.state(name)? != "THAWED")
     }
     fn pids(&self, name: &str) -> Result<Vec<i32>> {
-        read_pids(&self.group(name)?.dir.join("cgroup.procs"))
+        self.groups.pids(name)
     }
     fn kill(&mut self, name: &str) -> Result<()> {
         // Freeze so that nothing forks while we kill, then thaw to let the
         // signals be delivered.
         let _ = self.freeze(name);
-        for pid in self.pids(name)? {
-            // SAFETY: plain syscall.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-        }
+        self.groups.kill_pids(name)?;
         self.thaw(name)
     }
     fn remove(&mut self, name: &str) -> Result<()> {
-        let Some(g) = self.groups.remove(name) else {
-            return Ok(());
-        };
-        let _ = pwrite(&g.state, &g.dir, "THAWED");
-        remove_group_dir(&g.dir, &self.mount)
+        self.groups.remove(name)
     }
     fn roots(&self) -> Vec<PathBuf> {
-        vec![self.root.clone()]
+        self.groups.roots()
     }
     fn cleanup(&mut self) -> Result<()> {
-        let names: Vec<String> = self.groups.keys().cloned().collect();
-        let (root, mount) = (self.root.clone(), self.mount.clone());
-        cleanup_root(self, names, &root, &mount);
-        Ok(())
+        groups::cleanup(self, |c| &c.groups)
     }
 }
 

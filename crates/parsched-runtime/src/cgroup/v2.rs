@@ -1,14 +1,13 @@
 //! cgroup v2 freezer: `cgroup.freeze`, confirmed by `frozen 1` in
 //! `cgroup.events`; `cgroup.kill`; CPU time from `cpu.stat`.
 
+use super::groups::{self, GroupFiles, Groups};
 use super::{
-    cgroup_mounts, cleanup_root, make_root, nap, open_rw, pread, pwrite, read_pids,
-    remove_group_dir, write_file, BackendKind, Freezer, FREEZE_TIMEOUT,
+    cgroup_mounts, make_root, nap, open_rw, pread, pwrite, write_file, BackendKind, Freezer,
+    FREEZE_TIMEOUT,
 };
 use crate::error::{Result, RuntimeError};
-use std::collections::BTreeMap;
 use std::fs::{self, File};
-use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -18,11 +17,28 @@ struct V2Group {
     events: File,
 }
 
+impl GroupFiles for V2Group {
+    fn open(dir: PathBuf) -> Result<V2Group> {
+        let freeze = open_rw(&dir.join("cgroup.freeze"))?;
+        let ev = dir.join("cgroup.events");
+        let events = File::open(&ev).map_err(|e| RuntimeError::path("open", &ev, e))?;
+        Ok(V2Group {
+            dir,
+            freeze,
+            events,
+        })
+    }
+    fn dir(&self) -> &Path {
+        &self.dir
+    }
+    fn reset(&self) -> Result<()> {
+        pwrite(&self.freeze, &self.dir, "0")
+    }
+}
+
 /// The cgroup v2 freezer.
 pub struct Cgroup2 {
-    mount: PathBuf,
-    root: PathBuf,
-    groups: BTreeMap<String, V2Group>,
+    groups: Groups<V2Group>,
 }
 
 impl Cgroup2 {
@@ -39,9 +55,7 @@ impl Cgroup2 {
             )));
         }
         Ok(Cgroup2 {
-            mount: mount.to_path_buf(),
-            root,
-            groups: BTreeMap::new(),
+            groups: Groups::new(mount, root),
         })
     }
 
@@ -58,18 +72,16 @@ impl Cgroup2 {
     }
 
     pub fn mount(&self) -> &Path {
-        &self.mount
+        &self.groups.mount
     }
 
     /// The directory of a group.
     pub fn dir(&self, name: &str) -> PathBuf {
-        self.root.join(name)
+        self.groups.root.join(name)
     }
 
     fn group(&self, name: &str) -> Result<&V2Group> {
-        self.groups
-            .get(name)
-            .ok_or_else(|| RuntimeError::Unsupported(format!("no group {name}")))
+        self.groups.get(name)
     }
 
     fn wait_frozen(&self, name: &str, want: bool) -> Result<()> {
@@ -105,33 +117,13 @@ impl Freezer for Cgroup2 {
         BackendKind::Cgroup2
     }
     fn create(&mut self, name: &str) -> Result<()> {
-        let dir = self.root.join(name);
-        match fs::create_dir(&dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(RuntimeError::path("create cgroup", &dir, e)),
-        }
-        let freeze = open_rw(&dir.join("cgroup.freeze"))?;
-        let ev = dir.join("cgroup.events");
-        let events = File::open(&ev).map_err(|e| RuntimeError::path("open", &ev, e))?;
-        self.groups.insert(
-            name.to_string(),
-            V2Group {
-                dir,
-                freeze,
-                events,
-            },
-        );
-        Ok(())
+        self.groups.create(name)
     }
     fn join_files(&self, name: &str) -> Vec<PathBuf> {
-        vec![self.root.join(name).join("cgroup.procs")]
+        self.groups.join_files(name)
     }
     fn add_pid(&mut self, name: &str, pid: i32) -> Result<()> {
-        write_file(
-            &self.group(name)?.dir.join("cgroup.procs"),
-            &pid.to_string(),
-        )
+        self.groups.add_pid(name, pid)
     }
     fn request_freeze(&mut self, name: &str) -> Result<()> {
         let g = self.group(name)?;
@@ -156,7 +148,7 @@ impl Freezer for Cgroup2 {
             .any(|l| l.trim() == "frozen 1"))
     }
     fn pids(&self, name: &str) -> Result<Vec<i32>> {
-        read_pids(&self.group(name)?.dir.join("cgroup.procs"))
+        self.groups.pids(name)
     }
     fn cpu_usage(&self, name: &str) -> Option<(f64, f64)> {
         let s = fs::read_to_string(self.group(name).ok()?.dir.join("cpu.stat")).ok()?;
@@ -174,27 +166,16 @@ impl Freezer for Cgroup2 {
         if k.exists() {
             return write_file(&k, "1");
         }
-        for pid in self.pids(name)? {
-            // SAFETY: plain syscall.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-        }
-        Ok(())
+        self.groups.kill_pids(name)
     }
     fn remove(&mut self, name: &str) -> Result<()> {
-        let Some(g) = self.groups.remove(name) else {
-            return Ok(());
-        };
-        let _ = pwrite(&g.freeze, &g.dir, "0");
-        remove_group_dir(&g.dir, &self.mount)
+        self.groups.remove(name)
     }
     fn roots(&self) -> Vec<PathBuf> {
-        vec![self.root.clone()]
+        self.groups.roots()
     }
     fn cleanup(&mut self) -> Result<()> {
-        let names: Vec<String> = self.groups.keys().cloned().collect();
-        let (root, mount) = (self.root.clone(), self.mount.clone());
-        cleanup_root(self, names, &root, &mount);
-        Ok(())
+        groups::cleanup(self, |c| &c.groups)
     }
 }
 
