@@ -16,9 +16,10 @@
 //! and the speed in jobs per second (simulation only, and including reading
 //! the trace).
 use parsched_sim::machines::batch::{self, run_loaded, BatchConfig};
-use parsched_sim::machines::pools::Value;
 use parsched_sim::workloads::{lublin, swf};
 use std::time::Instant;
+
+mod common;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -35,7 +36,7 @@ fn main() {
     let mut load = None;
     let mut random_estimates = false;
     for arg in args {
-        let (k, v) = arg.split_once('=').expect("KEY=VALUE");
+        let (k, v) = common::key_value(&arg);
         match k {
             "repeat" => repeat = v.parse().expect("repeat=N"),
             "concat" => concat = v.parse().expect("concat=N"),
@@ -44,17 +45,7 @@ fn main() {
             "load" => load = Some(v.parse::<f64>().expect("load=X")),
             "jobs_csv" => jobs_csv = Some(v.to_string()),
             "swf_out" => swf_out = Some(v.to_string()),
-            _ => {
-                let val = v
-                    .parse::<i64>()
-                    .map(Value::Int)
-                    .or_else(|_| v.parse::<f64>().map(Value::Float))
-                    .unwrap_or(Value::Str(v.into()));
-                if let Err(e) = cfg.set(k, &val) {
-                    eprintln!("error: {e}");
-                    std::process::exit(2);
-                }
-            }
+            _ => common::set_or_exit(k, v, |k, val| cfg.set(k, val)),
         }
     }
     let t0 = Instant::now();
@@ -108,18 +99,7 @@ fn main() {
         trace.report.records *= widen;
     }
     if random_estimates {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for j in trace.jobs.iter_mut() {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            j.requested = match x % 10 {
-                0..=2 => j.runtime,
-                3 => j.runtime / 2,
-                4 => j.runtime + (x >> 8) % 600,
-                _ => j.runtime.max(1) * (2 + (x >> 8) % 9),
-            };
-        }
+        common::random_estimates(&mut trace.jobs, 0);
     }
     if let Some(target) = load {
         let procs = cfg

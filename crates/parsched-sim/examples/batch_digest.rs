@@ -12,6 +12,8 @@ use parsched_sim::machines::batch::{
 use parsched_sim::machines::pools::Value;
 use parsched_sim::workloads::{lublin, swf};
 
+mod common;
+
 fn fnv(h: &mut u64, bytes: &[u8]) {
     for b in bytes {
         *h ^= *b as u64;
@@ -84,12 +86,7 @@ fn main() {
         for v in variants {
             let mut cfg = BatchConfig::default();
             for (k, x) in v.iter() {
-                let val = x
-                    .parse::<i64>()
-                    .map(Value::Int)
-                    .or_else(|_| x.parse::<f64>().map(Value::Float))
-                    .unwrap_or(Value::Str(x.to_string()));
-                cfg.set(k, &val).unwrap();
+                cfg.set(k, &common::value(x)).unwrap();
             }
             let trace = swf::load_file(p, &cfg.rules).unwrap();
             let r = run_loaded(trace, &cfg).unwrap();
@@ -121,18 +118,7 @@ fn main() {
         lc.include_types = false;
         let mut jobs = lublin::generate(&lc, &Default::default()).unwrap().jobs;
         jobs.retain(|j| j.procs <= procs);
-        let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ seed;
-        for j in jobs.iter_mut() {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            j.requested = match x % 10 {
-                0..=2 => j.runtime,
-                3 => j.runtime / 2,
-                4 => j.runtime + (x >> 8) % 600,
-                _ => j.runtime.max(1) * (2 + (x >> 8) % 9),
-            };
-        }
+        common::random_estimates(&mut jobs, seed);
         let f = load / offered_load(&jobs, procs);
         scale_load(&mut jobs, f);
         for policy in ["fcfs", "easy", "conservative"] {

@@ -1,19 +1,13 @@
 //! Runs seed 000's model once: `cargo run --release --example pools -- KEY=VALUE ...`
-use parsched_sim::machines::pools::{run, PoolsConfig, RunOptions, Value};
+use parsched_sim::machines::pools::{run, PoolsConfig, RunOptions};
+
+mod common;
 
 fn main() {
     let mut cfg = PoolsConfig::default();
     for arg in std::env::args().skip(1) {
-        let (k, v) = arg.split_once('=').expect("KEY=VALUE");
-        let val = v
-            .parse::<i64>()
-            .map(Value::Int)
-            .or_else(|_| v.parse::<f64>().map(Value::Float))
-            .unwrap_or(Value::Str(v.into()));
-        if let Err(e) = cfg.set(k, &val) {
-            eprintln!("error: {e}");
-            std::process::exit(2);
-        }
+        let (k, v) = common::key_value(&arg);
+        common::set_or_exit(k, v, |k, val| cfg.set(k, val));
     }
     match run(
         &cfg,

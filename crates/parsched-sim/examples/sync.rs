@@ -2,26 +2,19 @@
 //! (keys of `SyncConfig`, plus `audit=true`). Prints the time per iteration,
 //! the model's predictions and the simulation speed.
 use parsched_sim::machines::barrier::{run, SyncConfig, SyncOptions};
-use parsched_sim::machines::pools::Value;
+
+mod common;
 
 fn main() {
     let mut cfg = SyncConfig::default();
     let mut audit = false;
     for arg in std::env::args().skip(1) {
-        let (k, v) = arg.split_once('=').expect("KEY=VALUE");
+        let (k, v) = common::key_value(&arg);
         if k == "audit" {
             audit = v == "true";
             continue;
         }
-        let val = v
-            .parse::<i64>()
-            .map(Value::Int)
-            .or_else(|_| v.parse::<f64>().map(Value::Float))
-            .unwrap_or(Value::Str(v.into()));
-        if let Err(e) = cfg.set(k, &val) {
-            eprintln!("error: {e}");
-            std::process::exit(2);
-        }
+        common::set_or_exit(k, v, |k, val| cfg.set(k, val));
     }
     match run(
         &cfg,

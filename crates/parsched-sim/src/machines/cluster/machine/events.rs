@@ -95,6 +95,13 @@ impl ClusterMachine {
     }
 
     pub(super) fn on_probe(&mut self, now: u64, eng: &mut Engine<Ev>) {
+        self.close_probe_interval(now);
+        eng.schedule_at(Time(now + self.probe), Ev::ProbeTicked);
+    }
+
+    /// Ends the probe's interval at `now`: the probed node's CPUs accounted
+    /// up to `now`, the interval's per-job row recorded, a new row begun.
+    pub(super) fn close_probe_interval(&mut self, now: u64) {
         let node = self.probe_node as usize;
         let cpus = self.nodes[node].cpu0 as usize
             ..self.nodes[node].cpu0 as usize + self.cpus.len() / self.nodes.len();
@@ -103,7 +110,6 @@ impl ClusterMachine {
         }
         let row = std::mem::replace(&mut self.probe_acc, vec![0; self.jobs.len()]);
         self.probe_rows.push((now, row));
-        eng.schedule_at(Time(now + self.probe), Ev::ProbeTicked);
     }
 
     pub(super) fn on_second(&mut self, n: usize, now: u64, eng: &mut Engine<Ev>) {

@@ -450,14 +450,7 @@ impl Model for ClusterMachine {
         }
         if self.jobs_left == 0 {
             // The last probe interval, cut at the end.
-            let node = self.probe_node as usize;
-            let cpus = self.nodes[node].cpu0 as usize
-                ..self.nodes[node].cpu0 as usize + self.cpus.len() / self.nodes.len();
-            for c in cpus {
-                self.account(c, now);
-            }
-            let row = std::mem::replace(&mut self.probe_acc, vec![0; self.jobs.len()]);
-            self.probe_rows.push((now, row));
+            self.close_probe_interval(now);
             return Ok(Flow::Stop);
         }
         Ok(Flow::Continue)
