@@ -256,3 +256,36 @@ def test_core_stub_declares_every_public_name():
                  for t in [n.target] if isinstance(t, ast.Name)}
     public = {name for name in dir(_core) if not name.startswith("_")}
     assert public - declared == set()
+
+
+def test_gather_returns_results_by_key_and_cancels_on_error():
+    from parsched.sim.api import gather
+
+    with cf.ThreadPoolExecutor(max_workers=1) as ex:
+        futures = {ex.submit(pow, 2, n): n for n in range(5)}
+        assert gather(futures) == {n: 2 ** n for n in range(5)}
+
+    pending: cf.Future = cf.Future()  # never started: must be cancelled
+    failed: cf.Future = cf.Future()
+    failed.set_exception(ValueError("boom"))
+    with pytest.raises(ValueError, match="boom"):
+        gather({failed: "a", pending: "b"})
+    assert pending.cancelled()
+
+
+def test_read_toml_names_the_field_and_the_file(tmp_path):
+    from parsched.config.base import read_toml
+
+    good = tmp_path / "good.toml"
+    good.write_text("a = 1\n")
+    assert read_toml(good, "config") == {"a": 1}
+    with pytest.raises(ConfigError, match=r"^jobs file: cannot read .*it does not exist"):
+        read_toml(tmp_path / "missing.toml", "jobs file")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("a = = 1\n")
+    with pytest.raises(ConfigError) as info:
+        read_toml(bad, "config")
+    assert str(info.value).startswith(f"config: {bad}: invalid TOML")
+    with pytest.raises(ConfigError) as info:
+        read_toml(bad, str(bad))
+    assert str(info.value).startswith(f"{bad}: invalid TOML")

@@ -322,13 +322,7 @@ class ConfigBase:
         """Reads a TOML file holding a ``[TOML_TABLE]`` table, or the keys at top level."""
         path = os.fspath(path)
         name = cls.TOML_TABLE
-        try:
-            with open(path, "rb") as fh:
-                doc = tomllib.load(fh)
-        except OSError as e:
-            raise ConfigError("config", f"cannot read {path!r}: {e.strerror or e}") from None
-        except tomllib.TOMLDecodeError as e:
-            raise ConfigError("config", f"{path}: invalid TOML: {e}") from None
+        doc = read_toml(path, "config")
         if name not in doc:
             for other in _models():
                 if name != other.TOML_TABLE and other.TOML_TABLE in doc:
@@ -536,3 +530,22 @@ def _class_doc(cls: type) -> str:
         lines.append(f"    {f.name} (default {f.default!r}): {f.metadata.get('doc', '')}")
     return "\n".join(lines)
 
+
+def read_toml(path: str | os.PathLike[str], field: str,
+              allowed: str = "a TOML file") -> dict[str, Any]:
+    """The document of a TOML file, for every file the package reads its
+    input from (configs, sweep specs, job files). A missing or unreadable
+    file or invalid TOML raises :class:`ConfigError` under ``field``; invalid
+    TOML names the file too (``field: FILE: invalid TOML: ...``, or
+    ``FILE: invalid TOML: ...`` when ``field`` is the file's path)."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(field, f"cannot read {path!r}: it does not exist", allowed) from None
+    except OSError as e:
+        raise ConfigError(field, f"cannot read {path!r}: {e.strerror or e}") from None
+    except tomllib.TOMLDecodeError as e:
+        where = path if field == path else f"{field}: {path}"
+        raise ConfigError(where, f"invalid TOML: {e}") from None

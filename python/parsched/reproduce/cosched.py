@@ -178,23 +178,14 @@ def _tasks(plan: Plan) -> list[dict[str, Any]]:
 
 def _simulate(tasks: list[dict[str, Any]], executor: cf.Executor | None,
               progress: bool) -> list[dict[str, Any]]:
-    from parsched.sim.api import _progress, executor_for, process_executor
+    from parsched.sim.api import executor_for, gather, process_executor
 
     # longest first, so that the pool ends together
     order = sorted(range(len(tasks)), key=lambda i: -_cost(tasks[i]))
-    results: list[dict[str, Any] | None] = [None] * len(tasks)
     with executor_for(executor, len(tasks), default=process_executor) as ex:
         futures = {ex.submit(_run_one, tasks[i]): i for i in order}
-        with _progress(progress, len(tasks)) as advance:
-            try:
-                for fut in cf.as_completed(futures):
-                    results[futures[fut]] = fut.result()
-                    advance()
-            except BaseException:
-                for f in futures:
-                    f.cancel()
-                raise
-    return [r for r in results if r is not None]
+        results = gather(futures, progress=progress)
+    return [results[i] for i in range(len(tasks)) if results.get(i) is not None]
 
 
 def _cost(task: dict[str, Any]) -> float:

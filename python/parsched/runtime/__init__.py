@@ -24,14 +24,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 from parsched.errors import ConfigError, PolicyError, RuntimeFailure, RuntimeUnavailable, shown
 
@@ -43,16 +37,10 @@ BACKENDS = ("auto", "cgroup2", "cgroup1", "signal")
 
 def load_job_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Reads a TOML job file (top-level RunSpec keys plus ``[[jobs]]`` tables)."""
+    from parsched.config.base import read_toml
+
     path = os.fspath(path)
-    try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except FileNotFoundError:
-        raise ConfigError("jobs file", f"{path!r} does not exist", "a TOML file") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError("jobs file", f"{path}: {e}") from None
-    except OSError as e:
-        raise ConfigError("jobs file", f"{path}: {e.strerror or e}") from None
+    data = read_toml(path, "jobs file")
     jobs = data.get("jobs", [])
     if not isinstance(jobs, list) or not all(isinstance(j, dict) for j in jobs):
         raise ConfigError("jobs", f"{path}: 'jobs' must be [[jobs]] tables",

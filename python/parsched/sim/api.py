@@ -20,7 +20,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from parsched.config import BarrierConfig, BatchConfig, PoolsConfig
 from parsched.config.base import ConfigBase
@@ -585,15 +585,7 @@ def sweep(
     if unique:
         with executor_for(executor, len(unique)) as ex:
             futures = {ex.submit(runner(c), c.to_dict()): c for c in unique}
-            with _progress(progress, len(unique)) as advance:
-                try:
-                    for fut in cf.as_completed(futures):
-                        results[futures[fut]] = fut.result()
-                        advance()
-                except BaseException:
-                    for f in futures:
-                        f.cancel()
-                    raise
+            results = gather(futures, progress=progress)
     mixed = len({type(c) for c in configs}) > 1
     rows = [_row(c, results[c], model=mixed) for c in configs]
     return pd.DataFrame(rows)
@@ -626,6 +618,28 @@ def runner(c: AnyConfig | str):
 
 
 _runner = runner  # the former private name
+
+
+_K = TypeVar("_K")
+
+
+def gather(futures: dict[cf.Future, _K], *, progress: bool = False) -> dict[_K, Any]:
+    """Waits for every future of ``futures`` (future -> key) and returns the
+    results by key, advancing a :class:`_progress` bar as each ends. On an
+    error or Ctrl-C it cancels the futures not started yet and re-raises:
+    the one loop every parallel run of the package (sweeps, reproductions)
+    collects its results with."""
+    results: dict[_K, Any] = {}
+    with _progress(progress, len(futures)) as advance:
+        try:
+            for fut in cf.as_completed(futures):
+                results[futures[fut]] = fut.result()
+                advance()
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+    return results
 
 
 class _progress:

@@ -346,21 +346,19 @@ def cosched_sweep(
         return pd.DataFrame(columns=list(SWEEP_COLUMNS))
     n = _workers(workers, len(tasks)) if workers is not None else \
         max(1, min(len(tasks), os.cpu_count() or 1))
-    rows: list[dict[str, Any] | None] = [None] * len(tasks)
+    from parsched.sim.api import gather
+
     stop = threading.Event()
     with cf.ThreadPoolExecutor(max_workers=n, thread_name_prefix="cosched") as ex:
         futures = {ex.submit(_sweep_row, cfg, w, stop): i
                    for i, (cfg, w) in enumerate(tasks)}
         try:
-            for fut in cf.as_completed(futures):
-                rows[futures[fut]] = fut.result()
+            rows = gather(futures)  # cancels the runs not started on an error
         except BaseException:
             stop.set()
-            for f in futures:
-                f.cancel()
             _core().cancel_cosched()  # the runs in progress end within ~50 ms
             raise
-    return pd.DataFrame(rows, columns=list(SWEEP_COLUMNS))
+    return pd.DataFrame([rows[i] for i in range(len(tasks))], columns=list(SWEEP_COLUMNS))
 
 
 def _run_cosched_summary(cfg: dict[str, Any]) -> dict[str, Any]:

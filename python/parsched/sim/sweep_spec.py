@@ -184,19 +184,10 @@ def point_key(config: ConfigBase, replications: Replications) -> str:
 def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
     """Reads and checks a spec file; bad input raises :class:`ConfigError` whose
     field names the file and the key (``spec.toml: grid.D``)."""
-    from parsched.config.base import tomllib
+    from parsched.config.base import read_toml
 
     path = os.fspath(path)
-    try:
-        with open(path, "rb") as fh:
-            doc = tomllib.load(fh)
-    except FileNotFoundError:
-        raise ConfigError("spec", f"{path!r} does not exist", "a sweep spec TOML file") from None
-    except OSError as e:
-        raise ConfigError("spec", f"cannot read {path!r}: {e.strerror or e}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(path, f"invalid TOML: {e}") from None
-    return spec_from_dict(doc, path)
+    return spec_from_dict(read_toml(path, path, "a sweep spec TOML file"), path)
 
 
 def spec_from_dict(doc: Mapping[str, Any], path: str = "<spec>") -> SweepSpec:
