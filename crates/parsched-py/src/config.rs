@@ -65,6 +65,27 @@ pub(crate) fn set_value(
     set(key, &val).map_err(config_err)
 }
 
+/// Applies every key of `config` with `set`, the key `list_key` given as a
+/// Python list or tuple first turned into the core's text form by `text`
+/// (which gives `None` for any other value), the rest as [`set_value`]
+/// converts them: the configurations with one list-valued key (cosched's
+/// and fcs's `jobs`, the desktop figures' `schedulers`).
+fn apply_with_list<'py>(
+    config: &Bound<'py, PyDict>,
+    list_key: &str,
+    text: impl Fn(&Bound<'py, PyAny>) -> PyResult<Option<String>>,
+    mut set: impl FnMut(&str, &Value) -> Result<(), parsched_core::ConfigError>,
+) -> PyResult<()> {
+    apply_config(config, |key, v| {
+        if key == list_key {
+            if let Some(t) = text(v)? {
+                return set(key, &Value::Str(t)).map_err(config_err);
+            }
+        }
+        set_value(key, v, &mut set)
+    })
+}
+
 pub(crate) fn arrivals_of(v: &Bound<'_, PyAny>) -> PyResult<Vec<Arrival>> {
     let d: &Bound<'_, PyDict> = v
         .downcast()
@@ -168,39 +189,28 @@ impl ModelConfig {
             }
             "cosched" => {
                 let mut cfg = ClusterConfig::default();
-                apply_config(config, |key, v| {
-                    if key == "jobs" {
-                        let allowed = "application names (LIFE3.5, LIFE12, MG, LU, EP)";
-                        if let Some(text) = names_text(key, v, allowed)? {
-                            return cfg.set(key, &Value::Str(text)).map_err(config_err);
-                        }
-                    }
-                    set_value(key, v, |k, val| cfg.set(k, val))
-                })?;
+                let allowed = "application names (LIFE3.5, LIFE12, MG, LU, EP)";
+                apply_with_list(
+                    config,
+                    "jobs",
+                    |v| names_text("jobs", v, allowed),
+                    |k, val| cfg.set(k, val),
+                )?;
                 ModelConfig::Cosched(Box::new(cfg))
             }
             "fcs" => {
                 let mut cfg = DesktopConfig::default();
-                apply_config(config, |key, v| {
-                    if key == "jobs" {
-                        if let Some(text) = fcs_jobs_text(v)? {
-                            return cfg.set(key, &Value::Str(text)).map_err(config_err);
-                        }
-                    }
-                    set_value(key, v, |k, val| cfg.set(k, val))
-                })?;
+                apply_with_list(config, "jobs", fcs_jobs_text, |k, val| cfg.set(k, val))?;
                 ModelConfig::Fcs(Box::new(cfg))
             }
             "fcs_figure" => {
                 let mut cfg = desktop_figs::FigureConfig::default();
-                apply_config(config, |key, v| {
-                    if key == "schedulers" {
-                        if let Some(text) = names_text(key, v, "default, gang")? {
-                            return cfg.set(key, &Value::Str(text)).map_err(config_err);
-                        }
-                    }
-                    set_value(key, v, |k, val| cfg.set(k, val))
-                })?;
+                apply_with_list(
+                    config,
+                    "schedulers",
+                    |v| names_text("schedulers", v, "default, gang"),
+                    |k, val| cfg.set(k, val),
+                )?;
                 ModelConfig::FcsFigure(Box::new(cfg))
             }
             "regions" => {

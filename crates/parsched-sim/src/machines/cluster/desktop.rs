@@ -24,7 +24,7 @@
 //! | `fcs` | `parsched_core::policy::fcs` rows over the same local schedulers |
 
 pub use super::desktop_keys::FCS_SCHEMA;
-use crate::machines::cluster::config::{BspJob, Placement};
+use crate::machines::cluster::config::BspJob;
 use crate::machines::cluster::{ClusterConfig, ClusterError, ClusterOptions, LocalKind};
 use crate::machines::pools::Value;
 use parsched_core::policy::classify::ClassifierConfig;
@@ -303,22 +303,9 @@ impl DesktopConfig {
             scheme,
             nodes,
             cpus_per_node,
-            local: self.local,
-            rr_quantum_ms: self.rr_quantum_ms,
-            o1_sleep_bonus: self.o1_sleep_bonus,
-            tick_ms: self.tick_ms,
-            start_skew_ms: self.start_skew_ms,
-            latency_us: self.latency_us,
-            send_overhead_us: (self.latency_us / 4.0).min(1.0),
-            recv_overhead_us: (self.latency_us / 4.0).min(1.0),
             per_byte_ns: 1.0,
-            context_switch_us: self.context_switch_us,
-            interrupt_us: self.interrupt_us,
-            syscall_us: self.syscall_us,
             spin_time_us: spin.or(Some(0.0)),
-            gang_slot_ms: self.slot_ms,
             bsp_jobs,
-            placement: Placement::Block,
             flexible: (self.scheme == DesktopScheme::Fcs).then_some(FcsConfig {
                 classifier: self.classifier,
                 f_rows: self.f_rows,
@@ -328,11 +315,7 @@ impl DesktopConfig {
                 // machine does not measure a released job's wanted time).
                 ..FcsConfig::default()
             }),
-            scale: self.scale,
-            seed: self.seed,
-            reps: self.reps,
-            max_time_s: self.max_time_s,
-            ..ClusterConfig::default()
+            ..desktop_cluster_base!(self)
         }
     }
 
@@ -343,6 +326,39 @@ impl DesktopConfig {
         demand * 1e-6 / (self.nodes * self.cpus_per_node) as f64
     }
 }
+
+/// The cluster configuration both desktop models ([`DesktopConfig`] and
+/// [`FigureConfig`](super::desktop_figs::FigureConfig)) lower their
+/// same-named keys to alike: the nodes' scheduler and its costs, the message
+/// latency (with its send and receive overheads), the gang slot, block
+/// placement and the run's scale, seed, replications and time limit; the
+/// rest as [`ClusterConfig::default`]. Each model completes it with its own
+/// jobs, scheme and shape (`ClusterConfig { .., ..desktop_cluster_base!(c) }`).
+macro_rules! desktop_cluster_base {
+    ($c:expr) => {
+        $crate::machines::cluster::ClusterConfig {
+            local: $c.local,
+            rr_quantum_ms: $c.rr_quantum_ms,
+            o1_sleep_bonus: $c.o1_sleep_bonus,
+            tick_ms: $c.tick_ms,
+            start_skew_ms: $c.start_skew_ms,
+            latency_us: $c.latency_us,
+            send_overhead_us: ($c.latency_us / 4.0).min(1.0),
+            recv_overhead_us: ($c.latency_us / 4.0).min(1.0),
+            context_switch_us: $c.context_switch_us,
+            interrupt_us: $c.interrupt_us,
+            syscall_us: $c.syscall_us,
+            gang_slot_ms: $c.slot_ms,
+            placement: $crate::machines::cluster::config::Placement::Block,
+            scale: $c.scale,
+            seed: $c.seed,
+            reps: $c.reps,
+            max_time_s: $c.max_time_s,
+            ..$crate::machines::cluster::ClusterConfig::default()
+        }
+    };
+}
+pub(crate) use desktop_cluster_base;
 
 /// A class change of FCS: at `time_s`, job `job` (0-based) became `class`.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -32,8 +32,8 @@
 //!   per stressor cannot give the paper's flat gang curve.
 
 pub use super::desktop_keys::FIGURES_SCHEMA;
-use crate::machines::cluster::config::{BspJob, Placement};
-use crate::machines::cluster::desktop::DefaultWait;
+use crate::machines::cluster::config::BspJob;
+use crate::machines::cluster::desktop::{desktop_cluster_base, DefaultWait};
 use crate::machines::cluster::{ClusterConfig, ClusterError, ClusterOptions, LocalKind};
 use crate::machines::pools::Value;
 use parsched_core::policy::cosched::{CoschedScheme, Scheme};
@@ -326,35 +326,17 @@ impl FigureConfig {
                 DefaultWait::Spin => (CoschedScheme::Dynamic(Scheme::LOCAL), 0.0),
             },
         };
-        let ov = (self.latency_us / 4.0).min(1.0);
         ClusterConfig {
             scheme,
             nodes: 1,
             cpus_per_node: self.machine.cpus(),
             smt_threads_per_core: self.machine.smt(),
             smt_speed: self.smt_speed,
-            local: self.local,
-            rr_quantum_ms: self.rr_quantum_ms,
-            o1_sleep_bonus: self.o1_sleep_bonus,
-            tick_ms: self.tick_ms,
-            start_skew_ms: self.start_skew_ms,
-            latency_us: self.latency_us,
-            send_overhead_us: ov,
-            recv_overhead_us: ov,
             per_byte_ns: 0.0,
-            context_switch_us: self.context_switch_us,
-            interrupt_us: self.interrupt_us,
-            syscall_us: self.syscall_us,
             spin_time_us: Some(spin),
-            gang_slot_ms: self.slot_ms,
             gang_background_apart: self.stressor_rows == StressorRows::Apart,
             bsp_jobs,
-            placement: Placement::Block,
-            scale: self.scale,
-            seed: self.seed,
-            reps: self.reps,
-            max_time_s: self.max_time_s,
-            ..ClusterConfig::default()
+            ..desktop_cluster_base!(self)
         }
     }
 }
