@@ -15,8 +15,8 @@
 //! Prints the load report, the metrics
 //! and the speed in jobs per second (simulation only, and including reading
 //! the trace).
+use parsched_core::Value;
 use parsched_sim::machines::batch::{self, run_loaded, BatchConfig};
-use parsched_sim::machines::pools::Value;
 use parsched_sim::workloads::{lublin, swf};
 use std::time::Instant;
 

@@ -1,8 +1,8 @@
 //! Runs seed 001's machine once: `cargo run --release --example sync -- KEY=VALUE ...`
 //! (keys of `SyncConfig`, plus `audit=true`). Prints the time per iteration,
 //! the model's predictions and the simulation speed.
+use parsched_core::Value;
 use parsched_sim::machines::barrier::{run, SyncConfig, SyncOptions};
-use parsched_sim::machines::pools::Value;
 
 fn main() {
     let mut cfg = SyncConfig::default();

@@ -26,11 +26,11 @@
 pub use super::desktop_keys::FCS_SCHEMA;
 use crate::machines::cluster::config::{BspJob, Placement};
 use crate::machines::cluster::{ClusterConfig, ClusterError, ClusterOptions, LocalKind};
-use crate::machines::pools::Value;
 use parsched_core::policy::classify::ClassifierConfig;
 use parsched_core::policy::cosched::{CoschedScheme, Scheme};
 use parsched_core::policy::fcs::{FRows, FcsConfig, Fill};
 use parsched_core::ConfigError;
+use parsched_core::Value;
 use serde::{Deserialize, Serialize};
 
 /// Seed 002's five schedulers.
