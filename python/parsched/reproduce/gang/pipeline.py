@@ -70,7 +70,7 @@ def _simulate(plan, executor, progress: bool):
     runs: dict[BarrierConfig, dict[str, Any]] = {}
     for cfg, (_, row) in zip(configs, df.iterrows(), strict=True):
         runs[cfg] = {"time_per_iteration": float(row["time_per_iteration"]),
-                     "utilization": float(row["utilization"]),
+                     "useful_utilization": float(row["useful_utilization"]),
                      "ci90_half_width": float(row["ci90_half_width"]),
                      "idle_fraction": idle_fraction(row),
                      "alpha_measured": _float_or_nan(row.get("alpha_measured"))}

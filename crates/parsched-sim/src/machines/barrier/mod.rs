@@ -477,7 +477,7 @@ pub fn run(
         start: start.as_units(),
         end: end_u,
         iterations,
-        utilization: ticks_to_units(m.stats.useful) / (p * end_u),
+        useful_utilization: ticks_to_units(m.stats.useful) / (p * end_u),
         useful_time: ticks_to_units(m.stats.useful),
         busy_wait_time: ticks_to_units(m.stats.spin),
         measured_busy_wait_time: ticks_to_units(m.stats.measured_spin),
