@@ -304,7 +304,7 @@ def test_cli_simulate_barrier_json(tmp_path):
                 "--json")
     assert p.returncode == 0, p.stderr
     obj = json.loads(p.stdout)
-    for key in ("time_per_iteration", "ci90_half_width", "utilization", "fragmentation",
+    for key in ("time_per_iteration", "ci90_half_width", "useful_utilization", "fragmentation",
                 "context_switches", "blocking_events", "eq6", "eq12", "batch_means", "config"):
         assert key in obj, key
     assert obj["config"]["n"] == 4 and obj["config"]["sched"] == "local"

@@ -32,3 +32,67 @@ def test_size_checker_finds_long_rust_and_python_functions(tmp_path):
     py = tmp_path / "a.py"
     py.write_text("def long():\n" + "    x = 1\n" * 125 + "\ndef short():\n    pass\n")
     assert [k for k, _ in cs.python_offenders(py, "a.py")] == ["a.py::long"]
+
+
+def _sections(text: str) -> dict[str, str]:
+    """The text under each ``### crates/...`` / ``### python/...`` heading of the
+    architecture page, up to the next heading."""
+    import re
+
+    out: dict[str, str] = {}
+    parts = re.split(r"^(#{2,3} .*)$", text, flags=re.M)
+    for head, body in zip(parts[1::2], parts[2::2], strict=True):
+        name = head.lstrip("#").strip()
+        if name.startswith(("crates/", "python/")):
+            out[name] = body
+    return out
+
+
+def _unnamed(root: Path, section: str, pattern: str, exempt: set[str]) -> list[str]:
+    """Modules under ``root`` (files matching ``pattern`` and their folders) whose file
+    name (``name.rs``) or folder (``name/``) the section does not mention."""
+    import re
+
+    missing = []
+    for p in sorted(root.rglob(pattern)):
+        rel = p.relative_to(root)
+        names = [f"{d}/" for d in rel.parts[:-1]]
+        if p.name not in exempt:
+            names.append(p.name)
+        for n in names:
+            if not re.search(r"(?<![\w/.])" + re.escape(n) + r"(?![\w])", section):
+                missing.append(f"{rel.as_posix()} ({n})")
+    return sorted(set(missing))
+
+
+def test_architecture_page_names_every_module():
+    doc = (ROOT / "docs/architecture.md").read_text()
+    sections = _sections(doc)
+    missing = []
+    for crate in sorted((ROOT / "crates").iterdir()):
+        src = crate / "src"
+        if not src.is_dir():
+            continue
+        key = f"crates/{crate.name}"
+        assert key in sections, f"docs/architecture.md has no section '### {key}'"
+        missing += [f"{key}/src/{m}" for m in
+                    _unnamed(src, sections[key], "*.rs", {"lib.rs", "mod.rs", "tests.rs"})]
+    assert "python/parsched" in sections, "docs/architecture.md has no '### python/parsched'"
+    missing += [f"python/parsched/{m}" for m in
+                _unnamed(ROOT / "python/parsched", sections["python/parsched"], "*.py", set())]
+    assert not missing, "modules not named in docs/architecture.md:\n" + "\n".join(missing)
+
+
+def test_architecture_check_catches_an_unnamed_module(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "named.rs").write_text("")
+    (tmp_path / "a" / "hidden.rs").write_text("")
+    section = "a/  named.rs"
+    assert _unnamed(tmp_path, section, "*.rs", set()) == ["a/hidden.rs (hidden.rs)"]
+
+
+def test_workloads_import_no_machine():
+    """``workloads/`` (generators, trace formats) depends on no machine, so the machines
+    may depend on it without a cycle."""
+    for p in sorted((ROOT / "crates/parsched-sim/src/workloads").rglob("*.rs")):
+        assert "crate::machines" not in p.read_text(), p

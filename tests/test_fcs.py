@@ -162,3 +162,40 @@ def test_real_finding_on_classes_wants_the_papers_classes():
     _, failed = real_findings(rows(flapping))
     assert not failed["holds"] and "CS -> DC -> CS" in failed["measured"]
     assert len(real_findings(rows([]))) == 1  # no classes recorded: no class finding
+
+
+def test_reproduction_with_real_writes_the_measured_table_beside_the_simulated(
+        tmp_path, monkeypatch):
+    """``run(real=True)``'s real-machine step, with the measurement replaced by
+    fixed rows: its CSVs, findings and summary section come from those rows."""
+    import pandas as pd
+
+    from parsched.reproduce import desktop
+    from parsched.reproduce import fcs as rep
+    from parsched.runtime import fcs_real
+
+    measured = [{"scheme": s, "median_makespan_s": m, "makespan_s": m, "utilization": u,
+                 "reps": 1, "classes": [[[0.8, "CS"]], [[0.9, "F"]], [[0.8, "CS"]]]}
+                for s, m, u in (("default", 4.1, 0.99), ("gang", 5.0, 0.7),
+                                ("fcs", 4.05, 0.98))]
+    seen = {}
+
+    def fake_table1(bsp, schemes, quick, progress):
+        seen.update(bsp=bsp, schemes=tuple(schemes), quick=quick)
+        return measured
+
+    monkeypatch.setattr(desktop, "ensure_bsp", lambda: "/fake/bsp")
+    monkeypatch.setattr(fcs_real, "table1_real", fake_table1)
+    res = rep.run(str(tmp_path), quick=True, real=True)
+    assert seen == {"bsp": "/fake/bsp", "schemes": fcs_real.SCHEMES, "quick": True}
+    real = pd.read_csv(tmp_path / "table1_real.csv")
+    assert list(real["scheme"]) == ["default", "gang", "fcs"]
+    assert "classes" not in real.columns and real["makespan_s"].tolist() == [4.1, 5.0, 4.05]
+    classes = pd.read_csv(tmp_path / "classes_real.csv")
+    assert len(classes) == 9 and set(classes["class"]) == {"CS", "F"}
+    ids = [f["id"] for f in res["findings"]]
+    real_ids = [f["id"] for f in rep.real_findings(measured)]
+    assert real_ids and ids[-len(real_ids):] == real_ids
+    assert list(pd.read_csv(tmp_path / "findings.csv")["id"]) == ids
+    assert res["headlines"]["findings"] == len(ids)
+    assert "## Table 1 on this machine" in (tmp_path / "summary.md").read_text()

@@ -191,7 +191,7 @@ class _BarrierOutput(TypedDict):
     start: float
     end: float
     iterations: int
-    utilization: float
+    useful_utilization: float
     useful_time: float
     busy_wait_time: float
     measured_busy_wait_time: float

@@ -6,10 +6,10 @@
 //! After the traces: generated Lublin–Feitelson workloads (fixed seeds) with
 //! pseudo-random requested times (exact, over- and under-estimates), load
 //! scaled, under fcfs, easy and conservative (`synthetic ...` lines).
+use parsched_core::Value;
 use parsched_sim::machines::batch::{
     offered_load, run_loaded, scale_load, simulate, BatchConfig, BatchResult,
 };
-use parsched_sim::machines::pools::Value;
 use parsched_sim::workloads::{lublin, swf};
 
 mod common;

@@ -3,11 +3,11 @@
 //! `parsched_sim::machines::cluster::desktop_figs::FigureConfig`; `machine=es40|potomac` runs
 //! one machine, default both). Prints each machine's grid of run times (s):
 //! k parallel programs down, s sequential stressors across, per scheduler.
+use parsched_core::Value;
 use parsched_sim::machines::cluster::desktop_figs::{
     format_grid, run_figure, FigureConfig, FigureMachine,
 };
 use parsched_sim::machines::cluster::ClusterOptions;
-use parsched_sim::machines::pools::Value;
 
 fn main() {
     let mut sets: Vec<(String, String)> = Vec::new();

@@ -30,7 +30,7 @@ fn main() {
             );
             println!(
                 "U {:.4}  spin {:.1} ms (measured {:.1})  overhead {:.1} ms  cs {}  blocks {}  yields {} (alpha {:.2})  preempt {}  slots {}  frag {:.4}",
-                r.utilization, r.busy_wait_time, r.measured_busy_wait_time, r.overhead_time,
+                r.useful_utilization, r.busy_wait_time, r.measured_busy_wait_time, r.overhead_time,
                 r.context_switches, r.blocking_events, r.yields, r.alpha_measured.unwrap_or(f64::NAN), r.preemptions,
                 r.slot_switches, r.fragmentation
             );

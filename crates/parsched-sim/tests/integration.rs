@@ -376,10 +376,10 @@ mod sync_machine {
 /// Batch space-sharing (issue 4): hand-worked instances with every start
 /// time written down, the traces of `../shared/traces/`, determinism.
 mod batch_machine {
+    use parsched_core::Value;
     use parsched_sim::machines::batch::{
         run_loaded, simulate, BatchConfig, BatchPolicyKind, BatchResult,
     };
-    use parsched_sim::machines::pools::Value;
     use parsched_sim::workloads::swf::{self, BatchJob};
     use std::path::PathBuf;
 

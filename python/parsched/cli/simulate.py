@@ -109,7 +109,7 @@ def cmd_simulate_barrier(args: argparse.Namespace) -> int:
         ("iteration time min / p50 / p90 / p99 / max (ms)",
          " / ".join(f"{s[k]:.4g}" for k in ("iteration_min", "iteration_p50", "iteration_p90",
                                            "iteration_p99", "iteration_max"))),
-        ("utilization", s["utilization"]),
+        ("useful utilization", s["useful_utilization"]),
         ("fragmentation", s["fragmentation"]),
         ("busy-wait time (ms, all gangs)", s["busy_wait_time"]),
         ("switch/blocking overhead (ms)", s["overhead_time"]),

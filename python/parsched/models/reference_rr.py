@@ -93,159 +93,211 @@ def reference_run(
             or wait not in ("block", "busy") or dist not in ("uniform", "exponential"):
         raise ValueError("competitors in {same, compute}, wakeup in {tail, priority}, "
                          "wait in {block, busy}, dist in {uniform, exponential}")
-    rng = random.Random(seed)
+    params = _Params(n, l, grain, var, k, warmup, tq, tcs, alpha, barrier_cost, competitors,
+                     wakeup, wait, dist, skew)
+    return _Run(params, random.Random(seed)).run()
 
-    def draw() -> float:
-        extra = rng.random() * var if dist == "uniform" else (
-            rng.expovariate(1.0 / var) if var > 0 else 0.0)
-        return barrier_cost + grain + extra
 
-    gangs = l if competitors == "same" else 1  # iterating gangs
-    # threads 0 .. gangs*n-1 iterate (thread g*n + i on processor i); the
-    # compute-bound competitors, if any, come after them
-    n_iter = gangs * n
-    extra = (l - 1) * n if competitors == "compute" else 0
-    proc_of = [t % n for t in range(n_iter + extra)]
-    left = [draw() for _ in range(n_iter)]
-    arrived = [0] * gangs
-    waiters: list[list[int]] = [[] for _ in range(gangs)]
-    spinning = [False] * n_iter
-    queues: list[deque[int]] = [deque() for _ in range(n)]
-    for p in range(n):
-        mine = [t for t in range(len(proc_of)) if proc_of[t] == p]
-        rng.shuffle(mine)
-        queues[p].extend(mine)
-    mode = [SKEW] * n
-    running = [-1] * n  # the thread in RUN mode
-    prev = [-1] * n  # the last thread that ran: dispatching it again is free
-    free_next = [False] * n  # a blocking paid for the next dispatch
-    seg_start = [0.0] * n  # start of the running thread's current compute
-    busy_until = [0.0] * n  # end of a blocking's overhead
-    q_end = [0.0] * n  # end of its quantum
-    version = [0] * n  # stale events are skipped
-    idle_since = [0.0] * n
-    idle_total = 0.0
-    heap: list[tuple[float, int, int, int]] = []  # (time, seq, processor, version)
-    seq = 0
+@dataclass(frozen=True)
+class _Params:
+    """:func:`reference_run`'s arguments (checked)."""
 
-    def push(time: float, p: int) -> None:
-        nonlocal seq
-        version[p] += 1
-        seq += 1
-        heapq.heappush(heap, (time, seq, p, version[p]))
+    n: int
+    l: int
+    grain: float
+    var: float
+    k: int
+    warmup: int
+    tq: float
+    tcs: float
+    alpha: float
+    barrier_cost: float
+    competitors: str
+    wakeup: str
+    wait: str
+    dist: str
+    skew: bool
 
-    def arm(p: int) -> None:
+
+class _Run:
+    """One run's state (threads, per-processor queues and modes, the event heap)
+    and its steps: dispatch, barrier arrival and release, quantum end."""
+
+    def __init__(self, prm: _Params, rng: random.Random) -> None:
+        self.prm = prm
+        self.rng = rng
+        n, l = prm.n, prm.l
+        self.gangs = l if prm.competitors == "same" else 1  # iterating gangs
+        # threads 0 .. gangs*n-1 iterate (thread g*n + i on processor i); the
+        # compute-bound competitors, if any, come after them
+        self.n_iter = n_iter = self.gangs * n
+        extra = (l - 1) * n if prm.competitors == "compute" else 0
+        self.proc_of = proc_of = [t % n for t in range(n_iter + extra)]
+        self.left = [self.draw() for _ in range(n_iter)]
+        self.arrived = [0] * self.gangs
+        self.waiters: list[list[int]] = [[] for _ in range(self.gangs)]
+        self.spinning = [False] * n_iter
+        self.queues: list[deque[int]] = [deque() for _ in range(n)]
+        for p in range(n):
+            mine = [t for t in range(len(proc_of)) if proc_of[t] == p]
+            rng.shuffle(mine)
+            self.queues[p].extend(mine)
+        self.mode = [SKEW] * n
+        self.running = [-1] * n  # the thread in RUN mode
+        self.prev = [-1] * n  # the last thread that ran: dispatching it again is free
+        self.free_next = [False] * n  # a blocking paid for the next dispatch
+        self.seg_start = [0.0] * n  # start of the running thread's current compute
+        self.busy_until = [0.0] * n  # end of a blocking's overhead
+        self.q_end = [0.0] * n  # end of its quantum
+        self.version = [0] * n  # stale events are skipped
+        self.idle_since = [0.0] * n
+        self.idle_total = 0.0
+        self.heap: list[tuple[float, int, int, int]] = []  # (time, seq, processor, version)
+        self.seq = 0
+        self.done = 0
+        self.t0 = math.nan  # start of the measured window
+        self.idle0 = 0.0
+
+    def draw(self) -> float:
+        """One iteration's compute (barrier cost included)."""
+        prm, rng = self.prm, self.rng
+        extra = rng.random() * prm.var if prm.dist == "uniform" else (
+            rng.expovariate(1.0 / prm.var) if prm.var > 0 else 0.0)
+        return prm.barrier_cost + prm.grain + extra
+
+    def push(self, time: float, p: int) -> None:
+        self.version[p] += 1
+        self.seq += 1
+        heapq.heappush(self.heap, (time, self.seq, p, self.version[p]))
+
+    def arm(self, p: int) -> None:
         """The running thread's next event: its compute's end or its quantum's."""
-        t = running[p]
-        end = q_end[p]
-        if t < n_iter and not spinning[t]:
-            end = min(end, seg_start[p] + left[t])
-        push(end, p)
+        t = self.running[p]
+        end = self.q_end[p]
+        if t < self.n_iter and not self.spinning[t]:
+            end = min(end, self.seg_start[p] + self.left[t])
+        self.push(end, p)
 
-    def dispatch(p: int, now: float) -> None:
+    def dispatch(self, p: int, now: float) -> None:
         """The head of p's queue runs after the processor's pending overhead
         and the switch (free after a blocking, which paid for it); an empty
         queue leaves p idle once the overhead ends."""
-        nonlocal t0
-        start = max(now, busy_until[p])
-        if not queues[p]:
-            mode[p] = IDLE
-            idle_since[p] = start
+        prm = self.prm
+        start = max(now, self.busy_until[p])
+        if not self.queues[p]:
+            self.mode[p] = IDLE
+            self.idle_since[p] = start
             return
-        t = queues[p].popleft()
-        cost = 0.0 if (t == prev[p] or free_next[p]) else tcs
-        free_next[p] = False
-        mode[p] = RUN
-        running[p] = prev[p] = t
-        seg_start[p] = start + cost
-        if warmup == 0 and t < n and math.isnan(t0):
-            t0 = start + cost
-        q_end[p] = start + cost + tq
-        arm(p)
+        t = self.queues[p].popleft()
+        cost = 0.0 if (t == self.prev[p] or self.free_next[p]) else prm.tcs
+        self.free_next[p] = False
+        self.mode[p] = RUN
+        self.running[p] = self.prev[p] = t
+        self.seg_start[p] = start + cost
+        if prm.warmup == 0 and t < prm.n and math.isnan(self.t0):
+            self.t0 = start + cost
+        self.q_end[p] = start + cost + prm.tq
+        self.arm(p)
 
-    def release(g: int, now: float) -> None:
-        nonlocal idle_total
-        for t in waiters[g]:
-            p = proc_of[t]
-            if spinning[t]:  # computes as soon as it holds its processor
-                spinning[t] = False
-                if mode[p] == RUN and running[p] == t:
-                    seg_start[p] = max(now, seg_start[p])
-                    arm(p)
+    def release(self, g: int, now: float) -> None:
+        """Gang ``g``'s waiters go on: spinners compute, blocked threads are queued."""
+        for t in self.waiters[g]:
+            p = self.proc_of[t]
+            if self.spinning[t]:  # computes as soon as it holds its processor
+                self.spinning[t] = False
+                if self.mode[p] == RUN and self.running[p] == t:
+                    self.seg_start[p] = max(now, self.seg_start[p])
+                    self.arm(p)
                 continue
-            if wakeup == "tail":
-                queues[p].append(t)
+            if self.prm.wakeup == "tail":
+                self.queues[p].append(t)
             else:
-                queues[p].appendleft(t)
-            if mode[p] == IDLE:
-                idle_total += max(0.0, now - idle_since[p])
-                dispatch(p, now)
-        waiters[g].clear()
+                self.queues[p].appendleft(t)
+            if self.mode[p] == IDLE:
+                self.idle_total += max(0.0, now - self.idle_since[p])
+                self.dispatch(p, now)
+        self.waiters[g].clear()
 
-    def idle_now(now: float) -> float:
-        return idle_total + sum(max(0.0, now - idle_since[p]) for p in range(n)
-                                if mode[p] == IDLE)
+    def idle_now(self, now: float) -> float:
+        return self.idle_total + sum(max(0.0, now - self.idle_since[p])
+                                     for p in range(self.prm.n) if self.mode[p] == IDLE)
 
-    for p in range(n):  # the skewing activity
-        push(rng.random() * tq if skew else 0.0, p)
+    def at_barrier(self, p: int, t: int, now: float) -> bool | None:
+        """Thread ``t`` (on ``p``) reached its gang's barrier at ``now``: it waits
+        (blocks or spins) or, the last, releases the others. True: the measured
+        gang has done its iterations; False: handled; None: go on to the
+        quantum's end."""
+        prm = self.prm
+        g = t // prm.n
+        self.arrived[g] += 1
+        if self.arrived[g] < prm.n:
+            self.waiters[g].append(t)
+            if prm.wait == "busy":  # spin until the quantum ends
+                self.spinning[t] = True
+                self.arm(p)
+            else:  # block: alpha*tcs, covering the switch
+                self.busy_until[p] = now + prm.alpha * prm.tcs
+                self.free_next[p] = True
+                self.dispatch(p, now)
+            return False
+        self.arrived[g] = 0  # the last: release the others and go on
+        if g == 0:
+            self.done += 1
+            if self.done == prm.warmup and prm.warmup > 0:
+                self.t0, self.idle0 = now, self.idle_now(now)
+            if self.done == prm.warmup + prm.k:
+                return True
+        for u in range(g * prm.n, g * prm.n + prm.n):
+            self.left[u] = self.draw()
+        self.release(g, now)
+        if now < self.q_end[p]:
+            self.arm(p)
+            return False
+        return None
 
-    done = 0
-    t0 = math.nan  # start of the measured window
-    idle0 = 0.0
-    now = 0.0
-    while heap:
-        now, _, p, ver = heapq.heappop(heap)
-        if ver != version[p]:
-            continue
-        if mode[p] == SKEW:  # the skewing activity ended
-            dispatch(p, now)
-            continue
-        t = running[p]
-        if t < n_iter and not spinning[t]:
-            left[t] -= now - seg_start[p]
-            seg_start[p] = now
-            if left[t] <= 1e-9:  # at the barrier
-                g = t // n
-                arrived[g] += 1
-                if arrived[g] < n:
-                    waiters[g].append(t)
-                    if wait == "busy":  # spin until the quantum ends
-                        spinning[t] = True
-                        arm(p)
-                    else:  # block: alpha*tcs, covering the switch
-                        busy_until[p] = now + alpha * tcs
-                        free_next[p] = True
-                        dispatch(p, now)
-                    continue
-                arrived[g] = 0  # the last: release the others and go on
-                if g == 0:
-                    done += 1
-                    if done == warmup and warmup > 0:
-                        t0, idle0 = now, idle_now(now)
-                    if done == warmup + k:
-                        break
-                for u in range(g * n, g * n + n):
-                    left[u] = draw()
-                release(g, now)
-                if now < q_end[p]:
-                    arm(p)
-                    continue
+    def on_event(self, p: int, now: float) -> bool:
+        """p's running thread's compute or quantum ended at ``now``; True when
+        the measured gang has done its iterations."""
+        t = self.running[p]
+        if t < self.n_iter and not self.spinning[t]:
+            self.left[t] -= now - self.seg_start[p]
+            self.seg_start[p] = now
+            if self.left[t] <= 1e-9:  # at the barrier
+                handled = self.at_barrier(p, t, now)
+                if handled is not None:
+                    return handled
         else:
-            seg_start[p] = now
+            self.seg_start[p] = now
         # the quantum ended
-        if queues[p]:
-            queues[p].append(t)
-            dispatch(p, now)
+        if self.queues[p]:
+            self.queues[p].append(t)
+            self.dispatch(p, now)
         else:
-            q_end[p] = now + tq
-            arm(p)
+            self.q_end[p] = now + self.prm.tq
+            self.arm(p)
+        return False
 
-    span = now - t0
-    return ReferenceResult(
-        time_per_iteration=span / k,
-        idle=(idle_now(now) - idle0) / (n * span) if span > 0 else 0.0,
-        iterations=k,
-    )
+    def run(self) -> ReferenceResult:
+        prm = self.prm
+        for p in range(prm.n):  # the skewing activity
+            self.push(self.rng.random() * prm.tq if prm.skew else 0.0, p)
+        heap, version, mode = self.heap, self.version, self.mode
+        now = 0.0
+        while heap:
+            now, _, p, ver = heapq.heappop(heap)
+            if ver != version[p]:
+                continue
+            if mode[p] == SKEW:  # the skewing activity ended
+                self.dispatch(p, now)
+                continue
+            if self.on_event(p, now):
+                break
+        span = now - self.t0
+        return ReferenceResult(
+            time_per_iteration=span / prm.k,
+            idle=(self.idle_now(now) - self.idle0) / (prm.n * span) if span > 0 else 0.0,
+            iterations=prm.k,
+        )
 
 
 def ps_alike_coarse(n: int, l: int, grain: float, var: float, *, k: int = 400,

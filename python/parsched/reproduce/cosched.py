@@ -357,14 +357,27 @@ def findings(T, fair=None, t5=None,
     def t(s: str, w: int) -> float:
         return float(T[s][w])
 
-    def ok(x: bool) -> bool:
-        return bool(x)
-
     out: list[dict[str, Any]] = []
 
     def add(key: str, claim: str, holds: bool, evidence: str) -> None:
-        out.append({"id": key, "claim": claim, "holds": ok(holds), "evidence": evidence})
+        out.append({"id": key, "claim": claim, "holds": bool(holds), "evidence": evidence})
 
+    _table_claims(t, add)
+    if latencies:
+        _latency_claim(latencies, add)
+    if t5 is not None and len(t5):
+        _table5_claims(t5, add)
+    if fair is not None and len(fair):
+        _figure_claims(fair, add)
+    return out
+
+
+#: ``add(id, claim, holds, evidence)``: how the claim steps below record a finding.
+Add = Callable[[str, str, bool, str], None]
+
+
+def _table_claims(t: Callable[[str, int], float], add: Add) -> None:
+    """The claims on the completion times ``t(scheme, w)`` (Tables 3-4 and the text)."""
     w6 = [t(s, 6) for s in SCHEMES]
     add("w6-near-ideal", "W6 (four EP): every scheme within 12% of the ideal 100 s",
         all(x <= 112 for x in w6), f"W6 range {min(w6):.0f}-{max(w6):.0f} s")
@@ -444,49 +457,57 @@ def findings(T, fair=None, t5=None,
     add("pb-slowdown-range", "PB's slowdown grows only from 30% (W1) to 126% (W4) (text)",
         t("PB", 1) / 100 - 1 <= 0.45 and t("PB", 4) / 100 - 1 <= 1.6,
         f"PB W1 {t('PB', 1) / 100 - 1:.0%}, W4 {t('PB', 4) / 100 - 1:.0%}")
-    if latencies:
-        lat = {k: v for k, v in latencies.items() if v == v}
-        w6 = [v for (_, w), v in lat.items() if w == 6]
-        rest = max(lat.items(), key=lambda kv: kv[1]) if lat else (("-", 0), math.nan)
-        add("latency-32us", "One-way latency of a small message is 32 µs under every "
-            "scheme (text): checked on W6, where nothing queues ahead of one",
-            bool(w6) and max(w6) <= 36,
-            f"W6 {min(w6):.1f}-{max(w6):.1f} µs; elsewhere up to {rest[1]:.0f} µs "
-            f"({rest[0][0]} W{rest[0][1]}), queued behind LIFE's large messages at the "
-            "sender's interface" if w6 else "no W6 runs")
-    if t5 is not None and len(t5):
-        cv = {(r.workload, r.scheme): r.sim_cv for r in t5.itertuples()}
-        others = [cv[(5, s)] for s in T5_SCHEMES if s != "PBT" and (5, s) in cv]
-        if (5, "PBT") in cv and others:
-            add("t5-w5-pbt-cv", "Table 5, W5: PBT's CV far above the other schemes'",
-                cv[(5, "PBT")] > 2 * max(others),
-                f"PBT {cv[(5, 'PBT')]:.2f}, others {min(others):.2f}-{max(others):.2f}")
-        r3 = t5[(t5["workload"] == 3) & (t5["scheme"] == "SB")]
-        if len(r3):
-            jobs = [float(x) for x in r3.iloc[0]["sim_jobs"].split(" / ")]
-            ratio = (jobs[0] + jobs[1]) / max(jobs[2] + jobs[3], 1e-9)
-            low = min((cv[(3, s)], s) for s in T5_SCHEMES if (3, s) in cv)
-            add("t5-w3", "Table 5, W3: SB's hi jobs take several times (paper 5.6x) its lo jobs;"
-                " PB-SY has the lowest CV", ratio >= 3 and low[1] == "PB-SY",
-                f"SB hi/lo {ratio:.1f}x; lowest CV {low[1]} {low[0]:.2f}")
-    if fair is not None and len(fair):
-        f5 = {r.scheme: r.share_cv for r in fair[fair["workload"] == 5].itertuples()}
-        if "PBT" in f5:
-            rest = [v for s, v in f5.items() if s != "PBT"]
-            add("fig-w5", "Figure 2 (W5): PBT's CPU shares are imbalanced, the others even",
-                bool(rest) and f5["PBT"] > 2 * max(rest),
-                f"share CV PBT {f5['PBT']:.2f}, others {min(rest):.2f}-{max(rest):.2f}")
-        f3 = {r.scheme: r for r in fair[fair["workload"] == 3].itertuples()}
-        if {"SB", "DCS", "PB", "PBT", "PB-SY"} <= set(f3):
-            even = all(0.8 <= f3[s].hi_over_lo <= 1.25 for s in ("SB", "DCS"))
-            favour = all(f3[s].hi_over_lo > 1.25 for s in ("PB", "PBT"))
-            pbsy = f3["PB-SY"].hi_over_lo > 1.0 and not f3["PB-SY"].lo_starved
-            add("fig-w3", "Figure 3 (W3): SB and DCS split evenly; PB and PBT favour hi jobs;"
-                " PB-SY favours hi without starving lo", even and favour and pbsy,
-                "hi/lo share " + ", ".join(
-                    f"{s} {f3[s].hi_over_lo:.2f}{' (lo starved)' if f3[s].lo_starved else ''}"
-                    for s in ("SB", "DCS", "PB", "PBT", "PB-SY")))
-    return out
+
+
+def _latency_claim(latencies: dict[tuple[str, int], float], add: Add) -> None:
+    """The text's 32 µs small-message latency, on W6."""
+    lat = {k: v for k, v in latencies.items() if v == v}
+    w6 = [v for (_, w), v in lat.items() if w == 6]
+    rest = max(lat.items(), key=lambda kv: kv[1]) if lat else (("-", 0), math.nan)
+    add("latency-32us", "One-way latency of a small message is 32 µs under every "
+        "scheme (text): checked on W6, where nothing queues ahead of one",
+        bool(w6) and max(w6) <= 36,
+        f"W6 {min(w6):.1f}-{max(w6):.1f} µs; elsewhere up to {rest[1]:.0f} µs "
+        f"({rest[0][0]} W{rest[0][1]}), queued behind LIFE's large messages at the "
+        "sender's interface" if w6 else "no W6 runs")
+
+
+def _table5_claims(t5, add: Add) -> None:
+    """Table 5: the CV of the jobs' completion times (W5, W3)."""
+    cv = {(r.workload, r.scheme): r.sim_cv for r in t5.itertuples()}
+    others = [cv[(5, s)] for s in T5_SCHEMES if s != "PBT" and (5, s) in cv]
+    if (5, "PBT") in cv and others:
+        add("t5-w5-pbt-cv", "Table 5, W5: PBT's CV far above the other schemes'",
+            cv[(5, "PBT")] > 2 * max(others),
+            f"PBT {cv[(5, 'PBT')]:.2f}, others {min(others):.2f}-{max(others):.2f}")
+    r3 = t5[(t5["workload"] == 3) & (t5["scheme"] == "SB")]
+    if len(r3):
+        jobs = [float(x) for x in r3.iloc[0]["sim_jobs"].split(" / ")]
+        ratio = (jobs[0] + jobs[1]) / max(jobs[2] + jobs[3], 1e-9)
+        low = min((cv[(3, s)], s) for s in T5_SCHEMES if (3, s) in cv)
+        add("t5-w3", "Table 5, W3: SB's hi jobs take several times (paper 5.6x) its lo jobs;"
+            " PB-SY has the lowest CV", ratio >= 3 and low[1] == "PB-SY",
+            f"SB hi/lo {ratio:.1f}x; lowest CV {low[1]} {low[0]:.2f}")
+
+
+def _figure_claims(fair, add: Add) -> None:
+    """Figures 2-3: the CPU shares (W5 imbalance under PBT, W3 hi/lo split)."""
+    f5 = {r.scheme: r.share_cv for r in fair[fair["workload"] == 5].itertuples()}
+    if "PBT" in f5:
+        rest = [v for s, v in f5.items() if s != "PBT"]
+        add("fig-w5", "Figure 2 (W5): PBT's CPU shares are imbalanced, the others even",
+            bool(rest) and f5["PBT"] > 2 * max(rest),
+            f"share CV PBT {f5['PBT']:.2f}, others {min(rest):.2f}-{max(rest):.2f}")
+    f3 = {r.scheme: r for r in fair[fair["workload"] == 3].itertuples()}
+    if {"SB", "DCS", "PB", "PBT", "PB-SY"} <= set(f3):
+        even = all(0.8 <= f3[s].hi_over_lo <= 1.25 for s in ("SB", "DCS"))
+        favour = all(f3[s].hi_over_lo > 1.25 for s in ("PB", "PBT"))
+        pbsy = f3["PB-SY"].hi_over_lo > 1.0 and not f3["PB-SY"].lo_starved
+        add("fig-w3", "Figure 3 (W3): SB and DCS split evenly; PB and PBT favour hi jobs;"
+            " PB-SY favours hi without starving lo", even and favour and pbsy,
+            "hi/lo share " + ", ".join(
+                f"{s} {f3[s].hi_over_lo:.2f}{' (lo starved)' if f3[s].lo_starved else ''}"
+                for s in ("SB", "DCS", "PB", "PBT", "PB-SY")))
 
 
 #: The model's main departure, which most of the failing findings share.

@@ -205,16 +205,14 @@ def _plot_figure(df, title: str, path: str) -> None:
     plt.close(fig)
 
 
-def run(out_dir: str, *, quick: bool = False, real: bool = False,
-        progress: Callable[[str], None] | None = None,
-        echo: Callable[[str, Any], None] | None = None) -> dict[str, Any]:
-    """Runs the reproduction into ``out_dir``; returns headlines and findings."""
+def _table1(out_dir: str, scale: float, say: Callable[[str], None]):
+    """Table 1 simulated per scheme, beside the paper's (times scaled back to the
+    paper's size), written to ``table1.csv`` and ``classes.csv``; returns
+    ``(table DataFrame, per-scheme runs, classes DataFrame, optimum (s), findings)``."""
     import os
 
     import pandas as pd
 
-    scale = 0.1 if quick else 1.0
-    say = progress or (lambda _m: None)
     rows: dict[str, dict[str, Any]] = {}
     classes: list[dict[str, Any]] = []
     optimum = math.nan
@@ -249,6 +247,15 @@ def run(out_dir: str, *, quick: bool = False, real: bool = False,
     pd.DataFrame(found).to_csv(os.path.join(out_dir, "findings.csv"), index=False)
     cls = pd.DataFrame(classes, columns=["time_s", "job", "class"])
     cls.to_csv(os.path.join(out_dir, "classes.csv"), index=False)
+    return df, rows, cls, optimum, found
+
+
+def _variants(out_dir: str, scale: float, say: Callable[[str], None]):
+    """The open choices (:data:`VARIANTS`) simulated, written to ``variants.csv``."""
+    import os
+
+    import pandas as pd
+
     var_rows = []
     for scheme, label, keys, what in VARIANTS:
         say(f"variant: {scheme} {label}")
@@ -259,6 +266,16 @@ def run(out_dir: str, *, quick: bool = False, real: bool = False,
                          "over_optimum_%": 100 * r.over_optimum})
     variants = pd.DataFrame(var_rows)
     variants.to_csv(os.path.join(out_dir, "variants.csv"), index=False)
+    return variants
+
+
+def _figures(out_dir: str, quick: bool, say: Callable[[str], None]):
+    """Figures 1-2 simulated (``figures.csv``, ``fig1.png``, ``fig2.png``); returns
+    ``(the figures' DataFrame, their findings)``."""
+    import os
+
+    import pandas as pd
+
     fig_scale, fig_reps = (0.25, 1) if quick else (1.0, 3)
     figs = {}
     for machine in ("es40", "potomac"):
@@ -266,31 +283,41 @@ def run(out_dir: str, *, quick: bool = False, real: bool = False,
         figs[machine] = fcs_figure(machine=machine, scale=fig_scale, reps=fig_reps)
     fig_df = pd.concat(list(figs.values()), ignore_index=True)
     fig_df.to_csv(os.path.join(out_dir, "figures.csv"), index=False)
-    found += figure_findings(figs["es40"], figs["potomac"])
+    found = figure_findings(figs["es40"], figs["potomac"])
     _plot_figure(figs["es40"], "Figure 1 (simulated): ES40, 4 CPUs, 4-thread programs",
                  os.path.join(out_dir, "fig1.png"))
     _plot_figure(figs["potomac"], "Figure 2 (simulated): Potomac, 4 cores x 2 threads, "
                  "7-thread programs", os.path.join(out_dir, "fig2.png"))
-    real_rows = None
-    if real:
-        say("table 1 on this machine")
-        from parsched.reproduce.desktop import ensure_bsp
-        from parsched.runtime import fcs_real as fcs_real  # the Linux runtime's Table 1
+    return fig_df, found
 
-        measured = fcs_real.table1_real(ensure_bsp(), schemes=fcs_real.SCHEMES, quick=quick,
-                                        progress=say)
-        real_rows = pd.DataFrame([{k: v for k, v in r.items() if k not in ("classes",
-                                                                           "makespans")}
-                                  for r in measured])
-        real_classes = [{"scheme": r["scheme"], "job": j + 1, "t_s": t, "class": c}
-                        for r in measured for j, hist in enumerate(r.get("classes") or [])
-                        for t, c in hist]
-        pd.DataFrame(real_classes, columns=["scheme", "job", "t_s", "class"]).to_csv(
-            os.path.join(out_dir, "classes_real.csv"), index=False)
-        real_rows.to_csv(os.path.join(out_dir, "table1_real.csv"), index=False)
-        found += real_findings(measured)
-    pd.DataFrame(found).to_csv(os.path.join(out_dir, "findings.csv"), index=False)
-    # the figure: simulated beside the paper, per scheme
+
+def _real_table1(out_dir: str, quick: bool, say: Callable[[str], None]):
+    """Table 1 on this machine (``table1_real.csv``, ``classes_real.csv``); returns
+    ``(its DataFrame, its findings)``."""
+    import os
+
+    import pandas as pd
+
+    say("table 1 on this machine")
+    from parsched.reproduce.desktop import ensure_bsp
+    from parsched.runtime import fcs_real as fcs_real  # the Linux runtime's Table 1
+
+    measured = fcs_real.table1_real(ensure_bsp(), schemes=fcs_real.SCHEMES, quick=quick,
+                                    progress=say)
+    real_rows = pd.DataFrame([{k: v for k, v in r.items() if k not in ("classes",
+                                                                       "makespans")}
+                              for r in measured])
+    real_classes = [{"scheme": r["scheme"], "job": j + 1, "t_s": t, "class": c}
+                    for r in measured for j, hist in enumerate(r.get("classes") or [])
+                    for t, c in hist]
+    pd.DataFrame(real_classes, columns=["scheme", "job", "t_s", "class"]).to_csv(
+        os.path.join(out_dir, "classes_real.csv"), index=False)
+    real_rows.to_csv(os.path.join(out_dir, "table1_real.csv"), index=False)
+    return real_rows, real_findings(measured)
+
+
+def _plot_table1(df, path: str) -> None:
+    """The figure: simulated beside the paper, per scheme."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 4))
     x = range(len(SCHEMES))
@@ -304,12 +331,19 @@ def run(out_dir: str, *, quick: bool = False, real: bool = False,
     ax.set_ylabel("time (s)")
     ax.set_title("Seed 002, Table 1: simulated beside the paper")
     ax.legend(fontsize=8, ncol=3)
-    save_figure(fig, os.path.join(out_dir, "table1.png"))
+    save_figure(fig, path)
     plt.close(fig)
+
+
+def _summary_md(quick: bool, optimum: float, df, found, cls, variants, fig_df,
+                real_rows) -> str:
+    """``summary.md``: every table and finding of the run."""
+    import pandas as pd
+
     held = sum(f["holds"] for f in found)
     md = ["# Seed 002 reproduction: flexible coscheduling on the parallel desktop", "",
           f"Run: {'--quick (a tenth of the iterations, times scaled back)' if quick else 'full'}"
-          f"; optimum {optimum / scale:.0f} s (total demand over processors).", "",
+          f"; optimum {optimum:.0f} s (total demand over processors).", "",
           "## Table 1 (s): simulated beside the paper", "",
           markdown_table(df.round(1)), "",
           f"## Findings: {held} of {len(found)} hold", "",
@@ -328,8 +362,33 @@ def run(out_dir: str, *, quick: bool = False, real: bool = False,
                "each row with its load.", "",
                markdown_table(real_rows[[c for c in REAL_SHOWN if c in real_rows]].round(2)),
                ""]
+    return "\n".join(md)
+
+
+def run(out_dir: str, *, quick: bool = False, real: bool = False,
+        progress: Callable[[str], None] | None = None,
+        echo: Callable[[str, Any], None] | None = None) -> dict[str, Any]:
+    """Runs the reproduction into ``out_dir``; returns headlines and findings."""
+    import os
+
+    import pandas as pd
+
+    scale = 0.1 if quick else 1.0
+    say = progress or (lambda _m: None)
+    df, rows, cls, optimum, found = _table1(out_dir, scale, say)
+    variants = _variants(out_dir, scale, say)
+    fig_df, fig_found = _figures(out_dir, quick, say)
+    found += fig_found
+    real_rows = None
+    if real:
+        real_rows, real_found = _real_table1(out_dir, quick, say)
+        found += real_found
+    pd.DataFrame(found).to_csv(os.path.join(out_dir, "findings.csv"), index=False)
+    _plot_table1(df, os.path.join(out_dir, "table1.png"))
+    held = sum(f["holds"] for f in found)
     with open(os.path.join(out_dir, "summary.md"), "w", encoding="utf-8") as f:
-        f.write("\n".join(md))
+        f.write(_summary_md(quick, optimum / scale, df, found, cls, variants, fig_df,
+                            real_rows))
     with open(os.path.join(out_dir, "table1.md"), "w", encoding="utf-8") as f:
         f.write(markdown_table(df.round(1)) + "\n")
     if echo:
@@ -341,7 +400,7 @@ def run(out_dir: str, *, quick: bool = False, real: bool = False,
             echo("Table 1 on this machine (s; load = 1-minute load average before)",
                  real_rows[[c for c in REAL_SHOWN if c in real_rows]].round(2))
     return {
-        "headlines": {f"{s}_makespan": full_rows[s]["makespan"] for s in SCHEMES}
+        "headlines": {f"{s}_makespan": rows[s]["makespan"] / scale for s in SCHEMES}
         | {"fcs_over_optimum": rows["fcs"]["over_optimum"], "findings_held": held,
            "findings": len(found)},
         "findings": found,

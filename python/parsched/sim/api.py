@@ -64,7 +64,7 @@ SUMMARY_KEYS = (
 #: ``batch_means``, with the core's ``time_per_iter`` named ``time_per_iteration``).
 BARRIER_SUMMARY_KEYS = (
     "time_per_iteration", "ci90_half_width", "start", "end", "iterations",
-    "utilization", "useful_time", "busy_wait_time", "measured_busy_wait_time",
+    "useful_utilization", "useful_time", "busy_wait_time", "measured_busy_wait_time",
     "overhead_time", "context_switches", "blocking_events", "yields", "alpha_measured",
     "preemptions", "slot_switches", "fragmentation", "gang_iterations", "events",
     "max_pending", "t_p", "t_w", "eq6", "eq8", "eq12", "eq13", "wall_seconds",
@@ -283,7 +283,7 @@ class BarrierResult(SimResult):
 
     ``summary`` holds :data:`BARRIER_SUMMARY_KEYS`: ``time_per_iteration``
     (mean time per iteration of the measured gang), ``ci90_half_width`` (batch
-    means), ``utilization``, ``busy_wait_time``, ``overhead_time``,
+    means), ``useful_utilization``, ``busy_wait_time``, ``overhead_time``,
     ``context_switches``, ``blocking_events``, ``yields`` and ``alpha_measured``
     (``wait = "yield"``: mean yields per wait, the seed's measured α; None
     otherwise), ``preemptions``, ``slot_switches``,
@@ -297,7 +297,7 @@ class BarrierResult(SimResult):
     consecutive batches of iteration times behind the confidence interval.
     """
 
-    _HEADLINE = ("time_per_iteration", "ci90_half_width", "utilization", "t_p", "t_w",
+    _HEADLINE = ("time_per_iteration", "ci90_half_width", "useful_utilization", "t_p", "t_w",
                  "iterations")
     FRAMES = ("iteration_histogram",)
 

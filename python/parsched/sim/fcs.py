@@ -89,7 +89,9 @@ class FcsResult(SimResult):
     for one replication); ``optimum``: total demand over processors, the
     makespan no schedule beats; ``over_optimum``: (makespan − optimum) /
     optimum; ``classes``: FCS's class changes in the first replication
-    (``time_s``, ``job`` 0-based, ``class`` CS/F/DC); ``config``: every key's
+    (``time_s``, ``job`` 0-based, ``class`` CS/F/DC); the counters
+    (``context_switches``, ``blocks``, ``slot_switches``, ``events``) are totals
+    over the replications; ``config``: every key's
     value as the core read it. ``summary``: :data:`FCS_SUMMARY_KEYS`;
     :meth:`frames`: ``jobs`` (``job``, ``finish_s``) and ``classes``.
     """

@@ -3,7 +3,7 @@
 //! examples. Each example uses only part of it.
 #![allow(dead_code)]
 
-use parsched_sim::machines::pools::Value;
+use parsched_core::Value;
 use parsched_sim::workloads::swf::BatchJob;
 use std::fmt::Display;
 

@@ -40,10 +40,10 @@
 //! batch and 0 for interactive (or typeless) jobs, and no requested times
 //! (the loader's `missing_requested_time` rule applies).
 
-use crate::machines::pools::Value;
 use crate::rng::{stream, Stream, StreamRng};
 use crate::workloads::swf::{LoadReport, SwfHeader, SwfRecord, SwfRules, SwfWriter, Trace};
 use parsched_core::ConfigError;
+use parsched_core::Value;
 use rand::Rng;
 use rand_distr::{Distribution, Gamma};
 use serde::{Deserialize, Serialize};
@@ -143,6 +143,9 @@ impl TypeParams {
         self
     }
 }
+
+/// The largest generated workload (jobs): about 1.6 GB of jobs in memory.
+pub const MAX_WORKLOAD_JOBS: u64 = 50_000_000;
 
 /// Log run time cap (TOO_MUCH_TIME).
 pub const TOO_MUCH_TIME: f64 = 12.0;

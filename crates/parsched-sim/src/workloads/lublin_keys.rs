@@ -5,9 +5,9 @@
 //! class and the `[lublin]` key table of `docs/formats/config-toml.md` come.
 
 use super::lublin::LublinConfig;
-use crate::machines::batch::config::MAX_WORKLOAD_JOBS;
-use crate::machines::pools::Value;
+use super::lublin::MAX_WORKLOAD_JOBS;
 use parsched_core::schema::{Field, Kind, Schema, Typed};
+use parsched_core::Value;
 use parsched_core::{field, ConfigError};
 
 type C = LublinConfig;

@@ -15,8 +15,8 @@
 //! (committed, replayed first by every later run); the crash itself becomes a
 //! named case in `regressions` below.
 
+use parsched_core::Value;
 use parsched_sim::machines::batch::{self, BatchConfig, BatchError};
-use parsched_sim::machines::pools::Value;
 use parsched_sim::workloads::swf::{self, SwfError};
 use proptest::prelude::*;
 use std::io::{Read, Write};

@@ -50,7 +50,7 @@ def grid_table(plan: Plan, runs: dict[BarrierConfig, dict[str, Any]],
             "local_block_same": runs[pt["local_block_same"][0]]["time_per_iteration"],
             "local_block_compute": runs[pt["local_block_compute"][0]]["time_per_iteration"],
         }
-        utils = {k: float(np.mean([runs[c]["utilization"] for c in pt[k]])) for k in sims}
+        utils = {k: float(np.mean([runs[c]["useful_utilization"] for c in pt[k]])) for k in sims}
         idles = {k: float(np.mean([runs[c].get("idle_fraction", math.nan) for c in pt[k]]))
                  for k in sims}
         spread = [runs[c]["time_per_iteration"] for c in pt["local_busy"]]
@@ -103,7 +103,7 @@ def grid_table(plan: Plan, runs: dict[BarrierConfig, dict[str, Any]],
                 "capped": bool(key == "eq8" and m < float(
                     (1 + TCS_GANG / TQ) ** n * (tp + tw) * l ** n) - 1e-12),
                 "out_of_regime_because": note,
-                "sim_utilization": utils[scheme],
+                "sim_useful_utilization": utils[scheme],
                 "sim_idle": idles[scheme],
                 "parsched_idle_corrected": m / (1.0 - idles[scheme])
                 if key in ("eq10", "eq12") else math.nan,

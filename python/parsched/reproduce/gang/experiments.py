@@ -66,8 +66,8 @@ def experiment_tables(plan: Plan, runs) -> dict[int, pd.DataFrame]:
                 r["alpha_measured_compute"] = amc
                 r["eq13_alpha_measured"] = float(fr.t_block_compute(
                     tp, tw, n, l, TQ, p["tcs_default"], amc))
-                r["utilization_block_same"] = float(np.mean(
-                    [runs[c]["utilization"] for c in p["runs"]["block"]]))
+                r["useful_utilization_block_same"] = float(np.mean(
+                    [runs[c]["useful_utilization"] for c in p["runs"]["block"]]))
             if e == 4:
                 vals = [runs[c]["time_per_iteration"] for c in p["runs"]["local_busy"]]
                 r["sim_uncoord_busy"] = harmonic(vals)

@@ -37,43 +37,51 @@ if TYPE_CHECKING:  # pragma: no cover
     import concurrent.futures as cf
 
 
-def run(
-    out: str,
-    *,
-    quick: bool = False,
-    executor: cf.Executor | None = None,
-    progress: bool = True,
-    echo: Callable[[str, Any], None] | None = None,
-) -> dict[str, Any]:
-    """Simulates every part as one sweep and writes CSV/PNG/summary.md into ``out``."""
-    import pandas as pd
+#: The columns each experiment's table shows.
+SHOWN = {
+    1: ["GRAIN", "tp_plus_tw", "sim_gang_busy", "eq6", "sim_block", "eq12", "overhead_sim",
+        "overhead_model"],
+    2: ["GRAIN", "tp_plus_tw", "sim_gang_busy", "eq6", "sim_block", "eq12", "ratio_sim",
+        "ratio_model"],
+    3: ["load", "alpha", "sim_block", "eq12", "sim_block_compute", "sim_block_compute_min",
+        "sim_block_compute_max", "eq13", "sim_block_compute_priority", "sim_gang_busy",
+        "eq6"],
+    4: ["load", "sim_gang_busy", "eq6", "sim_block", "eq12", "sim_uncoord_busy",
+        "sim_uncoord_busy_min", "sim_uncoord_busy_max", "eq8"],
+}
 
+
+#: Each experiment's title.
+TITLES = {
+    1: "Experiment 1 (Fig. 4): LOAD 1, VAR 0 — blocking's constant overhead",
+    2: "Experiment 2 (Figs. 5-6): LOAD 3, VAR = GRAIN — crossover and ratio",
+    3: "Experiment 3 (Fig. 7): GRAIN = VAR = 1000 — blocking's altruism",
+    4: "Experiment 4 (Fig. 8): n = 2, GRAIN = VAR = 100 — linear vs quadratic growth",
+}
+
+
+def _simulate(plan, executor, progress: bool):
+    """The plan's configurations as one deduplicated sweep; returns ``(configs,
+    the sweep's DataFrame, per-config results, distinct runs, simulation seconds)``."""
     from parsched.sim.api import sweep
 
-    plan = build_plan(quick=quick)
     configs = plan.configs()
     df = sweep(configs, executor=executor, progress=progress)
     runs: dict[BarrierConfig, dict[str, Any]] = {}
     for cfg, (_, row) in zip(configs, df.iterrows(), strict=True):
         runs[cfg] = {"time_per_iteration": float(row["time_per_iteration"]),
-                     "utilization": float(row["utilization"]),
+                     "useful_utilization": float(row["useful_utilization"]),
                      "ci90_half_width": float(row["ci90_half_width"]),
                      "idle_fraction": idle_fraction(row),
                      "alpha_measured": _float_or_nan(row.get("alpha_measured"))}
     unique = len(set(configs))
     sim_seconds = float(df.drop_duplicates(subset=list(BarrierConfig.defaults()))
                         ["wall_seconds"].sum())
+    return configs, df, runs, unique, sim_seconds
 
-    refs = reference_table(plan, quick, executor)
-    grid = grid_table(plan, runs, quick, refs)
-    gsum = grid_summary(grid)
-    exps = experiment_tables(plan, runs)
-    phase = phase_table(plan, runs)
-    twop = twophase_table(plan, runs)
-    head_df, head_js = headlines(gsum, exps, phase, twop)
-    pag = phase_agreement(phase)
-    ploads = phase_load_table(plan, runs)
 
+def _write_outputs(out: str, df, grid, gsum, exps, phase, pag, ploads, twop, head_df) -> None:
+    """Every CSV and figure of the run into ``out``."""
     df.to_csv(os.path.join(out, "all_runs.csv"), index=False)
     grid.to_csv(os.path.join(out, "equations.csv"), index=False)
     gsum.to_csv(os.path.join(out, "equations_summary.csv"), index=False)
@@ -88,21 +96,22 @@ def run(
     plot_experiments(exps, os.path.join(out, "experiments.png"))
     plot_phase(phase, os.path.join(out, "fig9.png"))
 
+
+def _header(plan, quick: bool, runs: int, unique: int, sim_seconds: float) -> str:
+    """The run's one-paragraph description (mode, sizes, seeds)."""
     mode = "quick" if quick else "full"
-    blk_region = phase[phase["reachable"] & (phase["model_region"] == "blocking")]
-    max_idle = float(blk_region["sim_block_idle"].max()) if len(blk_region) else math.nan
-    ref_rel = pd.concat([
-        (blk_region["reference_block"] - blk_region["sim_block"]) / blk_region["sim_block"],
-        (ploads["reference_block"] - ploads["sim_block"]) / ploads["sim_block"]])
-    ref_fig9 = float(ref_rel.abs().max()) if len(ref_rel) else math.nan
     L = plan.length
-    header = (
-        f"mode {mode}: {len(configs)} runs, {unique} distinct simulations "
+    return (
+        f"mode {mode}: {runs} runs, {unique} distinct simulations "
         f"({sim_seconds:.1f} s of simulation); runs aim at {L.rounds} scheduling rounds "
         f"(k between {L.k_min} and {L.k_max}); uncoordinated busy waiting pools {L.seeds} seeds, "
         f"{L.seeds_eq8} seeds of {EQ8_ROUNDS_PER_SEED} rounds at eq. (8)'s in-regime points "
         "with ℓ >= 2 (harmonic mean of the time per iteration = mean iteration rate)."
     )
+
+
+def _md_equations(header: str, head_df, grid, gsum) -> list[str]:
+    """summary.md: the headlines and part (a), the equations against simulation."""
     md = [
         "# Seed 001 (Feitelson & Rudolph 1992): gang scheduling and fine-grain "
         "synchronization, reproduced by parsched", "", header, "",
@@ -133,7 +142,12 @@ def run(
     cols = ["equation", "n", "l", "tp", "tw", "grain_regime", "sim", "model", "rel_error",
             "within_5pct", "sim_idle", "reference", "parsched_rel_error"]
     md += [markdown_table(grid[grid["in_regime"]], cols), ""]
-    md += [
+    return md
+
+
+def _md_experiments(exps) -> list[str]:
+    """summary.md: part (b), experiments 1-4."""
+    md = [
         "## (b) Experiments 1-4 (§3.3), Makbilan parameters", "",
         "Eq. (14): grain = 0.00141·GRAIN ms, var = 0.00141·VAR ms, barrier cost 0.137 ms "
         "(so t_p = 0.137 + 0.00141·(GRAIN + VAR/2)); t_w = var·(n−1)/(2(n+1)) = 0.000577·VAR "
@@ -144,26 +158,22 @@ def run(
         "about 1.2 at load 4). τq = 50 ms; n = 10 (experiment 4: n = 2).", "",
         "![experiments](experiments.png)", "",
     ]
-    shown = {
-        1: ["GRAIN", "tp_plus_tw", "sim_gang_busy", "eq6", "sim_block", "eq12", "overhead_sim",
-            "overhead_model"],
-        2: ["GRAIN", "tp_plus_tw", "sim_gang_busy", "eq6", "sim_block", "eq12", "ratio_sim",
-            "ratio_model"],
-        3: ["load", "alpha", "sim_block", "eq12", "sim_block_compute", "sim_block_compute_min",
-            "sim_block_compute_max", "eq13", "sim_block_compute_priority", "sim_gang_busy",
-            "eq6"],
-        4: ["load", "sim_gang_busy", "eq6", "sim_block", "eq12", "sim_uncoord_busy",
-            "sim_uncoord_busy_min", "sim_uncoord_busy_max", "eq8"],
-    }
-    titles = {
-        1: "Experiment 1 (Fig. 4): LOAD 1, VAR 0 — blocking's constant overhead",
-        2: "Experiment 2 (Figs. 5-6): LOAD 3, VAR = GRAIN — crossover and ratio",
-        3: "Experiment 3 (Fig. 7): GRAIN = VAR = 1000 — blocking's altruism",
-        4: "Experiment 4 (Fig. 8): n = 2, GRAIN = VAR = 100 — linear vs quadratic growth",
-    }
     for e in (1, 2, 3, 4):
-        md += [f"### {titles[e]}", "", markdown_table(exps[e], shown[e]), ""]
-    md += [
+        md += [f"### {TITLES[e]}", "", markdown_table(exps[e], SHOWN[e]), ""]
+    return md
+
+
+def _md_phase(phase, pag, ploads) -> list[str]:
+    """summary.md: part (c), Figure 9's phase diagram and where it parts."""
+    import pandas as pd
+
+    blk_region = phase[phase["reachable"] & (phase["model_region"] == "blocking")]
+    max_idle = float(blk_region["sim_block_idle"].max()) if len(blk_region) else math.nan
+    ref_rel = pd.concat([
+        (blk_region["reference_block"] - blk_region["sim_block"]) / blk_region["sim_block"],
+        (ploads["reference_block"] - ploads["sim_block"]) / ploads["sim_block"]])
+    ref_fig9 = float(ref_rel.abs().max()) if len(ref_rel) else math.nan
+    return [
         "## (c) Figure 9: phase diagram (σ = 1/2)", "",
         "Formulas: eqs. (15) and (16) with τq = 50, τcs = 0.2, α = 1.5, n = 10. Simulation: at "
         "each grid point gang busy-waiting and local blocking (competitors alike, ℓ = 3, the "
@@ -196,7 +206,11 @@ def run(
                        ["tp", "tw", "dist", "model_ratio", "sim_ratio", "sim_block_idle",
                         "reference_block", "model_region", "sim_region", "agree"]), "",
     ]
-    md += [
+
+
+def _md_twophase(twop) -> list[str]:
+    """summary.md: part (d), two-phase waiting."""
+    return [
         "## (d) Two-phase waiting (§2; conclusion 4)", "",
         "Spin up to α·τcs (the cost of one block), then block; Makbilan parameters as in "
         "(b), uncoordinated runs pooled over seeds (harmonic mean). The seed omits two-phase "
@@ -206,6 +220,34 @@ def run(
         "uncoordinated busy waiting but brings no real benefit without gang scheduling.", "",
         markdown_table(twop), "",
     ]
+
+
+def run(
+    out: str,
+    *,
+    quick: bool = False,
+    executor: cf.Executor | None = None,
+    progress: bool = True,
+    echo: Callable[[str, Any], None] | None = None,
+) -> dict[str, Any]:
+    """Simulates every part as one sweep and writes CSV/PNG/summary.md into ``out``."""
+    plan = build_plan(quick=quick)
+    configs, df, runs, unique, sim_seconds = _simulate(plan, executor, progress)
+
+    refs = reference_table(plan, quick, executor)
+    grid = grid_table(plan, runs, quick, refs)
+    gsum = grid_summary(grid)
+    exps = experiment_tables(plan, runs)
+    phase = phase_table(plan, runs)
+    twop = twophase_table(plan, runs)
+    head_df, head_js = headlines(gsum, exps, phase, twop)
+    pag = phase_agreement(phase)
+    ploads = phase_load_table(plan, runs)
+
+    _write_outputs(out, df, grid, gsum, exps, phase, pag, ploads, twop, head_df)
+    header = _header(plan, quick, len(configs), unique, sim_seconds)
+    md = (_md_equations(header, head_df, grid, gsum) + _md_experiments(exps)
+          + _md_phase(phase, pag, ploads) + _md_twophase(twop))
     with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as fh:
         fh.write("\n".join(md))
     if echo:
@@ -216,7 +258,7 @@ def run(
              gsum[["equation", "regime", "points_in_regime", "within_5pct",
                    "median_abs_err_in", "max_abs_err_in", "median_abs_err_out"]])
         for e in (1, 2, 3, 4):
-            echo(titles[e], exps[e][shown[e]])
+            echo(TITLES[e], exps[e][SHOWN[e]])
         echo("(c) Figure 9: agreement per formula region", pag)
         echo("(c) Figure 9: a blocking-region point at several loads", ploads)
     if echo:

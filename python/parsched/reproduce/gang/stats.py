@@ -35,9 +35,9 @@ def _mean_alpha(runs, cfgs: Sequence[BarrierConfig]) -> float:
 
 def idle_fraction(row: Any) -> float:
     """Fraction of processor time in which a processor has nothing to run: 1 −
-    (useful + overhead + busy waiting)/(P·end), with P·end = useful/utilization.
+    (useful + overhead + busy waiting)/(P·end), with P·end = useful/useful_utilization.
     (Skewing threads' compute, at most τq per processor, counts as idle.)"""
-    u = float(row["utilization"])
+    u = float(row["useful_utilization"])
     useful = float(row["useful_time"])
     if not u > 0 or not useful > 0:
         return math.nan

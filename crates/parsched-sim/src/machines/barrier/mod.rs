@@ -118,7 +118,6 @@
 
 use crate::engine::{run_watched, Engine, Flow, Model, RunEnd, Timer};
 use crate::machines::common::MachineError;
-use crate::machines::pools::Value;
 use crate::rng::{stream, Stream, StreamRng};
 use crate::stats::mean_ci90;
 use hdrhistogram::Histogram;
@@ -130,6 +129,7 @@ use parsched_core::policy::wait::WaitAction;
 use parsched_core::program::{Cursor, Dist, Op, Program, Step};
 use parsched_core::time::{ticks_to_units, units_to_ticks, TickUnit, TICKS_PER_UNIT};
 use parsched_core::ThreadId;
+use parsched_core::Value;
 use parsched_core::{ConfigError, ProcId, Time};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -477,7 +477,7 @@ pub fn run(
         start: start.as_units(),
         end: end_u,
         iterations,
-        utilization: ticks_to_units(m.stats.useful) / (p * end_u),
+        useful_utilization: ticks_to_units(m.stats.useful) / (p * end_u),
         useful_time: ticks_to_units(m.stats.useful),
         busy_wait_time: ticks_to_units(m.stats.spin),
         measured_busy_wait_time: ticks_to_units(m.stats.measured_spin),

@@ -26,8 +26,11 @@ pub struct SyncResult {
     pub start: f64,
     pub end: f64,
     pub iterations: u64,
-    /// Useful compute (all threads but the skewing ones) / (P · end).
-    pub utilization: f64,
+    /// Useful compute (all threads but the skewing ones) / (P · end): the
+    /// share of capacity doing the jobs' work (spinning and overheads are
+    /// `busy_wait_time` and `overhead_time`; pools' `utilization` counts
+    /// overheads as busy, so this one has its own name).
+    pub useful_utilization: f64,
     pub useful_time: f64,
     /// Processor time spent spinning at barriers (all gangs).
     pub busy_wait_time: f64,

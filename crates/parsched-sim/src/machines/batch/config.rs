@@ -1,10 +1,10 @@
 //! The batch machine's configuration: [`BatchConfig`], set and checked
 //! through its schema ([`super::SCHEMA`], `keys.rs`).
 
-use crate::machines::pools::Value;
 use crate::workloads::swf::SwfRules;
 use parsched_core::policy::gang::SlotAllocation;
 use parsched_core::ConfigError;
+use parsched_core::Value;
 use serde::{Deserialize, Serialize};
 
 /// Which scheduler runs the machine.
@@ -55,8 +55,7 @@ pub enum WorkloadKind {
 /// published Lublin–Feitelson model's 128 processors.
 pub const LUBLIN_DEFAULT_PROCS: u32 = 128;
 
-/// The largest generated workload (jobs): about 1.6 GB of jobs in memory.
-pub const MAX_WORKLOAD_JOBS: u64 = 50_000_000;
+pub use crate::workloads::lublin::MAX_WORKLOAD_JOBS;
 
 /// The batch machine's configuration. Keys of [`BatchConfig::set`] are the
 /// field names (rules of [`SwfRules`] by their own names).

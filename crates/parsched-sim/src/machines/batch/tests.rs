@@ -1,6 +1,6 @@
 use super::*;
-use crate::machines::pools::Value;
 use crate::workloads::swf::SwfRules;
+use parsched_core::Value;
 
 fn j(id: i64, submit: u64, runtime: u64, procs: u32, requested: u64) -> BatchJob {
     BatchJob::new(id, submit, runtime, procs, requested)

@@ -4,11 +4,11 @@
 //! documented choices where it does not (`docs/policies/cosched.md`).
 
 use super::apps::AppKind;
-use crate::machines::pools::Value;
 use parsched_core::policy::cosched::CoschedScheme;
 use parsched_core::policy::cosched::Scheme;
 use parsched_core::policy::ts::{BoostTo, DispatchTable};
 use parsched_core::ConfigError;
+use parsched_core::Value;
 use serde::{Deserialize, Serialize};
 
 /// The local scheduler of every node.

@@ -26,11 +26,11 @@
 pub use super::desktop_keys::FCS_SCHEMA;
 use crate::machines::cluster::config::BspJob;
 use crate::machines::cluster::{ClusterConfig, ClusterError, ClusterOptions, LocalKind};
-use crate::machines::pools::Value;
 use parsched_core::policy::classify::ClassifierConfig;
 use parsched_core::policy::cosched::{CoschedScheme, Scheme};
 use parsched_core::policy::fcs::{FRows, FcsConfig, Fill};
 use parsched_core::ConfigError;
+use parsched_core::Value;
 use serde::{Deserialize, Serialize};
 
 /// Seed 002's five schedulers.
@@ -382,6 +382,7 @@ pub struct DesktopResult {
     pub over_optimum: f64,
     /// FCS's class changes in the first replication (empty otherwise).
     pub classes: Vec<ClassChange>,
+    /// Counters: totals over the replications (as in every model).
     pub context_switches: u64,
     pub blocks: u64,
     pub slot_switches: u64,
@@ -412,9 +413,9 @@ pub fn run(cfg: &DesktopConfig, opts: &ClusterOptions) -> Result<DesktopResult, 
                 class: c.clone(),
             })
             .collect(),
-        context_switches: first.context_switches,
-        blocks: first.blocks,
-        slot_switches: first.slot_switches,
+        context_switches: res.runs.iter().map(|r| r.context_switches).sum(),
+        blocks: res.runs.iter().map(|r| r.blocks).sum(),
+        slot_switches: res.runs.iter().map(|r| r.slot_switches).sum(),
         events: res.runs.iter().map(|r| r.events).sum(),
         wall_seconds: res.runs.iter().map(|r| r.wall_seconds).sum(),
     })

@@ -35,9 +35,9 @@ pub use super::desktop_keys::FIGURES_SCHEMA;
 use crate::machines::cluster::config::BspJob;
 use crate::machines::cluster::desktop::{desktop_cluster_base, DefaultWait};
 use crate::machines::cluster::{ClusterConfig, ClusterError, ClusterOptions, LocalKind};
-use crate::machines::pools::Value;
 use parsched_core::policy::cosched::{CoschedScheme, Scheme};
 use parsched_core::ConfigError;
+use parsched_core::Value;
 use serde::{Deserialize, Serialize};
 
 /// The two machines of §4.1.

@@ -9,9 +9,9 @@
 
 use super::desktop::{parse_jobs, DefaultWait, DesktopConfig, DesktopScheme, RunQueues};
 use super::desktop_figs::{FigureConfig, FigureMachine, FigureScheduler, StressorRows};
-use crate::machines::pools::Value;
 use parsched_core::policy::fcs::{FRows, Fill};
 use parsched_core::schema::{Field, Kind, Schema, Typed};
+use parsched_core::Value;
 use parsched_core::{choices, field, ConfigError};
 use std::sync::LazyLock;
 

@@ -6,10 +6,10 @@
 
 use super::apps::AppKind;
 use super::config::{parse_table, BoostQueue, ClusterConfig, LocalKind, PendingRule};
-use crate::machines::pools::Value;
 use parsched_core::policy::cosched::CoschedScheme;
 use parsched_core::policy::ts::BoostTo;
 use parsched_core::schema::{Field, Kind, Schema, Typed};
+use parsched_core::Value;
 use parsched_core::{choices, field, ConfigError};
 use std::str::FromStr;
 

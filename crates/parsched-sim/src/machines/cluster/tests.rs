@@ -213,7 +213,7 @@ fn lost_wakeups_are_rescued_by_the_timeout() {
 
 #[test]
 fn every_key_is_settable_and_names_itself_in_errors() {
-    use crate::machines::pools::Value;
+    use parsched_core::Value;
     for key in super::keys() {
         let mut c = ClusterConfig::default();
         let e = c
@@ -248,8 +248,8 @@ fn every_key_is_settable_and_names_itself_in_errors() {
 
 #[test]
 fn dispatch_tables_load_from_toml_or_dispadmin_text() {
-    use crate::machines::pools::Value;
     use parsched_core::policy::ts::DispatchTable;
+    use parsched_core::Value;
     let stock = DispatchTable::solaris();
     let text = toml::to_string(&stock).unwrap();
     let mut c = ClusterConfig::default();
@@ -296,8 +296,8 @@ fn small_messages_take_the_papers_32_us_one_way() {
 
 #[test]
 fn boost_to_takes_a_name_a_level_or_an_offset() {
-    use crate::machines::pools::Value;
     use parsched_core::policy::ts::BoostTo;
+    use parsched_core::Value;
     let mut c = ClusterConfig::default();
     for (v, want) in [
         (Value::Str("sleep_return".into()), BoostTo::SleepReturn),

@@ -5,9 +5,9 @@
 
 use super::config::{Regioning, RegionsConfig, Workload, MACHINES};
 use super::CacheModel;
-use crate::machines::pools::Value;
 use parsched_core::program::Pattern;
 use parsched_core::schema::{Field, Kind, Schema, Typed};
+use parsched_core::Value;
 use parsched_core::{choices, field, ConfigError};
 
 choices!(Workload {

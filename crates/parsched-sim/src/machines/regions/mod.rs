@@ -82,7 +82,6 @@ pub use keys::{keys, SCHEMA};
 use machine::{first_touch, key_of};
 
 use crate::engine::Engine;
-use crate::machines::pools::Value;
 use crate::machines::regions::analytic::RegionTiming;
 use crate::rng::{mix64, stream, Stream, StreamRng};
 use parsched_core::cache::LruCache;
@@ -93,6 +92,7 @@ use parsched_core::policy::regions::{
 use parsched_core::program::{Cursor, Op, Pattern, Program, Step};
 use parsched_core::time::TickUnit;
 use parsched_core::topology::{Topology, MIB};
+use parsched_core::Value;
 use parsched_core::{CacheId, ConfigError, ProcId, RegionId, Time};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
