@@ -574,13 +574,28 @@ impl Conservative {
         t
     }
 
+    /// One pass: the reservations of the queue's jobs in order (up to the
+    /// point where no later job can start now), the jobs that start now
+    /// pushed to `start`, and what the next pass needs saved.
     pub(super) fn pass(&mut self, view: &BatchView<'_>, start: &mut Vec<usize>) {
-        let now = view.now;
-        let q = view.queue;
         expected_ends(&mut self.ends, view);
         self.reservations.clear();
         self.old.clear();
-        let from = if self.reusable(view) {
+        let from = self.begin_pass(view, start);
+        self.place_queue(view, from, start);
+        self.keep_tail();
+        self.save_pass(view);
+    }
+
+    /// Sets up the profile for a pass: the last pass's placements kept
+    /// outright if they hold ([`Conservative::reusable`]; then returns how
+    /// many jobs they place, already in `reservations`), else a rebuilt
+    /// profile whose earlier placements are checked if they can be
+    /// ([`Conservative::comparable`]; returns 0).
+    #[inline]
+    fn begin_pass(&mut self, view: &BatchView<'_>, start: &mut Vec<usize>) -> usize {
+        let now = view.now;
+        if self.reusable(view) {
             // The profile from now on, with the placed jobs' reservations.
             self.profile.advance(now);
             for (i, &(_, t)) in self.saved_jobs.iter().enumerate() {
@@ -611,7 +626,15 @@ impl Conservative {
                 self.clear_tail();
             }
             0
-        };
+        }
+    }
+
+    /// Places the queue's jobs from position `from` on, in order, until no
+    /// later job can start now; pushes those that start now to `start`.
+    #[inline]
+    fn place_queue(&mut self, view: &BatchView<'_>, from: usize, start: &mut Vec<usize>) {
+        let now = view.now;
+        let q = view.queue;
         // A job can start now only if it fits in the processors free now
         // (the profile never gains processors during a pass).
         let free0 = self.profile.free_now();
@@ -662,8 +685,14 @@ impl Conservative {
                 }
             }
         }
-        // For the next pass: the placements not made by this pass, with the
-        // difference between this profile and theirs.
+    }
+
+    /// For the next pass, after this one placed `reservations`: the
+    /// placements this pass did not reach (it stopped early) join the
+    /// tail, with the difference between this profile and theirs; the
+    /// tail's jobs this pass placed leave it.
+    #[inline]
+    fn keep_tail(&mut self) {
         let done = self.reservations.len();
         let m = self.old.len();
         if done >= m {
@@ -685,13 +714,20 @@ impl Conservative {
             self.tail_carries
                 .push_front((self.tail_base, self.diff.clone()));
         }
+    }
+
+    /// Saves this pass for the next one: its time, the placed jobs that did
+    /// not start now, and the expected ends with those of the jobs started.
+    #[inline]
+    fn save_pass(&mut self, view: &BatchView<'_>) {
+        let now = view.now;
         self.saved = Some(now);
         self.saved_jobs.clear();
         // (the started jobs' ends, sorted, merged into the sorted `ends`:
         // with thousands of running jobs a full sort would cost more than
         // the pass)
         self.started_ends.clear();
-        for (j, &t) in q.iter().zip(&self.reservations) {
+        for (j, &t) in view.queue.iter().zip(&self.reservations) {
             if t == u64::MAX {
                 // (a job wider than the machine: never reused)
                 self.saved = None;
