@@ -117,16 +117,22 @@ def test_frames_hold_the_records(results):
     assert len(results["regions"].frames()["caches"]) == 2
 
 
-def test_sweep_takes_every_swept_model(results):
+def test_sweep_takes_every_model(results):
     swept = [m for m in TINY if MODELS[m].summary is not None]
-    assert {"pools", "barrier", "batch", "cosched", "fcs", "regions"} <= set(swept)
+    assert set(swept) == set(MODELS)
     df = parsched.sweep([TINY[m] for m in swept], progress=False)
     assert list(df["model"]) == swept
     for i, m in enumerate(swept):
         head = MODELS[m].headline
-        assert df[head].iloc[i] == pytest.approx(results[m].summary[head], nan_ok=True)
+        if head is not None:
+            assert df[head].iloc[i] == pytest.approx(results[m].summary[head], nan_ok=True)
+    # the figure's row keeps its whole grid, one column per point
+    fig = results["fcs_figure"].frames()["runs"]
+    row = df.iloc[swept.index("fcs_figure")]
+    for _, p in fig.iterrows():
+        assert row[f"runtime_s_{p['scheduler']}_k{p['k']}_s{p['s']}"] == p["runtime_s"]
     with pytest.raises(TypeError, match="sweep takes"):
-        parsched.sweep([TINY["fcs_figure"]], progress=False)
+        parsched.sweep([{"scheme": "fcs"}], progress=False)
 
 
 def test_a_spec_sweeps_fcs(tmp_path):

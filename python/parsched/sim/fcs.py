@@ -246,6 +246,18 @@ def simulate_fcs_figure(config: FcsFigureConfig | Mapping[str, Any] | None = Non
     return FcsFigureResult(summary=summary, rows=rows, config=config_values)
 
 
+def _run_fcs_figure_summary(cfg: dict[str, Any]) -> dict[str, Any]:
+    """Worker entry point of :func:`parsched.sweep` for an
+    :class:`FcsFigureConfig`: the summary, then one column per point of the
+    figure, ``runtime_s_SCHEDULER_kK_sS`` (the run time of k programs beside s
+    stressors under that scheduler), so that a sweep row keeps the whole grid."""
+    res = simulate_fcs_figure(cfg, workers=1)
+    out = dict(res.summary)
+    for r in res.rows:
+        out[f"runtime_s_{r['scheduler']}_k{r['k']}_s{r['s']}"] = r["runtime_s"]
+    return out
+
+
 def _row(r: Any) -> tuple:
     if isinstance(r, Mapping):
         return tuple(r[k] for k in ("machine", "scheduler", "k", "s", "runtime_s"))
