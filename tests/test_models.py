@@ -178,8 +178,15 @@ BENCH_ARGS = {
     "batch": ["--lublin", "200", "--procs", "16", "--repeat", "1"],
     "cosched": ["--scale", "0.01", "--repeat", "1"],
     "fcs": ["--scale", "0.01", "--repeat", "1"],
+    "fcs_figure": ["--scale", "0.01", "--repeat", "1"],
     "regions": ["--repeat", "1"],
 }
+
+
+def test_bench_covers_every_model():
+    from parsched.cli.bench import BENCHES
+
+    assert set(BENCH_ARGS) == set(BENCHES) == set(MODELS)
 
 
 @pytest.mark.parametrize("model", sorted(BENCH_ARGS))

@@ -17,7 +17,7 @@ from parsched.report.common import jsonable
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    """Time a simulator: pools (default), barrier, batch, cosched, fcs or regions.
+    """Time a simulator: pools (default), barrier, batch, cosched, fcs, fcs_figure or regions.
 
     pools: D=20, pool_size=30, --jobs jobs, no warm-up, one replication, no job
     records, one worker thread; reports simulated events per second.
@@ -39,6 +39,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     fcs: seed 002's Table 1 under default, gang and fcs at --scale (default
     0.25 of the paper's iterations), one replication, best of --repeat runs;
     reports simulated events per second.
+    fcs_figure: seed 002's Figures 1-2 (4 programs, 0-4 stressors, default and
+    gang) on both machines (es40, potomac) at --scale (default 0.25), best of
+    --repeat runs; reports simulated events per second.
     regions: seed 004's memlat (Figure 9's defaults) and balance workloads,
     best of --repeat runs of the standard and the region machine; reports runs
     per second (one run: both machines on the same work).
@@ -124,6 +127,25 @@ def _bench_fcs(args: argparse.Namespace) -> int:
         args, "fcs", "Table 1", "makespan", "makespan",
         [({"scheme": s}, lambda s=s: FcsConfig(scheme=s, scale=args.scale, reps=1, seed=1))
          for s in ("default", "gang", "fcs")])
+
+
+def _bench_fcs_figure(args: argparse.Namespace) -> int:
+    from parsched.config import FcsFigureConfig
+
+    if not (0 < args.scale <= 1):
+        raise ConfigError("--scale", f"{args.scale} is out of range", "0 < scale <= 1")
+    rows: list[dict[str, Any]] = []
+    for machine in ("es40", "potomac"):
+        _events_row(args, FcsFigureConfig(machine=machine, scale=args.scale), rows,
+                    machine=machine)
+    if args.json:
+        print(json.dumps(jsonable({"model": "fcs_figure", "repeat": args.repeat, "runs": rows})))
+        return 0
+    for r in rows:
+        print(f"bench fcs_figure {r['machine']:7s} (scale {r['scale']}): {r['events']:,} "
+              f"events in {r['wall_seconds']:.3f} s = {r['events_per_second']:,.0f} events/s "
+              f"(best of {args.repeat})")
+    return 0
 
 
 def _bench_events(args: argparse.Namespace, model: str, what: str, measure: str, word: str,
@@ -270,7 +292,8 @@ def _bench_batch(args: argparse.Namespace) -> int:
 
 #: ``parsched bench MODEL``: the benchmark of each model.
 BENCHES = {"pools": _bench_pools, "barrier": _bench_barrier, "batch": _bench_batch,
-           "cosched": _bench_cosched, "fcs": _bench_fcs, "regions": _bench_regions}
+           "cosched": _bench_cosched, "fcs": _bench_fcs, "fcs_figure": _bench_fcs_figure,
+           "regions": _bench_regions}
 
 
 def add_parser(sub: Any, fmt: Any) -> None:
@@ -299,9 +322,9 @@ def add_parser(sub: Any, fmt: Any) -> None:
     bp.add_argument("--load", type=float, default=0.9, metavar="L",
                     help="batch --lublin: offered load (default 0.9)")
     bp.add_argument("--repeat", type=int, default=5, metavar="N",
-                    help="barrier, batch, cosched, fcs, regions: runs per configuration, best "
+                    help="barrier, batch, cosched, fcs, fcs_figure, regions: runs per configuration, best "
                          "reported (default 5)")
     bp.add_argument("--scale", type=float, default=0.25, metavar="F",
-                    help="cosched, fcs: fraction of the paper's iterations (default 0.25)")
+                    help="cosched, fcs, fcs_figure: fraction of the paper's iterations (default 0.25)")
     bp.add_argument("--json", action="store_true", help="print one JSON object")
     bp.set_defaults(func=cmd_bench)
