@@ -322,9 +322,10 @@ def add_parser(sub: Any, fmt: Any) -> None:
     bp.add_argument("--load", type=float, default=0.9, metavar="L",
                     help="batch --lublin: offered load (default 0.9)")
     bp.add_argument("--repeat", type=int, default=5, metavar="N",
-                    help="barrier, batch, cosched, fcs, fcs_figure, regions: runs per configuration, best "
-                         "reported (default 5)")
+                    help="barrier, batch, cosched, fcs, fcs_figure, regions: runs per "
+                         "configuration, best reported (default 5)")
     bp.add_argument("--scale", type=float, default=0.25, metavar="F",
-                    help="cosched, fcs, fcs_figure: fraction of the paper's iterations (default 0.25)")
+                    help="cosched, fcs, fcs_figure: fraction of the paper's iterations "
+                         "(default 0.25)")
     bp.add_argument("--json", action="store_true", help="print one JSON object")
     bp.set_defaults(func=cmd_bench)
