@@ -22,6 +22,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+#[macro_use]
 mod common;
 mod fcs;
 mod regions;
@@ -667,23 +668,36 @@ fn real_fcs_classifies_spinners_cs_imbalanced_f_coarse_blockers_dc() {
         ],
         ..Default::default()
     };
-    let mut c = Controller::new(spec).unwrap();
-    let r = c.run().unwrap();
-    for j in &r {
-        println!(
-            "{}: {:?} {:?} wall {:.2}",
-            j.name, j.classes, j.observed, j.wall_s
+    // A job preempted by foreign load spins through its peer's absence
+    // and looks imbalanced (F): retried only when the machine was busy.
+    retry_under_foreign_load(4, || {
+        let mut c = Controller::new(spec.clone()).unwrap();
+        let r = c.run().unwrap();
+        for j in &r {
+            println!(
+                "{}: {:?} {:?} wall {:.2}",
+                j.name, j.classes, j.observed, j.wall_s
+            );
+        }
+        assert!(r.iter().all(|j| j.success), "{r:?}");
+        let first = |k: usize| r[k].classes.first().map(|c| c.1.clone());
+        check!(
+            first(0).as_deref() == Some("CS"),
+            "spin barrier: {:?}",
+            first(0)
         );
-    }
-    assert!(r.iter().all(|j| j.success), "{r:?}");
-    let first = |k: usize| r[k].classes.first().map(|c| c.1.clone());
-    assert_eq!(first(0).as_deref(), Some("CS"), "spin barrier");
-    assert_eq!(
-        first(1).as_deref(),
-        Some("F"),
-        "imbalanced spin-block barrier"
-    );
-    assert_eq!(first(2).as_deref(), Some("DC"), "coarse blocking barrier");
+        check!(
+            first(1).as_deref() == Some("F"),
+            "imbalanced spin-block barrier: {:?}",
+            first(1)
+        );
+        check!(
+            first(2).as_deref() == Some("DC"),
+            "coarse blocking barrier: {:?}",
+            first(2)
+        );
+        Ok(())
+    });
 }
 
 #[test]
@@ -733,26 +747,33 @@ fn real_fcs_takes_back_a_job_that_starts_to_spin() {
         ],
         ..Default::default()
     };
-    let mut c = Controller::new(spec).unwrap();
-    let r = c.run().unwrap();
-    println!("classes {:?}; stats {:?}", r[0].classes, c.stats());
-    assert!(r.iter().all(|j| j.success), "{r:?}");
-    let classes: Vec<&str> = r[0].classes.iter().map(|(_, c)| c.as_str()).collect();
-    assert_eq!(classes.first(), Some(&"DC"), "{classes:?}");
-    assert_eq!(classes.last(), Some(&"CS"), "{classes:?}");
-    let g = GangId(0);
-    let trace = c.trace();
-    let out = trace
-        .iter()
-        .position(|t| t.live.contains(&g) && t.matrix.allocation(g).is_none())
-        .expect("released");
-    assert!(
-        trace[out..]
+    retry_under_foreign_load(4, || {
+        let mut c = Controller::new(spec.clone()).unwrap();
+        let r = c.run().unwrap();
+        println!("classes {:?}; stats {:?}", r[0].classes, c.stats());
+        assert!(r.iter().all(|j| j.success), "{r:?}");
+        let classes: Vec<&str> = r[0].classes.iter().map(|(_, c)| c.as_str()).collect();
+        check!(classes.first() == Some(&"DC"), "first class: {classes:?}");
+        check!(classes.last() == Some(&"CS"), "last class: {classes:?}");
+        let g = GangId(0);
+        let trace = c.trace();
+        let out = trace
             .iter()
-            .any(|t| t.matrix.allocation(g).is_some()),
-        "taken back"
-    );
-    assert_eq!(r[0].coscheduled, Some(true));
+            .position(|t| t.live.contains(&g) && t.matrix.allocation(g).is_none())
+            .expect("released");
+        check!(
+            trace[out..]
+                .iter()
+                .any(|t| t.matrix.allocation(g).is_some()),
+            "taken back"
+        );
+        check!(
+            r[0].coscheduled == Some(true),
+            "coscheduled: {:?}",
+            r[0].coscheduled
+        );
+        Ok(())
+    });
 }
 
 #[test]
