@@ -32,6 +32,27 @@ use crate::policy::local::{EnqueueReason, LocalScheduler};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
+mod solaris;
+
+/// Which rules move a thread between levels (the `ts_semantics` option of
+/// the cosched model; see `docs/policies/time-sharing.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TsSemantics {
+    /// parsched's rules so far (the default for now): every wake-up gets
+    /// `ts_slpret` and a full quantum; once a second a running thread is aged
+    /// to `ts_lwait` like a queued one.
+    #[default]
+    Parsched,
+    /// The rules of Solaris' `ts.c` (Solaris 8, `uts/common/disp/ts.c`): a
+    /// sleep or wake-up gets `ts_slpret` and a new quantum only when
+    /// `ts_dispwait > ts_maxwait` (else the thread keeps its level and the
+    /// rest of its quantum); `ts_update` counts `ts_dispwait` for every
+    /// thread, ages queued ones to `ts_lwait` and only marks the others for
+    /// `ts_trapret` (see the [`solaris`] rules).
+    Solaris,
+}
+
 /// One priority level of a dispatch table (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -228,6 +249,12 @@ struct ThreadState {
     /// With a transient boost: the level before the boost, until the boost
     /// ends.
     unboosted: Option<u8>,
+    /// [`TsSemantics::Solaris`]: the rest of the quantum in ticks
+    /// (`ts_timeleft`); `None`: a full quantum of its level.
+    timeleft: Option<u64>,
+    /// [`TsSemantics::Solaris`]: `ts_update` asked for `ts_trapret`
+    /// (`t_trapret`).
+    trapret: bool,
 }
 
 /// Where a boost puts a thread. Seed 003 does not say: its handler and timer
@@ -368,6 +395,7 @@ pub struct TimeSharing {
     boost_at_tail: bool,
     /// A boost ends when the thread's quantum ends or it sleeps.
     boost_transient: bool,
+    semantics: TsSemantics,
     ticks_per_ms: u64,
     initial: u8,
     queues: Vec<VecDeque<ThreadId>>,
@@ -401,6 +429,7 @@ impl TimeSharing {
             boost_to: BoostTo::Top,
             boost_at_tail: false,
             boost_transient: false,
+            semantics: TsSemantics::Parsched,
             ticks_per_ms,
             initial,
             queues: vec![VecDeque::new(); n],
@@ -433,6 +462,13 @@ impl TimeSharing {
     /// table a boost to 59 ends at `tqexp` 49, whose `lwait` is 59 again.
     pub fn with_boost_transient(mut self, transient: bool) -> TimeSharing {
         self.boost_transient = transient;
+        self
+    }
+
+    /// Which rules move threads between levels (default:
+    /// [`TsSemantics::Parsched`]).
+    pub fn with_semantics(mut self, semantics: TsSemantics) -> TimeSharing {
+        self.semantics = semantics;
         self
     }
 
@@ -522,6 +558,9 @@ impl TimeSharing {
 
 impl LocalScheduler for TimeSharing {
     fn enqueue(&mut self, thread: ThreadId, reason: EnqueueReason) {
+        if self.semantics == TsSemantics::Solaris {
+            return self.solaris_enqueue(thread, reason);
+        }
         let cur = self.level(thread);
         let ends = matches!(reason, EnqueueReason::QuantumExpired | EnqueueReason::Woken);
         let base = if ends { self.base_level(thread) } else { cur };
@@ -561,6 +600,9 @@ impl LocalScheduler for TimeSharing {
     }
 
     fn quantum(&self, thread: ThreadId) -> u64 {
+        if self.semantics == TsSemantics::Solaris {
+            return self.solaris_quantum(thread);
+        }
         self.table.level[self.level(thread) as usize].quantum_ms as u64 * self.ticks_per_ms
     }
 
@@ -585,6 +627,8 @@ impl LocalScheduler for TimeSharing {
         s.level = after;
         s.dispwait = 0;
         s.unboosted = None;
+        s.timeleft = None;
+        s.trapret = false;
     }
 
     fn preempts(&self, woken: ThreadId, running: ThreadId) -> bool {
@@ -594,6 +638,9 @@ impl LocalScheduler for TimeSharing {
     /// Every queued thread waited one more second; past its level's
     /// `maxwait_s` it moves to `lwait` (the tail of that queue).
     fn on_second(&mut self) {
+        if self.semantics == TsSemantics::Solaris {
+            return self.ts_update();
+        }
         let mut promote = Vec::new();
         for (level, q) in self.queues.iter().enumerate() {
             let entry = self.table.level[level];
@@ -618,6 +665,11 @@ impl LocalScheduler for TimeSharing {
     /// its `lwait` once a second — the kernel's `ts_update` walks all
     /// time-sharing threads. Its quantum in progress is not changed.
     fn on_second_running(&mut self, running: ThreadId) {
+        if self.semantics == TsSemantics::Solaris {
+            // The AST `ts_update` posted is taken at the runner's next trap
+            // (at the latest its next clock tick): `ts_trapret` now.
+            return self.ts_trapret(running);
+        }
         let level = self.level(running);
         let entry = self.table.level[level as usize];
         let s = self.state(running);
@@ -648,6 +700,20 @@ impl LocalScheduler for TimeSharing {
         let changed = s.level != to;
         s.level = to;
         changed
+    }
+
+    /// [`TsSemantics::Solaris`]: `ts_sleep`.
+    fn blocked(&mut self, thread: ThreadId) {
+        if self.semantics == TsSemantics::Solaris {
+            self.ts_sleep(thread, false);
+        }
+    }
+
+    /// [`TsSemantics::Solaris`]: the thread's `ts_timeleft` runs down.
+    fn charge(&mut self, thread: ThreadId, ran_ns: u64) {
+        if self.semantics == TsSemantics::Solaris {
+            self.solaris_charge(thread, ran_ns);
+        }
     }
 
     /// To the lowest level (seed 003's spin-yield "lowers its own priority";
