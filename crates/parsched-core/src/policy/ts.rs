@@ -1095,6 +1095,9 @@ mod tests {
         Lower(u32),
         Second,
         Continue(u32),
+        Charge(u32, u8),
+        Block(u32),
+        SecondRunning(u32),
     }
 
     fn reason(k: u8) -> EnqueueReason {
@@ -1105,7 +1108,7 @@ mod tests {
         /// Levels stay in the table, the queue holds exactly the threads
         /// enqueued and not picked (each once), and picks are always from
         /// the highest non-empty level, under every reading of a boost (which
-        /// never lowers a thread).
+        /// never lowers a thread), with parsched's rules or Solaris'.
         #[test]
         fn time_sharing_invariants(
             initial in 0u8..60,
@@ -1117,6 +1120,7 @@ mod tests {
             ],
             tail in any::<bool>(),
             transient in any::<bool>(),
+            solaris in any::<bool>(),
             ops in proptest::collection::vec(
                 prop_oneof![
                     (0u32..12, any::<u8>()).prop_map(|(a, b)| Op::Enqueue(a, b)),
@@ -1125,6 +1129,9 @@ mod tests {
                     (0u32..12).prop_map(Op::Lower),
                     Just(Op::Second),
                     (0u32..12).prop_map(Op::Continue),
+                    (0u32..12, any::<u8>()).prop_map(|(a, b)| Op::Charge(a, b)),
+                    (0u32..12).prop_map(Op::Block),
+                    (0u32..12).prop_map(Op::SecondRunning),
                 ],
                 0..120,
             )
@@ -1133,7 +1140,12 @@ mod tests {
                 .unwrap()
                 .with_boost_to(to)
                 .with_boost_at_tail(tail)
-                .with_boost_transient(transient);
+                .with_boost_transient(transient)
+                .with_semantics(if solaris {
+                    TsSemantics::Solaris
+                } else {
+                    TsSemantics::Parsched
+                });
             let mut queued: std::collections::BTreeSet<u32> = Default::default();
             for op in ops {
                 match op {
@@ -1167,6 +1179,17 @@ mod tests {
                             ts.continue_running(t(i));
                         }
                     }
+                    Op::Charge(i, ms) => ts.charge(t(i), ms as u64 * 1_000_000),
+                    Op::Block(i) => {
+                        if !queued.contains(&i) {
+                            ts.blocked(t(i));
+                        }
+                    }
+                    Op::SecondRunning(i) => {
+                        if !queued.contains(&i) {
+                            ts.on_second_running(t(i));
+                        }
+                    }
                 }
                 prop_assert_eq!(ts.len(), queued.len());
                 let mut q: Vec<u32> = ts.queued().iter().map(|x| x.0).collect();
@@ -1174,7 +1197,10 @@ mod tests {
                 prop_assert_eq!(q, queued.iter().copied().collect::<Vec<_>>());
                 for i in 0..12 {
                     prop_assert!(ts.level(t(i)) < 60);
-                    prop_assert!(ts.quantum(t(i)) >= 20);
+                    let full = ts.table().level[ts.level(t(i)) as usize].quantum_ms as u64;
+                    let q = ts.quantum(t(i));
+                    prop_assert!(q > 0 && q <= 200);
+                    prop_assert!(solaris || q == full);
                 }
             }
         }

@@ -590,3 +590,31 @@ fn a_set_cancel_flag_interrupts_the_run() {
     assert_eq!(a.completion_time, b.completion_time);
     assert_eq!(a.events, b.events);
 }
+
+/// `ts_semantics = "solaris"` (Solaris `ts.c`'s rules) runs every scheme
+/// with the machine's invariants, deterministically, and its rules change
+/// the schedule of a coscheduling scheme (the default is parsched's).
+#[test]
+fn solaris_time_sharing_runs_every_scheme_clean_and_changes_the_schedule() {
+    use parsched_core::policy::ts::TsSemantics;
+    assert_eq!(ClusterConfig::default().ts_semantics, TsSemantics::Parsched);
+    let audit = ClusterOptions {
+        audit: true,
+        ..Default::default()
+    };
+    for s in all_schemes() {
+        let mut c = cfg(s, 5, 0.02);
+        c.ts_semantics = TsSemantics::Solaris;
+        let r = run_once(&c, 1, &audit).unwrap();
+        assert_eq!(r.audit_failures, 0, "{s}");
+        assert_eq!(r.order_violations, 0, "{s}");
+        assert_eq!(r.messages, r.messages_received, "{s}");
+        let again = run_once(&c, 1, &audit).unwrap();
+        assert_eq!(r.completion_time, again.completion_time, "{s}");
+    }
+    let mut c = cfg(CoschedScheme::Dynamic(Scheme::SB), 5, 0.02);
+    let parsched = run_once(&c, 1, &audit).unwrap();
+    c.ts_semantics = TsSemantics::Solaris;
+    let solaris = run_once(&c, 1, &audit).unwrap();
+    assert_ne!(parsched.job_completion_times, solaris.job_completion_times);
+}
