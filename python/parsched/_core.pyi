@@ -350,6 +350,7 @@ class _CoschedConfig(TypedDict, total=False):
     dispatch_table: str | Literal["solaris"] | None
     initial_level: int
     age_running: bool
+    ts_semantics: Literal["parsched", "solaris"]
     boost_refreshes_quantum: bool
     boost_to: str
     boost_cap: int

@@ -31,6 +31,7 @@ class CoschedConfig(ConfigBase):
     dispatch_table: str | None
     initial_level: int
     age_running: bool
+    ts_semantics: Literal["parsched", "solaris"]
     boost_refreshes_quantum: bool
     boost_to: str
     boost_cap: int

@@ -17,8 +17,8 @@ use crate::ids::ThreadId;
 use crate::policy::local::EnqueueReason;
 
 impl TimeSharing {
-    /// The condition every Solaris boost shares (`ts_sleep` l. 1352,
-    /// `ts_setrun` l. 1292, `ts_trapret` l. 1604, `ts_wakeup` l. 1797):
+    /// The condition every Solaris boost shares (`ts_sleep` l. 1346,
+    /// `ts_setrun` l. 1291, `ts_trapret` l. 1602, `ts_wakeup` l. 1797):
     /// `ts_dispwait > ts_dptbl[ts_umdpri].ts_maxwait`.
     fn waited_past_maxwait(&self, thread: ThreadId) -> bool {
         let s = self
@@ -54,7 +54,7 @@ impl TimeSharing {
         }
     }
 
-    /// `ts_wakeup` (l. 1781–1822), and `ts_setrun` (l. 1283–1318), which
+    /// `ts_wakeup` (l. 1781–1821), and `ts_setrun` (l. 1283–1315), which
     /// applies the same rule to a thread made runnable otherwise: past
     /// `maxwait` the thread takes `ts_slpret` and a new quantum; otherwise
     /// it keeps its level and the rest of its quantum. Either way it goes
@@ -70,7 +70,7 @@ impl TimeSharing {
         self.push(thread, level, false);
     }
 
-    /// `ts_trapret` (l. 1587–1650): on the way back to user mode, a thread
+    /// `ts_trapret` (l. 1587–1648): on the way back to user mode, a thread
     /// `ts_update` marked (or that slept at a kernel priority) takes
     /// `ts_slpret` and a new quantum past `maxwait`; else it keeps its
     /// level. A running thread it lowers below a queued one gives way
@@ -85,7 +85,7 @@ impl TimeSharing {
         }
     }
 
-    /// `ts_tick` (l. 1512–1575) at the quantum's end: `ts_cpupri =
+    /// `ts_tick` (l. 1511–1577) at the quantum's end: `ts_cpupri =
     /// ts_tqexp`, `ts_dispwait = 0`, a new quantum, and to the back of the
     /// queue (`TSBACKQ`, then `ts_preempt` l. 1260). Returns the new level.
     fn ts_tick_expired(&mut self, thread: ThreadId) -> u8 {
@@ -115,7 +115,7 @@ impl TimeSharing {
         self.push(thread, level, false);
     }
 
-    /// `ts_update` / `ts_update_list` (l. 1674–1775), once a second: every
+    /// `ts_update` / `ts_update_list` (l. 1673–1769), once a second: every
     /// time-sharing thread's `ts_dispwait` grows by one, queued, running or
     /// asleep. Past `maxwait`, a queued thread (`TS_RUN`) moves to
     /// `ts_lwait` (to the back of that queue; it stays in place when the
