@@ -172,6 +172,12 @@ pub struct ClusterConfig {
     /// once-a-second update always walks the running processes
     /// (`age_running` is then implied).
     pub ts_semantics: TsSemantics,
+    /// The periodic-boost timer (PB, PBT, PB-SB, PB-SY) never chooses the
+    /// running process (the paper's timer boosts "the first with an
+    /// unconsumed message", which only makes sense for one not on the
+    /// processor). Off (default for now, so results stay as they are): any
+    /// live process with a pending message, the runner included.
+    pub pb_skip_running: bool,
     /// The clock tick (ms): quanta are counted in ticks, so a quantum ends
     /// on one of the node's ticks; every node's ticks have their own phase
     /// (0: quanta end exactly).
@@ -295,6 +301,7 @@ impl Default for ClusterConfig {
             initial_level: 29,
             age_running: true,
             ts_semantics: TsSemantics::Parsched,
+            pb_skip_running: false,
             boost_refreshes_quantum: false,
             boost_to: BoostTo::Top,
             boost_cap: 0,

@@ -207,6 +207,10 @@ static FIELDS: &[Field<C>] = &[
     field!(C, "pb_sb_wake_interrupts", pb_sb_wake_interrupts: bool, Kind::Bool, "", "", "",
         "PB-SB: the interface also interrupts to wake a blocked receiver (as for SB); off: \
          only the periodic function wakes blocked processes"),
+    field!(C, "pb_skip_running", pb_skip_running: bool, Kind::Bool, "", "", "§2",
+        "the periodic-boost timer (PB, PBT, PB-SB, PB-SY) never chooses the running process \
+         (the paper's timer boosts the first endpoint with an unconsumed message); off (the \
+         default for now): the runner may be chosen"),
     field!(C, "pending", pending: choice, Kind::choice::<PendingRule>(), "", "", "",
         "what counts as a pending message for PB, PBT and spin-yield: unpolled (arrived since \
          the process last polled its endpoint) or unconsumed (arrived, not yet received)"),

@@ -618,3 +618,26 @@ fn solaris_time_sharing_runs_every_scheme_clean_and_changes_the_schedule() {
     let solaris = run_once(&c, 1, &audit).unwrap();
     assert_ne!(parsched.job_completion_times, solaris.job_completion_times);
 }
+
+/// `pb_skip_running`: the periodic-boost schemes run clean when the timer
+/// passes over the running process, and the choice changes PB's schedule.
+#[test]
+fn the_boost_timer_can_pass_over_the_running_process() {
+    assert!(!ClusterConfig::default().pb_skip_running);
+    let audit = ClusterOptions {
+        audit: true,
+        ..Default::default()
+    };
+    for s in [Scheme::PB, Scheme::PBT, Scheme::PB_SB, Scheme::PB_SY] {
+        let mut c = cfg(CoschedScheme::Dynamic(s), 5, 0.02);
+        let before = run_once(&c, 1, &audit).unwrap();
+        c.pb_skip_running = true;
+        let r = run_once(&c, 1, &audit).unwrap();
+        assert_eq!(r.audit_failures, 0, "{s}");
+        assert_eq!(r.messages, r.messages_received, "{s}");
+        assert!(r.boosts > 0, "{s}");
+        if s == Scheme::PB {
+            assert_ne!(before.job_completion_times, r.job_completion_times);
+        }
+    }
+}
