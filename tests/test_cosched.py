@@ -70,6 +70,7 @@ NONDEFAULT = {
     "spin_cap_at_boost_period": True,
     "pending": "unconsumed",
     "pb_sb_wake_interrupts": False,
+    "pb_skip_running": True,
     "nic_sample_us": 100.0,
     "wake_delay_us": 30.0,
     "wake_loss": 0.1,
