@@ -48,6 +48,7 @@ NONDEFAULT = {
     "dispatch_table": None,  # set per test (a file)
     "initial_level": 1,
     "age_running": False,
+    "ts_semantics": "solaris",
     "boost_refreshes_quantum": True,
     "boost_to": "sleep_return",
     "boost_cap": 20,
@@ -69,6 +70,7 @@ NONDEFAULT = {
     "spin_cap_at_boost_period": True,
     "pending": "unconsumed",
     "pb_sb_wake_interrupts": False,
+    "pb_skip_running": True,
     "nic_sample_us": 100.0,
     "wake_delay_us": 30.0,
     "wake_loss": 0.1,
@@ -193,6 +195,7 @@ def test_scheme_and_jobs_take_the_cores_spelling():
         ({"boost_to": 57.5}, "boost_to", "not a string"),
         ({"boost_cap": -1}, "boost_cap", "-1"),
         ({"boost_queue": "middle"}, "boost_queue", "not a choice"),
+        ({"ts_semantics": "sun"}, "ts_semantics", "allowed: parsched, solaris"),
     ],
 )
 def test_bad_values_name_their_field(kw, field, needle):
@@ -281,6 +284,7 @@ _values = {
     "spin_time_us": st.none() | st.floats(0, 1e6, allow_nan=False),
     "pending": st.sampled_from(["unpolled", "unconsumed"]),
     "age_running": st.booleans(),
+    "ts_semantics": st.sampled_from(["parsched", "solaris"]),
     "scale": st.floats(1e-3, 10, allow_nan=False),
     "seed": st.integers(0, 2**64 - 1),
     "reps": st.integers(1, 20),
@@ -510,6 +514,7 @@ def test_cli_table_timeline_and_plot(tmp_path, capsys, table_file):
         (["--set", "jobs=LIFE12,NOPE"], "jobs"),
         (["--set", "nodes=0"], "nodes"),
         (["--set", "wake_loss=2"], "wake_loss"),
+        (["--set", "ts_semantics=svr4"], "ts_semantics"),
         (["--set", "dispatch_table=/no/such/file"], "dispatch_table"),
         (["--set", "max_time_s=0.1"], "max_time_s"),
         (["--timeline", "{d}/tl.txt"], "--timeline"),

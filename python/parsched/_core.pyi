@@ -350,6 +350,7 @@ class _CoschedConfig(TypedDict, total=False):
     dispatch_table: str | Literal["solaris"] | None
     initial_level: int
     age_running: bool
+    ts_semantics: Literal["parsched", "solaris"]
     boost_refreshes_quantum: bool
     boost_to: str
     boost_cap: int
@@ -370,6 +371,7 @@ class _CoschedConfig(TypedDict, total=False):
     boost_period_ms: float
     spin_cap_at_boost_period: bool
     pb_sb_wake_interrupts: bool
+    pb_skip_running: bool
     pending: Literal["unpolled", "unconsumed"]
     nic_sample_us: float
     wake_delay_us: float

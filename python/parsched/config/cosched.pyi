@@ -31,6 +31,7 @@ class CoschedConfig(ConfigBase):
     dispatch_table: str | None
     initial_level: int
     age_running: bool
+    ts_semantics: Literal["parsched", "solaris"]
     boost_refreshes_quantum: bool
     boost_to: str
     boost_cap: int
@@ -51,6 +52,7 @@ class CoschedConfig(ConfigBase):
     boost_period_ms: float
     spin_cap_at_boost_period: bool
     pb_sb_wake_interrupts: bool
+    pb_skip_running: bool
     pending: Literal["unpolled", "unconsumed"]
     nic_sample_us: float
     wake_delay_us: float

@@ -311,6 +311,10 @@ pub enum BoostDecision {
 pub struct PeriodicBooster {
     kind: ArrivalAction,
     wake_blocked_first: bool,
+    /// The running process is never the target (the paper's timer "boosts
+    /// the first with an unconsumed message", which only makes sense for a
+    /// process that is not on the processor). Default off: it may be.
+    skip_running: bool,
     /// Round robin: the scan starts after the last endpoint boosted.
     next: usize,
 }
@@ -321,8 +325,17 @@ impl PeriodicBooster {
         scheme.has_periodic_boost().then_some(PeriodicBooster {
             kind: scheme.arrival,
             wake_blocked_first: scheme.wait == WaitKind::SpinBlock,
+            skip_running: false,
             next: 0,
         })
+    }
+
+    /// With `skip`, the running process is never chosen (the cosched
+    /// model's `pb_skip_running`); default: any live process with a
+    /// pending message may be, the running one included.
+    pub fn with_skip_running(mut self, skip: bool) -> PeriodicBooster {
+        self.skip_running = skip;
+        self
     }
 
     /// One invocation. PB: scanning round robin from after the last boosted
@@ -330,13 +343,19 @@ impl PeriodicBooster {
     /// whose pending message arrived last (ties: the lowest index). With
     /// spin-block, a blocked process with pending messages is woken first
     /// (chosen the same way among the blocked). Finished processes and
-    /// processes without pending messages are never chosen.
+    /// processes without pending messages are never chosen, nor the running
+    /// one with [`PeriodicBooster::with_skip_running`].
     pub fn tick(&mut self, view: &[EndpointView]) -> Option<BoostDecision> {
         let n = view.len();
         if n == 0 {
             return None;
         }
-        let eligible = |v: &EndpointView| v.pending > 0 && v.state != ProcState::Done;
+        let skip_running = self.skip_running;
+        let eligible = |v: &EndpointView| {
+            v.pending > 0
+                && v.state != ProcState::Done
+                && !(skip_running && v.state == ProcState::Running)
+        };
         let pick = |only_blocked: bool, next: usize| -> Option<usize> {
             let ok =
                 |v: &EndpointView| eligible(v) && (!only_blocked || v.state == ProcState::Blocked);
@@ -461,6 +480,29 @@ mod tests {
         assert_eq!(pb.tick(&none), None);
     }
 
+    /// The paper's timer "examines the endpoints … and boosts the first with
+    /// an unconsumed message": with `skip_running` the process on the
+    /// processor is passed over (PB and PBT), by default it is not.
+    #[test]
+    fn the_timer_can_skip_the_running_process() {
+        let view = [
+            v(ProcState::Running, 2, 90),
+            v(ProcState::Ready, 1, 50),
+            v(ProcState::Blocked, 0, 0),
+        ];
+        let mut pb = PeriodicBooster::new(Scheme::PB).unwrap();
+        assert_eq!(pb.tick(&view), Some(BoostDecision::Boost(0)));
+        let mut pb = pb.with_skip_running(true);
+        assert_eq!(pb.tick(&view), Some(BoostDecision::Boost(1)));
+        assert_eq!(pb.tick(&view), Some(BoostDecision::Boost(1)));
+        let mut pbt = PeriodicBooster::new(Scheme::PBT).unwrap();
+        assert_eq!(pbt.tick(&view), Some(BoostDecision::Boost(0)));
+        let mut pbt = pbt.with_skip_running(true);
+        assert_eq!(pbt.tick(&view), Some(BoostDecision::Boost(1)));
+        let alone = [v(ProcState::Running, 3, 10), v(ProcState::Ready, 0, 0)];
+        assert_eq!(pbt.tick(&alone), None);
+    }
+
     #[test]
     fn pb_sb_wakes_blocked_processes_first() {
         let view = [v(ProcState::Ready, 1, 50), v(ProcState::Blocked, 1, 10)];
@@ -500,12 +542,14 @@ mod tests {
         fn the_periodic_boost_is_fair_and_never_boosts_without_a_message(
             raw in prop::collection::vec((state(), 0u32..3, 0u64..100), 1..9),
             scheme in prop::sample::select(vec![Scheme::PB, Scheme::PBT, Scheme::PB_SB, Scheme::PB_SY]),
+            skip in any::<bool>(),
         ) {
             let view: Vec<EndpointView> = raw.iter().map(|&(s, p, t)| v(s, p, t)).collect();
             let eligible: Vec<usize> = (0..view.len())
                 .filter(|&i| view[i].pending > 0 && view[i].state != ProcState::Done)
+                .filter(|&i| !(skip && view[i].state == ProcState::Running))
                 .collect();
-            let mut b = PeriodicBooster::new(scheme).unwrap();
+            let mut b = PeriodicBooster::new(scheme).unwrap().with_skip_running(skip);
             let mut seen = std::collections::HashSet::new();
             for _ in 0..view.len() {
                 let d = b.tick(&view);

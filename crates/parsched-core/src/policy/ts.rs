@@ -32,6 +32,27 @@ use crate::policy::local::{EnqueueReason, LocalScheduler};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
+mod solaris;
+
+/// Which rules move a thread between levels (the `ts_semantics` option of
+/// the cosched model; see `docs/policies/time-sharing.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TsSemantics {
+    /// parsched's rules so far (the default for now): every wake-up gets
+    /// `ts_slpret` and a full quantum; once a second a running thread is aged
+    /// to `ts_lwait` like a queued one.
+    #[default]
+    Parsched,
+    /// The rules of Solaris' `ts.c` (Solaris 8, `uts/common/disp/ts.c`): a
+    /// sleep or wake-up gets `ts_slpret` and a new quantum only when
+    /// `ts_dispwait > ts_maxwait` (else the thread keeps its level and the
+    /// rest of its quantum); `ts_update` counts `ts_dispwait` for every
+    /// thread, ages queued ones to `ts_lwait` and only marks the others for
+    /// `ts_trapret` (see the [`solaris`] rules).
+    Solaris,
+}
+
 /// One priority level of a dispatch table (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -228,6 +249,12 @@ struct ThreadState {
     /// With a transient boost: the level before the boost, until the boost
     /// ends.
     unboosted: Option<u8>,
+    /// [`TsSemantics::Solaris`]: the rest of the quantum in ticks
+    /// (`ts_timeleft`); `None`: a full quantum of its level.
+    timeleft: Option<u64>,
+    /// [`TsSemantics::Solaris`]: `ts_update` asked for `ts_trapret`
+    /// (`t_trapret`).
+    trapret: bool,
 }
 
 /// Where a boost puts a thread. Seed 003 does not say: its handler and timer
@@ -368,6 +395,7 @@ pub struct TimeSharing {
     boost_at_tail: bool,
     /// A boost ends when the thread's quantum ends or it sleeps.
     boost_transient: bool,
+    semantics: TsSemantics,
     ticks_per_ms: u64,
     initial: u8,
     queues: Vec<VecDeque<ThreadId>>,
@@ -401,6 +429,7 @@ impl TimeSharing {
             boost_to: BoostTo::Top,
             boost_at_tail: false,
             boost_transient: false,
+            semantics: TsSemantics::Parsched,
             ticks_per_ms,
             initial,
             queues: vec![VecDeque::new(); n],
@@ -433,6 +462,13 @@ impl TimeSharing {
     /// table a boost to 59 ends at `tqexp` 49, whose `lwait` is 59 again.
     pub fn with_boost_transient(mut self, transient: bool) -> TimeSharing {
         self.boost_transient = transient;
+        self
+    }
+
+    /// Which rules move threads between levels (default:
+    /// [`TsSemantics::Parsched`]).
+    pub fn with_semantics(mut self, semantics: TsSemantics) -> TimeSharing {
+        self.semantics = semantics;
         self
     }
 
@@ -522,6 +558,9 @@ impl TimeSharing {
 
 impl LocalScheduler for TimeSharing {
     fn enqueue(&mut self, thread: ThreadId, reason: EnqueueReason) {
+        if self.semantics == TsSemantics::Solaris {
+            return self.solaris_enqueue(thread, reason);
+        }
         let cur = self.level(thread);
         let ends = matches!(reason, EnqueueReason::QuantumExpired | EnqueueReason::Woken);
         let base = if ends { self.base_level(thread) } else { cur };
@@ -561,6 +600,9 @@ impl LocalScheduler for TimeSharing {
     }
 
     fn quantum(&self, thread: ThreadId) -> u64 {
+        if self.semantics == TsSemantics::Solaris {
+            return self.solaris_quantum(thread);
+        }
         self.table.level[self.level(thread) as usize].quantum_ms as u64 * self.ticks_per_ms
     }
 
@@ -585,6 +627,8 @@ impl LocalScheduler for TimeSharing {
         s.level = after;
         s.dispwait = 0;
         s.unboosted = None;
+        s.timeleft = None;
+        s.trapret = false;
     }
 
     fn preempts(&self, woken: ThreadId, running: ThreadId) -> bool {
@@ -594,6 +638,9 @@ impl LocalScheduler for TimeSharing {
     /// Every queued thread waited one more second; past its level's
     /// `maxwait_s` it moves to `lwait` (the tail of that queue).
     fn on_second(&mut self) {
+        if self.semantics == TsSemantics::Solaris {
+            return self.ts_update();
+        }
         let mut promote = Vec::new();
         for (level, q) in self.queues.iter().enumerate() {
             let entry = self.table.level[level];
@@ -618,6 +665,11 @@ impl LocalScheduler for TimeSharing {
     /// its `lwait` once a second — the kernel's `ts_update` walks all
     /// time-sharing threads. Its quantum in progress is not changed.
     fn on_second_running(&mut self, running: ThreadId) {
+        if self.semantics == TsSemantics::Solaris {
+            // The AST `ts_update` posted is taken at the runner's next trap
+            // (at the latest its next clock tick): `ts_trapret` now.
+            return self.ts_trapret(running);
+        }
         let level = self.level(running);
         let entry = self.table.level[level as usize];
         let s = self.state(running);
@@ -648,6 +700,20 @@ impl LocalScheduler for TimeSharing {
         let changed = s.level != to;
         s.level = to;
         changed
+    }
+
+    /// [`TsSemantics::Solaris`]: `ts_sleep`.
+    fn blocked(&mut self, thread: ThreadId) {
+        if self.semantics == TsSemantics::Solaris {
+            self.ts_sleep(thread, false);
+        }
+    }
+
+    /// [`TsSemantics::Solaris`]: the thread's `ts_timeleft` runs down.
+    fn charge(&mut self, thread: ThreadId, ran_ns: u64) {
+        if self.semantics == TsSemantics::Solaris {
+            self.solaris_charge(thread, ran_ns);
+        }
     }
 
     /// To the lowest level (seed 003's spin-yield "lowers its own priority";
@@ -1029,6 +1095,9 @@ mod tests {
         Lower(u32),
         Second,
         Continue(u32),
+        Charge(u32, u8),
+        Block(u32),
+        SecondRunning(u32),
     }
 
     fn reason(k: u8) -> EnqueueReason {
@@ -1039,7 +1108,7 @@ mod tests {
         /// Levels stay in the table, the queue holds exactly the threads
         /// enqueued and not picked (each once), and picks are always from
         /// the highest non-empty level, under every reading of a boost (which
-        /// never lowers a thread).
+        /// never lowers a thread), with parsched's rules or Solaris'.
         #[test]
         fn time_sharing_invariants(
             initial in 0u8..60,
@@ -1051,6 +1120,7 @@ mod tests {
             ],
             tail in any::<bool>(),
             transient in any::<bool>(),
+            solaris in any::<bool>(),
             ops in proptest::collection::vec(
                 prop_oneof![
                     (0u32..12, any::<u8>()).prop_map(|(a, b)| Op::Enqueue(a, b)),
@@ -1059,6 +1129,9 @@ mod tests {
                     (0u32..12).prop_map(Op::Lower),
                     Just(Op::Second),
                     (0u32..12).prop_map(Op::Continue),
+                    (0u32..12, any::<u8>()).prop_map(|(a, b)| Op::Charge(a, b)),
+                    (0u32..12).prop_map(Op::Block),
+                    (0u32..12).prop_map(Op::SecondRunning),
                 ],
                 0..120,
             )
@@ -1067,7 +1140,12 @@ mod tests {
                 .unwrap()
                 .with_boost_to(to)
                 .with_boost_at_tail(tail)
-                .with_boost_transient(transient);
+                .with_boost_transient(transient)
+                .with_semantics(if solaris {
+                    TsSemantics::Solaris
+                } else {
+                    TsSemantics::Parsched
+                });
             let mut queued: std::collections::BTreeSet<u32> = Default::default();
             for op in ops {
                 match op {
@@ -1101,6 +1179,17 @@ mod tests {
                             ts.continue_running(t(i));
                         }
                     }
+                    Op::Charge(i, ms) => ts.charge(t(i), ms as u64 * 1_000_000),
+                    Op::Block(i) => {
+                        if !queued.contains(&i) {
+                            ts.blocked(t(i));
+                        }
+                    }
+                    Op::SecondRunning(i) => {
+                        if !queued.contains(&i) {
+                            ts.on_second_running(t(i));
+                        }
+                    }
                 }
                 prop_assert_eq!(ts.len(), queued.len());
                 let mut q: Vec<u32> = ts.queued().iter().map(|x| x.0).collect();
@@ -1108,7 +1197,10 @@ mod tests {
                 prop_assert_eq!(q, queued.iter().copied().collect::<Vec<_>>());
                 for i in 0..12 {
                     prop_assert!(ts.level(t(i)) < 60);
-                    prop_assert!(ts.quantum(t(i)) >= 20);
+                    let full = ts.table().level[ts.level(t(i)) as usize].quantum_ms as u64;
+                    let q = ts.quantum(t(i));
+                    prop_assert!(q > 0 && q <= 200);
+                    prop_assert!(solaris || q == full);
                 }
             }
         }

@@ -730,6 +730,10 @@ choices!(crate::policy::wait::WaitStrategy {
     TwoPhase => "twophase",
     Yield => "yield",
 });
+choices!(crate::policy::ts::TsSemantics {
+    Parsched => "parsched",
+    Solaris => "solaris",
+});
 choices!(crate::policy::local::Wakeup {
     Tail => "tail",
     Priority => "priority",
@@ -1057,6 +1061,10 @@ mod tests {
         assert_eq!(Rounding::parse("sideways"), None);
         for n in WaitStrategy::NAMES {
             assert_eq!(serde_name(WaitStrategy::parse(n).unwrap()), *n);
+        }
+        for n in crate::policy::ts::TsSemantics::NAMES {
+            let v = crate::policy::ts::TsSemantics::parse(n).unwrap();
+            assert_eq!(serde_name(v), *n);
         }
         type Cs = crate::policy::cosched::CoschedScheme;
         for n in <Cs as Choice>::NAMES {

@@ -6,7 +6,7 @@
 use super::apps::AppKind;
 use parsched_core::policy::cosched::CoschedScheme;
 use parsched_core::policy::cosched::Scheme;
-use parsched_core::policy::ts::{BoostTo, DispatchTable};
+use parsched_core::policy::ts::{BoostTo, DispatchTable, TsSemantics};
 use parsched_core::ConfigError;
 use parsched_core::Value;
 use serde::{Deserialize, Serialize};
@@ -163,6 +163,21 @@ pub struct ClusterConfig {
     /// every thread below level 59 then moves to its `lwait`); off: only
     /// queued ones.
     pub age_running: bool,
+    /// Which time-sharing rules the nodes follow: `parsched` (the default
+    /// for now, so that every published result stays as it is: every
+    /// wake-up gets `ts_slpret` and a full quantum, running threads age to
+    /// `ts_lwait`) or `solaris` (Solaris' `ts.c`: a conditional wake-up
+    /// boost, the rest of the quantum kept, running threads aged through
+    /// `ts_trapret`; `docs/policies/time-sharing.md`). With `solaris` the
+    /// once-a-second update always walks the running processes
+    /// (`age_running` is then implied).
+    pub ts_semantics: TsSemantics,
+    /// The periodic-boost timer (PB, PBT, PB-SB, PB-SY) never chooses the
+    /// running process (the paper's timer boosts "the first with an
+    /// unconsumed message", which only makes sense for one not on the
+    /// processor). Off (default for now, so results stay as they are): any
+    /// live process with a pending message, the runner included.
+    pub pb_skip_running: bool,
     /// The clock tick (ms): quanta are counted in ticks, so a quantum ends
     /// on one of the node's ticks; every node's ticks have their own phase
     /// (0: quanta end exactly).
@@ -285,6 +300,8 @@ impl Default for ClusterConfig {
             dispatch_table: None,
             initial_level: 29,
             age_running: true,
+            ts_semantics: TsSemantics::Parsched,
+            pb_skip_running: false,
             boost_refreshes_quantum: false,
             boost_to: BoostTo::Top,
             boost_cap: 0,

@@ -590,3 +590,54 @@ fn a_set_cancel_flag_interrupts_the_run() {
     assert_eq!(a.completion_time, b.completion_time);
     assert_eq!(a.events, b.events);
 }
+
+/// `ts_semantics = "solaris"` (Solaris `ts.c`'s rules) runs every scheme
+/// with the machine's invariants, deterministically, and its rules change
+/// the schedule of a coscheduling scheme (the default is parsched's).
+#[test]
+fn solaris_time_sharing_runs_every_scheme_clean_and_changes_the_schedule() {
+    use parsched_core::policy::ts::TsSemantics;
+    assert_eq!(ClusterConfig::default().ts_semantics, TsSemantics::Parsched);
+    let audit = ClusterOptions {
+        audit: true,
+        ..Default::default()
+    };
+    for s in all_schemes() {
+        let mut c = cfg(s, 5, 0.02);
+        c.ts_semantics = TsSemantics::Solaris;
+        let r = run_once(&c, 1, &audit).unwrap();
+        assert_eq!(r.audit_failures, 0, "{s}");
+        assert_eq!(r.order_violations, 0, "{s}");
+        assert_eq!(r.messages, r.messages_received, "{s}");
+        let again = run_once(&c, 1, &audit).unwrap();
+        assert_eq!(r.completion_time, again.completion_time, "{s}");
+    }
+    let mut c = cfg(CoschedScheme::Dynamic(Scheme::SB), 5, 0.02);
+    let parsched = run_once(&c, 1, &audit).unwrap();
+    c.ts_semantics = TsSemantics::Solaris;
+    let solaris = run_once(&c, 1, &audit).unwrap();
+    assert_ne!(parsched.job_completion_times, solaris.job_completion_times);
+}
+
+/// `pb_skip_running`: the periodic-boost schemes run clean when the timer
+/// passes over the running process, and the choice changes PB's schedule.
+#[test]
+fn the_boost_timer_can_pass_over_the_running_process() {
+    assert!(!ClusterConfig::default().pb_skip_running);
+    let audit = ClusterOptions {
+        audit: true,
+        ..Default::default()
+    };
+    for s in [Scheme::PB, Scheme::PBT, Scheme::PB_SB, Scheme::PB_SY] {
+        let mut c = cfg(CoschedScheme::Dynamic(s), 5, 0.02);
+        let before = run_once(&c, 1, &audit).unwrap();
+        c.pb_skip_running = true;
+        let r = run_once(&c, 1, &audit).unwrap();
+        assert_eq!(r.audit_failures, 0, "{s}");
+        assert_eq!(r.messages, r.messages_received, "{s}");
+        assert!(r.boosts > 0, "{s}");
+        if s == Scheme::PB {
+            assert_ne!(before.job_completion_times, r.job_completion_times);
+        }
+    }
+}

@@ -7,6 +7,7 @@
 //! timers and the interface samples), so a seed gives the same run.
 
 use super::*;
+use parsched_core::policy::ts::TsSemantics;
 
 impl Proc {
     /// Rank `rank` of job `job` (width `width`), ready at its start.
@@ -98,7 +99,8 @@ fn local_scheduler(cfg: &ClusterConfig, table: &DispatchTable) -> Result<NodeSch
             TimeSharing::new(table.clone(), 1_000_000, cfg.initial_level)?
                 .with_boost_to(cfg.boost_to)
                 .with_boost_at_tail(cfg.boost_queue == BoostQueue::Tail)
-                .with_boost_transient(cfg.boost_transient),
+                .with_boost_transient(cfg.boost_transient)
+                .with_semantics(cfg.ts_semantics),
         ),
         LocalKind::Rr => NodeSched::Rr(RoundRobin::new(ms(cfg.rr_quantum_ms), Wakeup::Tail)),
         LocalKind::O1 => NodeSched::O1(Box::new(O1::new(O1Config {
@@ -307,6 +309,8 @@ impl ClusterMachine {
     ) -> ClusterMachine {
         let njobs = p.jobs.len();
         let foreground = p.jobs.iter().filter(|j| !j.background).count() as u32;
+        let solaris =
+            matches!(cfg.local, LocalKind::Ts) && cfg.ts_semantics == TsSemantics::Solaris;
         ClusterMachine {
             implicit: p.implicit,
             programs: p.programs,
@@ -334,7 +338,7 @@ impl ClusterMachine {
             max_time: (cfg.max_time_s * 1e9) as u64,
             audit,
             literal_pending: cfg.pending == PendingRule::Unconsumed,
-            age_running: cfg.age_running,
+            age_running: cfg.age_running || solaris,
             boost_refreshes_quantum: cfg.boost_refreshes_quantum,
             boost_cap: cfg.boost_cap,
             view: Vec::new(),
@@ -345,7 +349,7 @@ impl ClusterMachine {
             jobs_left: foreground,
             end: 0,
             error: None,
-            timed: matches!(cfg.local, LocalKind::O1 | LocalKind::Fair),
+            timed: matches!(cfg.local, LocalKind::O1 | LocalKind::Fair) || solaris,
             smt: cfg.smt_threads_per_core == 2,
             smt_speed: cfg.smt_speed,
         }

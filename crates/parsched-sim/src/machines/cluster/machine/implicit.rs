@@ -36,6 +36,7 @@ impl Implicit {
             scheme,
             boosters: (0..cfg.nodes)
                 .filter_map(|_| PeriodicBooster::new(scheme))
+                .map(|b| b.with_skip_running(cfg.pb_skip_running))
                 .collect(),
             boost_period: ms(cfg.boost_period_ms),
             timer_cost: us(cfg.timer_us),
