@@ -114,7 +114,7 @@ def _bench_cosched(args: argparse.Namespace) -> int:
     from parsched.config import CoschedConfig
 
     return _bench_events(
-        args, "cosched", "W5", "completion_time", "completion",
+        args, "cosched", "W5", "scheme", "completion_time", "completion",
         [({"workload": 5, "scheme": s},
           lambda s=s: CoschedConfig(workload=5, scheme=s, scale=args.scale, reps=1, seed=1))
          for s in ("Local", "PB")])
@@ -124,7 +124,7 @@ def _bench_fcs(args: argparse.Namespace) -> int:
     from parsched.config import FcsConfig
 
     return _bench_events(
-        args, "fcs", "Table 1", "makespan", "makespan",
+        args, "fcs", "Table 1", "scheme", "makespan", "makespan",
         [({"scheme": s}, lambda s=s: FcsConfig(scheme=s, scale=args.scale, reps=1, seed=1))
          for s in ("default", "gang", "fcs")])
 
@@ -132,38 +132,29 @@ def _bench_fcs(args: argparse.Namespace) -> int:
 def _bench_fcs_figure(args: argparse.Namespace) -> int:
     from parsched.config import FcsFigureConfig
 
-    if not (0 < args.scale <= 1):
-        raise ConfigError("--scale", f"{args.scale} is out of range", "0 < scale <= 1")
-    rows: list[dict[str, Any]] = []
-    for machine in ("es40", "potomac"):
-        _events_row(args, FcsFigureConfig(machine=machine, scale=args.scale), rows,
-                    machine=machine)
-    if args.json:
-        print(json.dumps(jsonable({"model": "fcs_figure", "repeat": args.repeat, "runs": rows})))
-        return 0
-    for r in rows:
-        print(f"bench fcs_figure {r['machine']:7s} (scale {r['scale']}): {r['events']:,} "
-              f"events in {r['wall_seconds']:.3f} s = {r['events_per_second']:,.0f} events/s "
-              f"(best of {args.repeat})")
-    return 0
+    return _bench_events(
+        args, "fcs_figure", "Figures 1-2", "machine", "work_s", "one program's work",
+        [({"machine": m}, lambda m=m: FcsFigureConfig(machine=m, scale=args.scale))
+         for m in ("es40", "potomac")])
 
 
-def _bench_events(args: argparse.Namespace, model: str, what: str, measure: str, word: str,
-                  runs: list[tuple[dict[str, Any], Any]]) -> int:
+def _bench_events(args: argparse.Namespace, model: str, what: str, label: str, measure: str,
+                  word: str, runs: list[tuple[dict[str, Any], Any]]) -> int:
     """Events per second of each of ``runs`` (labels, config factory) at
-    ``--scale``, best of ``--repeat``; each row also holds the result's ``measure``."""
+    ``--scale``, best of ``--repeat``; each row also holds the result's summary
+    ``measure``, and is printed under its ``label``."""
     if not (0 < args.scale <= 1):
         raise ConfigError("--scale", f"{args.scale} is out of range", "0 < scale <= 1")
     rows = []
     for labels, make in runs:
         res = _events_row(args, make(), rows, **labels)
-        rows[-1][measure] = getattr(res, measure)
+        rows[-1][measure] = res.summary[measure]
     if args.json:
         print(json.dumps(jsonable({"model": model, "repeat": args.repeat, "runs": rows})))
         return 0
-    width = max(len(r["scheme"]) for r in rows)
+    width = max(len(r[label]) for r in rows)
     for r in rows:
-        print(f"bench {model} {what} {r['scheme']:{width}s} (scale {r['scale']}): "
+        print(f"bench {model} {what} {r[label]:{width}s} (scale {r['scale']}): "
               f"{r['events']:,} events in {r['wall_seconds']:.3f} s = "
               f"{r['events_per_second']:,.0f} events/s; {word} {r[measure]:.1f} s simulated "
               f"(best of {args.repeat})")
