@@ -48,6 +48,11 @@ use serde::Serialize;
 mod value;
 pub use value::{type_err, Value};
 
+/// The largest value of an integer key stored as `u32` (a range's upper end).
+pub const U32: u64 = u32::MAX as u64;
+/// The largest value of an integer key stored as `u64`.
+pub const U64: u64 = u64::MAX;
+
 /// A choice enum: its names (as TOML, `--set` and serde spell them), one
 /// place. Implemented by [`choices!`](crate::choices).
 pub trait Choice: Sized + Copy + 'static {

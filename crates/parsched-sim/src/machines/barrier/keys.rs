@@ -7,7 +7,7 @@
 use super::config::{Competitors, ComputeDist, SyncConfig, SyncSched, MAX_TIME_MS};
 use parsched_core::policy::local::Wakeup;
 use parsched_core::policy::wait::WaitStrategy;
-use parsched_core::schema::{End, Field, Kind, Schema};
+use parsched_core::schema::{End, Field, Kind, Schema, U32, U64};
 use parsched_core::{choices, field};
 
 choices!(SyncSched {
@@ -25,8 +25,6 @@ choices!(ComputeDist {
 });
 
 type C = SyncConfig;
-const U32: u64 = u32::MAX as u64;
-const U64: u64 = u64::MAX;
 /// A time: 0 ..= 10^9 ms (the clock counts ns in 64 bits).
 const TIME: Kind = Kind::float_range(0.0, true, MAX_TIME_MS, true);
 

@@ -9,7 +9,7 @@ use crate::workloads::swf::{
     ExtraFields, KeepDrop, MissingRequested, MissingRuntime, ProcsRule, Unsorted,
 };
 use parsched_core::policy::gang::SlotAllocation;
-use parsched_core::schema::{Field, Kind, Schema};
+use parsched_core::schema::{Field, Kind, Schema, U32, U64};
 use parsched_core::{choices, field};
 
 choices!(BatchPolicyKind {
@@ -54,8 +54,6 @@ choices!(ExtraFields {
 });
 
 type C = BatchConfig;
-const U32: u64 = u32::MAX as u64;
-const U64: u64 = u64::MAX;
 
 static FIELDS: &[Field<C>] = &[
     field!(C, "policy", policy: choice, Kind::choice::<BatchPolicyKind>(), "", "", "",

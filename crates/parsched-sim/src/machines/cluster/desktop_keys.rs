@@ -10,7 +10,7 @@
 use super::desktop::{parse_jobs, DefaultWait, DesktopConfig, DesktopScheme, RunQueues};
 use super::desktop_figs::{FigureConfig, FigureMachine, FigureScheduler, StressorRows};
 use parsched_core::policy::fcs::{FRows, Fill};
-use parsched_core::schema::{Field, Kind, Schema, Typed};
+use parsched_core::schema::{Field, Kind, Schema, Typed, U32, U64};
 use parsched_core::Value;
 use parsched_core::{choices, field, ConfigError};
 use std::sync::LazyLock;
@@ -39,9 +39,6 @@ choices!(StressorRows {
     Apart => "apart",
     Packed => "packed",
 });
-
-const U32: u64 = u32::MAX as u64;
-const U64: u64 = u64::MAX;
 
 /// The desktop's local schedulers (not the time-sharing table's `ts`).
 const LOCAL: Kind = Kind::Choice {

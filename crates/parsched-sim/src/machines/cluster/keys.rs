@@ -8,7 +8,7 @@ use super::apps::AppKind;
 use super::config::{parse_table, BoostQueue, ClusterConfig, LocalKind, PendingRule};
 use parsched_core::policy::cosched::CoschedScheme;
 use parsched_core::policy::ts::{BoostTo, TsSemantics};
-use parsched_core::schema::{Field, Kind, Schema, Typed};
+use parsched_core::schema::{Field, Kind, Schema, Typed, U32, U64};
 use parsched_core::Value;
 use parsched_core::{choices, field, ConfigError};
 use std::str::FromStr;
@@ -29,8 +29,6 @@ choices!(PendingRule {
 });
 
 type C = ClusterConfig;
-const U32: u64 = u32::MAX as u64;
-const U64: u64 = u64::MAX;
 const APPS: &[&str] = &["LIFE3.5", "LIFE12", "MG", "LU", "EP"];
 
 fn set_jobs(c: &mut C, v: &Value) -> Result<(), ConfigError> {

@@ -11,7 +11,7 @@ use crate::workloads::forkjoin::WorkloadKind;
 use parsched_core::choices;
 use parsched_core::field;
 use parsched_core::policy::pools::{Rounding, TieBreak};
-use parsched_core::schema::{Field, Kind, Schema};
+use parsched_core::schema::{Field, Kind, Schema, U32, U64};
 
 choices!(SpanningMode {
     None => "none",
@@ -41,8 +41,6 @@ choices!(WorkloadKind {
 });
 
 type C = PoolsConfig;
-const U32: u64 = u32::MAX as u64;
-const U64: u64 = u64::MAX;
 
 static FIELDS: &[Field<C>] = &[
     field!(C, "P", procs: u32, Kind::int_min(1, U32), "processors", "P", "Table 2",

@@ -6,7 +6,7 @@
 use super::config::{Regioning, RegionsConfig, Workload, MACHINES};
 use super::CacheModel;
 use parsched_core::program::Pattern;
-use parsched_core::schema::{Field, Kind, Schema, Typed};
+use parsched_core::schema::{Field, Kind, Schema, Typed, U64};
 use parsched_core::Value;
 use parsched_core::{choices, field, ConfigError};
 
@@ -24,7 +24,6 @@ choices!(CacheModel {
 });
 
 type C = RegionsConfig;
-const U64: u64 = u64::MAX;
 /// A size in MB: (0, 4096].
 const MB: Kind = Kind::float_range(0.0, false, 4096.0, true);
 
