@@ -73,6 +73,9 @@ pub mod result;
 pub mod space;
 
 pub use config::{BatchConfig, BatchPolicyKind, TooWide, WorkloadKind};
+
+/// One engine tick of the batch machine: 1 s, the resolution of SWF traces.
+pub const TICK: parsched_core::time::TickUnit = parsched_core::time::TickUnit::Second;
 pub use gang::simulate_gang;
 pub use keys::{keys, SCHEMA};
 pub use result::{BatchResult, BatchSummary, JobRow, Outcome, JOBS_CSV_COLUMNS};

@@ -10,6 +10,18 @@
 //! * `machine`: the simulated cluster on the shared engine.
 //! * [`run`]: replications, the metrics of §3 and 90% confidence intervals.
 
+use parsched_core::time::TickUnit;
+
+/// One engine tick of the cluster machine (seeds 002 and 003): 1 ns;
+/// results are reported in seconds.
+pub const TICK: TickUnit = TickUnit::Nanosecond;
+
+/// Ticks per second of the cluster machine.
+pub(crate) const TICKS_PER_S: u64 = match TICK.per_second() {
+    Some(n) => n,
+    None => panic!("the cluster machine's tick is a physical unit"),
+};
+
 pub mod apps;
 pub mod config;
 pub mod desktop;

@@ -641,3 +641,9 @@ fn the_boost_timer_can_pass_over_the_running_process() {
         }
     }
 }
+
+#[test]
+fn one_tick_is_one_nanosecond_in_every_conversion() {
+    assert_eq!(super::TICKS_PER_S, 1_000_000_000);
+    assert_eq!(super::TICK.seconds(1_500_000_000), Some(1.5));
+}

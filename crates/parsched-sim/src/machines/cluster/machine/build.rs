@@ -335,7 +335,7 @@ impl ClusterMachine {
             tick: ms(cfg.tick_ms),
             probe: ms(cfg.probe_ms),
             probe_node: cfg.probe_node,
-            max_time: (cfg.max_time_s * 1e9) as u64,
+            max_time: (cfg.max_time_s * TICKS_PER_S as f64) as u64,
             audit,
             literal_pending: cfg.pending == PendingRule::Unconsumed,
             age_running: cfg.age_running || solaris,
@@ -409,7 +409,7 @@ impl ClusterMachine {
             }
         }
         for n in 0..self.nodes.len() as u32 {
-            let at = phase_rng.random_range(1..=1_000_000_000u64);
+            let at = phase_rng.random_range(1..=TICKS_PER_S);
             eng.schedule_at(Time(at), Ev::SecondElapsed { node: n });
         }
         if d.has_periodic_boost() {

@@ -131,7 +131,7 @@ impl ClusterMachine {
         }
         self.check_preempt(n, now, eng);
         eng.schedule_at(
-            Time(now + 1_000_000_000),
+            Time(now + TICKS_PER_S),
             Ev::SecondElapsed { node: n as u32 },
         );
     }

@@ -41,6 +41,7 @@ mod processes;
 mod processors;
 
 use super::config::{BoostQueue, ClusterConfig, JobPlan, LocalKind, PendingRule, Placement};
+use super::TICKS_PER_S;
 use crate::engine::{Engine, Flow, Model, Timer};
 use crate::rng::{stream, Stream, StreamRng};
 use fcs::FcsRun;
@@ -386,10 +387,12 @@ pub(crate) struct ClusterMachine {
     smt_speed: f64,
 }
 
+/// Microseconds in ticks ([`super::TICK`]: 1 ns).
 fn us(x: f64) -> u64 {
     (x * 1e3).round() as u64
 }
 
+/// Milliseconds in ticks ([`super::TICK`]: 1 ns).
 fn ms(x: f64) -> u64 {
     (x * 1e6).round() as u64
 }
