@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from .errors import ConfigError
 
-__all__ = ["atomic_dir", "atomic_file", "check_output_dir", "check_output_file"]
+__all__ = ["atomic_dir", "atomic_file", "check_output_dir", "check_output_file", "source_root"]
 
 
 def check_output_file(path: str, field: str, suffixes: tuple[str, ...] | None = None) -> str:
@@ -106,3 +106,9 @@ def atomic_dir(path: str) -> Iterator[str]:
             os.replace(os.path.join(tmp, name), os.path.join(target, name))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def source_root() -> str:
+    """The root of the source checkout this package runs from (``python/parsched``
+    two levels below it): where ``bench/`` is, and ``../shared/`` beside it."""
+    return os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))

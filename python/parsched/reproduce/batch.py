@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from parsched._io import source_root
 from parsched.config import BatchConfig
 from parsched.errors import ConfigError
 
@@ -35,8 +36,7 @@ COLUMNS = (
 def default_traces_dir() -> str:
     """``<repo>/../shared/traces``, the repository root found from this package
     (``python/parsched`` in a checkout), else from the working directory."""
-    here = Path(__file__).resolve()
-    candidates = [here.parents[3] / ".." / "shared" / "traces"]
+    candidates = [Path(source_root()) / ".." / "shared" / "traces"]
     cwd = Path.cwd().resolve()
     candidates += [p / ".." / "shared" / "traces" for p in (cwd, *cwd.parents)
                    if (p / ".git").exists() or (p / "pyproject.toml").exists()]

@@ -37,6 +37,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from parsched._io import source_root
 from parsched.errors import ConfigError, RuntimeUnavailable
 from parsched.report.common import fmt_3g, log_ticks, markdown_table, pyplot, save_figure
 
@@ -57,17 +58,13 @@ GRAN_SHOWN = ["grain_ms", "solo_s", "ideal_s", "default_s", "gang_s", "speedup",
               "gang_vs_ideal", "load_default", "load_gang", "foreign_default", "foreign_gang"]
 
 
-def repo_root() -> str:
-    return os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-
-
 def ensure_bsp(path: str | None = None) -> str:
     """Returns the bsp binary, building it with ``make -C bench`` when missing."""
     if path:
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
             raise ConfigError("--bsp", f"{path!r} is not an executable file")
         return os.path.abspath(path)
-    bench = os.path.join(repo_root(), "bench")
+    bench = os.path.join(source_root(), "bench")
     binary = os.path.join(bench, "bsp")
     source = os.path.join(bench, "bsp.c")
     if (os.path.isfile(binary) and os.access(binary, os.X_OK)

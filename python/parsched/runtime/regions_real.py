@@ -50,6 +50,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from parsched._io import source_root
 from parsched.errors import RuntimeUnavailable
 
 __all__ = [
@@ -87,16 +88,12 @@ QUICK_ACCESS = (2 ** 8, 2 ** 14)
 SCAN = "10ms"
 
 
-def _repo_bench() -> Path:
-    return Path(__file__).resolve().parents[3] / "bench"
-
-
 def build_memlat(bench_dir: str | os.PathLike[str] | None = None) -> str:
     """The path of a built ``bench/memlat`` (built with ``make`` if needed).
 
     Raises :class:`RuntimeUnavailable` when it cannot be built here (no C
     compiler, no bench directory)."""
-    d = Path(bench_dir) if bench_dir is not None else _repo_bench()
+    d = Path(bench_dir) if bench_dir is not None else Path(source_root()) / "bench"
     exe = d / "memlat"
     src = d / "memlat.c"
     if exe.is_file() and os.access(exe, os.X_OK) and (
