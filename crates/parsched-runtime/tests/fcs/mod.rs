@@ -411,11 +411,14 @@ fn mock_fcs_discovery_fill_runs_discovering_jobs_together() {
 #[test]
 fn mock_fcs_publishes_each_jobs_class_to_it() {
     let _g = serial();
+    // 1500 iterations of 1 ms nominal (about 1 s here): 500 ran in 0.3 s on
+    // a fast CPU, at the edge of the first classification, and one run in a
+    // fresh-clone CI ended before any class.
     let mut spinner = bsp_job(&[
         "--threads",
         "2",
         "--iters",
-        "500",
+        "1500",
         "--grain-us",
         "1000",
         "--wait",
