@@ -48,7 +48,7 @@ NONDEFAULT = {
     "dispatch_table": None,  # set per test (a file)
     "initial_level": 1,
     "age_running": False,
-    "ts_semantics": "solaris",
+    "ts_semantics": "parsched",
     "boost_refreshes_quantum": True,
     "boost_to": "sleep_return",
     "boost_cap": 20,
@@ -70,7 +70,8 @@ NONDEFAULT = {
     "spin_cap_at_boost_period": True,
     "pending": "unconsumed",
     "pb_sb_wake_interrupts": False,
-    "pb_skip_running": True,
+    "pb_skip_running": False,
+    "pb_sb_driver_flag": False,
     "nic_sample_us": 100.0,
     "wake_delay_us": 30.0,
     "wake_loss": 0.1,

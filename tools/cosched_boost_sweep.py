@@ -57,7 +57,11 @@ def evaluate(over: dict, plan: rc.Plan) -> dict:
     lat = {(t["scheme"], t["workload"]): r.get("latency_us", math.nan)
            for t, r in zip(tasks, results, strict=True) if not r["livelock"]}
     found = rc.findings(T, fair, t5, lat)
+    ten = tab[tab["scheme"].isin(rc.SCHEMES)]
+    within = int(((ten["ratio"] <= 1.25) & (ten["ratio"] >= 0.8)).sum())
     return {"rho": rho["mean"], "median_ratio": float(tab["ratio"].median()),
+            "within": within,
+            "rho_w": " ".join(f"{rho[f'W{w}']:.2f}" for w in rc.WORKLOADS),
             "held": sum(f["holds"] for f in found), "findings": len(found),
             "held_ids": " ".join(f["id"] for f in found if f["holds"]),
             "livelocks": int(tab["livelock"].sum()), "T": T,
@@ -79,9 +83,12 @@ def main(argv: list[str] | None = None) -> int:
         T = r["T"]
         w5 = " ".join(f"{s} {T[s][5]:.0f}" for s in ("DCS", "PB", "PBT", "PB-SY"))
         print(f"{c:32s} rho {r['rho']:.2f}  median {r['median_ratio']:.2f}  "
-              f"held {r['held']}/{r['findings']}  livelocks {r['livelocks']}  "
+              f"held {r['held']}/{r['findings']}  x1.25 {r['within']}/90  livelocks {r['livelocks']}  "
               f"W5: {w5}  ({time.time() - t0:.0f} s)", flush=True)
         print(f"    held: {r['held_ids']}", flush=True)
+        print(f"    rho per W: {r['rho_w']}", flush=True)
+        for s in rc.SCHEMES:
+            print(f"    {s:7s}" + " ".join(f"{T[s][w]:6.0f}" for w in rc.WORKLOADS), flush=True)
         print(f"    W5 CV: {r['w5_cv']}", flush=True)
         rows.append({"candidate": c, **{k: v for k, v in r.items() if k != "T"},
                      **{f"{s}_W{w}": T[s][w] for s in rc.SCHEMES for w in rc.WORKLOADS}})

@@ -371,6 +371,7 @@ class _CoschedConfig(TypedDict, total=False):
     boost_period_ms: float
     spin_cap_at_boost_period: bool
     pb_sb_wake_interrupts: bool
+    pb_sb_driver_flag: bool
     pb_skip_running: bool
     pending: Literal["unpolled", "unconsumed"]
     nic_sample_us: float

@@ -264,6 +264,10 @@ pub struct EndpointView {
     pub pending: u32,
     /// When the most recent of them arrived (meaningful if `pending > 0`).
     pub last_arrival: Time,
+    /// The driver's own "blocked" flag: set when the process goes to sleep
+    /// in the driver's ioctl, cleared only when it runs again (so it stays
+    /// set between a wake-up and the process's next dispatch).
+    pub in_driver: bool,
 }
 
 /// The network interface's decision on an arrival.
@@ -315,6 +319,11 @@ pub struct PeriodicBooster {
     /// the first with an unconsumed message", which only makes sense for a
     /// process that is not on the processor). Default off: it may be.
     skip_running: bool,
+    /// PB-SB's "sleeping (blocked)" is the driver's flag
+    /// ([`EndpointView::in_driver`]): a process already woken but not yet
+    /// back on a processor still counts, and waking it again uses the
+    /// timer's turn without effect.
+    wake_by_driver_flag: bool,
     /// Round robin: the scan starts after the last endpoint boosted.
     next: usize,
 }
@@ -326,6 +335,7 @@ impl PeriodicBooster {
             kind: scheme.arrival,
             wake_blocked_first: scheme.wait == WaitKind::SpinBlock,
             skip_running: false,
+            wake_by_driver_flag: false,
             next: 0,
         })
     }
@@ -335,6 +345,14 @@ impl PeriodicBooster {
     /// pending message may be, the running one included.
     pub fn with_skip_running(mut self, skip: bool) -> PeriodicBooster {
         self.skip_running = skip;
+        self
+    }
+
+    /// With `flag`, PB-SB's timer takes "sleeping (blocked)" to be the
+    /// driver's flag ([`EndpointView::in_driver`]) rather than the
+    /// dispatcher's state (the cosched model's `pb_sb_driver_flag`).
+    pub fn with_wake_by_driver_flag(mut self, flag: bool) -> PeriodicBooster {
+        self.wake_by_driver_flag = flag;
         self
     }
 
@@ -356,9 +374,22 @@ impl PeriodicBooster {
                 && v.state != ProcState::Done
                 && !(skip_running && v.state == ProcState::Running)
         };
+        let by_flag = self.wake_by_driver_flag;
+        let asleep = |v: &EndpointView| {
+            if by_flag {
+                v.in_driver && v.state != ProcState::Done
+            } else {
+                v.state == ProcState::Blocked
+            }
+        };
         let pick = |only_blocked: bool, next: usize| -> Option<usize> {
-            let ok =
-                |v: &EndpointView| eligible(v) && (!only_blocked || v.state == ProcState::Blocked);
+            let ok = |v: &EndpointView| {
+                if only_blocked {
+                    v.pending > 0 && asleep(v)
+                } else {
+                    eligible(v)
+                }
+            };
             match self.kind {
                 ArrivalAction::Pbt => {
                     let mut best: Option<usize> = None;
@@ -412,7 +443,41 @@ mod tests {
             state,
             pending,
             last_arrival: Time(last),
+            in_driver: state == ProcState::Blocked,
         }
+    }
+
+    /// PB-SB with the driver's flag: a process woken but not yet run still
+    /// counts as sleeping, so the timer's turn goes to it (a wake without
+    /// effect) and nobody is boosted; by the dispatcher's state it is
+    /// passed over and the timer boosts.
+    #[test]
+    fn pb_sb_timer_by_the_drivers_flag_spends_its_turn_on_a_woken_process() {
+        let woken = EndpointView {
+            in_driver: true,
+            ..v(ProcState::Ready, 1, 40)
+        };
+        let view = [v(ProcState::Ready, 2, 90), woken];
+        let mut by_state = PeriodicBooster::new(Scheme::PB_SB).unwrap();
+        assert_eq!(by_state.tick(&view), Some(BoostDecision::Boost(0)));
+        let mut by_flag = PeriodicBooster::new(Scheme::PB_SB)
+            .unwrap()
+            .with_wake_by_driver_flag(true);
+        assert_eq!(by_flag.tick(&view), Some(BoostDecision::Wake(1)));
+        // Without pending messages the flag alone does not make a target.
+        let quiet = [
+            v(ProcState::Ready, 2, 90),
+            EndpointView {
+                pending: 0,
+                ..woken
+            },
+        ];
+        assert_eq!(by_flag.tick(&quiet), Some(BoostDecision::Boost(0)));
+        // PB (no spin-block) never wakes, flag or not.
+        let mut pb = PeriodicBooster::new(Scheme::PB)
+            .unwrap()
+            .with_wake_by_driver_flag(true);
+        assert!(matches!(pb.tick(&view), Some(BoostDecision::Boost(_))));
     }
 
     #[test]

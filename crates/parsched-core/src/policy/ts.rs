@@ -39,17 +39,19 @@ mod solaris;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TsSemantics {
-    /// parsched's rules so far (the default for now): every wake-up gets
-    /// `ts_slpret` and a full quantum; once a second a running thread is aged
-    /// to `ts_lwait` like a queued one.
-    #[default]
+    /// parsched's earlier rules (an option): every wake-up gets `ts_slpret`
+    /// and a full quantum; once a second a running thread is aged to
+    /// `ts_lwait` like a queued one.
     Parsched,
-    /// The rules of Solaris' `ts.c` (Solaris 8, `uts/common/disp/ts.c`): a
+    /// The rules of Solaris' `ts.c` (the default; Solaris 2.6's `ts.c` 1.80
+    /// of 96/10/17, the public release nearest the paper's 2.5.1, and
+    /// unchanged in these rules through Solaris 8): a
     /// sleep or wake-up gets `ts_slpret` and a new quantum only when
     /// `ts_dispwait > ts_maxwait` (else the thread keeps its level and the
     /// rest of its quantum); `ts_update` counts `ts_dispwait` for every
     /// thread, ages queued ones to `ts_lwait` and only marks the others for
     /// `ts_trapret` (see the [`solaris`] rules).
+    #[default]
     Solaris,
 }
 

@@ -163,20 +163,21 @@ pub struct ClusterConfig {
     /// every thread below level 59 then moves to its `lwait`); off: only
     /// queued ones.
     pub age_running: bool,
-    /// Which time-sharing rules the nodes follow: `parsched` (the default
-    /// for now, so that every published result stays as it is: every
-    /// wake-up gets `ts_slpret` and a full quantum, running threads age to
-    /// `ts_lwait`) or `solaris` (Solaris' `ts.c`: a conditional wake-up
-    /// boost, the rest of the quantum kept, running threads aged through
-    /// `ts_trapret`; `docs/policies/time-sharing.md`). With `solaris` the
+    /// Which time-sharing rules the nodes follow: `solaris` (the default:
+    /// Solaris' `ts.c` as of 2.6, the public release nearest the paper's
+    /// 2.5.1: a conditional wake-up boost, the rest of the quantum kept,
+    /// running threads aged through `ts_trapret`;
+    /// `docs/policies/time-sharing.md`) or `parsched` (parsched's earlier
+    /// rules: every wake-up gets `ts_slpret` and a full quantum, running
+    /// threads age to `ts_lwait`). With `solaris` the
     /// once-a-second update always walks the running processes
     /// (`age_running` is then implied).
     pub ts_semantics: TsSemantics,
     /// The periodic-boost timer (PB, PBT, PB-SB, PB-SY) never chooses the
     /// running process (the paper's timer boosts "the first with an
     /// unconsumed message", which only makes sense for one not on the
-    /// processor). Off (default for now, so results stay as they are): any
-    /// live process with a pending message, the runner included.
+    /// processor; the default). Off: any live process with a pending
+    /// message, the runner included.
     pub pb_skip_running: bool,
     /// The clock tick (ms): quanta are counted in ticks, so a quantum ends
     /// on one of the node's ticks; every node's ticks have their own phase
@@ -223,6 +224,13 @@ pub struct ClusterConfig {
     /// ISR are identical to those used for Spin Block"); off: only the
     /// periodic function wakes blocked processes.
     pub pb_sb_wake_interrupts: bool,
+    /// PB-SB: the timer's "sleeping (blocked) processes which have pending
+    /// messages" (§2) are those with the driver's own blocked flag set (set
+    /// when the ioctl puts the process to sleep, cleared when it runs
+    /// again), so a process the interrupt already woke but that has not yet
+    /// run takes the timer's turn and nobody is boosted (the default); off:
+    /// only processes the dispatcher has asleep.
+    pub pb_sb_driver_flag: bool,
     /// How often the interface samples which process runs (µs; 0: always
     /// current).
     pub nic_sample_us: f64,
@@ -300,8 +308,8 @@ impl Default for ClusterConfig {
             dispatch_table: None,
             initial_level: 29,
             age_running: true,
-            ts_semantics: TsSemantics::Parsched,
-            pb_skip_running: false,
+            ts_semantics: TsSemantics::Solaris,
+            pb_skip_running: true,
             boost_refreshes_quantum: false,
             boost_to: BoostTo::Top,
             boost_cap: 0,
@@ -322,6 +330,7 @@ impl Default for ClusterConfig {
             boost_period_ms: 10.0,
             spin_cap_at_boost_period: false,
             pb_sb_wake_interrupts: true,
+            pb_sb_driver_flag: true,
             pending: PendingRule::Unpolled,
             nic_sample_us: 0.0,
             wake_delay_us: 0.0,

@@ -152,10 +152,10 @@ static FIELDS: &[Field<C>] = &[
         "once-a-second ageing also ages the running processes (Solaris ts_update walks every \
          time-sharing thread); off: only queued ones"),
     field!(C, "ts_semantics", ts_semantics: choice, Kind::choice::<TsSemantics>(), "", "", "",
-        "the time-sharing rules: parsched (every wake-up gets ts_slpret and a full quantum, \
-         running processes age to ts_lwait; the default for now) or solaris (Solaris ts.c: \
-         ts_slpret only past ts_maxwait, else the level and the rest of the quantum are kept; \
-         running processes aged through ts_trapret; implies age_running)"),
+        "the time-sharing rules: solaris (Solaris 2.6 ts.c, the default: ts_slpret only past \
+         ts_maxwait, else the level and the rest of the quantum are kept; running processes \
+         aged through ts_trapret; implies age_running) or parsched (every wake-up gets \
+         ts_slpret and a full quantum, running processes age to ts_lwait)"),
     field!(C, "boost_refreshes_quantum", boost_refreshes_quantum: bool, Kind::Bool, "", "", "",
         "boosting a running process gives it a fresh quantum of its new level (Solaris \
          ts_change_priority); off: it keeps the rest of its quantum"),
@@ -205,10 +205,14 @@ static FIELDS: &[Field<C>] = &[
     field!(C, "pb_sb_wake_interrupts", pb_sb_wake_interrupts: bool, Kind::Bool, "", "", "",
         "PB-SB: the interface also interrupts to wake a blocked receiver (as for SB); off: \
          only the periodic function wakes blocked processes"),
+    field!(C, "pb_sb_driver_flag", pb_sb_driver_flag: bool, Kind::Bool, "", "", "§2",
+        "PB-SB: the timer's sleeping processes are those with the driver's blocked flag set \
+         (cleared only when the process runs again), so waking one the interrupt already woke \
+         uses the timer's turn (the default); off: only processes still asleep"),
     field!(C, "pb_skip_running", pb_skip_running: bool, Kind::Bool, "", "", "§2",
         "the periodic-boost timer (PB, PBT, PB-SB, PB-SY) never chooses the running process \
-         (the paper's timer boosts the first endpoint with an unconsumed message); off (the \
-         default for now): the runner may be chosen"),
+         (the paper's timer boosts the first endpoint with an unconsumed message; the \
+         default); off: the runner may be chosen"),
     field!(C, "pending", pending: choice, Kind::choice::<PendingRule>(), "", "", "",
         "what counts as a pending message for PB, PBT and spin-yield: unpolled (arrived since \
          the process last polled its endpoint) or unconsumed (arrived, not yet received)"),

@@ -591,20 +591,24 @@ fn a_set_cancel_flag_interrupts_the_run() {
     assert_eq!(a.events, b.events);
 }
 
-/// `ts_semantics = "solaris"` (Solaris `ts.c`'s rules) runs every scheme
-/// with the machine's invariants, deterministically, and its rules change
-/// the schedule of a coscheduling scheme (the default is parsched's).
+/// `ts_semantics`: both rule sets (Solaris `ts.c`'s, the default, and
+/// parsched's earlier ones) run every scheme with the machine's invariants,
+/// deterministically, and the rules change the schedule of a coscheduling
+/// scheme.
 #[test]
-fn solaris_time_sharing_runs_every_scheme_clean_and_changes_the_schedule() {
+fn both_time_sharing_rule_sets_run_every_scheme_clean_and_differ() {
     use parsched_core::policy::ts::TsSemantics;
-    assert_eq!(ClusterConfig::default().ts_semantics, TsSemantics::Parsched);
+    assert_eq!(ClusterConfig::default().ts_semantics, TsSemantics::Solaris);
     let audit = ClusterOptions {
         audit: true,
         ..Default::default()
     };
-    for s in all_schemes() {
+    for (s, rules) in all_schemes()
+        .into_iter()
+        .flat_map(|s| [(s, TsSemantics::Solaris), (s, TsSemantics::Parsched)])
+    {
         let mut c = cfg(s, 5, 0.02);
-        c.ts_semantics = TsSemantics::Solaris;
+        c.ts_semantics = rules;
         let r = run_once(&c, 1, &audit).unwrap();
         assert_eq!(r.audit_failures, 0, "{s}");
         assert_eq!(r.order_violations, 0, "{s}");
@@ -613,23 +617,25 @@ fn solaris_time_sharing_runs_every_scheme_clean_and_changes_the_schedule() {
         assert_eq!(r.completion_time, again.completion_time, "{s}");
     }
     let mut c = cfg(CoschedScheme::Dynamic(Scheme::SB), 5, 0.02);
-    let parsched = run_once(&c, 1, &audit).unwrap();
-    c.ts_semantics = TsSemantics::Solaris;
     let solaris = run_once(&c, 1, &audit).unwrap();
+    c.ts_semantics = TsSemantics::Parsched;
+    let parsched = run_once(&c, 1, &audit).unwrap();
     assert_ne!(parsched.job_completion_times, solaris.job_completion_times);
 }
 
-/// `pb_skip_running`: the periodic-boost schemes run clean when the timer
-/// passes over the running process, and the choice changes PB's schedule.
+/// `pb_skip_running` (default on): the periodic-boost schemes run clean
+/// whether or not the timer passes over the running process, and the
+/// choice changes PB's schedule.
 #[test]
-fn the_boost_timer_can_pass_over_the_running_process() {
-    assert!(!ClusterConfig::default().pb_skip_running);
+fn the_boost_timer_passes_over_the_running_process() {
+    assert!(ClusterConfig::default().pb_skip_running);
     let audit = ClusterOptions {
         audit: true,
         ..Default::default()
     };
     for s in [Scheme::PB, Scheme::PBT, Scheme::PB_SB, Scheme::PB_SY] {
         let mut c = cfg(CoschedScheme::Dynamic(s), 5, 0.02);
+        c.pb_skip_running = false;
         let before = run_once(&c, 1, &audit).unwrap();
         c.pb_skip_running = true;
         let r = run_once(&c, 1, &audit).unwrap();

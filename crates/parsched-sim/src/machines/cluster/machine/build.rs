@@ -35,6 +35,7 @@ impl Proc {
             spin_ns: 0,
             cpu_ns: 0,
             waking: false,
+            in_driver: false,
             believed: false,
             timer: Timer::UNSET,
             daemon: false,

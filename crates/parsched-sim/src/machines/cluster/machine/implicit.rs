@@ -36,7 +36,10 @@ impl Implicit {
             scheme,
             boosters: (0..cfg.nodes)
                 .filter_map(|_| PeriodicBooster::new(scheme))
-                .map(|b| b.with_skip_running(cfg.pb_skip_running))
+                .map(|b| {
+                    b.with_skip_running(cfg.pb_skip_running)
+                        .with_wake_by_driver_flag(cfg.pb_sb_driver_flag)
+                })
                 .collect(),
             boost_period: ms(cfg.boost_period_ms),
             timer_cost: us(cfg.timer_us),
@@ -82,6 +85,7 @@ impl ClusterMachine {
             state: pr.state,
             pending: pr.pending,
             last_arrival: Time(now),
+            in_driver: pr.in_driver,
         };
         let believed = pr.believed;
         let imp = self.implicit();

@@ -153,6 +153,8 @@ pub(crate) struct Proc {
     pub spin_ns: u64,
     pub cpu_ns: u64,
     waking: bool,
+    /// The driver's blocked flag: set on blocking, cleared on dispatch.
+    in_driver: bool,
     believed: bool,
     timer: Timer,
     daemon: bool,

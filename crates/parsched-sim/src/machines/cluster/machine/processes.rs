@@ -215,6 +215,7 @@ impl ClusterMachine {
         self.nodes[pr.node as usize].sched.blocked(pr.local);
         pr.state = ProcState::Blocked;
         pr.waking = false;
+        pr.in_driver = true;
         if self.block_timeout > 0 {
             eng.set_timer(
                 pr.timer,
@@ -267,6 +268,7 @@ impl ClusterMachine {
                     pr.pending
                 },
                 last_arrival: Time(pr.last_arrival),
+                in_driver: pr.in_driver,
             });
         }
     }

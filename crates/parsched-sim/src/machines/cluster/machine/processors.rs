@@ -134,6 +134,7 @@ impl ClusterMachine {
         let node = self.cpus[c].node as usize;
         let pr = &mut self.procs[p as usize];
         pr.state = ProcState::Running;
+        pr.in_driver = false;
         pr.cpu = c as u32;
         if self.nic_sample == 0 {
             pr.believed = true;
