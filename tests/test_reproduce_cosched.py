@@ -97,7 +97,8 @@ def test_cli_reproduce_cosched_miniature(tmp_path, monkeypatch, capsys):
     assert rc_ == 0
     for name in ("tables34.csv", "tables34.png", "table5.csv", "fairness.csv",
                  "mechanisms.csv", "sensitivity.csv", "findings.csv", "fig2_w5.png",
-                 "fig3_w3.png", "summary.md"):
+                 "fig3_w3.png", "summary.md", "tuning.csv", "calibration.csv",
+                 "fitted.csv"):
         assert (out / name).stat().st_size > 0, name
     tab = pd.read_csv(out / "tables34.csv")
     assert len(tab) == (len(rc.SCHEMES) + 2) * 9
@@ -117,6 +118,9 @@ def test_cli_reproduce_cosched_miniature(tmp_path, monkeypatch, capsys):
     assert set(f["id"]) >= set(rc.EXPLANATIONS)
     assert -1 <= obj["spearman_mean"] <= 1 and not math.isnan(obj["spearman_mean"])
     assert "Findings:" in (out / "summary.md").read_text()
+    assert "what they were fitted to" in (out / "summary.md").read_text()
+    assert set(obj["spins_us"]) == {"LIFE3.5", "LIFE12", "MG", "LU", "EP"}
+    assert 0 <= obj["cells_within_1_25"] <= obj["cells_predicted"] == 87
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".parsched-")]
 
 

@@ -83,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         T = r["T"]
         w5 = " ".join(f"{s} {T[s][5]:.0f}" for s in ("DCS", "PB", "PBT", "PB-SY"))
         print(f"{c:32s} rho {r['rho']:.2f}  median {r['median_ratio']:.2f}  "
-              f"held {r['held']}/{r['findings']}  x1.25 {r['within']}/90  livelocks {r['livelocks']}  "
+              f"held {r['held']}/{r['findings']}  x1.25 {r['within']}/90  "
+              f"livelocks {r['livelocks']}  "
               f"W5: {w5}  ({time.time() - t0:.0f} s)", flush=True)
         print(f"    held: {r['held_ids']}", flush=True)
         print(f"    rho per W: {r['rho_w']}", flush=True)

@@ -368,6 +368,7 @@ class _CoschedConfig(TypedDict, total=False):
     syscall_us: float
     timer_us: float
     spin_time_us: float | None
+    app_spin_us: Sequence[float]
     boost_period_ms: float
     spin_cap_at_boost_period: bool
     pb_sb_wake_interrupts: bool

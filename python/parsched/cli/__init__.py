@@ -35,6 +35,7 @@ from parsched.cli.reproduce import (
     cmd_reproduce_gang,
     cmd_reproduce_pools,
     cmd_reproduce_regions,
+    cmd_tune_cosched,
 )
 from parsched.cli.run import cmd_reproduce_desktop, cmd_run
 from parsched.cli.simulate import COMMANDS as SIMULATE_COMMANDS
@@ -93,6 +94,17 @@ def build_parser() -> argparse.ArgumentParser:
     gl.add_argument("--json", action="store_true", help="print one JSON object")
     gl.set_defaults(func=cmd_generate_lublin)
     _add_reproduce_parsers(sub, fmt)
+    tune = sub.add_parser("tune", help="choose a model's free parameters by a stated procedure",
+                          description="Choose a model's free parameters by a stated procedure.")
+    tune_sub = tune.add_subparsers(dest="model", metavar="MODEL", required=True)
+    tc = tune_sub.add_parser("cosched", help=_doc(cmd_tune_cosched).splitlines()[0],
+                             description=_doc(cmd_tune_cosched), formatter_class=fmt)
+    tc.add_argument("--quick", action="store_true",
+                    help="a quarter of the iterations, one replication (seconds)")
+    tc.add_argument("--workers", type=_workers, default=None, metavar="N",
+                    help="parallel simulations (default: one per CPU)")
+    tc.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    tc.set_defaults(func=cmd_tune_cosched)
 
     ru = sub.add_parser("run", help=_doc(cmd_run).splitlines()[0],
                         description=_doc(cmd_run), formatter_class=fmt)

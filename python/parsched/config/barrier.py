@@ -10,7 +10,7 @@ import math
 from typing import Any, ClassVar
 
 from ..errors import ConfigError, shown
-from .base import ConfigBase, _as_float, _class_doc
+from .base import ConfigBase, _class_doc, coerce_numbers, parse_numbers
 from .schema import model_class
 
 __all__ = ["BarrierConfig", "harmonic_number", "tw_per_unit_var"]
@@ -50,35 +50,14 @@ class _BarrierMethods(ConfigBase):
 
     # ------------------------------------------------ samples (special)
     def _special_coerce(self, name: str, v: Any) -> Any:  # samples
-        if isinstance(v, str | bytes) or not hasattr(v, "__iter__"):
-            raise ConfigError("samples", f"{type(v).__name__} given",
-                              "a sequence of numbers (ms)")
-        return tuple(_as_float("samples", x) for x in v)
+        return coerce_numbers("samples", v, "ms")
 
     def _special_to_dict(self, name: str, v: Any) -> Any:
         return list(v)
 
     @classmethod
     def _special_parse(cls, key: str, raw: str) -> Any:
-        text = raw
-        if raw.startswith("@"):
-            try:
-                with open(raw[1:]) as fh:
-                    text = fh.read()
-            except OSError as e:
-                raise ConfigError("samples", f"cannot read {raw[1:]!r}: {e.strerror or e}",
-                                  "@FILE of numbers") from None
-        text = text.strip()
-        if text.startswith("[") and text.endswith("]"):  # a list literal, as printed
-            text = text[1:-1]
-        out = []
-        for t in text.replace(",", " ").split():
-            try:
-                out.append(float(t))
-            except ValueError:
-                raise ConfigError("samples", f"{shown(t)} is not a number",
-                                  "numbers separated by commas, spaces or newlines") from None
-        return tuple(out)
+        return parse_numbers("samples", raw)
 
     @classmethod
     def _special_from_toml(cls, name: str, value: Any, path: str) -> Any:

@@ -549,3 +549,34 @@ def read_toml(path: str | os.PathLike[str], field: str,
     except tomllib.TOMLDecodeError as e:
         where = path if field == path else f"{field}: {path}"
         raise ConfigError(where, f"invalid TOML: {e}") from None
+
+
+def coerce_numbers(key: str, v: Any, unit: str) -> tuple[float, ...]:
+    """A list-of-numbers key's value as a tuple of floats, or a one-line error."""
+    if isinstance(v, str | bytes) or not hasattr(v, "__iter__"):
+        raise ConfigError(key, f"{type(v).__name__} given", f"a sequence of numbers ({unit})")
+    return tuple(_as_float(key, x) for x in v)
+
+
+def parse_numbers(key: str, raw: str) -> tuple[float, ...]:
+    """A list-of-numbers key from the command line: ``a,b,c``, ``[a, b]`` or
+    ``@FILE`` (numbers separated by commas, spaces or newlines)."""
+    text = raw
+    if raw.startswith("@"):
+        try:
+            with open(raw[1:]) as fh:
+                text = fh.read()
+        except OSError as e:
+            raise ConfigError(key, f"cannot read {raw[1:]!r}: {e.strerror or e}",
+                              "@FILE of numbers") from None
+    text = text.strip()
+    if text.startswith("[") and text.endswith("]"):  # a list literal, as printed
+        text = text[1:-1]
+    out = []
+    for t in text.replace(",", " ").split():
+        try:
+            out.append(float(t))
+        except ValueError:
+            raise ConfigError(key, f"{shown(t)} is not a number",
+                              "numbers separated by commas, spaces or newlines") from None
+    return tuple(out)

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from .. import _core
 from ..errors import ConfigError, shown
-from .base import ConfigBase, _class_doc, _core_error
+from .base import ConfigBase, _class_doc, _core_error, coerce_numbers, parse_numbers
 from .schema import model_class, schema
 
 __all__ = ["APPLICATIONS", "SCHEMES", "CoschedConfig"]
@@ -83,8 +83,10 @@ class _CoschedMethods(ConfigBase):
         object.__setattr__(self, "jobs", tuple(values["jobs"]))
         self._validate()
 
-    # ------------------------------------------------------ jobs (special)
-    def _special_coerce(self, name: str, v: Any) -> Any:  # jobs
+    # ----------------------------------------- jobs, app_spin_us (special)
+    def _special_coerce(self, name: str, v: Any) -> Any:
+        if name == "app_spin_us":
+            return coerce_numbers(name, v, "µs")
         return _job_names(v)
 
     def _special_to_dict(self, name: str, v: Any) -> Any:
@@ -92,19 +94,29 @@ class _CoschedMethods(ConfigBase):
 
     @classmethod
     def _special_parse(cls, key: str, raw: str) -> Any:
+        if key == "app_spin_us":
+            return parse_numbers(key, raw)
         return _job_names(raw.strip().strip("[]"))
 
     @classmethod
     def _special_from_toml(cls, name: str, value: Any, path: str) -> Any:
+        if name == "app_spin_us":
+            if not isinstance(value, list):
+                raise ConfigError(name, f"{path}: not a list", "a list of numbers (µs)")
+            return tuple(value)
         if not isinstance(value, (list, str)):
             raise ConfigError("jobs", f"{path}: not a list of names",
                               'a list of application names, e.g. ["LIFE12", "MG"]')
         return value
 
     def _special_toml_lines(self, table: bool) -> list[str]:
-        if not self.jobs:
-            return []
-        return ["jobs = [" + ", ".join(f'"{j}"' for j in self.jobs) + "]"]
+        lines = []
+        if self.jobs:
+            lines.append("jobs = [" + ", ".join(f'"{j}"' for j in self.jobs) + "]")
+        if self.app_spin_us:
+            lines.append("app_spin_us = [" + ", ".join(repr(float(x)) for x in self.app_spin_us)
+                         + "]")
+        return lines
 
     # ------------------------------------------------------------ the core
     @classmethod

@@ -49,6 +49,7 @@ class CoschedConfig(ConfigBase):
     syscall_us: float
     timer_us: float
     spin_time_us: float | None
+    app_spin_us: tuple[float, ...]
     boost_period_ms: float
     spin_cap_at_boost_period: bool
     pb_sb_wake_interrupts: bool

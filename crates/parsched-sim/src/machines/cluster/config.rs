@@ -208,6 +208,11 @@ pub struct ClusterConfig {
     /// Spin time before blocking or yielding (µs); default: each
     /// application's own (tuned alone).
     pub spin_time_us: Option<f64>,
+    /// Each application's spin time (µs), in the order LIFE3.5, LIFE12, MG,
+    /// LU, EP (`parsched tune cosched` chooses them); empty: each
+    /// application's own. `spin_time_us`, when set, overrides both.
+    #[serde(default)]
+    pub app_spin_us: Vec<f64>,
     /// Period of the boost function (ms; seed: 10).
     pub boost_period_ms: f64,
     /// With a periodic boost, spin at most one boost period before
@@ -327,6 +332,7 @@ impl Default for ClusterConfig {
             syscall_us: 10.0,
             timer_us: 2.0,
             spin_time_us: None,
+            app_spin_us: Vec::new(),
             boost_period_ms: 10.0,
             spin_cap_at_boost_period: false,
             pb_sb_wake_interrupts: true,
@@ -454,7 +460,12 @@ impl ClusterConfig {
                     program: a.model().program(a, width, self.scale),
                     width,
                     mult: vec![1.0; width as usize],
-                    spin_us: self.spin_time_us.unwrap_or(a.model().spin_time_us),
+                    spin_us: self.spin_time_us.unwrap_or_else(|| {
+                        self.app_spin_us
+                            .get(app_index as usize)
+                            .copied()
+                            .unwrap_or(a.model().spin_time_us)
+                    }),
                     background: false,
                     stream_key: (app_index << 56) | (occurrence << 32),
                 }
@@ -499,6 +510,13 @@ impl ClusterConfig {
                 "workload",
                 format!("{} is not a workload", self.workload),
                 "1..=9 (Table 2), or jobs=A,B,... for a custom mix",
+            ));
+        }
+        if !self.app_spin_us.is_empty() && self.app_spin_us.len() != AppKind::ALL.len() {
+            return Err(ConfigError::new(
+                "app_spin_us",
+                format!("{} values", self.app_spin_us.len()),
+                "five spin times (µs) in the order LIFE3.5, LIFE12, MG, LU, EP, or none",
             ));
         }
         if let Some(w) = self.job_width {

@@ -8,7 +8,7 @@ use super::apps::AppKind;
 use super::config::{parse_table, BoostQueue, ClusterConfig, LocalKind, PendingRule};
 use parsched_core::policy::cosched::CoschedScheme;
 use parsched_core::policy::ts::{BoostTo, TsSemantics};
-use parsched_core::schema::{Field, Kind, Schema, Typed, U32, U64};
+use parsched_core::schema::{End, Field, Kind, Schema, Typed, U32, U64};
 use parsched_core::Value;
 use parsched_core::{choices, field, ConfigError};
 use std::str::FromStr;
@@ -196,8 +196,15 @@ static FIELDS: &[Field<C>] = &[
     field!(C, "timer_us", timer_us: f64, NONNEG, "µs", "", "",
         "one invocation of the periodic boost function"),
     field!(C, "spin_time_us", spin_time_us: opt_f64, NONNEG, "µs", "", "",
-        "spin time before blocking or yielding; unset (none): each application's own (tuned \
-         alone)"),
+        "spin time before blocking or yielding; unset (none): each application's own (`parsched \
+         tune cosched`)"),
+    field!(C, "app_spin_us", app_spin_us: list, Kind::List {
+            min: Some(End { value: 0.0, closed: true }),
+            max: None,
+        }, "µs", "", "§2",
+        "each application's spin time, in the order LIFE3.5, LIFE12, MG, LU, EP (as `parsched \
+         tune cosched` chooses them; `--set app_spin_us=1000,3000,1000,1000,1000`); empty: each \
+         application's own; spin_time_us overrides"),
     field!(C, "boost_period_ms", boost_period_ms: f64, Kind::POSITIVE, "ms", "", "",
         "period of the boost function (PB, PBT, PB-SB, PB-SY; the seed: 10)"),
     field!(C, "spin_cap_at_boost_period", spin_cap_at_boost_period: bool, Kind::Bool, "", "",
