@@ -57,10 +57,9 @@ def evaluate(over: dict, plan: rc.Plan) -> dict:
     lat = {(t["scheme"], t["workload"]): r.get("latency_us", math.nan)
            for t, r in zip(tasks, results, strict=True) if not r["livelock"]}
     found = rc.findings(T, fair, t5, lat)
-    ten = tab[tab["scheme"].isin(rc.SCHEMES)]
-    within = int(((ten["ratio"] <= 1.25) & (ten["ratio"] >= 0.8)).sum())
+    within = rc.within(tab)
     return {"rho": rho["mean"], "median_ratio": float(tab["ratio"].median()),
-            "within": within,
+            "within": within["cells_within_1_25"], "cells": within["cells_predicted"],
             "rho_w": " ".join(f"{rho[f'W{w}']:.2f}" for w in rc.WORKLOADS),
             "held": sum(f["holds"] for f in found), "findings": len(found),
             "held_ids": " ".join(f["id"] for f in found if f["holds"]),
@@ -83,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         T = r["T"]
         w5 = " ".join(f"{s} {T[s][5]:.0f}" for s in ("DCS", "PB", "PBT", "PB-SY"))
         print(f"{c:32s} rho {r['rho']:.2f}  median {r['median_ratio']:.2f}  "
-              f"held {r['held']}/{r['findings']}  x1.25 {r['within']}/90  "
+              f"held {r['held']}/{r['findings']}  x1.25 {r['within']}/{r['cells']}  "
               f"livelocks {r['livelocks']}  "
               f"W5: {w5}  ({time.time() - t0:.0f} s)", flush=True)
         print(f"    held: {r['held_ids']}", flush=True)

@@ -219,15 +219,13 @@ def cmd_tune_cosched(args: argparse.Namespace) -> int:
     if quiet:
         print(json.dumps(jsonable({
             "spins_us": dict(zip(cosched_tune.APPS, spins, strict=True)),
-            "app_spin_us": ",".join(f"{s:g}" for s in spins),
+            "app_spin_us": cosched_tune.app_spin_arg(spins),
             "tuning": res["tuning"].to_dict(orient="records"),
             "calibration": res["calibration"].to_dict(orient="records")})))
         return 0
-    grid = res["tuning"].pivot(index="app", columns="spin_us", values="completion_s")
-    grid.columns = [f"{c / 1000:g} ms" for c in grid.columns]
     _print_table(con, "SB's completion time (s) on four copies of each application, per spin",
-                 grid.round(0).reset_index())
+                 cosched_tune.spin_grid(res["tuning"]))
     _print_table(con, "Each application alone against Table 2", res["calibration"])
-    con.print("chosen: --set app_spin_us=" + ",".join(f"{s:g}" for s in spins),
+    con.print("chosen: --set app_spin_us=" + cosched_tune.app_spin_arg(spins),
               highlight=False)
     return 0

@@ -105,6 +105,18 @@ def run(*, scale: float, reps: int, seed: int = 1, base: dict[str, Any] | None =
     return {"spins": spins, "tuning": tuning, "calibration": pd.DataFrame(cal_rows)}
 
 
+def spin_grid(tuning):
+    """SB's time (s) per application (rows) and spin (columns, "0.1 ms" ...)."""
+    grid = tuning.pivot(index="app", columns="spin_us", values="completion_s")
+    grid.columns = [f"{c / 1000:g} ms" for c in grid.columns]
+    return grid.round(0).reset_index()
+
+
+def app_spin_arg(spins: list[float]) -> str:
+    """The chosen spins as the value of ``--set app_spin_us=``."""
+    return ",".join(f"{s:g}" for s in spins)
+
+
 def fitted_parameters(spins: list[float]) -> list[dict[str, str]]:
     """Every free parameter of the reproduction and what it was fitted to."""
     rows = [{"parameter": f"spin time of {a}", "value": f"{s / 1000:g} ms",
@@ -127,14 +139,12 @@ def markdown(tuned, fitted, fmt) -> str:
 
     spins = ", ".join(f"{a} {s / 1000:g} ms"
                       for a, s in zip(APPS, tuned["spins"], strict=True))
-    grid = tuned["tuning"].pivot(index="app", columns="spin_us", values="completion_s")
-    grid.columns = [f"{c / 1000:g} ms" for c in grid.columns]
     return "\n".join([
         "", "## Parameters and what they were fitted to", "",
         markdown_table(fitted, fmt=fmt), "",
         f"Spin times chosen by the paper's procedure (§2; SB on four copies of each "
         f"application, the lowest time wins): {spins}. SB's time (s) per spin:", "",
-        markdown_table(grid.round(0).reset_index(), fmt=fmt), "",
+        markdown_table(spin_grid(tuned["tuning"]), fmt=fmt), "",
         "## The applications alone against Table 2 (% of time communicating)", "",
         markdown_table(tuned["calibration"], fmt=fmt), ""])
 

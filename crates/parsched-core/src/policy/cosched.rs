@@ -377,19 +377,13 @@ impl PeriodicBooster {
         let by_flag = self.wake_by_driver_flag;
         let asleep = |v: &EndpointView| {
             if by_flag {
-                v.in_driver && v.state != ProcState::Done
+                v.in_driver
             } else {
                 v.state == ProcState::Blocked
             }
         };
         let pick = |only_blocked: bool, next: usize| -> Option<usize> {
-            let ok = |v: &EndpointView| {
-                if only_blocked {
-                    v.pending > 0 && asleep(v)
-                } else {
-                    eligible(v)
-                }
-            };
+            let ok = |v: &EndpointView| eligible(v) && (!only_blocked || asleep(v));
             match self.kind {
                 ArrivalAction::Pbt => {
                     let mut best: Option<usize> = None;

@@ -36,14 +36,14 @@ mod solaris;
 
 /// Which rules move a thread between levels (the `ts_semantics` option of
 /// the cosched model; see `docs/policies/time-sharing.md`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TsSemantics {
     /// parsched's earlier rules (an option): every wake-up gets `ts_slpret`
     /// and a full quantum; once a second a running thread is aged to
     /// `ts_lwait` like a queued one.
     Parsched,
-    /// The rules of Solaris' `ts.c` (the default; Solaris 2.6's `ts.c` 1.80
+    /// The rules of Solaris' `ts.c` (the cosched model's default; Solaris 2.6's `ts.c` 1.80
     /// of 96/10/17, the public release nearest the paper's 2.5.1, and
     /// unchanged in these rules through Solaris 8): a
     /// sleep or wake-up gets `ts_slpret` and a new quantum only when
@@ -51,7 +51,6 @@ pub enum TsSemantics {
     /// rest of its quantum); `ts_update` counts `ts_dispwait` for every
     /// thread, ages queued ones to `ts_lwait` and only marks the others for
     /// `ts_trapret` (see the [`solaris`] rules).
-    #[default]
     Solaris,
 }
 
@@ -467,8 +466,10 @@ impl TimeSharing {
         self
     }
 
-    /// Which rules move threads between levels (default:
-    /// [`TsSemantics::Parsched`]).
+    /// Which rules move threads between levels ([`TimeSharing::new`] starts
+    /// with [`TsSemantics::Parsched`], the rules this module's own tests
+    /// exercise; the cosched model sets its `ts_semantics`, by default
+    /// [`TsSemantics::Solaris`]).
     pub fn with_semantics(mut self, semantics: TsSemantics) -> TimeSharing {
         self.semantics = semantics;
         self

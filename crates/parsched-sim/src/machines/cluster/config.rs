@@ -205,8 +205,8 @@ pub struct ClusterConfig {
     pub syscall_us: f64,
     /// One invocation of the periodic boost function (µs).
     pub timer_us: f64,
-    /// Spin time before blocking or yielding (µs); default: each
-    /// application's own (tuned alone).
+    /// One spin time before blocking or yielding for every application
+    /// (µs); default: `app_spin_us`, else each application's own.
     pub spin_time_us: Option<f64>,
     /// Each application's spin time (µs), in the order LIFE3.5, LIFE12, MG,
     /// LU, EP (`parsched tune cosched` chooses them); empty: each
