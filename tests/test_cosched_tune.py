@@ -61,8 +61,30 @@ def test_fitted_parameters_name_what_each_was_fitted_to():
     rows = tune.fitted_parameters([100.0] * 5)
     names = [r["parameter"] for r in rows]
     assert all(f"spin time of {a}" in names for a in tune.APPS)
-    assert any("Local on W1, W5, W9" in r["fitted to"] for r in rows)
     assert all(r["fitted to"] for r in rows)
+    # Nothing is fitted to Tables 3-5: every fitted value names Table 2, the text or
+    # the model's own runs, and no row names a completion-time table.
+    assert not any("Table 3" in r["fitted to"] or "Table 4" in r["fitted to"]
+                   or "W1" in r["fitted to"] for r in rows)
+    assert any("Table 2" in r["fitted to"] for r in rows)
+    assert rc.FITTED_CELLS == ()
+
+
+def test_applications_are_sized_from_table2_shares():
+    """The calibration's outputs: every application alone communicates Table 2's share
+    (LU to within its integer grid) and runs 25 s; LIFE(3.5) is the coarse one."""
+    from parsched import _core
+
+    cal = _core.cosched_applications()
+    apps = {a["app"]: a for a in cal["apps"]}
+    for a in ("LIFE3.5", "LIFE12", "MG"):
+        assert abs(apps[a]["share"] - apps[a]["paper_share"]) < 0.002, apps[a]
+    assert abs(apps["LU"]["share"] - 0.16) < 0.01
+    for a in apps.values():
+        alone_s = a["iterations"] * a["compute_us"] * 1e-6
+        assert alone_s <= cal["alone_s"] + 1e-9, a  # compute alone is at most 25 s
+    assert apps["LIFE3.5"]["compute_us"] > 50 * apps["LIFE12"]["compute_us"]
+    assert 0 < cal["jitter"] < 0.2 and 5 < cal["mflops"] < 100
 
 
 def test_cli_tune_cosched_json(monkeypatch, capsys):

@@ -31,7 +31,9 @@ def parse(arg: str) -> dict:
         k, v = kv.split("=", 1)
         v = v.strip()
         k = k.strip()
-        if v in ("true", "false"):
+        if "/" in v:  # a list, e.g. app_spin_us=100000/100000/100000/100000/100000
+            out[k] = [float(x) for x in v.split("/")]
+        elif v in ("true", "false"):
             out[k] = v == "true"
         elif v.isdigit() and k != "boost_to":
             out[k] = int(v)

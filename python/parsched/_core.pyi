@@ -482,6 +482,13 @@ def simulate_fcs_figure(config: dict[str, Any], workers: int = 1) -> dict[str, A
 def fcs_figure_keys() -> list[str]:
     """The keys ``simulate_fcs_figure`` accepts."""
 
+def cosched_applications() -> dict[str, Any]:
+    """How seed 003's applications were sized from Table 2 and the text: the
+    assumed constants (``life_cell_us``, ``process_memory_mib``, ``mg_edge``,
+    ``lu_min_edge``, ``lu_sweep_share``, ``alone_s``), the solved ``jitter``
+    and ``mflops``, and ``apps``: per application ``app``, ``size``,
+    ``iterations``, ``compute_us``, ``share`` (alone) and ``paper_share``."""
+
 def cancel_cosched() -> None:
     """The same as :func:`cancel_runs` (its first name)."""
 

@@ -228,6 +228,14 @@ pub enum Peer {
     Rank { rank: u32 },
     /// Rank `(own + by) mod n`, for n ranks (neighbours, rings, butterflies).
     Offset { by: i32 },
+    /// Rank `own XOR mask`: the partner along one axis of a hypercube of
+    /// processes (NPB MG's 2 × 2 × 2 grid: one partner per axis). Absent
+    /// when the partner is not below n.
+    Xor { mask: u32 },
+    /// The neighbour `(dx, dy)` away on a non-periodic grid `xdim` ranks
+    /// wide, ranks numbered `x + xdim·y` (NPB LU's wavefront). Absent off
+    /// the grid's edge: a send to or receive from an absent peer is skipped.
+    Grid { dx: i32, dy: i32, xdim: u32 },
     /// Whoever sent (receive only).
     Any,
 }
@@ -242,8 +250,22 @@ impl Peer {
                 let n = n as i64;
                 (n > 0).then(|| (own as i64 + by as i64).rem_euclid(n) as u32)
             }
+            Peer::Xor { mask } => Some(own ^ mask).filter(|&r| r < n),
+            Peer::Grid { dx, dy, xdim } => {
+                let w = xdim.max(1) as i64;
+                let (x, y) = (own as i64 % w + dx as i64, own as i64 / w + dy as i64);
+                let r = x + w * y;
+                (x >= 0 && x < w && y >= 0 && r < n as i64).then_some(r as u32)
+            }
             Peer::Any => None,
         }
+    }
+
+    /// True when the peer does not exist for rank `own` among `n` (an
+    /// [`Peer::Xor`] partner or [`Peer::Grid`] neighbour outside the job):
+    /// the step naming it is skipped.
+    pub fn absent(self, own: u32, n: u32) -> bool {
+        matches!(self, Peer::Xor { .. } | Peer::Grid { .. }) && self.resolve(own, n).is_none()
     }
 }
 
@@ -607,6 +629,38 @@ mod tests {
     fn c(v: f64) -> Step {
         Step::Compute {
             demand: Dist::Const { value: v },
+        }
+    }
+
+    #[test]
+    fn xor_and_grid_peers_resolve_within_the_job_and_are_absent_outside() {
+        // NPB MG's 2 x 2 x 2 grid: rank 5 = (1,0,1) pairs with 4, 7 and 1.
+        let xor = |m| Peer::Xor { mask: m }.resolve(5, 8);
+        assert_eq!((xor(1), xor(2), xor(4)), (Some(4), Some(7), Some(1)));
+        assert!(Peer::Xor { mask: 8 }.absent(5, 8));
+        // NPB LU's 4 x 2 grid: rank 5 = (x 1, y 1); north is x-1, west y-1.
+        let g = |dx, dy, own| Peer::Grid { dx, dy, xdim: 4 }.resolve(own, 8);
+        assert_eq!(g(-1, 0, 5), Some(4));
+        assert_eq!(g(0, -1, 5), Some(1));
+        assert_eq!(g(1, 0, 7), None, "the last column does not wrap");
+        assert_eq!(g(-1, 0, 4), None, "the first column does not wrap");
+        assert_eq!(g(0, 1, 6), None, "past the last row");
+        assert!(Peer::Grid {
+            dx: 0,
+            dy: -1,
+            xdim: 4
+        }
+        .absent(2, 8));
+        assert!(!Peer::Offset { by: 9 }.absent(2, 8));
+        assert!(!Peer::Any.absent(2, 8));
+        // Every present neighbour is symmetric: b is a's east iff a is b's west.
+        for a in 0..8 {
+            if let Some(b) = g(1, 0, a) {
+                assert_eq!(g(-1, 0, b), Some(a));
+            }
+            if let Some(b) = g(0, 1, a) {
+                assert_eq!(g(0, -1, b), Some(a));
+            }
         }
     }
 

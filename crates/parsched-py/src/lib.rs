@@ -73,6 +73,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_cosched, m)?)?;
     m.add_function(wrap_pyfunction!(cosched_keys, m)?)?;
     m.add_function(wrap_pyfunction!(cancel_cosched, m)?)?;
+    m.add_function(wrap_pyfunction!(cosched_applications, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_fcs, m)?)?;
     m.add_function(wrap_pyfunction!(fcs_keys, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_fcs_figure, m)?)?;

@@ -22,6 +22,16 @@ pub(crate) fn simulate_cosched<'py>(
     Ok(out)
 }
 
+/// How seed 003's applications were sized (`cluster::calibrate::report`):
+/// the assumed constants, the solved jitter and NPB rate, and per
+/// application its size, iterations, compute per iteration and share of
+/// time communicating alone beside Table 2's.
+#[pyfunction]
+pub(crate) fn cosched_applications(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    pythonize::pythonize(py, &cluster::calibrate::report())
+        .map_err(|e| SimulationError::new_err(e.to_string()))
+}
+
 /// Runs one model of the cluster machine (`run`, given its options) with
 /// `workers` threads for the replications, off the main thread with the GIL
 /// released (Ctrl-C or `cancel_runs` stop it within ~50 ms), and returns

@@ -1,27 +1,26 @@
-//! The applications of seed 003 (§3.1) as message-passing programs.
+//! The applications of seed 003 (§3.1) as message-passing programs, shaped
+//! after the real codes; their sizes come from the paper's Table 2 and text
+//! by the procedure of [`super::calibrate`] (never from Tables 3–5).
 //!
-//! The paper gives each application's share of time spent communicating and
-//! its alone time (about 25 s on 8 nodes); it gives no problem sizes,
-//! message sizes or iteration counts. Each model below is a loop whose
-//! compute per iteration, message sizes and iteration count were calibrated
-//! (by simulation, `cluster::tests::applications_are_calibrated`) so that,
-//! alone on 8 nodes with the default costs, it runs about 25 s and spends its
-//! stated share communicating (time inside sends and receives, waits
-//! included, over run time, averaged over its processes).
-//!
-//! * **LIFE(3.5), LIFE(12)**: the MPICH Game of Life — the matrix split over
-//!   a 2 × (n/2) torus; every iteration computes, sends its boundary to its
-//!   four neighbours (ranks ±1 and ±n/2), receives theirs, and ends with a
-//!   barrier (dissemination, from messages). The two differ in matrix size
-//!   per iteration (compute and boundary bytes) and iteration count.
-//! * **MG**: multigrid V-cycles — four levels whose compute shrinks 8× and
-//!   whose boundary messages shrink 4× per level, each exchanged with six
-//!   neighbours (ranks ±1, ±2, ±4), and a global reduction (the residual
-//!   norm) per cycle.
-//! * **LU**: SSOR sweeps pipelined over the ranks — many short compute steps
-//!   each followed by a small message to the next rank and one from the
-//!   previous ("a large number of small messages"), a reduction per sweep.
-//! * **EP**: one long computation in chunks, then three global sums.
+//! * **LIFE(3.5), LIFE(12)**: the MPICH Game of Life — the N × N matrix split
+//!   over a 2 × 4 torus of blocks (N/2 rows × N/4 columns); every iteration
+//!   computes N²/8 cells, sends its boundary to its four neighbours (columns
+//!   of N/2 cells to ranks ±1, rows of N/4 cells to ranks ±4, 4 bytes a
+//!   cell), receives theirs, and ends with a barrier (paper: "four nearest
+//!   neighbors", "a barrier separating the iterations").
+//! * **MG**: NPB mg.f on its 2 × 2 × 2 process grid — per V-cycle 3·lt − 1
+//!   `comm3` calls (levels 4,3,2,1 down, 1 at the bottom, 2,2,3,3,4,4 up, 5,5
+//!   on the finest and the main loop's `resid` on 5), each after its share of
+//!   the cycle's compute (17 flops per point of its level) and each three
+//!   dependent pairwise exchanges, one per axis with the rank `XOR 2^axis`,
+//!   two faces of 8·(n/2 + 2)² bytes each way; no reduction inside the loop.
+//! * **LU**: NPB lu.f's SSOR on its 4 × 2 grid (not periodic) — `rhs` with
+//!   its two halo exchanges (40·N² bytes north–south, 20·N² east–west), then
+//!   the lower sweep as a wavefront over N − 2 planes (receive from north and
+//!   west, compute the plane, send 20·N and 10·N bytes south and east) and
+//!   the upper sweep mirrored; no reduction inside the loop.
+//! * **EP**: one long computation in chunks, then four global sums (three
+//!   results and the timer).
 
 use parsched_core::program::{Dist, Peer, Program, Step};
 use parsched_core::ConfigError;
@@ -74,45 +73,10 @@ impl AppKind {
         }
     }
 
-    /// The calibrated model (see the module documentation).
+    /// The calibrated model (see [`super::calibrate`]).
     pub fn model(self) -> AppModel {
-        match self {
-            AppKind::Life3_5 => AppModel {
-                iterations: 120,
-                compute_us: 200_000.0,
-                jitter: 0.01,
-                bytes: 47_000,
-                spin_time_us: 100.0,
-            },
-            AppKind::Life12 => AppModel {
-                iterations: 6_100,
-                compute_us: 3_650.0,
-                jitter: 0.02,
-                bytes: 2_830,
-                spin_time_us: 100.0,
-            },
-            AppKind::Mg => AppModel {
-                iterations: 2_320,
-                compute_us: 7_950.0,
-                jitter: 0.02,
-                bytes: 10_400,
-                spin_time_us: 100.0,
-            },
-            AppKind::Lu => AppModel {
-                iterations: 1_450,
-                compute_us: 14_000.0,
-                jitter: 0.02,
-                bytes: 40,
-                spin_time_us: 100.0,
-            },
-            AppKind::Ep => AppModel {
-                iterations: 100,
-                compute_us: 249_800.0,
-                jitter: 0.002,
-                bytes: 8,
-                spin_time_us: 100.0,
-            },
-        }
+        let i = AppKind::ALL.iter().position(|&a| a == self).unwrap_or(0);
+        super::calibrate::calibration().models[i]
     }
 }
 
@@ -151,20 +115,19 @@ impl FromStr for AppKind {
 /// An application's parameters (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct AppModel {
-    /// Iterations (LIFE, MG: V-cycles, LU: sweeps, EP: compute chunks).
+    /// Iterations (LIFE: generations, MG: V-cycles, LU: SSOR iterations,
+    /// EP: compute chunks).
     pub iterations: u64,
+    /// Problem size: the matrix or grid edge N (LIFE, MG, LU; 0 for EP).
+    pub size: u32,
     /// Mean compute per iteration and process (µs).
     pub compute_us: f64,
-    /// Each compute is uniform within ±`jitter` of its mean (load imbalance).
+    /// Each compute is uniform within ±`jitter` of its mean (the machine's
+    /// load imbalance and daemon noise).
     pub jitter: f64,
-    /// Boundary message size (bytes; MG's finest level, LU's pipeline
-    /// messages, EP's sums).
-    pub bytes: u32,
-    /// The spin time (µs) before blocking or yielding: what the paper's
-    /// procedure (§2, "the optimal spin time for a given application")
-    /// chooses on this model, `parsched tune cosched` (SB on four copies of
-    /// the application, the lowest time over a grid of 0.1–300 ms; the
-    /// shortest spin wins for every application, quick and full runs alike).
+    /// The spin time (µs) before blocking or yielding when no `app_spin_us`
+    /// or `spin_time_us` is given; `parsched tune cosched` chooses them by
+    /// the paper's procedure.
     pub spin_time_us: f64,
 }
 
@@ -181,73 +144,128 @@ fn compute(mean_us: f64, jitter: f64) -> Step {
     }
 }
 
-fn exchange(offsets: &[i32], bytes: u32) -> Vec<Step> {
-    let mut steps: Vec<Step> = offsets
-        .iter()
-        .map(|&by| Step::Send {
-            to: Peer::Offset { by },
-            bytes,
-        })
-        .collect();
-    steps.extend(offsets.iter().map(|&by| Step::Receive {
-        from: Peer::Offset { by: -by },
-    }));
-    steps
+fn send(to: Peer, bytes: u32) -> Step {
+    Step::Send { to, bytes }
+}
+
+fn recv(from: Peer) -> Step {
+    Step::Receive { from }
+}
+
+fn grid(dx: i32, dy: i32, xdim: u32) -> Peer {
+    Peer::Grid { dx, dy, xdim }
 }
 
 impl AppModel {
-    /// The program every process of a `width`-wide job runs (compute in
-    /// µs), with iteration counts multiplied by `scale`.
-    pub fn program(&self, kind: AppKind, width: u32, scale: f64) -> Program {
-        let iters = ((self.iterations as f64 * scale).round() as u64).max(1);
-        let c = self.compute_us;
-        let j = self.jitter;
-        let half = width.div_ceil(2).max(1) as i32;
-        let body = match kind {
+    /// MG's `comm3` calls in V-cycle order, as the level each runs on
+    /// (level k has a 2^k edge), for a grid of edge `edge`.
+    pub fn mg_levels(edge: u32) -> Vec<u32> {
+        let lt = edge.max(2).ilog2();
+        let mut v: Vec<u32> = (1..lt).rev().collect(); // down
+        v.push(1); // psinv at the bottom
+        for k in 2..lt {
+            v.extend([k, k]); // resid and psinv going up
+        }
+        v.extend([lt, lt, lt]); // finest resid, psinv; the main loop's resid
+        v
+    }
+
+    /// The body of one iteration for a `width`-wide job.
+    pub fn body(&self, kind: AppKind, width: u32) -> Vec<Step> {
+        let (c, j, n) = (self.compute_us, self.jitter, self.size);
+        match kind {
             AppKind::Life3_5 | AppKind::Life12 => {
-                let mut b = vec![compute(c, j)];
-                b.extend(exchange(&[1, -1, half, -half], self.bytes));
+                let half = width.div_ceil(2).max(1) as i32;
+                let col = 4 * n.div_ceil(2);
+                let row = 4 * n.div_ceil(4);
+                let by = |k| Peer::Offset { by: k };
+                let mut b = vec![
+                    compute(c, j),
+                    send(by(1), col),
+                    send(by(-1), col),
+                    send(by(half), row),
+                    send(by(-half), row),
+                    recv(by(-1)),
+                    recv(by(1)),
+                    recv(by(-half)),
+                    recv(by(half)),
+                ];
                 b.extend(Program::message_barrier(width, 4));
                 b
             }
             AppKind::Mg => {
+                let levels = Self::mg_levels(n);
+                let total: f64 = levels.iter().map(|&k| (1u64 << (3 * k)) as f64).sum();
                 let mut b = Vec::new();
-                let weights = [1.0, 1.0 / 8.0, 1.0 / 64.0, 1.0 / 512.0];
-                let total: f64 = weights.iter().sum();
-                let mut offsets = Vec::new();
-                let mut k = 1i32;
-                while (k as u32) < width {
-                    offsets.extend([k, -k]);
-                    k *= 2;
+                for k in levels {
+                    b.push(compute(c * (1u64 << (3 * k)) as f64 / total, j));
+                    let face = 8 * ((1u32 << k) / 2 + 2).pow(2);
+                    for axis in 0..3 {
+                        let p = Peer::Xor { mask: 1 << axis };
+                        b.extend([send(p, face), send(p, face), recv(p), recv(p)]);
+                    }
                 }
-                for (l, w) in weights.iter().enumerate() {
-                    b.push(compute(c * w / total, j));
-                    let bytes = (self.bytes >> (2 * l)).max(8);
-                    b.extend(exchange(&offsets, bytes));
-                }
-                b.extend(Program::all_reduce(width, 8));
                 b
             }
             AppKind::Lu => {
-                let stages = 64u64;
-                let mut b = vec![Step::Repeat {
-                    count: stages,
-                    body: {
-                        let mut s = vec![compute(c / stages as f64, j)];
-                        s.extend(exchange(&[1], self.bytes));
-                        s
+                // proc_grid.f: ydim = 2^floor(log2(width)/2), xdim = width / ydim.
+                let ydim = 1u32 << (width.max(1).ilog2() / 2);
+                let xdim = (width / ydim).max(1);
+                let planes = n.saturating_sub(2).max(1) as u64;
+                let sweep = c * super::calibrate::LU_SWEEP_SHARE / (2 * planes) as f64;
+                let rhs = c * (1.0 - super::calibrate::LU_SWEEP_SHARE) / 2.0;
+                let (ns, ew) = (40 * n * n, 20 * n * n);
+                let (north, south) = (grid(-1, 0, xdim), grid(1, 0, xdim));
+                let (west, east) = (grid(0, -1, xdim), grid(0, 1, xdim));
+                vec![
+                    compute(rhs, j),
+                    send(north, ns),
+                    send(south, ns),
+                    recv(south),
+                    recv(north),
+                    compute(rhs, j),
+                    send(east, ew),
+                    send(west, ew),
+                    recv(west),
+                    recv(east),
+                    Step::Repeat {
+                        count: planes,
+                        body: vec![
+                            recv(north),
+                            recv(west),
+                            compute(sweep, j),
+                            send(south, 20 * n),
+                            send(east, 10 * n),
+                        ],
                     },
-                }];
-                b.extend(Program::all_reduce(width, 8));
-                b
+                    Step::Repeat {
+                        count: planes,
+                        body: vec![
+                            recv(south),
+                            recv(east),
+                            compute(sweep, j),
+                            send(north, 20 * n),
+                            send(west, 10 * n),
+                        ],
+                    },
+                ]
             }
             AppKind::Ep => vec![compute(c, j)],
-        };
-        let mut steps = vec![Step::Repeat { count: iters, body }];
+        }
+    }
+
+    /// The program every process of a `width`-wide job runs (compute in
+    /// µs), with iteration counts multiplied by `scale`.
+    pub fn program(&self, kind: AppKind, width: u32, scale: f64) -> Program {
+        let iters = ((self.iterations as f64 * scale).round() as u64).max(1);
+        let mut steps = vec![Step::Repeat {
+            count: iters,
+            body: self.body(kind, width),
+        }];
         if kind == AppKind::Ep {
             steps.push(Step::Repeat {
-                count: 3,
-                body: Program::all_reduce(width, self.bytes),
+                count: 4,
+                body: Program::all_reduce(width, 8),
             });
         }
         Program::new(steps)

@@ -23,6 +23,7 @@ pub(crate) const TICKS_PER_S: u64 = match TICK.per_second() {
 };
 
 pub mod apps;
+pub mod calibrate;
 pub mod config;
 pub mod desktop;
 pub mod desktop_figs;

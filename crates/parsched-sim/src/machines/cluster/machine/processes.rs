@@ -107,6 +107,9 @@ impl ClusterMachine {
                         return;
                     }
                 }
+                Op::Send { to, .. } | Op::Receive { from: to } if to.absent(pr.rank, width) => {
+                    continue;
+                }
                 Op::Send { to, bytes } => {
                     Self::begin_comm(pr, now);
                     let dest = to.resolve(pr.rank, width).unwrap_or(pr.rank);
