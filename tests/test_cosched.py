@@ -72,6 +72,7 @@ NONDEFAULT = {
     "pb_sb_wake_interrupts": False,
     "pb_skip_running": False,
     "pb_sb_driver_flag": False,
+    "resize_apps": True,
     "app_spin_us": (1000.0, 2000.0, 3000.0, 4000.0, 5000.0),
     "nic_sample_us": 100.0,
     "wake_delay_us": 30.0,

@@ -373,6 +373,7 @@ class _CoschedConfig(TypedDict, total=False):
     spin_cap_at_boost_period: bool
     pb_sb_wake_interrupts: bool
     pb_sb_driver_flag: bool
+    resize_apps: bool
     pb_skip_running: bool
     pending: Literal["unpolled", "unconsumed"]
     nic_sample_us: float
@@ -482,8 +483,10 @@ def simulate_fcs_figure(config: dict[str, Any], workers: int = 1) -> dict[str, A
 def fcs_figure_keys() -> list[str]:
     """The keys ``simulate_fcs_figure`` accepts."""
 
-def cosched_applications() -> dict[str, Any]:
-    """How seed 003's applications were sized from Table 2 and the text: the
+def cosched_applications(config: dict[str, Any] | None = None) -> dict[str, Any]:
+    """How seed 003's applications were sized from Table 2 and the text (for the
+    message costs of ``config``, cosched keys, when given: as ``resize_apps``
+    sizes them): the
     assumed constants (``life_cell_us``, ``process_memory_mib``, ``mg_edge``,
     ``lu_min_edge``, ``lu_sweep_share``, ``alone_s``), the solved ``jitter``
     and ``mflops``, and ``apps``: per application ``app``, ``size``,

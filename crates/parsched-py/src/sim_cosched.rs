@@ -25,10 +25,25 @@ pub(crate) fn simulate_cosched<'py>(
 /// How seed 003's applications were sized (`cluster::calibrate::report`):
 /// the assumed constants, the solved jitter and NPB rate, and per
 /// application its size, iterations, compute per iteration and share of
-/// time communicating alone beside Table 2's.
+/// time communicating alone beside Table 2's. With a `config` (cosched
+/// keys), for that configuration's message costs (as `resize_apps` sizes
+/// them).
 #[pyfunction]
-pub(crate) fn cosched_applications(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-    pythonize::pythonize(py, &cluster::calibrate::report())
+#[pyo3(signature = (config=None))]
+pub(crate) fn cosched_applications<'py>(
+    py: Python<'py>,
+    config: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let costs = match config {
+        Some(c) => {
+            let ModelConfig::Cosched(cfg) = ModelConfig::build("cosched", c)? else {
+                unreachable!("build(\"cosched\") makes a cosched config")
+            };
+            cluster::calibrate::Costs::of(&cfg)
+        }
+        None => cluster::calibrate::Costs::paper(),
+    };
+    pythonize::pythonize(py, &cluster::calibrate::report(costs))
         .map_err(|e| SimulationError::new_err(e.to_string()))
 }
 

@@ -54,6 +54,7 @@ class CoschedConfig(ConfigBase):
     spin_cap_at_boost_period: bool
     pb_sb_wake_interrupts: bool
     pb_sb_driver_flag: bool
+    resize_apps: bool
     pb_skip_running: bool
     pending: Literal["unpolled", "unconsumed"]
     nic_sample_us: float

@@ -73,10 +73,18 @@ impl AppKind {
         }
     }
 
-    /// The calibrated model (see [`super::calibrate`]).
+    /// The calibrated model on the paper's machine (see [`super::calibrate`]).
     pub fn model(self) -> AppModel {
-        let i = AppKind::ALL.iter().position(|&a| a == self).unwrap_or(0);
-        super::calibrate::calibration().models[i]
+        super::calibrate::calibration().models[self.index()]
+    }
+
+    /// The calibrated model on a machine with these message costs.
+    pub fn model_for(self, costs: super::calibrate::Costs) -> AppModel {
+        super::calibrate::calibration_for(costs).models[self.index()]
+    }
+
+    fn index(self) -> usize {
+        AppKind::ALL.iter().position(|&a| a == self).unwrap_or(0)
     }
 }
 

@@ -41,7 +41,7 @@ use parsched_core::program::{Dist, Step};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::VecDeque;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// Cost of one Life cell update (µs) on the paper's 167 MHz UltraSPARC-I:
 /// 8–9 loads and a store through one load/store pipe, ~7 adds and 2–3
@@ -70,8 +70,8 @@ pub const WIDTH: u32 = 8;
 /// Iterations the dedicated run averages over.
 const SAMPLE_ITERATIONS: usize = 24;
 
-/// The message costs of the machine the applications were sized on.
-#[derive(Debug, Clone, Copy)]
+/// The message costs of the machine the applications are sized on.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Costs {
     pub send_us: f64,
     pub recv_us: f64,
@@ -81,7 +81,10 @@ pub struct Costs {
 
 impl Costs {
     pub fn paper() -> Costs {
-        let c = ClusterConfig::default();
+        Costs::of(&ClusterConfig::default())
+    }
+
+    pub fn of(c: &ClusterConfig) -> Costs {
         Costs {
             send_us: c.send_overhead_us,
             recv_us: c.recv_overhead_us,
@@ -201,7 +204,7 @@ fn solve(lo: f64, hi: f64, want: f64, decreasing: bool, f: impl Fn(f64) -> f64) 
     0.5 * (lo + hi)
 }
 
-fn run(kind: AppKind, size: u32, compute_us: f64, jitter: f64) -> Dedicated {
+fn run(costs: Costs, kind: AppKind, size: u32, compute_us: f64, jitter: f64) -> Dedicated {
     let m = AppModel {
         iterations: 1,
         size,
@@ -210,7 +213,7 @@ fn run(kind: AppKind, size: u32, compute_us: f64, jitter: f64) -> Dedicated {
         spin_time_us: 0.0,
     };
     let body = m.body(kind, WIDTH);
-    dedicated(&body, WIDTH, Costs::paper(), SAMPLE_ITERATIONS, 0x5eed_0003)
+    dedicated(&body, WIDTH, costs, SAMPLE_ITERATIONS, 0x5eed_0003)
 }
 
 fn life_compute_us(edge: u32) -> f64 {
@@ -243,13 +246,14 @@ pub struct Calibration {
     pub models: [AppModel; 5],
 }
 
-fn with_iterations(kind: AppKind, mut m: AppModel) -> AppModel {
-    let d = run(kind, m.size, m.compute_us, m.jitter);
+fn with_iterations(costs: Costs, kind: AppKind, mut m: AppModel) -> AppModel {
+    let d = run(costs, kind, m.size, m.compute_us, m.jitter);
     m.iterations = ((ALONE_S * 1e6 / d.iteration_us).round() as u64).max(1);
     m
 }
 
-fn compute() -> Calibration {
+fn compute(costs: Costs) -> Calibration {
+    let run = |kind, size, compute_us, jitter| run(costs, kind, size, compute_us, jitter);
     let life35 = {
         let cells = PROCESS_MEMORY_B / 8.0 * WIDTH as f64; // two int matrices
         (cells.sqrt() as u32) / 8 * 8
@@ -283,6 +287,7 @@ fn compute() -> Calibration {
         .unwrap_or(LU_MIN_EDGE);
     let mk = |kind, size, compute_us| {
         with_iterations(
+            costs,
             kind,
             AppModel {
                 iterations: 1,
@@ -313,10 +318,29 @@ fn compute() -> Calibration {
     }
 }
 
-/// The calibration (computed once per process; deterministic).
+/// The calibration for the paper's machine (computed once per process;
+/// deterministic).
 pub fn calibration() -> &'static Calibration {
     static CAL: OnceLock<Calibration> = OnceLock::new();
-    CAL.get_or_init(compute)
+    CAL.get_or_init(|| compute(Costs::paper()))
+}
+
+/// The calibration for a machine with other message costs: the same
+/// procedure, so that each application communicates its Table 2 share on
+/// that machine (a sensitivity of the sizes to the costs the paper does not
+/// state). Cached per cost set.
+pub fn calibration_for(costs: Costs) -> Calibration {
+    if costs == Costs::paper() {
+        return *calibration();
+    }
+    static CACHE: Mutex<Vec<(Costs, Calibration)>> = Mutex::new(Vec::new());
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, c)) = cache.iter().find(|(k, _)| *k == costs) {
+        return *c;
+    }
+    let c = compute(costs);
+    cache.push((costs, c));
+    c
 }
 
 /// One application's row of [`report`].
@@ -349,8 +373,10 @@ pub struct Report {
     pub apps: Vec<AppRow>,
 }
 
-pub fn report() -> Report {
-    let cal = calibration();
+/// The calibration report for a machine with these message costs
+/// ([`Costs::paper`] for the paper's).
+pub fn report(costs: Costs) -> Report {
+    let cal = &calibration_for(costs);
     Report {
         life_cell_us: LIFE_CELL_US,
         process_memory_mib: PROCESS_MEMORY_B / (1024.0 * 1024.0),
@@ -368,7 +394,7 @@ pub fn report() -> Report {
                 size: m.size,
                 iterations: m.iterations,
                 compute_us: m.compute_us,
-                share: dedicated_share(k),
+                share: run(costs, k, m.size, m.compute_us, m.jitter).comm_share,
                 paper_share: k.comm_share(),
             })
             .collect(),
@@ -379,7 +405,7 @@ pub fn report() -> Report {
 /// [`dedicated`].
 pub fn dedicated_share(kind: AppKind) -> f64 {
     let m = kind.model();
-    run(kind, m.size, m.compute_us, m.jitter).comm_share
+    run(Costs::paper(), kind, m.size, m.compute_us, m.jitter).comm_share
 }
 
 #[cfg(test)]
@@ -417,6 +443,26 @@ mod tests {
     }
 
     #[test]
+    fn costlier_messages_make_a_coarser_life12_with_the_same_share() {
+        let paper = calibration();
+        let slow = Costs {
+            send_us: 12.0,
+            recv_us: 12.0,
+            wire_us: 8.0,
+            ..Costs::paper()
+        };
+        let cal = calibration_for(slow);
+        assert_eq!(cal, calibration_for(slow), "cached and deterministic");
+        let (a, b) = (paper.models[1], cal.models[1]);
+        assert!(
+            b.size > a.size && b.iterations < a.iterations,
+            "{a:?} {b:?}"
+        );
+        let d = run(slow, AppKind::Life12, b.size, b.compute_us, b.jitter);
+        assert!((d.comm_share - 0.12).abs() < 0.003, "{d:?}");
+    }
+
+    #[test]
     fn the_shares_come_out_as_table_2_says() {
         let cal = calibration();
         assert!(cal.jitter > 0.0 && cal.jitter < 0.2, "{cal:?}");
@@ -429,7 +475,7 @@ mod tests {
                 assert!((s - k.comm_share()).abs() < 0.002, "{k}: {s}");
             }
             let m = k.model();
-            let d = run(k, m.size, m.compute_us, m.jitter);
+            let d = run(Costs::paper(), k, m.size, m.compute_us, m.jitter);
             let alone = d.iteration_us * m.iterations as f64 * 1e-6;
             // 25 s to within half an iteration
             let tol = 0.5 * d.iteration_us * 1e-6 + 1e-9;

@@ -236,6 +236,10 @@ pub struct ClusterConfig {
     /// run takes the timer's turn and nobody is boosted (the default); off:
     /// only processes the dispatcher has asleep.
     pub pb_sb_driver_flag: bool,
+    /// Size the applications for this machine's message costs by the
+    /// procedure of `cluster::calibrate` (each then communicates its Table 2
+    /// share here); off: the sizes found for the default costs.
+    pub resize_apps: bool,
     /// How often the interface samples which process runs (µs; 0: always
     /// current).
     pub nic_sample_us: f64,
@@ -337,6 +341,7 @@ impl Default for ClusterConfig {
             spin_cap_at_boost_period: false,
             pb_sb_wake_interrupts: true,
             pb_sb_driver_flag: true,
+            resize_apps: false,
             pending: PendingRule::Unpolled,
             nic_sample_us: 0.0,
             wake_delay_us: 0.0,
@@ -445,6 +450,11 @@ impl ClusterConfig {
         }
         let width = self.width();
         let apps = self.apps();
+        let costs = if self.resize_apps {
+            super::calibrate::Costs::of(self)
+        } else {
+            super::calibrate::Costs::paper()
+        };
         let mut seen: Vec<AppKind> = Vec::new();
         apps.iter()
             .map(|&a| {
@@ -457,14 +467,14 @@ impl ClusterConfig {
                 seen.push(a);
                 let app_index = AppKind::ALL.iter().position(|&x| x == a).unwrap_or(0) as u64;
                 JobPlan {
-                    program: a.model().program(a, width, self.scale),
+                    program: a.model_for(costs).program(a, width, self.scale),
                     width,
                     mult: vec![1.0; width as usize],
                     spin_us: self.spin_time_us.unwrap_or_else(|| {
                         self.app_spin_us
                             .get(app_index as usize)
                             .copied()
-                            .unwrap_or(a.model().spin_time_us)
+                            .unwrap_or(a.model_for(costs).spin_time_us)
                     }),
                     background: false,
                     stream_key: (app_index << 56) | (occurrence << 32),

@@ -216,6 +216,11 @@ static FIELDS: &[Field<C>] = &[
         "PB-SB: the timer's sleeping processes are those with the driver's blocked flag set \
          (cleared only when the process runs again), so waking one the interrupt already woke \
          uses the timer's turn (the default); off: only processes still asleep"),
+    field!(C, "resize_apps", resize_apps: bool, Kind::Bool, "", "", "Table 2",
+        "size the applications for this machine's message costs (latency_us, \
+         send_overhead_us, recv_overhead_us, per_byte_ns) by the same procedure, so each \
+         communicates its Table 2 share here; off: the sizes found for the default costs \
+         (the default)"),
     field!(C, "pb_skip_running", pb_skip_running: bool, Kind::Bool, "", "", "§2",
         "the periodic-boost timer (PB, PBT, PB-SB, PB-SY) never chooses the running process \
          (the paper's timer boosts the first endpoint with an unconsumed message; the \
