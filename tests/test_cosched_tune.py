@@ -102,3 +102,17 @@ def test_app_spin_us_bad_values_are_one_line_errors(value, capsys):
     assert main(["simulate", "cosched", "--set", f"app_spin_us={value}"]) == 2
     err = capsys.readouterr().err.strip()
     assert "app_spin_us" in err and len(err.splitlines()) == 1
+
+
+def test_public_cosched_applications_follow_the_costs():
+    import parsched
+
+    paper = parsched.cosched_applications().set_index("app")
+    slow = parsched.cosched_applications(per_byte_ns=60.0).set_index("app")
+    assert list(paper.index) == list(tune.APPS)
+    # dearer bytes: a coarser LIFE(12) with the same 12 % share
+    assert slow.loc["LIFE12", "size"] > paper.loc["LIFE12", "size"]
+    assert abs(slow.loc["LIFE12", "share"] - 0.12) < 0.003
+    assert paper.attrs["mg_edge"] == 32 and 0 < paper.attrs["jitter"] < 0.2
+    with pytest.raises(parsched.ConfigError, match="per_byte_ns"):
+        parsched.cosched_applications(per_byte_ns=-1.0)

@@ -85,7 +85,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from parsched.sim.api import BarrierResult, Result, simulate, simulate_barrier, sweep
     from parsched.sim.arrivals import load_arrivals
     from parsched.sim.batch import BatchResult, simulate_batch
-    from parsched.sim.cosched import CoschedResult, cosched_sweep, simulate_cosched
+    from parsched.sim.cosched import (
+        CoschedResult,
+        cosched_applications,
+        cosched_sweep,
+        simulate_cosched,
+    )
     from parsched.sim.fcs import (
         FcsFigureResult,
         FcsResult,
@@ -130,6 +135,7 @@ __all__ = [
     "ZhouBrechtPolicy",
     "__version__",
     "apply_overrides",
+    "cosched_applications",
     "cosched_sweep",
     "fcs_figure",
     "fcs_table",
@@ -158,6 +164,7 @@ _LAZY = {
     "CoschedResult": "sim.cosched",
     "simulate_cosched": "sim.cosched",
     "cosched_sweep": "sim.cosched",
+    "cosched_applications": "sim.cosched",
     "FcsResult": "sim.fcs",
     "FcsFigureResult": "sim.fcs",
     "simulate_fcs_figure": "sim.fcs",

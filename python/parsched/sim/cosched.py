@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = ["COSCHED_SUMMARY_KEYS", "RUN_COLUMNS", "SWEEP_COLUMNS", "CoschedResult",
-           "cosched_sweep", "simulate_cosched"]
+           "cosched_applications", "cosched_sweep", "simulate_cosched"]
 
 #: Columns of :attr:`CoschedResult.runs`: one row per replication.
 RUN_COLUMNS = (
@@ -212,6 +212,28 @@ def _renamed(out: Mapping[str, Any]) -> dict[str, Any]:
 
 def _labels(jobs: Sequence[str]) -> list[str]:
     return [f"{j}:{name}" for j, name in enumerate(jobs)]
+
+
+def cosched_applications(config: CoschedConfig | Mapping[str, Any] | None = None,
+                         **overrides: Any) -> pd.DataFrame:
+    """How the paper's applications are sized from Table 2 and its text
+    (docs/policies/cosched.md, "The applications"): one row per application
+    (``app``, ``size``, ``iterations``, ``compute_us``, ``share`` alone,
+    ``paper_share``), with the solved machine constants in ``df.attrs``
+    (``jitter``, ``mflops``) beside the assumed ones. With a ``config``, for
+    its message costs (what ``resize_apps`` runs). Example:
+    ``parsched.cosched_applications(per_byte_ns=60).set_index("app")``.
+    """
+    import pandas as pd
+
+    from parsched import _core
+
+    given = config is not None or bool(overrides)
+    cfg = _as_config(config, overrides)
+    rep = _core.cosched_applications(cfg.core_values() if given else None)
+    df = pd.DataFrame(rep.pop("apps"))
+    df.attrs.update(rep)
+    return df
 
 
 def _as_config(config: CoschedConfig | Mapping[str, Any] | None,
