@@ -37,3 +37,39 @@ def test_short_spin_block_stays_near_the_ideal_even_without_boost():
 def test_parsched_spin_block_agrees_with_the_independent_model(iterations):
     r = cc.check(iterations)
     assert 0.8 < r["ratio"] < 1.3, r
+
+
+def _busy(quantum_ms, seed=1, **kw):
+    p = dataclasses.replace(BASE, iterations=60, jitter=0.04, quantum_us=quantum_ms * 1e3,
+                            seed=seed, **kw)
+    return cc.simulate_busy(p) / p.iterations
+
+
+def test_busy_waiting_alone_runs_at_the_dedicated_pace():
+    alone = _busy(50, jobs=1)
+    assert 1.6e-3 < alone < 2.0e-3, alone  # 1.6 ms compute + its message chains
+
+
+def test_busy_waiting_loses_about_a_dozen_quanta_an_iteration():
+    """Four jobs on independent round-robin nodes: the loss per iteration grows in
+    proportion to the quantum (each of the iteration's dependent hops waits for a
+    partner's next turn)."""
+    short = sum(_busy(25, s) for s in (1, 2, 3)) / 3
+    long = sum(_busy(100, s) for s in (1, 2, 3)) / 3
+    assert 6 * 0.025 < short < 20 * 0.025, short
+    assert 3.0 < long / short < 5.0, (short, long)
+
+
+def test_parsched_local_loses_what_round_robin_at_solaris_slices_loses():
+    """parsched's Local on W5 (Solaris's table) per LIFE(12) iteration lies between
+    the independent model's 40 ms and 100 ms round robin (the table's slices for a
+    spinning process below level 59 are 40-200 ms)."""
+    from parsched import _core
+
+    full = {a["app"]: a for a in _core.cosched_applications()["apps"]}["LIFE12"]["iterations"]
+    r = _core.simulate_cosched({"workload": 5, "scheme": "Local", "scale": 60 / full,
+                                "reps": 1, "seed": 1})
+    ours = r["completion_time"] / 60
+    lo = sum(_busy(40, s) for s in (1, 2)) / 2
+    hi = sum(_busy(100, s) for s in (1, 2)) / 2
+    assert lo < ours < hi, (lo, ours, hi)

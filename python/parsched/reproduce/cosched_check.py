@@ -18,6 +18,16 @@ come from short spins, only from spins long enough to hold the processor
 while the partner is descheduled. ``check`` returns the completion time
 beside parsched's, and ``tests/test_cosched_check.py`` keeps the two in
 agreement.
+
+``simulate_busy`` is the same jobs under busy waiting (Local): each node
+runs its processes round robin with a fixed quantum, starting in its own
+order and phase. A LIFE(12) iteration then costs about twelve quanta (its
+neighbour exchange and three barrier rounds each wait for a partner's next
+turn): 0.29 s at 25 ms, 0.58 s at 50 ms, 1.1 s at 100 ms. parsched's Local
+under Solaris's table (0.60 s an iteration) sits at 50-60 ms; the paper's
+Local on W5 at the iteration count Table 2 implies (0.29 s) would need
+25 ms slices, shorter than Solaris's table gives a spinning process below
+level 59.
 """
 
 from __future__ import annotations
@@ -26,7 +36,7 @@ import heapq
 import random
 from dataclasses import dataclass, field
 
-__all__ = ["Params", "check", "simulate"]
+__all__ = ["Params", "check", "simulate", "simulate_busy"]
 
 
 @dataclass(frozen=True)
@@ -158,6 +168,120 @@ def simulate(p: Params) -> float:
                 dispatch(q.rank, t)
                 continue
             advance(q, t)
+    return max(q.done_at for q in procs) * 1e-6
+
+
+def simulate_busy(p: Params) -> float:
+    """Seconds until the last job ends when every receiver busy-waits (Local):
+    each node runs its processes round robin, ``quantum_us`` each (a process
+    waiting for a message keeps spinning until its quantum ends), and a message
+    is taken as soon as its receiver runs."""
+    from collections import deque
+
+    rng = random.Random(p.seed)
+    procs = [_Proc(j, r, _program(p, rng)) for j in range(p.jobs) for r in range(p.nodes)]
+    left = [0.0] * len(procs)  # compute still to do
+    since = [0.0] * len(procs)  # when the current activity started
+    queue = [deque() for _ in range(p.nodes)]
+    cur: list[int | None] = [None] * p.nodes
+    slice_end = [0.0] * p.nodes
+    version = [0] * p.nodes
+    events: list = []
+    seq = 0
+    done = 0
+
+    def push(t, kind, data):
+        nonlocal seq
+        heapq.heappush(events, (t, seq, kind, data))
+        seq += 1
+
+    def at_node(n, t):
+        version[n] += 1
+        push(t, "node", (n, version[n]))
+
+    def dispatch(n, t):
+        cur[n] = None
+        if queue[n]:
+            i = queue[n].popleft()
+            cur[n] = i
+            t += p.switch_us
+            slice_end[n] = t + p.quantum_us
+            run(n, i, t)
+
+    def run(n, i, t):
+        nonlocal done
+        q = procs[i]
+        while True:
+            if left[i] > 0:
+                since[i] = t
+                at_node(n, min(t + left[i], slice_end[n]))
+                return
+            if q.pc >= len(q.steps):
+                q.done_at = t
+                done += 1
+                dispatch(n, t)
+                return
+            op = q.steps[q.pc]
+            if op[0] == "c":
+                left[i] = op[1]
+                q.pc += 1
+            elif op[0] == "s":
+                q.pc += 1
+                t += p.overhead_us
+                dest = (q.rank + op[1]) % p.nodes
+                arrive = t + p.latency_us - 2 * p.overhead_us + op[2] * p.per_byte_us
+                push(arrive, "msg", (pid(q.job, dest), q.rank))
+            else:
+                src = (q.rank + op[1]) % p.nodes
+                if q.inbox.get(src, 0) > 0:
+                    q.inbox[src] -= 1
+                    q.pc += 1
+                    t += p.overhead_us
+                else:
+                    q.waiting = src  # spins to the end of its quantum
+                    at_node(n, slice_end[n])
+                    return
+
+    def pid(job, rank):
+        return job * p.nodes + rank
+
+    # Each node starts its rotation in its own order and phase: independent
+    # local schedulers whose clocks are not aligned.
+    for n in range(p.nodes):
+        order = [i for i, q in enumerate(procs) if q.rank == n]
+        rng.shuffle(order)
+        queue[n].extend(order)
+        dispatch(n, 0.0)
+        slice_end[n] = rng.uniform(0.0, p.quantum_us)
+        at_node(n, min(slice_end[n], since[cur[n]] + left[cur[n]]))
+    while events and done < len(procs):
+        t, _, kind, data = heapq.heappop(events)
+        if kind == "msg":
+            i, src = data
+            q = procs[i]
+            q.inbox[src] = q.inbox.get(src, 0) + 1
+            if cur[q.rank] == i and q.waiting == src:
+                q.waiting = None
+                run(q.rank, i, t)  # the spinner sees it at once
+            continue
+        n, v = data
+        if v != version[n] or cur[n] is None:
+            continue
+        i = cur[n]
+        if left[i] > 0:
+            left[i] -= t - since[i]
+            if left[i] < 1e-6:  # done (to within float rounding)
+                left[i] = 0.0
+        if t >= slice_end[n] and queue[n]:
+            queue[n].append(i)  # quantum over: to the back of the line
+            dispatch(n, t)
+        elif left[i] > 0 or procs[i].waiting is None:
+            if t >= slice_end[n]:
+                slice_end[n] = t + p.quantum_us  # alone on its node: a new quantum
+            run(n, i, t)
+        else:
+            slice_end[n] = t + p.quantum_us  # spinning alone: keeps spinning
+            at_node(n, slice_end[n])
     return max(q.done_at for q in procs) * 1e-6
 
 

@@ -25,10 +25,13 @@ GRAIN = (
     "whatever its grain (Local W5: 8087 s for 13 573 LIFE(12) iterations; 3960 s for the "
     "former 6 100), and Table 2's 12 % under the stated costs implies 13 573 iterations "
     "(9 100-13 600 over the costs' range, resize_apps), where the paper's 3997 s would "
-    "need about 6 000 at that loss. So Local, DCS, PB and PBT are 1.4-4x the paper on "
-    "the fine-grained workloads: either the paper's machine spent about twice the "
-    "modelled time per iteration communicating, or its Local coscheduled by chance twice "
-    "as often as the model's.")
+    "need about 6 000 at that loss. An independent round-robin model "
+    "(cosched_check.simulate_busy) loses about twelve quanta an iteration: 0.29 s at "
+    "25 ms, 0.58 s at 50 ms slices; parsched's Local sits at 50-60 ms, and the paper's "
+    "would need 25 ms, shorter than Solaris's table gives a spinning process below level "
+    "59. So Local, DCS, PB and PBT are 1.4-4x the paper on the fine-grained workloads: "
+    "either the paper's machine spent about twice the modelled time per iteration "
+    "communicating, or its spinners ran shorter slices than the published table gives.")
 
 #: The busy-waiting boost schemes' departure: a boosted job keeps the node.
 LOCK_IN = (
