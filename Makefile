@@ -8,6 +8,8 @@
 #                 real traces (PARSCHED_FUZZ_CASES, default 200000), the TOML/CSV/--set/
 #                 dispatch-table parsers with hypothesis (PARSCHED_FUZZ_EXAMPLES, default
 #                 3000); make test runs both briefly (a few hundred cases, seconds)
+#   make mpi    - build libparsched_mpi.so for Open MPI and MPICH (target/mpi/<impl>/),
+#                 installing them (Debian, as root) where missing
 #   make develop, make clean
 # Idempotent: the venv, the Python dependencies and the extension build are
 # redone only when their inputs change (stamp files under .venv/).
@@ -23,7 +25,7 @@ BUILD_STAMP := $(VENV)/.parsched-build
 RUST_SRC    := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 PY_DEPS     := "maturin>=1.5,<2" numpy pandas matplotlib rich pyarrow pytest pytest-xdist hypothesis scipy ruff nbclient nbformat ipykernel "dask[distributed]"
 
-.PHONY: all demo test develop venv lint rust-test py-test clean bench-bin fuzz cc
+.PHONY: all demo test develop venv lint rust-test py-test clean bench-bin fuzz cc mpi mpi-deps
 
 all: develop
 
@@ -64,6 +66,23 @@ cc:
 	    echo "no C compiler (cc) and none can be installed here: the runtime tests that build bench/*.c will fail" >&2; \
 	  fi; }
 
+# The MPI profiling library (crates/parsched-runtime/mpi: libparsched_mpi.so
+# and its test programs, for Open MPI and MPICH, under target/mpi/<impl>/).
+# Debian's Open MPI, MPICH and gfortran are installed where missing (as root);
+# elsewhere the MPI tests fail saying why.
+mpi-deps:
+	@{ command -v mpicc.openmpi && command -v mpicc.mpich && command -v mpif90.openmpi; } >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Open MPI, MPICH and gfortran (Debian) for the MPI library and its tests"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran >/dev/null; \
+	  else \
+	    echo "no MPI (mpicc.openmpi, mpicc.mpich) and none can be installed here: the MPI tests will fail" >&2; \
+	  fi; }
+
+mpi: mpi-deps cc
+	@$(MAKE) -s -C crates/parsched-runtime/mpi
+
 rust-test: cc
 	$(PYTHON) tools/check_msrv.py
 	cargo fmt --all --check
@@ -77,7 +96,7 @@ lint: venv
 # Two processes for the tests that do not time real processes (one file per
 # worker, so a file's session fixtures are built once); then, alone, the
 # tests marked `serial` (tests/conftest.py: real jobs on this machine's CPUs).
-py-test: develop cc
+py-test: develop cc mpi
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not serial" tests
 	$(BIN)/python -m pytest -q -m serial tests
 

@@ -18,7 +18,8 @@ import parsched
 
 #: Test modules that run real jobs on this machine's CPUs and measure them:
 #: ``make test`` runs them alone, after the others ran on two workers.
-SERIAL_MODULES = {"test_runtime.py", "test_fcs_real.py", "test_regions_real.py"}
+SERIAL_MODULES = {"test_runtime.py", "test_fcs_real.py", "test_regions_real.py",
+                  "test_mpi_library.py"}
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,0 +1,106 @@
+"""libparsched_mpi with real MPI programs (Open MPI and MPICH, C and Fortran):
+what it counts and how it makes a process wait (docs/runtime.md, "MPI programs").
+
+Rank 0 computes for a while, then sends; rank 1 waits. Under spin-block the
+waiting rank spins its spin time, then sleeps: the library counts the wait as
+spinning then blocked, and the process uses (almost) no CPU; under busy waiting
+it counts spinning only."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from parsched.runtime import mpi
+
+DELAY_MS = 600
+
+# Without an MPI installation (and none installable: `make mpi` installs Debian's
+# Open MPI and MPICH as root) there is nothing to run; with one, a missing build fails.
+pytestmark = pytest.mark.skipif(
+    not all(shutil.which(f"mpicc.{i}") for i in mpi.IMPLS),
+    reason="Open MPI and MPICH are not installed here (make mpi installs them as root on Debian)")
+
+
+def _built(impl: str, prog: str) -> str:
+    path = os.path.join(mpi.build_dir(impl), prog)
+    if not os.path.exists(path):
+        pytest.fail(f"{path} is not built: run `make mpi` (needs Open MPI and MPICH)")
+    return path
+
+
+def _run(impl, prog, wait, tmp_path, how="recv", extra=()):
+    sync = tmp_path / f"{impl}-{wait}-{how}.sync"
+    sync.write_bytes(bytes(4096))  # as the controller creates it
+    env = {"LD_PRELOAD": mpi.library(impl), "PARSCHED_MPI_WAIT": wait,
+           "PARSCHED_FCS_SYNC_FILE": str(sync)}
+    args = [_built(impl, prog), str(DELAY_MS)] + ([how] if prog == "wait_probe" else [])
+    r = subprocess.run(mpi.mpirun(impl, 2, args, env), capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    m = re.search(r"waited wall\s+([\d.]+)(?: cpu ([\d.]+))? got 42", r.stdout)
+    assert m, r.stdout + r.stderr
+    stats = {s.rank: s for s in mpi.read_stats(str(sync))}
+    return float(m.group(1)), (float(m.group(2)) if m.group(2) else None), stats
+
+
+@pytest.mark.parametrize("impl", mpi.IMPLS)
+@pytest.mark.parametrize("how", ["recv", "wait", "barrier"])
+def test_spin_block_counts_spinning_then_blocked_and_uses_no_cpu(impl, how, tmp_path):
+    wall, cpu, stats = _run(impl, "wait_probe", "spin-block", tmp_path, how)
+    one = stats[1]
+    assert wall >= 0.8 * DELAY_MS / 1000
+    assert one.syncs >= 1
+    assert one.blocked_s >= 0.8 * wall, one  # most of the wait asleep
+    assert 0 < one.spin_cpu_s < 0.05, one  # the 100 us spin, not the wait
+    # the whole process (MPI's own threads too) used little CPU while it waited:
+    # a sleeping process cannot use more on a busy machine
+    assert cpu < 0.15 * wall, (cpu, wall)
+    if how != "barrier":
+        assert one.sent_to >= 1 and one.consumed >= 1 and one.pending == 0, one
+
+
+@pytest.mark.parametrize("impl", mpi.IMPLS)
+def test_busy_waiting_counts_spinning_only(impl, tmp_path):
+    wall, cpu, stats = _run(impl, "wait_probe", "busy", tmp_path)
+    one = stats[1]
+    assert one.blocked_s == 0.0 and one.spin_cpu_s > 0, one
+    assert one.wait_s >= 0.8 * wall
+    # a spinning process uses the CPU it gets (at least a share of it, on a busy machine)
+    assert cpu > 0.1 * wall, (cpu, wall)
+
+
+@pytest.mark.parametrize("impl", mpi.IMPLS)
+def test_spin_yield_never_blocks(impl, tmp_path):
+    _, _, stats = _run(impl, "wait_probe", "spin-yield", tmp_path)
+    assert stats[1].blocked_s == 0.0 and stats[1].syncs >= 1
+
+
+@pytest.mark.parametrize("impl", mpi.IMPLS)
+def test_fortran_programs_are_wrapped(impl, tmp_path):
+    wall, _, stats = _run(impl, "wait_probe_f", "spin-block", tmp_path)
+    assert stats[1].blocked_s >= 0.8 * wall, stats[1]
+    assert stats[1].consumed >= 1
+
+
+def test_a_program_without_mpi_is_unaffected():
+    lib = mpi.library("openmpi")
+    r = subprocess.run(["sh", "-c", "echo unaffected"], capture_output=True, text=True,
+                       env={**os.environ, "LD_PRELOAD": lib}, timeout=30)
+    assert r.returncode == 0 and r.stdout == "unaffected\n", r.stderr
+
+
+@pytest.mark.parametrize("bad", [("PARSCHED_MPI_WAIT", "sometimes"),
+                                 ("PARSCHED_MPI_SPIN_US", "1.5ms")])
+def test_bad_settings_are_one_line_and_exit_2(bad, tmp_path):
+    impl = "mpich"
+    env = {"LD_PRELOAD": mpi.library(impl), bad[0]: bad[1]}
+    r = subprocess.run(mpi.mpirun(impl, 1, [_built(impl, "wait_probe"), "1"], env),
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    lines = [ln for ln in r.stderr.splitlines() if "libparsched_mpi" in ln]
+    assert lines and bad[0] in lines[0] and "allowed" in lines[0], r.stderr
