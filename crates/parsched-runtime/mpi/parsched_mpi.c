@@ -47,6 +47,7 @@
 #define FILE_BYTES (BASE_BYTES + SLOTS * EXT_SLOT_BYTES)
 #define MAGIC "PSYNC1\0\0"
 #define TRACKED 4096
+#define GAP_NS 500000u /* a pause between two polls longer than this: not running */
 
 /* The extension slot of one process (after the first 4096 bytes). */
 struct ext {
@@ -174,24 +175,32 @@ static int wait_on(test_fn test, void *ctx)
         return rc;
     }
     struct ext *me = slot(S.rank);
-    /* Spinning is timed by the wall clock (a thread's CPU clock costs a system
-       call per read); the controller caps it at the CPU time it measured. */
-    uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+    /* Spinning is timed by the wall clock between consecutive polls (a
+       thread's CPU clock costs a system call per read); a gap longer than
+       GAP_NS means the thread was not running (preempted, or its job frozen
+       by the controller) and is not counted. */
+    uint64_t t0 = now_ns(CLOCK_MONOTONIC), prev = t0;
     uint64_t spun_cpu = 0, blocked = 0;
     if (me) {
         atomic_store(&me->wait_since_ns, t0);
         atomic_store(&me->waiting, 1);
     }
     uint64_t until = S.how == BUSY ? UINT64_MAX : t0 + S.spin_ns;
-    while (rc == MPI_SUCCESS && !done && now_ns(CLOCK_MONOTONIC) < until)
+    while (rc == MPI_SUCCESS && !done && prev < until) {
         rc = test(ctx, &done);
-    spun_cpu = now_ns(CLOCK_MONOTONIC) - t0;
+        uint64_t t = now_ns(CLOCK_MONOTONIC);
+        if (t - prev < GAP_NS)
+            spun_cpu += t - prev;
+        prev = t;
+    }
     while (rc == MPI_SUCCESS && !done) {
         if (S.how == SPIN_YIELD) {
             uint64_t c = now_ns(CLOCK_MONOTONIC);
             sched_yield();
             rc = test(ctx, &done);
-            spun_cpu += now_ns(CLOCK_MONOTONIC) - c;
+            uint64_t t = now_ns(CLOCK_MONOTONIC);
+            if (t - c < GAP_NS)
+                spun_cpu += t - c;
             continue;
         }
         /* spin-block: sleep on the doorbell, test when it rings or the poll

@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 #[macro_use]
 mod common;
 mod fcs;
+mod mpi;
 mod regions;
 use common::*;
 

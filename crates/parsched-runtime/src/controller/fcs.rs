@@ -265,11 +265,20 @@ impl FcsExt {
         // plus the blocked time measured here (the job's own wall-clock
         // waits would include the time it was frozen between its slots).
         // (A job that began publishing during the period counts from zero.)
+        // The MPI library also reports its ranks' blocked time: the wait is
+        // then the ranks' own (not the idle time of the launcher's and the
+        // MPI runtime's helper threads, which schedstat counts as blocked),
+        // capped at what schedstat measured (a wait that spanned a freeze).
         if let Some(b) = now.sync {
             let a = before.sync.unwrap_or_default();
             period.sync_events = Some(b.syncs.saturating_sub(a.syncs));
             period.spin_s = (b.spin_ns.saturating_sub(a.spin_ns) as f64 / 1e9).min(cpu_s);
-            period.wait_s = period.blocked_s + period.spin_s;
+            let blocked = match b.blocked_ns {
+                Some(nb) => (nb.saturating_sub(a.blocked_ns.unwrap_or(0)) as f64 / 1e9)
+                    .min(period.blocked_s),
+                None => period.blocked_s,
+            };
+            period.wait_s = blocked + period.spin_s;
         }
         // A released job that barely ran (it starved at SCHED_IDLE, or
         // slept) shows nothing of its behaviour: schedstat credits a waiting

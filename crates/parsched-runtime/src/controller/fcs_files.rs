@@ -28,6 +28,12 @@ pub(crate) struct SyncCounts {
     pub(crate) syncs: u64,
     pub(super) wait_ns: u64,
     pub(super) spin_ns: u64,
+    /// Wall-clock nanoseconds the publishing processes spent blocked while
+    /// waiting, where the publisher measures it: the MPI library
+    /// (`libparsched_mpi`), recognised by its extended file (longer than
+    /// [`SYNC_FILE_BYTES`]). `None` for other publishers (bench/bsp), whose
+    /// blocked time the controller measures itself.
+    pub(super) blocked_ns: Option<u64>,
 }
 
 /// Reads a synchronization-statistics file: `None` unless it starts with
@@ -47,11 +53,18 @@ pub(crate) fn read_sync_file(f: &std::fs::File) -> Option<SyncCounts> {
         u64::from_ne_bytes(buf[o..o + 8].try_into().expect("8 bytes"))
     };
     let mut c = SyncCounts::default();
+    let mut blocked = 0u64;
     for slot in 0..SYNC_SLOTS {
         c.syncs = c.syncs.wrapping_add(word(4 * slot));
         c.wait_ns = c.wait_ns.wrapping_add(word(4 * slot + 1));
         c.spin_ns = c.spin_ns.wrapping_add(word(4 * slot + 2));
+        blocked = blocked.wrapping_add(word(4 * slot + 3));
     }
+    let extended = f
+        .metadata()
+        .map(|m| m.len() > SYNC_FILE_BYTES as u64)
+        .unwrap_or(false);
+    c.blocked_ns = extended.then_some(blocked);
     Some(c)
 }
 
@@ -143,5 +156,33 @@ impl ClassFiles {
             None => b"-  \n",
         };
         self.files[i].write_all_at(text, 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn file(len: usize, words: &[(usize, u64)]) -> std::fs::File {
+        let mut buf = vec![0u8; len];
+        buf[..8].copy_from_slice(SYNC_MAGIC);
+        for &(k, v) in words {
+            buf[8 + 8 * k..16 + 8 * k].copy_from_slice(&v.to_ne_bytes());
+        }
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(&buf).unwrap();
+        f
+    }
+
+    #[test]
+    fn the_mpi_library_s_blocked_time_is_read_from_its_extended_file_only() {
+        // slot 0: 3 syncs, 5 ns spinning, 7 ns blocked; slot 1: 2 syncs, 11 ns blocked
+        let words = [(0, 3), (2, 5), (3, 7), (4, 2), (7, 11)];
+        let plain = read_sync_file(&file(SYNC_FILE_BYTES, &words)).unwrap();
+        assert_eq!((plain.syncs, plain.spin_ns, plain.blocked_ns), (5, 5, None));
+        let mpi = read_sync_file(&file(SYNC_FILE_BYTES + 127 * 64, &words)).unwrap();
+        assert_eq!((mpi.syncs, mpi.blocked_ns), (5, Some(18)));
+        assert!(read_sync_file(&tempfile::tempfile().unwrap()).is_none());
     }
 }
