@@ -83,7 +83,7 @@ mpi-deps:
 mpi: mpi-deps cc
 	@$(MAKE) -s -C crates/parsched-runtime/mpi
 
-rust-test: cc
+rust-test: cc mpi
 	$(PYTHON) tools/check_msrv.py
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
