@@ -62,6 +62,10 @@ def test_spin_block_counts_spinning_then_blocked_and_uses_no_cpu(impl, how, tmp_
     assert cpu < 0.15 * wall, (cpu, wall)
     if how != "barrier":
         assert one.sent_to >= 1 and one.consumed >= 1 and one.pending == 0, one
+        assert one.last_arrival_ns > 0
+    # each rank names its process: two ranks, two live-at-the-time pids
+    assert stats[0].pid > 0 and stats[1].pid > 0 and stats[0].pid != stats[1].pid
+    assert stats[1].tid > 0
 
 
 @pytest.mark.parametrize("impl", mpi.IMPLS)

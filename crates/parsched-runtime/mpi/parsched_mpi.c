@@ -56,8 +56,12 @@ struct ext {
     _Atomic uint64_t sent_to;    /* messages sent to this process (any sender) */
     _Atomic uint64_t consumed;   /* messages it has received */
     _Atomic uint64_t wait_since_ns; /* CLOCK_MONOTONIC when the current wait began */
-    uint64_t pad[4];
+    _Atomic uint32_t pid;        /* the rank's process (0 until MPI_Init) */
+    _Atomic uint32_t tid;        /* the thread that called MPI_Init */
+    _Atomic uint64_t last_arrival_ns; /* CLOCK_MONOTONIC of the last send to it */
+    uint64_t pad[2];
 };
+_Static_assert(sizeof(struct ext) == EXT_SLOT_BYTES, "extension slot layout");
 
 enum strategy { BUSY, SPIN_BLOCK, SPIN_YIELD };
 
@@ -100,8 +104,10 @@ static void ring(int world_rank, int message)
     struct ext *e = slot(world_rank);
     if (!e)
         return;
-    if (message)
+    if (message) {
         atomic_fetch_add(&e->sent_to, 1);
+        atomic_store(&e->last_arrival_ns, now_ns(CLOCK_MONOTONIC));
+    }
     atomic_fetch_add(&e->doorbell, 1);
     if (atomic_load(&e->waiting) == 2)
         syscall(SYS_futex, &e->doorbell, FUTEX_WAKE, 1, NULL, NULL, 0);
@@ -324,6 +330,11 @@ static void map_file(void)
     PMPI_Barrier(MPI_COMM_WORLD);
     if (mine[0] && S.rank == 0)
         unlink(mine);
+    struct ext *me = slot(S.rank);
+    if (me) {
+        atomic_store(&me->pid, (uint32_t)getpid());
+        atomic_store(&me->tid, (uint32_t)syscall(SYS_gettid));
+    }
     if (S.map && S.rank == 0)
         memcpy(S.map, MAGIC, 8);
 }

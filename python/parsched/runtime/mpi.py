@@ -80,6 +80,9 @@ class RankStats:
     sent_to: int
     consumed: int
     waiting: int  # 0 running, 1 spinning, 2 blocked
+    pid: int = 0
+    tid: int = 0
+    last_arrival_ns: int = 0
 
     @property
     def pending(self) -> int:
@@ -97,10 +100,11 @@ def read_stats(path: str) -> list[RankStats] | None:
     out = []
     for r in range(SLOTS):
         syncs, wait, spin, blocked = struct.unpack_from("=4Q", data, 8 + 32 * r)
-        sent = consumed = waiting = 0
+        sent = consumed = waiting = pid = tid = last = 0
         if len(data) >= _BASE + _EXT * (r + 1):
-            _bell, waiting, sent, consumed = struct.unpack_from("=2I2Q", data, _BASE + _EXT * r)
-        if syncs or sent or consumed:
+            (_bell, waiting, sent, consumed, _since, pid, tid,
+             last) = struct.unpack_from("=2I3Q2IQ", data, _BASE + _EXT * r)
+        if syncs or sent or consumed or pid:
             out.append(RankStats(r, syncs, wait * 1e-9, spin * 1e-9, blocked * 1e-9,
-                                 sent, consumed, waiting))
+                                 sent, consumed, waiting, pid, tid, last))
     return out

@@ -68,6 +68,66 @@ pub(crate) fn read_sync_file(f: &std::fs::File) -> Option<SyncCounts> {
     Some(c)
 }
 
+/// Bytes of one rank's slot in the MPI library's extension, after the first
+/// [`SYNC_FILE_BYTES`] (docs/formats/fcs-sync-file.md).
+pub const RANK_SLOT_BYTES: usize = 64;
+
+/// How a rank waits now (the extension's "waiting" word).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Waiting {
+    Running,
+    Spinning,
+    Blocked,
+}
+
+/// One rank as the MPI library (`libparsched_mpi`) publishes it: what the
+/// seed 003 arrival actions need to know of an endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RankView {
+    /// MPI_COMM_WORLD rank (the slot).
+    pub rank: usize,
+    pub pid: u32,
+    pub tid: u32,
+    /// Messages sent to it and not yet received by it.
+    pub pending: u64,
+    pub waiting: Waiting,
+    /// CLOCK_MONOTONIC ns of the last send to it (0: none).
+    pub last_arrival_ns: u64,
+}
+
+/// The ranks of an MPI library's statistics file that have started (a pid
+/// published), in rank order; empty for a file without the magic or the
+/// extension.
+pub fn read_ranks(f: &std::fs::File) -> Vec<RankView> {
+    use std::os::unix::fs::FileExt;
+    let len = SYNC_FILE_BYTES + SYNC_SLOTS * RANK_SLOT_BYTES;
+    let mut buf = vec![0u8; len];
+    let n = f.read_at(&mut buf, 0).unwrap_or(0);
+    if n < len || &buf[..8] != SYNC_MAGIC {
+        return Vec::new();
+    }
+    let u32_at = |o: usize| u32::from_ne_bytes(buf[o..o + 4].try_into().expect("4 bytes"));
+    let u64_at = |o: usize| u64::from_ne_bytes(buf[o..o + 8].try_into().expect("8 bytes"));
+    (0..SYNC_SLOTS)
+        .filter_map(|rank| {
+            let o = SYNC_FILE_BYTES + rank * RANK_SLOT_BYTES;
+            let pid = u32_at(o + 32);
+            (pid != 0).then(|| RankView {
+                rank,
+                pid,
+                tid: u32_at(o + 36),
+                pending: u64_at(o + 8).saturating_sub(u64_at(o + 16)),
+                waiting: match u32_at(o + 4) {
+                    1 => Waiting::Spinning,
+                    2 => Waiting::Blocked,
+                    _ => Waiting::Running,
+                },
+                last_arrival_ns: u64_at(o + 40),
+            })
+        })
+        .collect()
+}
+
 /// The environment variable that names a job's class file under FCS.
 pub const CLASS_FILE_ENV: &str = "PARSCHED_FCS_CLASS_FILE";
 
@@ -184,5 +244,49 @@ mod tests {
         let mpi = read_sync_file(&file(SYNC_FILE_BYTES + 127 * 64, &words)).unwrap();
         assert_eq!((mpi.syncs, mpi.blocked_ns), (5, Some(18)));
         assert!(read_sync_file(&tempfile::tempfile().unwrap()).is_none());
+    }
+
+    #[test]
+    fn ranks_are_read_from_the_extension_with_their_pending_messages() {
+        let len = SYNC_FILE_BYTES + SYNC_SLOTS * RANK_SLOT_BYTES;
+        let mut buf = vec![0u8; len];
+        buf[..8].copy_from_slice(SYNC_MAGIC);
+        let put32 =
+            |b: &mut Vec<u8>, o: usize, v: u32| b[o..o + 4].copy_from_slice(&v.to_ne_bytes());
+        let put64 =
+            |b: &mut Vec<u8>, o: usize, v: u64| b[o..o + 8].copy_from_slice(&v.to_ne_bytes());
+        // rank 0: pid 100, 5 sent, 3 received, blocked; rank 2: pid 102,
+        // spinning, nothing pending; rank 1 never started
+        let o0 = SYNC_FILE_BYTES;
+        let o2 = SYNC_FILE_BYTES + 2 * RANK_SLOT_BYTES;
+        put32(&mut buf, o0 + 4, 2);
+        put64(&mut buf, o0 + 8, 5);
+        put64(&mut buf, o0 + 16, 3);
+        put32(&mut buf, o0 + 32, 100);
+        put32(&mut buf, o0 + 36, 101);
+        put64(&mut buf, o0 + 40, 777);
+        put32(&mut buf, o2 + 4, 1);
+        put32(&mut buf, o2 + 32, 102);
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(&buf).unwrap();
+        let r = read_ranks(&f);
+        assert_eq!(r.len(), 2);
+        assert_eq!(
+            r[0],
+            RankView {
+                rank: 0,
+                pid: 100,
+                tid: 101,
+                pending: 2,
+                waiting: Waiting::Blocked,
+                last_arrival_ns: 777
+            }
+        );
+        assert_eq!(
+            (r[1].rank, r[1].waiting, r[1].pending),
+            (2, Waiting::Spinning, 0)
+        );
+        // a plain 4096-byte file (bench/bsp's) has no ranks
+        assert!(read_ranks(&file(SYNC_FILE_BYTES, &[(0, 1)])).is_empty());
     }
 }

@@ -87,6 +87,7 @@ use std::time::{Duration, Instant};
 mod default;
 mod fcs;
 mod fcs_files;
+pub use fcs_files::{read_ranks, RankView, Waiting, RANK_SLOT_BYTES};
 mod gang;
 mod mechanism;
 mod policy;
