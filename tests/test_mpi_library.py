@@ -108,3 +108,42 @@ def test_bad_settings_are_one_line_and_exit_2(bad, tmp_path):
     assert r.returncode != 0
     lines = [ln for ln in r.stderr.splitlines() if "libparsched_mpi" in ln]
     assert lines and bad[0] in lines[0] and "allowed" in lines[0], r.stderr
+
+
+def test_tune_spin_takes_the_shortest_spin_within_noise_of_the_fastest(monkeypatch):
+    """The choice rule on given makespans (no MPI run): the lowest median wins,
+    and of spins within mpi.TIE of it the shortest."""
+    times = {10: [1.02, 1.03, 1.01], 30: [1.0, 0.99, 1.0], 100: [1.5, 1.4, 1.6]}
+    calls = []
+
+    def fake(cmds, timeout_s):
+        argv = cmds[0]
+        s = int(argv[argv.index("PARSCHED_MPI_SPIN_US") + 1])  # mpich: -env KEY VALUE
+        calls.append((s, len(cmds)))
+        return times[s][sum(1 for c in calls if c[0] == s) - 1]
+
+    monkeypatch.setattr(mpi, "_makespan", fake)
+    monkeypatch.setattr(mpi, "library", lambda impl: "/lib.so")
+    r = mpi.tune_spin("mpich", ["./a.out"], copies=4, reps=3, grid=(10, 30, 100))
+    assert r["spin_us"] == 10  # 1.02 is within 3% of 1.00
+    assert all(n == 4 for _, n in calls) and len(calls) == 9
+    times[10] = [1.2, 1.2, 1.2]
+    calls.clear()
+    assert mpi.tune_spin("mpich", ["./a.out"], reps=3, grid=(10, 30, 100))["spin_us"] == 30
+
+
+def test_tune_spin_runs_the_copies_for_real():
+    prog = _built("mpich", "mpi_bsp")
+    r = mpi.tune_spin("mpich", [prog, "40", "1000"], copies=2, reps=1, grid=(10, 10000))
+    assert r["spin_us"] in (10, 10000) and len(r["rows"]) == 2
+    # two copies of 40 x 1 ms on two ranks each share this machine's CPUs
+    assert all(0.04 < row["makespan_s"] < 30 for row in r["rows"]), r
+
+
+def test_cli_tune_mpi_spin_refuses_bad_input(capsys):
+    from parsched.cli import main
+
+    assert main(["tune", "mpi-spin"]) == 2
+    assert "no program given" in capsys.readouterr().err
+    assert main(["tune", "mpi-spin", "--", "/nonexistent/prog"]) == 2
+    assert "not found" in capsys.readouterr().err

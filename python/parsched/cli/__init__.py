@@ -37,7 +37,7 @@ from parsched.cli.reproduce import (
     cmd_reproduce_regions,
     cmd_tune_cosched,
 )
-from parsched.cli.run import cmd_reproduce_desktop, cmd_run
+from parsched.cli.run import cmd_reproduce_desktop, cmd_run, cmd_tune_mpi_spin
 from parsched.cli.simulate import COMMANDS as SIMULATE_COMMANDS
 from parsched.cli.simulate import (  # noqa: F401  (the commands, by name)
     cmd_generate_lublin,
@@ -105,6 +105,18 @@ def build_parser() -> argparse.ArgumentParser:
                     help="parallel simulations (default: one per CPU)")
     tc.add_argument("--json", action="store_true", help="print the result as one JSON object")
     tc.set_defaults(func=cmd_tune_cosched)
+    tm = tune_sub.add_parser("mpi-spin", help=_doc(cmd_tune_mpi_spin).splitlines()[0],
+                             description=_doc(cmd_tune_mpi_spin), formatter_class=fmt)
+    tm.add_argument("--impl", choices=("mpich", "openmpi"), default="mpich",
+                    help="the MPI the program was built with (default mpich)")
+    tm.add_argument("--np", type=_workers, default=2, help="ranks per copy (default 2)")
+    tm.add_argument("--copies", type=_workers, default=4,
+                    help="copies run at once (default 4: the paper's four per workstation)")
+    tm.add_argument("--reps", type=_workers, default=3,
+                    help="runs per spin; the median counts (default 3)")
+    tm.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    tm.add_argument("command", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS")
+    tm.set_defaults(func=cmd_tune_mpi_spin)
 
     ru = sub.add_parser("run", help=_doc(cmd_run).splitlines()[0],
                         description=_doc(cmd_run), formatter_class=fmt)

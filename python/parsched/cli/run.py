@@ -164,3 +164,62 @@ def cmd_reproduce_desktop(args: argparse.Namespace) -> int:
     return 0
 
 
+
+
+def cmd_tune_mpi_spin(args: argparse.Namespace) -> int:
+    """Choose a real MPI program's spin time the way seed 003 did, on this machine.
+
+    Runs --copies copies of the program at once (--np ranks each, with
+    libparsched_mpi and PARSCHED_MPI_WAIT=spin-block), once per spin time of
+    a grid fixed in advance (10 us to 10 ms), --reps times, interleaved; the
+    spin with the lowest median makespan wins, and of the spins within 3% of
+    it the shortest (Nagar et al. §2: "an empirical approach to quantify the
+    optimal spin time for a given application"). Pass the result on with
+    PARSCHED_MPI_SPIN_US. Needs `make mpi`.
+
+      parsched tune mpi-spin --impl mpich -- ./a.out ARGS
+    """
+    import shutil
+
+    from parsched.cli.common import UsageError
+    from parsched.runtime import mpi
+
+    argv = list(args.command or [])
+    if argv and argv[0] == "--":
+        argv = argv[1:]
+    if not argv:
+        raise UsageError("command: no program given; allowed: -- PROGRAM ARGS")
+    if shutil.which(argv[0]) is None:
+        raise UsageError(f"command: program {argv[0]!r} not found or not executable; "
+                         "allowed: an executable file or a command on PATH")
+    if shutil.which(f"mpirun.{args.impl}") is None:
+        raise UsageError(f"impl: mpirun.{args.impl} is not installed here; `make mpi` "
+                         "installs Open MPI and MPICH (Debian, as root)")
+    try:
+        mpi.library(args.impl)
+    except FileNotFoundError as e:
+        raise UsageError(f"impl: {e}") from None
+    quiet = args.json
+    con = _console()
+
+    def progress(row: dict[str, Any]) -> None:
+        if not quiet:
+            con.print(f"spin {row['spin_us']:>6} us, rep {row['rep'] + 1}: "
+                      f"{row['makespan_s']:.3f} s", highlight=False)
+
+    try:
+        res = mpi.tune_spin(args.impl, argv, np=args.np, copies=args.copies, reps=args.reps,
+                            progress=progress)
+    except RuntimeError as e:
+        print(f"parsched: error: runtime: {e}", file=sys.stderr)
+        return 1
+    if quiet:
+        print(json.dumps(jsonable(res)))
+        return 0
+    import pandas as pd
+
+    _print_table(con, f"median makespan (s) of {args.copies} copies, per spin (us)",
+                 pd.DataFrame([{"spin_us": s, "makespan_s": round(m, 3)}
+                               for s, m in res["medians"].items()]))
+    con.print(f"chosen: PARSCHED_MPI_SPIN_US={res['spin_us']}", highlight=False)
+    return 0

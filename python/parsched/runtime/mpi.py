@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 from parsched._io import source_root
 
-__all__ = ["IMPLS", "SLOTS", "RankStats", "build_dir", "library", "mpirun", "read_stats"]
+__all__ = ["IMPLS", "SLOTS", "SPIN_GRID_US", "RankStats", "build_dir", "library", "mpirun",
+           "read_stats", "tune_spin"]
 
 #: The MPI implementations the library is built for (Debian's wrapper suffixes).
 IMPLS = ("openmpi", "mpich")
@@ -108,3 +109,73 @@ def read_stats(path: str) -> list[RankStats] | None:
             out.append(RankStats(r, syncs, wait * 1e-9, spin * 1e-9, blocked * 1e-9,
                                  sent, consumed, waiting, pid, tid, last))
     return out
+
+
+#: The spins ``tune_spin`` tries (µs), fixed before any program is run: from a
+#: few polls to a Linux time slice.
+SPIN_GRID_US = (10, 30, 100, 300, 1000, 3000, 10000)
+#: Spins whose median makespan is within this fraction of the best count as
+#: tied (real runs are noisy); the shortest of them wins.
+TIE = 0.03
+
+
+def _makespan(cmds: list[list[str]], timeout_s: float) -> float:
+    """Starts every command at once (each in its own process group), waits for
+    all; the wall seconds until the last ends. A failed copy raises
+    RuntimeError with its output; Ctrl-C kills every copy."""
+    import signal
+    import subprocess
+    import time
+
+    t0 = time.monotonic()
+    procs = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              start_new_session=True) for c in cmds]
+    try:
+        outs = [p.communicate(timeout=max(1.0, timeout_s - (time.monotonic() - t0)))[0]
+                for p in procs]
+    except BaseException:
+        for p in procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        raise
+    wall = time.monotonic() - t0
+    for p, out in zip(procs, outs, strict=True):
+        if p.returncode != 0:
+            raise RuntimeError(f"a copy exited {p.returncode}: {out.strip()[-400:]}")
+    return wall
+
+
+def tune_spin(impl: str, argv: Sequence[str], *, np: int = 2, copies: int = 4,
+              reps: int = 3, grid: Sequence[int] = SPIN_GRID_US, timeout_s: float = 600.0,
+              progress=None) -> dict:
+    """Seed 003's procedure for the spin time ("an empirical approach to
+    quantify the optimal spin time for a given application", §2), on this
+    machine: ``copies`` copies of the MPI program (``np`` ranks each, with the
+    library, spin-block) run at once, as the study's four processes per
+    workstation did, once per spin of ``grid`` (µs), ``reps`` times; the spin
+    with the lowest median makespan wins, and of spins within
+    :data:`TIE` of it the shortest. Returns ``spin_us``, ``rows`` (spin, rep,
+    makespan) and ``medians`` (spin → s)."""
+    import statistics
+
+    if not grid or any(int(s) <= 0 for s in grid):
+        raise ValueError("grid: spins must be positive whole microseconds")
+    if copies < 1 or np < 1 or reps < 1:
+        raise ValueError("copies, np and reps must be at least 1")
+    lib = library(impl)
+    rows = []
+    for rep in range(reps):
+        for s in grid:  # interleaved: a drift in the machine's load hits every spin
+            env = {"LD_PRELOAD": lib, "PARSCHED_MPI_WAIT": "spin-block",
+                   "PARSCHED_MPI_SPIN_US": str(int(s))}
+            cmds = [mpirun(impl, np, list(argv), env) for _ in range(copies)]
+            t = _makespan(cmds, timeout_s)
+            rows.append({"spin_us": int(s), "rep": rep, "makespan_s": t})
+            if progress:
+                progress(rows[-1])
+    medians = {int(s): statistics.median(r["makespan_s"] for r in rows if r["spin_us"] == int(s))
+               for s in grid}
+    best = min(medians.values())
+    spin = min(s for s, m in medians.items() if m <= best * (1 + TIE))
+    return {"spin_us": spin, "rows": rows, "medians": medians}
