@@ -147,3 +147,27 @@ def test_cli_tune_mpi_spin_refuses_bad_input(capsys):
     assert "no program given" in capsys.readouterr().err
     assert main(["tune", "mpi-spin", "--", "/nonexistent/prog"]) == 2
     assert "not found" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not os.path.isdir("/sys/fs/cgroup"),
+                    reason="the runtime needs root and cgroups")
+def test_cli_run_cosched_pins_ranks_and_sets_the_waiting(tmp_path):
+    """`parsched run --policy cosched`: two MPI jobs, each rank pinned to its
+    workstation (rank k of both jobs on one CPU), the ranks spin-blocking."""
+    import json
+    import sys
+
+    lib, prog = mpi.library("mpich"), _built("mpich", "mpi_bsp")
+    job = ["mpirun.mpich", "-np", "2", "-env", "LD_PRELOAD", lib, prog, "200", "1000", "1,2"]
+    cmd = [sys.executable, "-m", "parsched", "run", "--policy", "cosched", "--scheme", "SB",
+           "--spin-us", "40", "--width", "2", "--json", "--", *job, ":", *job]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    ranks = [j["ranks"] for j in out["jobs"]]
+    assert all(len(rk) == 2 and rk[0][1] != rk[1][1] for rk in ranks), ranks
+    assert ranks[0] == ranks[1]
+    # a scheme with an arrival action is refused in one line, exit 2
+    bad = subprocess.run([*cmd[:7], "PB", "--", "true"], capture_output=True, text=True,
+                         timeout=60)
+    assert bad.returncode == 2 and "cosched_scheme" in bad.stderr, bad.stderr

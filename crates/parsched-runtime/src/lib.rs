@@ -34,7 +34,9 @@ pub mod topology;
 pub use cgroup::{BackendKind, Freezer};
 pub use controller::{Controller, ControllerStats, RegionsRecord, RegionsStats, SwitchRecord};
 pub use error::{Result, RuntimeError};
-pub use spec::{ExitStatus, JobReport, JobSpec, Policy, PoolsSpec, RegionsSpec, RunSpec};
+pub use spec::{
+    CoschedLayout, ExitStatus, JobReport, JobSpec, Policy, PoolsSpec, RegionsSpec, RunSpec,
+};
 
 /// Runs the jobs of `spec` under its policy until all have exited and
 /// reports on each, in job order.

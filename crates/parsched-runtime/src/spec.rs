@@ -48,6 +48,16 @@ pub enum Policy {
     /// first flexible mode's name) is accepted as an alias.
     #[serde(alias = "flexible")]
     Fcs,
+    /// Seed 003's communication-driven coscheduling on this machine, for
+    /// MPI jobs whose ranks load `libparsched_mpi`: each job's statistics
+    /// file is named in its environment and its ranks wait as the scheme's
+    /// waiting strategy says (`cosched_scheme`: Local busy-waits, SB
+    /// spin-blocks, SY spin-yields); with `cosched_layout = "workstations"`
+    /// each rank is pinned to one CPU (rank mod CPUs), so every CPU is a
+    /// workstation whose local scheduler (Linux's) knows nothing of the
+    /// others, as on the paper's network. The arrival actions (DCS, PB, PBT
+    /// and their combinations) are not available yet.
+    Cosched,
     /// Cache-aware placement of co-running jobs (region scheduling, seed
     /// 004, at the granularity of jobs): each job's working set is measured
     /// from /proc (`clear_refs` + `Referenced`) into the core crate's
@@ -156,6 +166,17 @@ impl Default for RegionsSpec {
     }
 }
 
+/// How the cosched policy places MPI ranks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CoschedLayout {
+    /// Each rank pinned to one CPU (rank mod CPUs): a network of workstations.
+    #[default]
+    Workstations,
+    /// Linux places the ranks.
+    Free,
+}
+
 /// A run: jobs plus how to schedule them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -239,6 +260,14 @@ pub struct RunSpec {
     /// /proc otherwise (`true`, the default); `false`: always from /proc.
     pub fcs_sync_stats: bool,
     /// Fork a supervisor that thaws everything if the controller dies.
+    /// Cosched policy: seed 003's scheme (`Local`, `SB`, `SY` so far).
+    pub cosched_scheme: parsched_core::policy::cosched::CoschedScheme,
+    /// Cosched policy: `workstations` (each MPI rank pinned to CPU rank mod
+    /// CPUs) or `free` (Linux places the ranks).
+    pub cosched_layout: CoschedLayout,
+    /// Cosched policy: the ranks' spin time before blocking or yielding
+    /// (µs; `parsched tune mpi-spin` chooses it as the paper did).
+    pub cosched_spin_us: u32,
     pub supervisor: bool,
     /// Thaw stale groups of dead controllers before starting.
     pub recover: bool,
@@ -271,6 +300,11 @@ impl Default for RunSpec {
             fcs_fill_idle: false,
             fcs_discovery_fill: false,
             fcs_sync_stats: true,
+            cosched_scheme: parsched_core::policy::cosched::CoschedScheme::Dynamic(
+                parsched_core::policy::cosched::Scheme::LOCAL,
+            ),
+            cosched_layout: CoschedLayout::Workstations,
+            cosched_spin_us: 100,
             supervisor: true,
             recover: true,
             jobs: Vec::new(),
@@ -325,6 +359,19 @@ impl RunSpec {
             };
             ConfigError::new(field, e.message, e.allowed)
         })?;
+        {
+            use parsched_core::policy::cosched::{ArrivalAction, CoschedScheme};
+            match self.cosched_scheme {
+                CoschedScheme::Dynamic(s) if s.arrival == ArrivalAction::None => {}
+                other => {
+                    return Err(ConfigError::new(
+                        "cosched_scheme",
+                        format!("{} is not available on Linux yet", other.name()),
+                        "Local, SB, SY",
+                    ))
+                }
+            }
+        }
         if !(self.dc_min_share.is_finite() && (0.0..=1.0).contains(&self.dc_min_share)) {
             return Err(ConfigError::new(
                 "dc_min_share",
@@ -511,6 +558,10 @@ pub struct JobReport {
     /// blocked thread-seconds, observed seconds and thread-seconds.
     #[serde(default)]
     pub observed: Option<parsched_core::policy::classify::Observation>,
+    /// Cosched policy: `(MPI rank, CPU)` for each rank the controller pinned
+    /// (layout `workstations`), in rank order. Empty otherwise.
+    #[serde(default)]
+    pub ranks: Vec<(u32, u32)>,
 }
 
 impl JobReport {
@@ -524,6 +575,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn cosched_takes_the_schemes_without_arrival_actions_by_name() {
+        let spec: RunSpec = toml::from_str(
+            "policy = \"cosched\"\ncosched_scheme = \"SB\"\ncosched_layout = \"free\"\n\
+             cosched_spin_us = 30\n[[jobs]]\nargv = [\"true\"]\n",
+        )
+        .unwrap();
+        assert_eq!(spec.policy, Policy::Cosched);
+        assert_eq!(spec.cosched_layout, CoschedLayout::Free);
+        assert_eq!(spec.cosched_spin_us, 30);
+        spec.validate().unwrap();
+        for name in ["DCS", "PB", "PBT", "PB-SB", "gang"] {
+            let s = RunSpec {
+                cosched_scheme: name.parse().unwrap(),
+                ..spec.clone()
+            };
+            let e = s.validate().unwrap_err();
+            assert_eq!(e.field, "cosched_scheme", "{name}");
+            assert!(e.to_string().contains("Local, SB, SY"), "{e}");
+        }
+    }
+
+    #[test]
     fn max_slots_zero_is_refused_under_every_policy() {
         for policy in [
             Policy::Default,
@@ -531,6 +604,7 @@ mod tests {
             Policy::Fcs,
             Policy::Pools,
             Policy::Regions,
+            Policy::Cosched,
         ] {
             let mut s = RunSpec {
                 policy,

@@ -66,8 +66,10 @@ if [ -z "$have_v2" ] && [ -z "$have_v1_freezer" ]; then
         not_run "$t" "no cgroup freezer"
     done
 fi
-command -v mpirun.mpich >/dev/null 2>&1 || \
+if ! command -v mpirun.mpich >/dev/null 2>&1; then
     not_run real_fcs_classifies_mpi_jobs_from_the_library_statistics "no MPICH (make mpi installs it as root on Debian)"
+    not_run real_cosched_pins_each_rank_to_its_workstation_and_sets_the_waiting "no MPICH (make mpi installs it as root on Debian)"
+fi
 [ -n "$have_cpuset" ] || not_run real_pooled_threads_stay_in_their_cpuset "no cpuset controller"
 [ -n "$have_cpuset" ] || not_run real_regions_confines_jobs_to_their_caches_with_cpusets "no cpuset controller"
 if [ "$(nproc)" -lt 2 ]; then

@@ -120,10 +120,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     ru = sub.add_parser("run", help=_doc(cmd_run).splitlines()[0],
                         description=_doc(cmd_run), formatter_class=fmt)
-    ru.add_argument("--policy", choices=("gang", "pools", "fcs", "flexible", "regions", "default"),
+    ru.add_argument("--policy",
+                    choices=("gang", "pools", "fcs", "flexible", "regions", "cosched", "default"),
                     default=None,
                     help="scheduling policy (default: the job file's, else gang); flexible is "
                          "an alias of fcs")
+    ru.add_argument("--scheme", default=None, metavar="NAME",
+                    help="cosched: seed 003's scheme for MPI jobs with libparsched_mpi "
+                         "(Local, SB, SY; default Local)")
+    ru.add_argument("--layout", choices=("workstations", "free"), default=None,
+                    help="cosched: pin each MPI rank to CPU rank mod CPUs (workstations, the "
+                         "default) or let Linux place them (free)")
+    ru.add_argument("--spin-us", type=_workers, default=None, metavar="N",
+                    help="cosched: the ranks' spin time before blocking or yielding (us; "
+                         "default 100; `parsched tune mpi-spin` chooses it)")
     ru.add_argument("--slot", type=_slot, default=None, metavar="LEN",
                     help="slot length with its unit, e.g. 50ms, 0.05s, 500us (default "
                          "50ms; a bare number is refused)")

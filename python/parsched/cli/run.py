@@ -46,7 +46,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     a guaranteed share; `flexible` is an alias), regions (each job's working set
     measured from /proc, jobs balanced over the caches of one level by working
     set and confined to their cache's CPUs, or left to Linux where balancing
-    cannot pay), default (start all, let Linux schedule). Prints each job's exit
+    cannot pay), cosched (seed 003 for MPI jobs whose ranks load libparsched_mpi:
+    --scheme Local|SB|SY sets how ranks wait, --layout workstations pins rank k
+    to CPU k mod CPUs), default (start all, let Linux schedule). Prints each job's exit
     status, wall time, CPU time, time suspended and slots (under fcs also its
     classes over time, under regions its working set), and the controller's stats;
     --json reports each job's classes as a list of [t_s, class].
@@ -69,7 +71,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                           "or --jobs FILE.toml")
     base["jobs"] = jobs
     spec = make_spec(base, policy=args.policy, slot=args.slot, backend=args.backend,
-                     max_slots=args.max_slots)
+                     max_slots=args.max_slots, cosched_scheme=args.scheme,
+                     cosched_layout=args.layout, cosched_spin_us=args.spin_us)
     if args.json:
         sys.stdout.flush()
     out = run_jobs(spec)

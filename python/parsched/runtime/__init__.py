@@ -31,7 +31,7 @@ from parsched.errors import ConfigError, PolicyError, RuntimeFailure, RuntimeUna
 
 __all__ = ["BACKENDS", "POLICIES", "load_job_file", "make_spec", "run_jobs", "split_commands"]
 
-POLICIES = ("gang", "pools", "fcs", "flexible", "regions", "default")
+POLICIES = ("gang", "pools", "fcs", "flexible", "regions", "cosched", "default")
 BACKENDS = ("auto", "cgroup2", "cgroup1", "signal")
 
 

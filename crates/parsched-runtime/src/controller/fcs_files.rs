@@ -201,6 +201,11 @@ impl ClassFiles {
         (i < self.sync.len()).then(|| self.dir.path().join(format!("job{i}.sync")))
     }
 
+    /// Job `i`'s synchronization-statistics file, if there are any.
+    pub(crate) fn sync_file(&self, i: usize) -> Option<&std::fs::File> {
+        self.sync.get(i)
+    }
+
     /// Job `i`'s synchronization statistics, if it publishes them.
     pub(super) fn sync_counts(&self, i: usize) -> Option<SyncCounts> {
         read_sync_file(self.sync.get(i)?)

@@ -84,6 +84,7 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+mod cosched;
 mod default;
 mod fcs;
 mod fcs_files;

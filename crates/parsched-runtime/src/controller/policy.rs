@@ -21,8 +21,9 @@
 //!
 //! [`build`] is the one place that looks at [`Policy`]: it constructs the
 //! implementation (`default.rs`, `pools.rs`, `gang.rs`, `fcs.rs`,
-//! `regions.rs`).
+//! `regions.rs`, `cosched.rs`).
 
+use super::cosched::CoschedPolicy;
 use super::default::DefaultPolicy;
 use super::fcs::FcsPolicy;
 use super::gang::GangPolicy;
@@ -107,6 +108,7 @@ pub(crate) fn build(spec: &RunSpec, topo: &MachineTopology) -> Result<Box<dyn Ru
         Policy::Fcs => Box::new(FcsPolicy::new(spec, topo)?),
         Policy::Pools => Box::new(PoolsPolicy::new(spec, topo)?),
         Policy::Regions => Box::new(RegionsPolicy::new(spec, topo)),
+        Policy::Cosched => Box::new(CoschedPolicy::new(spec, topo)?),
     })
 }
 
@@ -134,6 +136,7 @@ mod tests {
             (Policy::Pools, false, "pools", false, Some("pools")),
             (Policy::Regions, false, "regions", false, None),
             (Policy::Regions, true, "regions", false, Some("regions")),
+            (Policy::Cosched, false, "cosched", true, None),
         ];
         for (policy, cpusets, name, freezer, sets) in cases {
             let p = build(&spec(policy, cpusets), &topo).unwrap();

@@ -90,3 +90,52 @@ fn real_fcs_classifies_mpi_jobs_from_the_library_statistics() {
         Ok(())
     });
 }
+
+#[test]
+#[ignore = "needs root, a writable cgroup freezer and MPICH"]
+fn real_cosched_pins_each_rank_to_its_workstation_and_sets_the_waiting() {
+    use parsched_core::policy::cosched::{CoschedScheme, Scheme};
+    use parsched_runtime::CoschedLayout;
+    let d = mpi_dir();
+    require_real(BackendKind::Auto);
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    // The job's command is a shell that runs mpirun and then prints what the
+    // controller put in its environment (the library's setting).
+    let job = |n: usize| {
+        let lib = d.join("libparsched_mpi.so").display().to_string();
+        let prog = d.join("mpi_bsp").display().to_string();
+        let script = format!(
+            "mpirun.mpich -np 2 -env LD_PRELOAD {lib} {prog} 200 2000 1,2 && \
+             echo \"wait=$PARSCHED_MPI_WAIT spin=$PARSCHED_MPI_SPIN_US\""
+        );
+        let mut j = JobSpec::new(["sh", "-c", &script]).width(2);
+        j.stdout = Some(dir.path().join(format!("out{n}")));
+        j
+    };
+    let spec = RunSpec {
+        policy: Policy::Cosched,
+        cosched_scheme: CoschedScheme::Dynamic(Scheme::SB),
+        cosched_layout: CoschedLayout::Workstations,
+        cosched_spin_us: 50,
+        jobs: vec![job(0), job(1)],
+        ..Default::default()
+    };
+    let mut c = Controller::new(spec).unwrap();
+    let r = c.run().unwrap();
+    assert!(r.iter().all(|j| j.success), "{r:?}");
+    assert!(c.warnings().is_empty(), "{:?}", c.warnings());
+    for (n, j) in r.iter().enumerate() {
+        let out = std::fs::read_to_string(dir.path().join(format!("out{n}"))).unwrap();
+        assert!(out.contains("wait=spin-block spin=50"), "{out}");
+        // both ranks pinned, to different CPUs
+        assert_eq!(
+            j.ranks.iter().map(|x| x.0).collect::<Vec<_>>(),
+            [0, 1],
+            "{j:?}"
+        );
+        assert_ne!(j.ranks[0].1, j.ranks[1].1, "{j:?}");
+    }
+    // rank k of every job on the same CPU: each CPU is one workstation
+    assert_eq!(r[0].ranks, r[1].ranks, "{r:?}");
+}

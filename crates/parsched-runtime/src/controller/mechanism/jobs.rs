@@ -175,6 +175,7 @@ impl Mechanism {
                 .into_iter()
                 .collect(),
             observed: None,
+            ranks: Vec::new(),
         });
     }
 
@@ -213,6 +214,7 @@ impl Mechanism {
                 coscheduled: None,
                 classes: Vec::new(),
                 observed: None,
+                ranks: Vec::new(),
             });
             let _ = why;
         }

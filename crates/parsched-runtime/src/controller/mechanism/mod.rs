@@ -72,6 +72,15 @@ pub enum Decision {
     SetIdle(usize, bool),
     /// The job's gang width (reported).
     SetWidth(usize, u32),
+    /// Pin thread `tid` of process `pid` to `cpu`, if that process belongs
+    /// to the job (a thread named by the job's own statistics file is
+    /// checked, never trusted).
+    PinThread {
+        job: usize,
+        pid: i32,
+        tid: i32,
+        cpu: u32,
+    },
 }
 
 impl Decision {
@@ -380,6 +389,21 @@ impl Mechanism {
                 });
             }
             Decision::SetWidth(i, w) => self.jobs[i].width = w,
+            Decision::PinThread { job, pid, tid, cpu } => {
+                let ours = self.pids(job).contains(&pid)
+                    && procfs::tasks(pid).contains(&tid)
+                    && self.topo.cpus.contains(&cpu);
+                if !ours {
+                    self.warn(format!(
+                        "job {job}: not pinning thread {tid} of process {pid} to CPU {cpu}: \
+                         not the job's, gone, or the CPU is not in use"
+                    ));
+                } else if let Err(e) = set_affinity(tid, &[cpu]) {
+                    self.warn(format!(
+                        "job {job}: thread {tid} not pinned to CPU {cpu}: {e}"
+                    ));
+                }
+            }
         }
         Ok(())
     }

@@ -1,0 +1,172 @@
+//! The cosched policy: seed 003's communication-driven coscheduling (Nagar,
+//! Banerjee, Sivasubramaniam and Das, SPAA 1999, §2 and Table 1) on this
+//! machine, for MPI jobs whose ranks load `libparsched_mpi`
+//! (crates/parsched-runtime/mpi, docs/runtime.md "MPI programs").
+//!
+//! * **Waiting** (Table 1's columns) is the library's: each job is started
+//!   with its statistics file (`PARSCHED_FCS_SYNC_FILE`) and the scheme's
+//!   waiting strategy (`PARSCHED_MPI_WAIT`: Local busy, SB spin-block, SY
+//!   spin-yield) and spin time (`PARSCHED_MPI_SPIN_US`).
+//! * **Layout** `workstations`: every `period` the policy reads which ranks
+//!   have started (their pids, from the file) and pins each rank's MPI
+//!   thread to CPU `rank mod CPUs` ([`Decision::PinThread`], which checks
+//!   the thread is the job's): every CPU is a workstation whose local
+//!   scheduler knows nothing of the others.
+//! * **Arrival actions** (Table 1's rows: DCS, PB, PBT) are not available
+//!   yet; `RunSpec::validate` refuses those schemes.
+
+use super::fcs_files::{read_ranks, ClassFiles, SYNC_FILE_ENV};
+use super::mechanism::{mono_ns, Decision, Mechanism};
+use super::policy::{Needs, RuntimePolicy};
+use crate::error::{Result, RuntimeError};
+use crate::spec::{CoschedLayout, JobReport, RunSpec};
+use crate::topology::MachineTopology;
+use parsched_core::policy::cosched::{CoschedScheme, Scheme, WaitKind};
+use std::any::Any;
+use std::collections::BTreeMap;
+
+/// How often the policy looks for newly started ranks.
+const PERIOD_NS: u64 = 10_000_000;
+
+/// The library's name for a waiting strategy.
+pub(crate) fn wait_env(w: WaitKind) -> &'static str {
+    match w {
+        WaitKind::Busy => "busy",
+        WaitKind::SpinBlock => "spin-block",
+        WaitKind::SpinYield => "spin-yield",
+    }
+}
+
+pub(crate) struct CoschedPolicy {
+    scheme: Scheme,
+    layout: CoschedLayout,
+    spin_us: u32,
+    cpus: Vec<u32>,
+    files: Option<ClassFiles>,
+    /// Per job: rank → (tid, CPU) pinned.
+    pinned: Vec<BTreeMap<u32, (u32, u32)>>,
+    next: Option<u64>,
+}
+
+impl CoschedPolicy {
+    pub(crate) fn new(spec: &RunSpec, topo: &MachineTopology) -> Result<CoschedPolicy> {
+        let scheme = match spec.cosched_scheme {
+            CoschedScheme::Dynamic(s) => s,
+            other => {
+                return Err(RuntimeError::Unsupported(format!(
+                    "cosched_scheme {} under the cosched policy",
+                    other.name()
+                )))
+            }
+        };
+        Ok(CoschedPolicy {
+            scheme,
+            layout: spec.cosched_layout,
+            spin_us: spec.cosched_spin_us,
+            cpus: topo.cpus.clone(),
+            files: None,
+            pinned: vec![BTreeMap::new(); spec.jobs.len()],
+            next: None,
+        })
+    }
+
+    fn env(&self, i: usize) -> Vec<(String, String)> {
+        let mut env = vec![
+            (
+                "PARSCHED_MPI_WAIT".to_string(),
+                wait_env(self.scheme.wait).to_string(),
+            ),
+            ("PARSCHED_MPI_SPIN_US".to_string(), self.spin_us.to_string()),
+        ];
+        if let Some(p) = self.files.as_ref().and_then(|f| f.sync_path(i)) {
+            env.push((SYNC_FILE_ENV.to_string(), p.to_string_lossy().into_owned()));
+        }
+        env
+    }
+
+    /// Pins the ranks of job `i` that started since the last look.
+    fn pin_new_ranks(&mut self, m: &mut Mechanism, i: usize) -> Result<()> {
+        let Some(f) = self.files.as_ref().and_then(|f| f.sync_file(i)) else {
+            return Ok(());
+        };
+        for r in read_ranks(f) {
+            let rank = r.rank as u32;
+            if self.pinned[i]
+                .get(&rank)
+                .is_some_and(|&(tid, _)| tid == r.tid)
+            {
+                continue;
+            }
+            let cpu = self.cpus[r.rank % self.cpus.len()];
+            m.apply(Decision::PinThread {
+                job: i,
+                pid: r.pid as i32,
+                tid: r.tid as i32,
+                cpu,
+            })?;
+            self.pinned[i].insert(rank, (r.tid, cpu));
+        }
+        Ok(())
+    }
+}
+
+impl RuntimePolicy for CoschedPolicy {
+    fn name(&self) -> &'static str {
+        "cosched"
+    }
+
+    /// Jobs run in cgroups (never frozen) so that every rank, however deep
+    /// in mpirun's process tree, is known to be the job's.
+    fn needs(&self) -> Needs {
+        Needs {
+            freezer: true,
+            cpusets: None,
+        }
+    }
+
+    fn start(&mut self, m: &mut Mechanism) -> Result<()> {
+        match ClassFiles::create(m.jobs().len(), true) {
+            Ok(f) => self.files = Some(f),
+            Err(e) => m.warn(format!(
+                "no statistics files ({e}): the ranks are not pinned"
+            )),
+        }
+        for i in 0..m.jobs().len() {
+            let env = self.env(i);
+            m.apply(Decision::Spawn { job: i, env })?;
+        }
+        if self.layout == CoschedLayout::Workstations && self.files.is_some() {
+            self.next = Some(mono_ns() + PERIOD_NS);
+        }
+        Ok(())
+    }
+
+    fn next_deadline(&self) -> Option<u64> {
+        self.next
+    }
+
+    fn on_timer(&mut self, m: &mut Mechanism, now: u64) -> Result<()> {
+        for i in 0..m.jobs().len() {
+            if m.job(i).live() {
+                self.pin_new_ranks(m, i)?;
+            }
+        }
+        self.next = Some(now + PERIOD_NS);
+        Ok(())
+    }
+
+    fn annotate(&self, i: usize, r: &mut JobReport) {
+        r.ranks = self.pinned[i]
+            .iter()
+            .map(|(&rank, &(_, cpu))| (rank, cpu))
+            .collect();
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
