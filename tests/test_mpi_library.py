@@ -168,6 +168,6 @@ def test_cli_run_cosched_pins_ranks_and_sets_the_waiting(tmp_path):
     assert all(len(rk) == 2 and rk[0][1] != rk[1][1] for rk in ranks), ranks
     assert ranks[0] == ranks[1]
     # a scheme with an arrival action is refused in one line, exit 2
-    bad = subprocess.run([*cmd[:7], "PB", "--", "true"], capture_output=True, text=True,
+    bad = subprocess.run([*cmd[:7], "DCS", "--", "true"], capture_output=True, text=True,
                          timeout=60)
     assert bad.returncode == 2 and "cosched_scheme" in bad.stderr, bad.stderr

@@ -59,7 +59,11 @@ struct ext {
     _Atomic uint32_t pid;        /* the rank's process (0 until MPI_Init) */
     _Atomic uint32_t tid;        /* the thread that called MPI_Init */
     _Atomic uint64_t last_arrival_ns; /* CLOCK_MONOTONIC of the last send to it */
-    uint64_t pad[2];
+    _Atomic uint32_t boosted;    /* set by the controller with a boost: the rank
+                                    drops it (back to SCHED_OTHER) once it has
+                                    received, i.e. used the boost */
+    uint32_t pad32;
+    uint64_t pad;
 };
 _Static_assert(sizeof(struct ext) == EXT_SLOT_BYTES, "extension slot layout");
 
@@ -130,18 +134,22 @@ static int world_of(MPI_Comm comm, int r)
     return out == MPI_UNDEFINED ? -1 : out;
 }
 
-static void ring_all(MPI_Comm comm)
+/* Rings every other rank of comm; with `message`, counts a message to each
+   (a collective's entry: each peer then has one pending from this rank until
+   it completes the collective itself). Returns the number of peers. */
+static int ring_all(MPI_Comm comm, int message)
 {
     int inter = 0, n = 0;
     PMPI_Comm_test_inter(comm, &inter);
     if (inter || !S.ext)
-        return;
+        return 0;
     PMPI_Comm_size(comm, &n);
     for (int r = 0; r < n; r++) {
         int w = world_of(comm, r);
         if (w != S.rank)
-            ring(w, 0);
+            ring(w, message);
     }
+    return n - 1;
 }
 
 static void consumed(uint64_t n)
@@ -162,6 +170,18 @@ static int is_recv(MPI_Request r, int forget)
     return 0;
 }
 
+/* A boost given by the controller (SCHED_FIFO, flagged in the rank's slot)
+   ends when the rank has received what it was boosted for: a thread may
+   always lower its own policy. */
+static void give_back_boost(struct ext *me)
+{
+    if (me && atomic_load_explicit(&me->boosted, memory_order_relaxed) &&
+        atomic_exchange(&me->boosted, 0)) {
+        struct sched_param p = {0};
+        sched_setscheduler(0, SCHED_OTHER, &p);
+    }
+}
+
 /* A wait: test() until it reports completion, the way the strategy says. */
 typedef int (*test_fn)(void *ctx, int *done);
 
@@ -176,8 +196,10 @@ static int wait_on(test_fn test, void *ctx)
 {
     int done = 0, rc = test(ctx, &done);
     if (rc != MPI_SUCCESS || done || !S.on) {
-        if (rc == MPI_SUCCESS && done)
+        if (rc == MPI_SUCCESS && done) {
             add(0, 1);
+            give_back_boost(slot(S.rank));
+        }
         return rc;
     }
     struct ext *me = slot(S.rank);
@@ -231,6 +253,7 @@ static int wait_on(test_fn test, void *ctx)
     }
     if (me)
         atomic_store(&me->waiting, 0);
+    give_back_boost(me);
     uint64_t wall = now_ns(CLOCK_MONOTONIC) - t0;
     if (rc == MPI_SUCCESS) {
         add(0, 1);
@@ -554,13 +577,19 @@ int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
 
 /* ---- collectives: the nonblocking form, then the strategy's wait ---- */
 
+/* A collective, started nonblocking: entering it counts as a message to
+   every peer (pending there until the peer completes it too, which is what
+   a periodic boost looks for), completing it consumes one from each. */
 static int collective(int rc, MPI_Request *r, MPI_Comm comm)
 {
     if (rc != MPI_SUCCESS)
         return rc;
+    int peers = ring_all(comm, 1);
     rc = wait_request(r, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS)
-        ring_all(comm);
+    if (rc == MPI_SUCCESS) {
+        ring_all(comm, 0);
+        consumed((uint64_t)peers);
+    }
     return rc;
 }
 

@@ -10,7 +10,8 @@
 //!   it) holding the read end of a pipe whose only writer is the controller
 //!   (close-on-exec, so jobs never inherit it). When it reads EOF — the
 //!   controller exited or died — it SIGCONTs the process groups it was told
-//!   about, thaws every group under the parsched roots, moves any remaining
+//!   about, puts the threads it was told were boosted to `SCHED_FIFO` back
+//!   at `SCHED_OTHER`, thaws every group under the parsched roots, moves any remaining
 //!   processes back to the hierarchy's root and removes the directories.
 //! * **Next start**: [`recover_stale`] thaws and removes `parsched.<pid>*`
 //!   directories whose owner pid is dead (for instance if the supervisor was
@@ -90,10 +91,14 @@ pub fn recover_stale() -> Vec<PathBuf> {
 const SUPERVISOR_SH: &str = r#"
 trap '' INT TERM HUP
 P=""
+T=""
 while IFS= read -r l; do
-  case "$l" in pg:*) P="$P ${l#pg:}";; esac
+  case "$l" in pg:*) P="$P ${l#pg:}";; rt:*) T="$T ${l#rt:}";; esac
 done
 for p in $P; do kill -CONT -- "-$p" 2>/dev/null; kill -CONT "$p" 2>/dev/null; done
+for t in $T; do
+  [ -d "/proc/$t" ] && chrt -p "$t" 2>/dev/null | grep -q SCHED_FIFO && chrt -o -p 0 "$t"
+done 2>/dev/null
 for r in "$@"; do
   [ -d "$r" ] || continue
   up="${r%/*}/cgroup.procs"
@@ -159,6 +164,15 @@ impl Supervisor {
     pub fn watch_pgid(&mut self, pgid: i32) {
         if let Some(p) = self.pipe.as_mut() {
             let _ = writeln!(p, "pg:{pgid}");
+        }
+    }
+
+    /// Tells the supervisor about a thread the controller raised to
+    /// `SCHED_FIFO` (a cosched boost): if the controller dies, the
+    /// supervisor puts it back at `SCHED_OTHER` if it is still real-time.
+    pub fn watch_rt_tid(&mut self, tid: i32) {
+        if let Some(p) = self.pipe.as_mut() {
+            let _ = writeln!(p, "rt:{tid}");
         }
     }
 

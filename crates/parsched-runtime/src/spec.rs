@@ -55,8 +55,10 @@ pub enum Policy {
     /// spin-blocks, SY spin-yields); with `cosched_layout = "workstations"`
     /// each rank is pinned to one CPU (rank mod CPUs), so every CPU is a
     /// workstation whose local scheduler (Linux's) knows nothing of the
-    /// others, as on the paper's network. The arrival actions (DCS, PB, PBT
-    /// and their combinations) are not available yet.
+    /// others, as on the paper's network. PB and PBT boost, every 10 ms
+    /// and on each CPU, a rank with a message pending (`SCHED_FIFO` until it
+    /// has received); DCS and the spin-block and spin-yield combinations
+    /// with an arrival action are not available yet.
     Cosched,
     /// Cache-aware placement of co-running jobs (region scheduling, seed
     /// 004, at the granularity of jobs): each job's working set is measured
@@ -260,7 +262,8 @@ pub struct RunSpec {
     /// /proc otherwise (`true`, the default); `false`: always from /proc.
     pub fcs_sync_stats: bool,
     /// Fork a supervisor that thaws everything if the controller dies.
-    /// Cosched policy: seed 003's scheme (`Local`, `SB`, `SY` so far).
+    /// Cosched policy: seed 003's scheme (`Local`, `SB`, `SY`, `PB`, `PBT`
+    /// so far).
     pub cosched_scheme: parsched_core::policy::cosched::CoschedScheme,
     /// Cosched policy: `workstations` (each MPI rank pinned to CPU rank mod
     /// CPUs) or `free` (Linux places the ranks).
@@ -360,14 +363,28 @@ impl RunSpec {
             ConfigError::new(field, e.message, e.allowed)
         })?;
         {
-            use parsched_core::policy::cosched::{ArrivalAction, CoschedScheme};
+            use parsched_core::policy::cosched::{ArrivalAction, CoschedScheme, WaitKind};
             match self.cosched_scheme {
                 CoschedScheme::Dynamic(s) if s.arrival == ArrivalAction::None => {}
+                CoschedScheme::Dynamic(s)
+                    if matches!(s.arrival, ArrivalAction::Pb | ArrivalAction::Pbt)
+                        && s.wait == WaitKind::Busy =>
+                {
+                    if self.policy == Policy::Cosched
+                        && self.cosched_layout != CoschedLayout::Workstations
+                    {
+                        return Err(ConfigError::new(
+                            "cosched_layout",
+                            format!("{} boosts per CPU: the ranks must be pinned", s.name()),
+                            "workstations",
+                        ));
+                    }
+                }
                 other => {
                     return Err(ConfigError::new(
                         "cosched_scheme",
                         format!("{} is not available on Linux yet", other.name()),
-                        "Local, SB, SY",
+                        "Local, SB, SY, PB, PBT",
                     ))
                 }
             }
@@ -585,15 +602,27 @@ mod tests {
         assert_eq!(spec.cosched_layout, CoschedLayout::Free);
         assert_eq!(spec.cosched_spin_us, 30);
         spec.validate().unwrap();
-        for name in ["DCS", "PB", "PBT", "PB-SB", "gang"] {
+        for name in ["DCS", "DCS-SB", "PB-SB", "PB-SY", "gang"] {
             let s = RunSpec {
                 cosched_scheme: name.parse().unwrap(),
                 ..spec.clone()
             };
             let e = s.validate().unwrap_err();
             assert_eq!(e.field, "cosched_scheme", "{name}");
-            assert!(e.to_string().contains("Local, SB, SY"), "{e}");
+            assert!(e.to_string().contains("Local, SB, SY, PB, PBT"), "{e}");
         }
+        // a periodic boost acts per CPU: only with the ranks pinned
+        let pb = RunSpec {
+            cosched_scheme: "PB".parse().unwrap(),
+            ..spec.clone()
+        };
+        assert_eq!(pb.validate().unwrap_err().field, "cosched_layout");
+        RunSpec {
+            cosched_layout: CoschedLayout::Workstations,
+            ..pb
+        }
+        .validate()
+        .unwrap();
     }
 
     #[test]

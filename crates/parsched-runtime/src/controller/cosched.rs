@@ -12,16 +12,30 @@
 //!   thread to CPU `rank mod CPUs` ([`Decision::PinThread`], which checks
 //!   the thread is the job's): every CPU is a workstation whose local
 //!   scheduler knows nothing of the others.
-//! * **Arrival actions** (Table 1's rows: DCS, PB, PBT) are not available
-//!   yet; `RunSpec::validate` refuses those schemes.
+//! * **Periodic boost** (PB, PBT with busy waiting): every `period` (10 ms,
+//!   the paper's), on each CPU, the boost of the last period ends and the
+//!   core's [`PeriodicBooster`] (the simulator's, the same code) picks among
+//!   the ranks pinned there the one to boost — PB the next with a message
+//!   pending (round robin), PBT the one whose pending message is the most
+//!   recent — from what the library publishes (sent − consumed, the last
+//!   arrival); the boost is `SCHED_FIFO` priority 1 ([`Decision::Boost`]:
+//!   Linux's EEVDF only lets a real-time class preempt at once,
+//!   `tools/boost_latency.py`) until the rank has received (the library
+//!   drops it, flagged in the rank's slot) or the next period.
+//! * **Not yet available**: DCS (an immediate boost on arrival) and the
+//!   spin-block and spin-yield combinations with an arrival action;
+//!   `RunSpec::validate` refuses them.
 
-use super::fcs_files::{read_ranks, ClassFiles, SYNC_FILE_ENV};
+use super::fcs_files::{read_ranks, ClassFiles, RankView, Waiting, SYNC_FILE_ENV};
 use super::mechanism::{mono_ns, Decision, Mechanism};
 use super::policy::{Needs, RuntimePolicy};
 use crate::error::{Result, RuntimeError};
 use crate::spec::{CoschedLayout, JobReport, RunSpec};
 use crate::topology::MachineTopology;
-use parsched_core::policy::cosched::{CoschedScheme, Scheme, WaitKind};
+use parsched_core::policy::cosched::{
+    BoostDecision, CoschedScheme, EndpointView, PeriodicBooster, ProcState, Scheme, WaitKind,
+};
+use parsched_core::Time;
 use std::any::Any;
 use std::collections::BTreeMap;
 
@@ -46,6 +60,10 @@ pub(crate) struct CoschedPolicy {
     /// Per job: rank → (tid, CPU) pinned.
     pinned: Vec<BTreeMap<u32, (u32, u32)>>,
     next: Option<u64>,
+    /// PB, PBT: one timer function per CPU (workstation), and who holds
+    /// its boost now (job, pid, tid).
+    boosters: Vec<PeriodicBooster>,
+    boosted: Vec<Option<(usize, i32, i32)>>,
 }
 
 impl CoschedPolicy {
@@ -59,6 +77,10 @@ impl CoschedPolicy {
                 )))
             }
         };
+        let boosters: Vec<PeriodicBooster> = match PeriodicBooster::new(scheme) {
+            Some(b) => vec![b; topo.cpus.len()],
+            None => Vec::new(),
+        };
         Ok(CoschedPolicy {
             scheme,
             layout: spec.cosched_layout,
@@ -67,6 +89,8 @@ impl CoschedPolicy {
             files: None,
             pinned: vec![BTreeMap::new(); spec.jobs.len()],
             next: None,
+            boosted: vec![None; boosters.len()],
+            boosters,
         })
     }
 
@@ -105,6 +129,73 @@ impl CoschedPolicy {
                 cpu,
             })?;
             self.pinned[i].insert(rank, (r.tid, cpu));
+        }
+        Ok(())
+    }
+}
+
+impl CoschedPolicy {
+    /// One run of every CPU's timer function: the last boost ends, the next
+    /// is chosen from the ranks pinned to that CPU.
+    fn periodic_boost(&mut self, m: &mut Mechanism) -> Result<()> {
+        let ranks: Vec<Vec<RankView>> = (0..m.jobs().len())
+            .map(|i| match self.files.as_ref().and_then(|f| f.sync_file(i)) {
+                Some(f) if m.job(i).live() => read_ranks(f),
+                _ => Vec::new(),
+            })
+            .collect();
+        for (c, &cpu) in self.cpus.iter().enumerate() {
+            if let Some((job, pid, tid)) = self.boosted[c].take() {
+                m.apply(Decision::Boost {
+                    job,
+                    pid,
+                    tid,
+                    on: false,
+                })?;
+            }
+            let here: Vec<(usize, RankView)> = ranks
+                .iter()
+                .enumerate()
+                .flat_map(|(i, rs)| rs.iter().map(move |r| (i, *r)))
+                .filter(|(i, r)| {
+                    self.pinned[*i]
+                        .get(&(r.rank as u32))
+                        .is_some_and(|&(tid, on)| on == cpu && tid == r.tid)
+                })
+                .collect();
+            let view: Vec<EndpointView> = here
+                .iter()
+                .map(|(_, r)| EndpointView {
+                    state: if r.waiting == Waiting::Blocked {
+                        ProcState::Blocked
+                    } else {
+                        ProcState::Ready
+                    },
+                    pending: r.pending.min(u32::MAX as u64) as u32,
+                    last_arrival: Time(r.last_arrival_ns),
+                    in_driver: r.waiting == Waiting::Blocked,
+                })
+                .collect();
+            if let Some(BoostDecision::Boost(k) | BoostDecision::Wake(k)) =
+                self.boosters[c].tick(&view)
+            {
+                let (job, r) = here[k];
+                let (pid, tid) = (r.pid as i32, r.tid as i32);
+                // The rank drops the boost itself once it has received
+                // (the paper's point: run the destination until it has
+                // absorbed its message); the controller ends it at the
+                // next period in any case.
+                if let Some(f) = &self.files {
+                    let _ = f.flag_boost(job, r.rank);
+                }
+                m.apply(Decision::Boost {
+                    job,
+                    pid,
+                    tid,
+                    on: true,
+                })?;
+                self.boosted[c] = Some((job, pid, tid));
+            }
         }
         Ok(())
     }
@@ -150,6 +241,9 @@ impl RuntimePolicy for CoschedPolicy {
             if m.job(i).live() {
                 self.pin_new_ranks(m, i)?;
             }
+        }
+        if !self.boosters.is_empty() {
+            self.periodic_boost(m)?;
         }
         self.next = Some(now + PERIOD_NS);
         Ok(())

@@ -206,6 +206,17 @@ impl ClassFiles {
         self.sync.get(i)
     }
 
+    /// Flags rank `rank` of job `i` as boosted in its statistics file (the
+    /// MPI library drops the boost itself once the rank has received).
+    pub(crate) fn flag_boost(&self, i: usize, rank: usize) -> std::io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        let Some(f) = self.sync.get(i) else {
+            return Ok(());
+        };
+        let at = (SYNC_FILE_BYTES + rank * RANK_SLOT_BYTES + 48) as u64;
+        f.write_all_at(&1u32.to_ne_bytes(), at)
+    }
+
     /// Job `i`'s synchronization statistics, if it publishes them.
     pub(super) fn sync_counts(&self, i: usize) -> Option<SyncCounts> {
         read_sync_file(self.sync.get(i)?)

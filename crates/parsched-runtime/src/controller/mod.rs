@@ -141,6 +141,8 @@ pub struct ControllerStats {
     pub dc_slots: u64,
     /// FCS: wall seconds spent in DC slots.
     pub dc_slot_s: f64,
+    /// Cosched: boosts given (a rank raised to SCHED_FIFO for a period).
+    pub boosts: u64,
     /// Regions: the caches, the scans and every placement decision.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub regions: Option<RegionsStats>,

@@ -139,3 +139,85 @@ fn real_cosched_pins_each_rank_to_its_workstation_and_sets_the_waiting() {
     // rank k of every job on the same CPU: each CPU is one workstation
     assert_eq!(r[0].ranks, r[1].ranks, "{r:?}");
 }
+
+#[test]
+#[ignore = "needs root, a writable cgroup freezer and MPICH"]
+fn real_cosched_pb_boosts_ranks_with_pending_messages_and_leaves_none_boosted() {
+    use parsched_core::policy::cosched::{CoschedScheme, Scheme};
+    let d = mpi_dir();
+    require_real(BackendKind::Auto);
+    let _g = serial();
+    // Two busy-waiting jobs, one rank of each on every CPU: without
+    // coordination each waits for the other's slices; PB boosts the rank
+    // with a message pending on each CPU every 10 ms.
+    let spec = |scheme: Scheme| RunSpec {
+        policy: Policy::Cosched,
+        cosched_scheme: CoschedScheme::Dynamic(scheme),
+        jobs: vec![
+            mpi_job(&d, "busy", &["400", "2000"]),
+            mpi_job(&d, "busy", &["400", "2000"]),
+        ],
+        ..Default::default()
+    };
+    let mut c = Controller::new(spec(Scheme::PB)).unwrap();
+    let r = c.run().unwrap();
+    println!(
+        "PB: {:?} s, {} boosts",
+        r.iter().map(|j| j.wall_s).collect::<Vec<_>>(),
+        c.stats().boosts
+    );
+    assert!(r.iter().all(|j| j.success), "{r:?}");
+    assert!(c.warnings().is_empty(), "{:?}", c.warnings());
+    let boosts = c.stats().boosts;
+    // 10 ms periods over the run, a boost on most of them
+    assert!(boosts >= 20, "{boosts} boosts in {:.2} s", r[0].wall_s);
+    // nothing left at SCHED_FIFO: every rank ended, and no thread of this
+    // process tree is real-time
+    let rt: Vec<_> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| c.contains("mpi_bsp"))
+        })
+        .collect();
+    assert!(rt.is_empty(), "mpi_bsp processes still alive: {rt:?}");
+    // Local (no boost) on the same jobs gives no boosts
+    let mut c = Controller::new(spec(Scheme::LOCAL)).unwrap();
+    let r = c.run().unwrap();
+    println!(
+        "Local: {:?} s",
+        r.iter().map(|j| j.wall_s).collect::<Vec<_>>()
+    );
+    assert!(r.iter().all(|j| j.success), "{r:?}");
+    assert_eq!(c.stats().boosts, 0);
+}
+
+#[test]
+#[ignore = "needs root"]
+fn real_supervisor_puts_a_boosted_thread_back_when_the_controller_dies() {
+    require_root();
+    let mut child = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    let p = libc::sched_param { sched_priority: 1 };
+    // SAFETY: valid sched_param for our own child.
+    assert_eq!(
+        unsafe { libc::sched_setscheduler(pid, libc::SCHED_FIFO, &p) },
+        0
+    );
+    let mut s = parsched_runtime::safety::Supervisor::start(&[]).unwrap();
+    s.watch_rt_tid(pid);
+    s.finish(); // as if the controller died: the pipe closes
+                // SAFETY: a plain query.
+    let policy = unsafe { libc::sched_getscheduler(pid) };
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(
+        policy,
+        libc::SCHED_OTHER,
+        "still real-time after the supervisor ran"
+    );
+}

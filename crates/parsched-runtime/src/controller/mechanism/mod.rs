@@ -18,7 +18,7 @@ use crate::safety::{SignalGuard, Supervisor};
 use crate::spawn::JobIdentity;
 use crate::spec::{JobReport, JobSpec, RunSpec};
 use crate::topology::MachineTopology;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::io::OwnedFd;
 use std::time::{Duration, Instant};
 
@@ -80,6 +80,17 @@ pub enum Decision {
         pid: i32,
         tid: i32,
         cpu: u32,
+    },
+    /// Raise thread `tid` of process `pid` (checked to be the job's) to
+    /// `SCHED_FIFO` priority 1 (`on`), or put it back at `SCHED_OTHER`: a
+    /// bounded boost (the policy lowers it again). Every boosted thread is
+    /// put back when the run ends, and by the supervisor if the controller
+    /// dies.
+    Boost {
+        job: usize,
+        pid: i32,
+        tid: i32,
+        on: bool,
     },
 }
 
@@ -167,6 +178,10 @@ pub(crate) struct Mechanism {
     warnings: Vec<String>,
     identity: Option<JobIdentity>,
     t0: Instant,
+    /// Threads now at `SCHED_FIFO` by [`Decision::Boost`].
+    boosted: BTreeSet<i32>,
+    /// Every thread ever boosted (each told to the supervisor once).
+    boosted_ever: BTreeSet<i32>,
 }
 
 /// What [`Mechanism::new`] is built from.
@@ -246,6 +261,8 @@ impl Mechanism {
             warnings,
             identity,
             t0: Instant::now(),
+            boosted: BTreeSet::new(),
+            boosted_ever: BTreeSet::new(),
         }
     }
 
@@ -389,6 +406,7 @@ impl Mechanism {
                 });
             }
             Decision::SetWidth(i, w) => self.jobs[i].width = w,
+            Decision::Boost { job, pid, tid, on } => self.boost(job, pid, tid, on),
             Decision::PinThread { job, pid, tid, cpu } => {
                 let ours = self.pids(job).contains(&pid)
                     && procfs::tasks(pid).contains(&tid)
@@ -406,6 +424,51 @@ impl Mechanism {
             }
         }
         Ok(())
+    }
+
+    /// [`Decision::Boost`].
+    fn boost(&mut self, job: usize, pid: i32, tid: i32, on: bool) {
+        if !procfs::tasks(pid).contains(&tid) {
+            self.boosted.remove(&tid);
+            return; // ended meanwhile
+        }
+        if on && !self.pids(job).contains(&pid) {
+            self.warn(format!(
+                "job {job}: not boosting thread {tid} of process {pid}: not the job's"
+            ));
+            return;
+        }
+        let (policy, prio) = if on {
+            (libc::SCHED_FIFO, 1)
+        } else {
+            (libc::SCHED_OTHER, 0)
+        };
+        if on && self.boosted_ever.insert(tid) {
+            if let Some(s) = self.supervisor.as_mut() {
+                s.watch_rt_tid(tid);
+            }
+        }
+        let p = libc::sched_param {
+            sched_priority: prio,
+        };
+        // SAFETY: valid sched_param; the thread may have exited meanwhile.
+        if unsafe { libc::sched_setscheduler(tid, policy, &p) } == 0 {
+            if on {
+                self.boosted.insert(tid);
+                self.stats.boosts += 1;
+            } else {
+                self.boosted.remove(&tid);
+            }
+        }
+    }
+
+    /// Puts every boosted thread back at `SCHED_OTHER`.
+    pub(crate) fn unboost_all(&mut self) {
+        let p = libc::sched_param { sched_priority: 0 };
+        for tid in std::mem::take(&mut self.boosted) {
+            // SAFETY: valid sched_param; the thread may be gone.
+            unsafe { libc::sched_setscheduler(tid, libc::SCHED_OTHER, &p) };
+        }
     }
 
     /// Calls `f` on every thread of every process in job `i`'s group.
@@ -495,6 +558,7 @@ impl Mechanism {
 
     /// Releases what the run holds: groups, cpusets, the supervisor.
     pub(crate) fn cleanup(&mut self) {
+        self.unboost_all();
         let _ = self.freezer.cleanup();
         if let Some(c) = self.cpuset.as_mut() {
             c.cleanup();
