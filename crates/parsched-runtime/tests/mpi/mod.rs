@@ -221,3 +221,58 @@ fn real_supervisor_puts_a_boosted_thread_back_when_the_controller_dies() {
         "still real-time after the supervisor ran"
     );
 }
+
+/// A job that publishes itself as MPI rank 0 with one message pending (the
+/// library's layout, written by hand: no MPI involved) and reports how long
+/// after that it found itself at SCHED_FIFO.
+const PENDING_RANK: &str = r#"
+import mmap, os, struct, threading, time
+f = open(os.environ["PARSCHED_FCS_SYNC_FILE"], "r+b")
+f.truncate(4096 + 127 * 64)
+m = mmap.mmap(f.fileno(), 4096 + 127 * 64)
+m[0:8] = b"PSYNC1\0\0"
+o = 4096
+# waiting (spinning), sent 1, consumed 0, pid, tid
+struct.pack_into("=I", m, o + 4, 1)
+struct.pack_into("=QQ", m, o + 8, 1, 0)
+t0 = time.monotonic()
+struct.pack_into("=II", m, o + 32, os.getpid(), threading.get_native_id())
+while os.sched_getscheduler(0) != os.SCHED_FIFO and time.monotonic() - t0 < 2:
+    pass
+print("boosted after %.4f s" % (time.monotonic() - t0), flush=True)
+"#;
+
+#[test]
+#[ignore = "needs root and a writable cgroup freezer"]
+fn real_cosched_pb_boosts_a_rank_with_a_pending_message_within_one_scan() {
+    use parsched_core::policy::cosched::{CoschedScheme, Scheme};
+    require_real(BackendKind::Auto);
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    retry_under_foreign_load(4, || {
+        let mut j = JobSpec::new(["python3", "-c", PENDING_RANK]).width(1);
+        j.stdout = Some(out.clone());
+        let spec = RunSpec {
+            policy: Policy::Cosched,
+            cosched_scheme: CoschedScheme::Dynamic(Scheme::PB),
+            jobs: vec![j],
+            ..Default::default()
+        };
+        let mut c = Controller::new(spec).unwrap();
+        let r = c.run().unwrap();
+        check!(r[0].success, "{r:?}");
+        let text = std::fs::read_to_string(&out).unwrap();
+        let s: f64 = text
+            .trim()
+            .strip_prefix("boosted after ")
+            .and_then(|t| t.strip_suffix(" s"))
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(f64::INFINITY);
+        // the controller scans every 10 ms: boosted within one scan (plus
+        // the time to see it, 20 ms in all)
+        check!(s < 0.020, "boosted after {s} s: {text}");
+        check!(c.stats().boosts >= 1, "no boost");
+        Ok(())
+    });
+}
