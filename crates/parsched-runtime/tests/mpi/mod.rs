@@ -271,7 +271,8 @@ fn real_cosched_pb_boosts_a_rank_with_a_pending_message_within_one_scan() {
             .unwrap_or(f64::INFINITY);
         // the controller scans every 10 ms: boosted within one scan (plus
         // the time to see it, 20 ms in all)
-        check!(s < 0.020, "boosted after {s} s: {text}");
+        let within_a_scan = s < 0.020;
+        check!(within_a_scan, "boosted after {s} s: {text}");
         check!(c.stats().boosts >= 1, "no boost");
         Ok(())
     });
