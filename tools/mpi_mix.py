@@ -3,7 +3,7 @@
 Runs the same mix of two-rank MPI jobs (MPICH, each rank with
 libparsched_mpi) under plain Linux (``default``, busy polling), gang
 scheduling, FCS, and the ``cosched`` policy's schemes (Local, SB, SY, PB,
-PBT with the workstations layout), ``--reps`` times each, interleaved, and
+PBT, PB-SB, PB-SY with the workstations layout), ``--reps`` times each, interleaved, and
 prints the median makespan per configuration with its ratio to gang.
 
     python tools/mpi_mix.py [--jobs 2] [--iters 400] [--grain-us 2000] [--reps 3]
@@ -29,6 +29,8 @@ CONFIGS = (
     ("cosched SY", {"policy": "cosched", "cosched_scheme": "SY"}, None),
     ("cosched PB", {"policy": "cosched", "cosched_scheme": "PB"}, None),
     ("cosched PBT", {"policy": "cosched", "cosched_scheme": "PBT"}, None),
+    ("cosched PB-SB", {"policy": "cosched", "cosched_scheme": "PB-SB"}, None),
+    ("cosched PB-SY", {"policy": "cosched", "cosched_scheme": "PB-SY"}, None),
 )
 
 

@@ -55,10 +55,10 @@ pub enum Policy {
     /// spin-blocks, SY spin-yields); with `cosched_layout = "workstations"`
     /// each rank is pinned to one CPU (rank mod CPUs), so every CPU is a
     /// workstation whose local scheduler (Linux's) knows nothing of the
-    /// others, as on the paper's network. PB and PBT boost, every 10 ms
-    /// and on each CPU, a rank with a message pending (`SCHED_FIFO` until it
-    /// has received); DCS and the spin-block and spin-yield combinations
-    /// with an arrival action are not available yet.
+    /// others, as on the paper's network. PB, PBT, PB-SB and PB-SY boost,
+    /// every 10 ms and on each CPU, a rank with a message pending
+    /// (`SCHED_FIFO` until it has received); the DCS family is not
+    /// available yet.
     Cosched,
     /// Cache-aware placement of co-running jobs (region scheduling, seed
     /// 004, at the granularity of jobs): each job's working set is measured
@@ -262,8 +262,8 @@ pub struct RunSpec {
     /// /proc otherwise (`true`, the default); `false`: always from /proc.
     pub fcs_sync_stats: bool,
     /// Fork a supervisor that thaws everything if the controller dies.
-    /// Cosched policy: seed 003's scheme (`Local`, `SB`, `SY`, `PB`, `PBT`
-    /// so far).
+    /// Cosched policy: seed 003's scheme (`Local`, `SB`, `SY`, `PB`, `PBT`,
+    /// `PB-SB`, `PB-SY` so far; not the DCS family).
     pub cosched_scheme: parsched_core::policy::cosched::CoschedScheme,
     /// Cosched policy: `workstations` (each MPI rank pinned to CPU rank mod
     /// CPUs) or `free` (Linux places the ranks).
@@ -363,12 +363,11 @@ impl RunSpec {
             ConfigError::new(field, e.message, e.allowed)
         })?;
         {
-            use parsched_core::policy::cosched::{ArrivalAction, CoschedScheme, WaitKind};
+            use parsched_core::policy::cosched::{ArrivalAction, CoschedScheme};
             match self.cosched_scheme {
                 CoschedScheme::Dynamic(s) if s.arrival == ArrivalAction::None => {}
                 CoschedScheme::Dynamic(s)
-                    if matches!(s.arrival, ArrivalAction::Pb | ArrivalAction::Pbt)
-                        && s.wait == WaitKind::Busy =>
+                    if matches!(s.arrival, ArrivalAction::Pb | ArrivalAction::Pbt) =>
                 {
                     if self.policy == Policy::Cosched
                         && self.cosched_layout != CoschedLayout::Workstations
@@ -384,7 +383,7 @@ impl RunSpec {
                     return Err(ConfigError::new(
                         "cosched_scheme",
                         format!("{} is not available on Linux yet", other.name()),
-                        "Local, SB, SY, PB, PBT",
+                        "Local, SB, SY, PB, PBT, PB-SB, PB-SY",
                     ))
                 }
             }
@@ -602,14 +601,18 @@ mod tests {
         assert_eq!(spec.cosched_layout, CoschedLayout::Free);
         assert_eq!(spec.cosched_spin_us, 30);
         spec.validate().unwrap();
-        for name in ["DCS", "DCS-SB", "PB-SB", "PB-SY", "gang"] {
+        for name in ["DCS", "DCS-SB", "DCS-SY", "gang"] {
             let s = RunSpec {
                 cosched_scheme: name.parse().unwrap(),
                 ..spec.clone()
             };
             let e = s.validate().unwrap_err();
             assert_eq!(e.field, "cosched_scheme", "{name}");
-            assert!(e.to_string().contains("Local, SB, SY, PB, PBT"), "{e}");
+            assert!(
+                e.to_string()
+                    .contains("Local, SB, SY, PB, PBT, PB-SB, PB-SY"),
+                "{e}"
+            );
         }
         // a periodic boost acts per CPU: only with the ranks pinned
         let pb = RunSpec {

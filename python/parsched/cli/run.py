@@ -47,7 +47,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     measured from /proc, jobs balanced over the caches of one level by working
     set and confined to their cache's CPUs, or left to Linux where balancing
     cannot pay), cosched (seed 003 for MPI jobs whose ranks load libparsched_mpi:
-    --scheme Local|SB|SY|PB|PBT sets how ranks wait and whether a rank with a
+    --scheme Local|SB|SY|PB|PBT|PB-SB|PB-SY sets how ranks wait and whether a rank with a
     message pending is boosted every 10 ms, --layout workstations pins rank k
     to CPU k mod CPUs), default (start all, let Linux schedule). Prints each job's exit
     status, wall time, CPU time, time suspended and slots (under fcs also its

@@ -22,9 +22,13 @@
 //!   Linux's EEVDF only lets a real-time class preempt at once,
 //!   `tools/boost_latency.py`) until the rank has received (the library
 //!   drops it, flagged in the rank's slot) or the next period.
-//! * **Not yet available**: DCS (an immediate boost on arrival) and the
-//!   spin-block and spin-yield combinations with an arrival action;
-//!   `RunSpec::validate` refuses them.
+//! * **PB-SB, PB-SY**: the same timer over ranks that spin-block or
+//!   spin-yield. PB-SB's timer "preferentially wakes up sleeping (blocked)
+//!   processes which have pending messages": the library's senders already
+//!   wake a blocked rank through its doorbell, so the timer's wake is a
+//!   boost of the blocked rank (it runs at once when it wakes).
+//! * **Not yet available**: the DCS family (an immediate boost on
+//!   arrival); `RunSpec::validate` refuses it.
 
 use super::fcs_files::{read_ranks, ClassFiles, RankView, Waiting, SYNC_FILE_ENV};
 use super::mechanism::{mono_ns, Decision, Mechanism};

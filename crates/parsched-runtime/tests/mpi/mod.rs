@@ -182,6 +182,30 @@ fn real_cosched_pb_boosts_ranks_with_pending_messages_and_leaves_none_boosted() 
         })
         .collect();
     assert!(rt.is_empty(), "mpi_bsp processes still alive: {rt:?}");
+    // PB-SB: the same timer over spin-blocking ranks
+    let mut sb = spec(Scheme::PB_SB);
+    for j in &mut sb.jobs {
+        j.argv = j
+            .argv
+            .iter()
+            .map(|a| {
+                if a == "busy" {
+                    "spin-block".to_string()
+                } else {
+                    a.clone()
+                }
+            })
+            .collect();
+    }
+    let mut c = Controller::new(sb).unwrap();
+    let r = c.run().unwrap();
+    println!(
+        "PB-SB: {:?} s, {} boosts",
+        r.iter().map(|j| j.wall_s).collect::<Vec<_>>(),
+        c.stats().boosts
+    );
+    assert!(r.iter().all(|j| j.success), "{r:?}");
+    assert!(c.warnings().is_empty(), "{:?}", c.warnings());
     // Local (no boost) on the same jobs gives no boosts
     let mut c = Controller::new(spec(Scheme::LOCAL)).unwrap();
     let r = c.run().unwrap();
