@@ -171,3 +171,45 @@ def test_cli_run_cosched_pins_ranks_and_sets_the_waiting(tmp_path):
     bad = subprocess.run([*cmd[:7], "DCS", "--", "true"], capture_output=True, text=True,
                          timeout=60)
     assert bad.returncode == 2 and "cosched_scheme" in bad.stderr, bad.stderr
+
+
+def test_real_findings_follow_the_medians():
+    """The --real findings on given medians (no run): each verdict follows its numbers."""
+    from parsched.reproduce import cosched_real as cr
+
+    base = {c: 1.0 for c, _, _ in cr.CONFIGS}
+    hi = {**base, "default (busy)": 3.6, "gang (busy)": 1.0, "fcs (busy)": 1.02,
+          "Local": 1.6, "PB": 1.5, "SB": 1.0}
+    f = {x["id"]: x["holds"] for x in cr.findings({"hi+hi": hi})}
+    assert f["gang-vs-linux"] and f["implicit-near-gang-hi+hi"] and f["fcs-hi+hi"]
+    assert not f["paper-pb-best"] and f["paper-local-worst"] and not f["paper-sb-slow"]
+    slow = {**hi, "default (busy)": 1.2, "fcs (busy)": 1.3, "SB": 1.3, "SY": 1.3,
+            "PBT": 1.3, "PB-SB": 1.3, "PB-SY": 1.3}
+    f = {x["id"]: x["holds"] for x in cr.findings({"hi+hi": slow})}
+    assert not f["gang-vs-linux"] and not f["implicit-near-gang-hi+hi"] and not f["fcs-hi+hi"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not os.path.isdir("/sys/fs/cgroup"),
+                    reason="the runtime needs root and cgroups")
+def test_real_measure_runs_each_configuration(tmp_path):
+    from parsched.reproduce import cosched_real as cr
+
+    configs = tuple(c for c in cr.CONFIGS if c[0] in ("gang (busy)", "SB", "PB"))
+    rows = cr.measure(quick=True, configs=configs, mixes={"lo+hi": ("lo", "hi")})
+    assert [r["config"] for r in rows] == ["gang (busy)", "SB", "PB"]
+    assert all(0.3 < r["makespan_s"] < 30 for r in rows), rows
+    assert rows[2]["boosts"] > 0 and rows[0]["boosts"] == 0, rows
+
+
+def test_cli_reproduce_cosched_real_says_what_is_missing(monkeypatch, tmp_path, capsys):
+    """Where the real part cannot run, one line and exit 2 before any simulation,
+    nothing written."""
+    from parsched.cli import main
+    from parsched.reproduce import cosched_real
+
+    monkeypatch.setattr(cosched_real, "missing", lambda: "needs MPICH (test)")
+    out = tmp_path / "o"
+    assert main(["reproduce", "cosched", "--quick", "--real", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--real: needs MPICH (test)" in err[0], err
+    assert not out.exists()

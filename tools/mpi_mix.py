@@ -20,18 +20,7 @@ import statistics
 import sys
 import time
 
-CONFIGS = (
-    ("default (busy)", {"policy": "default"}, "busy"),
-    ("gang (busy)", {"policy": "gang", "slot": "50ms"}, "busy"),
-    ("fcs (busy)", {"policy": "fcs", "slot": "50ms"}, "busy"),
-    ("cosched Local", {"policy": "cosched", "cosched_scheme": "Local"}, None),
-    ("cosched SB", {"policy": "cosched", "cosched_scheme": "SB"}, None),
-    ("cosched SY", {"policy": "cosched", "cosched_scheme": "SY"}, None),
-    ("cosched PB", {"policy": "cosched", "cosched_scheme": "PB"}, None),
-    ("cosched PBT", {"policy": "cosched", "cosched_scheme": "PBT"}, None),
-    ("cosched PB-SB", {"policy": "cosched", "cosched_scheme": "PB-SB"}, None),
-    ("cosched PB-SY", {"policy": "cosched", "cosched_scheme": "PB-SY"}, None),
-)
+from parsched.reproduce.cosched_real import CONFIGS
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -174,6 +174,8 @@ def _add_reproduce_parsers(sub: Any, fmt: Any) -> None:
              "fcs": "a tenth of the iterations (seconds)",
              "regions": "a smaller grid (seconds)"}
     real = {"fcs": "also measure Table 1 on this machine's processors (needs cgroups)",
+            "cosched": "also run the schemes on this machine with real MPI jobs (needs "
+                       "root, cgroups and `make mpi`)",
             "regions": "also the measurements on this machine "
                        "(parsched.runtime.regions_real)"}
     headline = "print the headline numbers as one JSON object (no tables)"
@@ -189,7 +191,7 @@ def _add_reproduce_parsers(sub: Any, fmt: Any) -> None:
             r.add_argument("--real", action="store_true", help=real[name])
         r.add_argument("--out", default=os.path.join("results", name), metavar="DIR",
                        help=f"output directory (default: results/{name})")
-        if name not in real:
+        if name not in real or name == "cosched":
             r.add_argument("--workers", type=_workers, default=None, metavar="N",
                            help="parallel simulations (default: one per CPU)")
         if json_help:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import time
 
 from parsched.cli.common import (
@@ -91,14 +92,33 @@ def cmd_reproduce_cosched(args: argparse.Namespace) -> int:
     rows; sensitivity to the interrupt and context-switch costs. Full runs are
     at the paper's size (about 25 s alone per job) with 3 replications;
     --quick runs a quarter of the iterations, one replication (about a
-    minute on 2 cores). Writes CSV tables, PNG plots and summary.md to --out;
-    --json prints the headline numbers.
+    minute on 2 cores). --real also runs the design space on this machine with
+    real MPI programs (parsched.reproduce.cosched_real: two-rank MPICH jobs of
+    two communication intensities under plain Linux, gang, FCS and the cosched
+    policy's schemes; needs root, cgroups and `make mpi`). Writes CSV tables,
+    PNG plots and summary.md to --out; --json prints the headline numbers.
     """
     from parsched.reproduce import cosched as reproduce_cosched
+    from parsched.reproduce import cosched_real
 
-    _reproduce(args, lambda tmp, ex, echo, _p: reproduce_cosched.run(
-        tmp, quick=args.quick, executor=ex, progress=echo is not None, echo=echo),
-        wrote="*.csv, *.png, summary.md")
+    real = getattr(args, "real", False)
+    if real and (why := cosched_real.missing()):
+        from parsched.errors import RuntimeUnavailable
+
+        raise RuntimeUnavailable(f"reproduce cosched --real: {why}")
+
+    def both(tmp, ex, echo, _p):
+        res = reproduce_cosched.run(tmp, quick=args.quick, executor=ex,
+                                    progress=echo is not None, echo=echo)
+        if real:
+            got = cosched_real.run(tmp, quick=args.quick, echo=echo, progress=echo is not None)
+            res["headlines"].update(got)
+            with open(os.path.join(tmp, "real.md")) as src, \
+                    open(os.path.join(tmp, "summary.md"), "a") as dst:
+                dst.write("\n" + src.read())
+        return res
+
+    _reproduce(args, both, wrote="*.csv, *.png, summary.md" + (", real.*" if real else ""))
     return 0
 
 
