@@ -73,6 +73,7 @@ NONDEFAULT = {
     "pb_skip_running": False,
     "pb_sb_driver_flag": False,
     "resize_apps": True,
+    "bsp_jobs": "a:100:5:1/2;b:250.5:3:1/1",
     "app_spin_us": (1000.0, 2000.0, 3000.0, 4000.0, 5000.0),
     "nic_sample_us": 100.0,
     "wake_delay_us": 30.0,
@@ -570,3 +571,14 @@ def test_cli_timeline_as_a_figure(tmp_path, capsys, ext):
     assert obj["outputs"]["timeline"] == str(fig)
     head = fig.read_bytes()[:8]
     assert head.startswith({"png": b"\x89PNG", "svg": b"<?xml", "pdf": b"%PDF"}[ext])
+
+
+def test_bsp_jobs_run_bulk_synchronous_jobs_and_refuse_bad_text():
+    r = parsched.simulate_cosched(bsp_jobs="a:1000:50:1/1;b:500:100:1/2", nodes=2, reps=1,
+                                  scheme="SB")
+    assert r.jobs == ["a", "b"] and r.completion_time > 0.1
+    for bad, needle in [("a:1000:50", "four fields"), ("a:x:5:1", "grain"),
+                        ("a:10:0:1", "iterations"), ("a:10:5:1/-2", "multipliers")]:
+        with pytest.raises(parsched.ConfigError, match=needle) as e:
+            parsched.simulate_cosched(bsp_jobs=bad, nodes=2, reps=1)
+        assert "bsp_jobs" in str(e.value) and "\n" not in str(e.value)

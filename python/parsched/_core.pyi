@@ -341,6 +341,7 @@ class _CoschedConfig(TypedDict, total=False):
     # BEGIN schema fields: cosched (tools/gen_config_docs.py)
     workload: int
     jobs: Sequence[str] | str
+    bsp_jobs: str | None
     scheme: str
     nodes: int
     cpus_per_node: int

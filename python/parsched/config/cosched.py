@@ -74,13 +74,17 @@ class _CoschedMethods(ConfigBase):
         elif table is not None and table.strip().lower() not in _STOCK_TABLE \
                 and _TOML_DIR.get() is not None and not os.path.isabs(table):
             object.__setattr__(self, "dispatch_table", os.path.join(_TOML_DIR.get(), table))
-        # the core's spelling of scheme and jobs (and its parse errors)
+        bsp = self.bsp_jobs
+        if bsp is not None and bsp.strip().lower() in ("", "none", "null"):
+            object.__setattr__(self, "bsp_jobs", None)
+        # the core's spelling of scheme, jobs and bsp_jobs (and its parse errors)
         try:
             values = _core.config_values(self.MODEL, self._core_dict())
         except _core.ConfigError as e:
             raise _core_error(e) from None
         object.__setattr__(self, "scheme", values["scheme"])
         object.__setattr__(self, "jobs", tuple(values["jobs"]))
+        object.__setattr__(self, "bsp_jobs", values.get("bsp_jobs"))
         self._validate()
 
     # ----------------------------------------- jobs, app_spin_us (special)

@@ -19,6 +19,7 @@ class CoschedConfig(ConfigBase):
     # BEGIN schema fields: cosched (tools/gen_config_docs.py)
     workload: int
     jobs: tuple[str, ...]
+    bsp_jobs: str | None
     scheme: Literal[
         "Local", "SB", "DCS", "DCS-SB", "PB", "PBT", "PB-SB", "SY", "DCS-SY", "PB-SY", "gang",
         "fcfs",

@@ -83,6 +83,93 @@ fn set_table(c: &mut C, v: &Value) -> Result<(), ConfigError> {
     Ok(())
 }
 
+const BSP_ALLOWED: &str = "jobs separated by ';', each NAME:GRAIN_US:ITERATIONS:M1/M2/... \
+     (compute per iteration in µs, iterations, one multiplier per process), e.g. \
+     lo:10000:150:1/1;hi:500:3000:1/1";
+
+fn set_bsp(c: &mut C, v: &Value) -> Result<(), ConfigError> {
+    if is_none(v) {
+        c.bsp_jobs = Vec::new();
+        return Ok(());
+    }
+    let Value::Str(s) = v else {
+        return Err(ConfigError::new("bsp_jobs", "not text", BSP_ALLOWED));
+    };
+    let bad = |what: String| ConfigError::new("bsp_jobs", what, BSP_ALLOWED);
+    let mut jobs = Vec::new();
+    for (i, part) in s
+        .split(';')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .enumerate()
+    {
+        let f: Vec<&str> = part.split(':').map(str::trim).collect();
+        let [name, grain, iters, mults] = f[..] else {
+            return Err(bad(format!("job {i} ({part:?}) does not have four fields")));
+        };
+        let grain_us: f64 = grain
+            .parse()
+            .ok()
+            .filter(|g: &f64| g.is_finite() && *g > 0.0)
+            .ok_or_else(|| bad(format!("job {i}: grain {grain:?} is not a number > 0")))?;
+        let iterations: u64 = iters.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+            bad(format!(
+                "job {i}: iterations {iters:?} is not an integer > 0"
+            ))
+        })?;
+        let mult = mults
+            .split('/')
+            .map(|m| {
+                m.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite() && *x > 0.0)
+            })
+            .collect::<Option<Vec<f64>>>()
+            .filter(|v| !v.is_empty())
+            .ok_or_else(|| {
+                bad(format!(
+                    "job {i}: multipliers {mults:?} are not numbers > 0"
+                ))
+            })?;
+        if name.is_empty() {
+            return Err(bad(format!("job {i} has no name")));
+        }
+        jobs.push(super::config::BspJob {
+            name: name.to_string(),
+            mult,
+            grain_us,
+            iterations,
+            background: false,
+        });
+    }
+    c.bsp_jobs = jobs;
+    Ok(())
+}
+
+fn get_bsp(c: &C) -> Typed {
+    if c.bsp_jobs.is_empty() {
+        return Typed::None;
+    }
+    let fmt = |x: f64| format!("{x}");
+    Typed::Text(
+        c.bsp_jobs
+            .iter()
+            .map(|j| {
+                let m: Vec<String> = j.mult.iter().map(|&x| fmt(x)).collect();
+                format!(
+                    "{}:{}:{}:{}",
+                    j.name,
+                    fmt(j.grain_us),
+                    j.iterations,
+                    m.join("/")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(";"),
+    )
+}
+
 fn get_table(c: &C) -> Typed {
     match &c.dispatch_table {
         None => Typed::None,
@@ -121,6 +208,12 @@ static FIELDS: &[Field<C>] = &[
         "a custom mix of applications, LIFE3.5, LIFE12, MG, LU, EP (overrides workload; \
          empty: use workload); `--set jobs=LIFE12,MG,LU,EP`")
     .parsed(set_jobs),
+    field!(C, "bsp_jobs", custom(get_bsp, optional = true), Kind::Text, "", "", "",
+        "bulk-synchronous jobs instead of the paper's applications (overrides workload and \
+         jobs): `NAME:GRAIN_US:ITERATIONS:M1/M2/...;...`, each iteration GRAIN_US × the \
+         process's multiplier of compute then a barrier from messages (what `reproduce \
+         cosched --real` runs on Linux, e.g. `lo:10000:150:1/1;hi:500:3000:1/1`)")
+    .parsed(set_bsp),
     field!(C, "scheme", scheme: choice, Kind::choice::<CoschedScheme>(), "", "", "Table 1",
         "one of the ten schemes of Table 1 (Local, SB, DCS, DCS-SB, PB, PBT, PB-SB, SY, \
          DCS-SY, PB-SY) or the references gang / fcfs (case-insensitive; _ = -)")
