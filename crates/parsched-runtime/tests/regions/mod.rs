@@ -174,17 +174,25 @@ fn regions_mock_pairs_large_with_small_across_fake_caches() {
             first.loads
         );
     }
-    // memlat saw it: its affinity at the end is its cache's CPU, as the first
-    // placement put it (a job that ends after another may see a later
-    // decision: the report's CPUs, e.g. every CPU back once the rest fit).
+    // memlat saw it: its affinity at the end is its cache's CPU, as a
+    // placement put it — the first, or a later decision for a job that ends
+    // after another (under load the jobs end apart and the rest are placed
+    // again) — or the report's CPUs (e.g. every CPU back once the rest fit).
     for j in &r {
         let o = memlat_out(d, &j.name);
         let allowed = cpus_of_mask(o["allowed_end"].as_u64().unwrap());
+        let placed: Vec<Vec<u32>> = rs
+            .decisions
+            .iter()
+            .flat_map(|dec| dec.placement.iter())
+            .filter(|(n, _)| *n == j.name)
+            .map(|(_, c)| c.clone())
+            .collect();
         assert!(
-            allowed == at(&j.name) || allowed == j.cpus,
-            "{}: first placement {:?}, report {:?}: {o}",
+            placed.contains(&allowed) || allowed == j.cpus,
+            "{}: placements {:?}, report {:?}: {o}",
             j.name,
-            at(&j.name),
+            placed,
             j.cpus
         );
         assert!(allowed.iter().all(|c| cpus.contains(c)));
