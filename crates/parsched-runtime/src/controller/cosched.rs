@@ -112,12 +112,20 @@ impl CoschedPolicy {
         env
     }
 
+    /// Every job's started ranks, as its statistics file says now (read once
+    /// per timer run; nothing for jobs no longer live).
+    fn read_all_ranks(&self, m: &Mechanism) -> Vec<Vec<RankView>> {
+        (0..m.jobs().len())
+            .map(|i| match self.files.as_ref().and_then(|f| f.sync_file(i)) {
+                Some(f) if m.job(i).live() => read_ranks(f),
+                _ => Vec::new(),
+            })
+            .collect()
+    }
+
     /// Pins the ranks of job `i` that started since the last look.
-    fn pin_new_ranks(&mut self, m: &mut Mechanism, i: usize) -> Result<()> {
-        let Some(f) = self.files.as_ref().and_then(|f| f.sync_file(i)) else {
-            return Ok(());
-        };
-        for r in read_ranks(f) {
+    fn pin_new_ranks(&mut self, m: &mut Mechanism, i: usize, ranks: &[RankView]) -> Result<()> {
+        for r in ranks {
             let rank = r.rank as u32;
             if self.pinned[i]
                 .get(&rank)
@@ -136,18 +144,10 @@ impl CoschedPolicy {
         }
         Ok(())
     }
-}
 
-impl CoschedPolicy {
     /// One run of every CPU's timer function: the last boost ends, the next
     /// is chosen from the ranks pinned to that CPU.
-    fn periodic_boost(&mut self, m: &mut Mechanism) -> Result<()> {
-        let ranks: Vec<Vec<RankView>> = (0..m.jobs().len())
-            .map(|i| match self.files.as_ref().and_then(|f| f.sync_file(i)) {
-                Some(f) if m.job(i).live() => read_ranks(f),
-                _ => Vec::new(),
-            })
-            .collect();
+    fn periodic_boost(&mut self, m: &mut Mechanism, ranks: &[Vec<RankView>]) -> Result<()> {
         for (c, &cpu) in self.cpus.iter().enumerate() {
             if let Some((job, pid, tid)) = self.boosted[c].take() {
                 m.apply(Decision::Boost {
@@ -241,13 +241,12 @@ impl RuntimePolicy for CoschedPolicy {
     }
 
     fn on_timer(&mut self, m: &mut Mechanism, now: u64) -> Result<()> {
-        for i in 0..m.jobs().len() {
-            if m.job(i).live() {
-                self.pin_new_ranks(m, i)?;
-            }
+        let ranks = self.read_all_ranks(m);
+        for (i, rs) in ranks.iter().enumerate() {
+            self.pin_new_ranks(m, i, rs)?;
         }
         if !self.boosters.is_empty() {
-            self.periodic_boost(m)?;
+            self.periodic_boost(m, &ranks)?;
         }
         self.next = Some(now + PERIOD_NS);
         Ok(())

@@ -408,9 +408,8 @@ impl Mechanism {
             Decision::SetWidth(i, w) => self.jobs[i].width = w,
             Decision::Boost { job, pid, tid, on } => self.boost(job, pid, tid, on),
             Decision::PinThread { job, pid, tid, cpu } => {
-                let ours = self.pids(job).contains(&pid)
-                    && procfs::tasks(pid).contains(&tid)
-                    && self.topo.cpus.contains(&cpu);
+                let ours =
+                    self.job_thread(job, pid, tid) == Some(true) && self.topo.cpus.contains(&cpu);
                 if !ours {
                     self.warn(format!(
                         "job {job}: not pinning thread {tid} of process {pid} to CPU {cpu}: \
@@ -426,13 +425,22 @@ impl Mechanism {
         Ok(())
     }
 
+    /// Thread `tid` of process `pid` as named by a job's own statistics
+    /// file: `None` if it no longer exists, else whether the process is in
+    /// job `job`'s group (never trusted without this check).
+    fn job_thread(&self, job: usize, pid: i32, tid: i32) -> Option<bool> {
+        procfs::tasks(pid)
+            .contains(&tid)
+            .then(|| self.pids(job).contains(&pid))
+    }
+
     /// [`Decision::Boost`].
     fn boost(&mut self, job: usize, pid: i32, tid: i32, on: bool) {
-        if !procfs::tasks(pid).contains(&tid) {
+        let Some(ours) = self.job_thread(job, pid, tid) else {
             self.boosted.remove(&tid);
             return; // ended meanwhile
-        }
-        if on && !self.pids(job).contains(&pid) {
+        };
+        if on && !ours {
             self.warn(format!(
                 "job {job}: not boosting thread {tid} of process {pid}: not the job's"
             ));
