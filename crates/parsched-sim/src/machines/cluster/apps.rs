@@ -225,38 +225,32 @@ impl AppModel {
                 let (ns, ew) = (40 * n * n, 20 * n * n);
                 let (north, south) = (grid(-1, 0, xdim), grid(1, 0, xdim));
                 let (west, east) = (grid(0, -1, xdim), grid(0, 1, xdim));
-                vec![
-                    compute(rhs, j),
-                    send(north, ns),
-                    send(south, ns),
-                    recv(south),
-                    recv(north),
-                    compute(rhs, j),
-                    send(east, ew),
-                    send(west, ew),
-                    recv(west),
-                    recv(east),
-                    Step::Repeat {
-                        count: planes,
-                        body: vec![
-                            recv(north),
-                            recv(west),
-                            compute(sweep, j),
-                            send(south, 20 * n),
-                            send(east, 10 * n),
-                        ],
-                    },
-                    Step::Repeat {
-                        count: planes,
-                        body: vec![
-                            recv(south),
-                            recv(east),
-                            compute(sweep, j),
-                            send(north, 20 * n),
-                            send(west, 10 * n),
-                        ],
-                    },
-                ]
+                // rhs: a halo exchange along x, then along y, each after half its compute
+                let halo = |a: Peer, b: Peer, bytes: u32| {
+                    vec![
+                        compute(rhs, j),
+                        send(a, bytes),
+                        send(b, bytes),
+                        recv(b),
+                        recv(a),
+                    ]
+                };
+                // an SSOR sweep: a wavefront from the `up` neighbours to the `down` ones
+                let sweep_from = |up: [Peer; 2], down: [Peer; 2]| Step::Repeat {
+                    count: planes,
+                    body: vec![
+                        recv(up[0]),
+                        recv(up[1]),
+                        compute(sweep, j),
+                        send(down[0], 20 * n),
+                        send(down[1], 10 * n),
+                    ],
+                };
+                let mut b = halo(north, south, ns);
+                b.extend(halo(east, west, ew));
+                b.push(sweep_from([north, west], [south, east])); // lower
+                b.push(sweep_from([south, east], [north, west])); // upper
+                b
             }
             AppKind::Ep => vec![compute(c, j)],
         }
