@@ -672,31 +672,14 @@ fn real_fcs_classifies_spinners_cs_imbalanced_f_coarse_blockers_dc() {
     // A job preempted by foreign load spins through its peer's absence
     // and looks imbalanced (F): retried only when the machine was busy.
     retry_under_foreign_load(4, || {
-        let mut c = Controller::new(spec.clone()).unwrap();
-        let r = c.run().unwrap();
-        for j in &r {
-            println!(
-                "{}: {:?} {:?} wall {:.2}",
-                j.name, j.classes, j.observed, j.wall_s
-            );
-        }
-        assert!(r.iter().all(|j| j.success), "{r:?}");
-        let first = |k: usize| r[k].classes.first().map(|c| c.1.clone());
-        check!(
-            first(0).as_deref() == Some("CS"),
-            "spin barrier: {:?}",
-            first(0)
-        );
-        check!(
-            first(1).as_deref() == Some("F"),
-            "imbalanced spin-block barrier: {:?}",
-            first(1)
-        );
-        check!(
-            first(2).as_deref() == Some("DC"),
-            "coarse blocking barrier: {:?}",
-            first(2)
-        );
+        run_checking_first_classes(
+            &spec,
+            &[
+                ("spin barrier", "CS"),
+                ("imbalanced spin-block barrier", "F"),
+                ("coarse blocking barrier", "DC"),
+            ],
+        )?;
         Ok(())
     });
 }

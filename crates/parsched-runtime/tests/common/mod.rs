@@ -283,3 +283,26 @@ macro_rules! check {
         }
     };
 }
+
+/// Runs `spec` (FCS) and checks each job's first class: job k's must be
+/// `want[k].1` (`want[k].0` names the job in the message). Prints what each
+/// job was classified from; returns the reports for further checks.
+pub fn run_checking_first_classes(
+    spec: &parsched_runtime::RunSpec,
+    want: &[(&str, &str)],
+) -> Result<Vec<parsched_runtime::JobReport>, String> {
+    let mut c = parsched_runtime::Controller::new(spec.clone()).unwrap();
+    let r = c.run().unwrap();
+    for j in &r {
+        println!(
+            "{}: {:?} {:?} wall {:.2}",
+            j.name, j.classes, j.observed, j.wall_s
+        );
+    }
+    assert!(r.iter().all(|j| j.success), "{r:?}");
+    for (k, (what, class)) in want.iter().enumerate() {
+        let first = r[k].classes.first().map(|c| c.1.clone());
+        check!(first.as_deref() == Some(*class), "{what}: {first:?}");
+    }
+    Ok(r)
+}

@@ -19,6 +19,19 @@ fn mpi_dir() -> PathBuf {
     d
 }
 
+/// Runs `spec`, checks that every job succeeded and nothing was warned;
+/// prints the jobs' wall times; returns the reports and the boosts given.
+fn run_clean(label: &str, spec: RunSpec) -> (Vec<parsched_runtime::JobReport>, u64) {
+    let mut c = Controller::new(spec).unwrap();
+    let r = c.run().unwrap();
+    let boosts = c.stats().boosts;
+    let walls: Vec<f64> = r.iter().map(|j| j.wall_s).collect();
+    println!("{label}: {walls:?} s, {boosts} boosts");
+    assert!(r.iter().all(|j| j.success), "{r:?}");
+    assert!(c.warnings().is_empty(), "{:?}", c.warnings());
+    (r, boosts)
+}
+
 /// `mpirun.mpich -np 2` of mpi_bsp with the library and a waiting strategy
 /// (hydra passes the controller's PARSCHED_FCS_SYNC_FILE on to the ranks).
 fn mpi_job(d: &std::path::Path, wait: &str, args: &[&str]) -> JobSpec {
@@ -55,31 +68,14 @@ fn real_fcs_classifies_mpi_jobs_from_the_library_statistics() {
     // A rank preempted by foreign load makes its partner wait: retried only
     // when the machine was busy.
     retry_under_foreign_load(4, || {
-        let mut c = Controller::new(spec.clone()).unwrap();
-        let r = c.run().unwrap();
-        for j in &r {
-            println!(
-                "{}: {:?} {:?} wall {:.2}",
-                j.name, j.classes, j.observed, j.wall_s
-            );
-        }
-        assert!(r.iter().all(|j| j.success), "{r:?}");
-        let first = |k: usize| r[k].classes.first().map(|c| c.1.clone());
-        check!(
-            first(0).as_deref() == Some("CS"),
-            "balanced MPI job: {:?}",
-            first(0)
-        );
-        check!(
-            first(1).as_deref() == Some("F"),
-            "imbalanced MPI job: {:?}",
-            first(1)
-        );
-        check!(
-            first(2).as_deref() == Some("DC"),
-            "compute-bound MPI job: {:?}",
-            first(2)
-        );
+        let r = run_checking_first_classes(
+            &spec,
+            &[
+                ("balanced MPI job", "CS"),
+                ("imbalanced MPI job", "F"),
+                ("compute-bound MPI job", "DC"),
+            ],
+        )?;
         // classified from the library's statistics (rule 1), not /proc
         check!(
             r.iter()
@@ -121,10 +117,7 @@ fn real_cosched_pins_each_rank_to_its_workstation_and_sets_the_waiting() {
         jobs: vec![job(0), job(1)],
         ..Default::default()
     };
-    let mut c = Controller::new(spec).unwrap();
-    let r = c.run().unwrap();
-    assert!(r.iter().all(|j| j.success), "{r:?}");
-    assert!(c.warnings().is_empty(), "{:?}", c.warnings());
+    let (r, _) = run_clean("SB", spec);
     for (n, j) in r.iter().enumerate() {
         let out = std::fs::read_to_string(dir.path().join(format!("out{n}"))).unwrap();
         assert!(out.contains("wait=spin-block spin=50"), "{out}");
@@ -150,25 +143,16 @@ fn real_cosched_pb_boosts_ranks_with_pending_messages_and_leaves_none_boosted() 
     // Two busy-waiting jobs, one rank of each on every CPU: without
     // coordination each waits for the other's slices; PB boosts the rank
     // with a message pending on each CPU every 10 ms.
-    let spec = |scheme: Scheme| RunSpec {
+    let spec = |scheme: Scheme, wait: &str| RunSpec {
         policy: Policy::Cosched,
         cosched_scheme: CoschedScheme::Dynamic(scheme),
         jobs: vec![
-            mpi_job(&d, "busy", &["400", "2000"]),
-            mpi_job(&d, "busy", &["400", "2000"]),
+            mpi_job(&d, wait, &["400", "2000"]),
+            mpi_job(&d, wait, &["400", "2000"]),
         ],
         ..Default::default()
     };
-    let mut c = Controller::new(spec(Scheme::PB)).unwrap();
-    let r = c.run().unwrap();
-    println!(
-        "PB: {:?} s, {} boosts",
-        r.iter().map(|j| j.wall_s).collect::<Vec<_>>(),
-        c.stats().boosts
-    );
-    assert!(r.iter().all(|j| j.success), "{r:?}");
-    assert!(c.warnings().is_empty(), "{:?}", c.warnings());
-    let boosts = c.stats().boosts;
+    let (r, boosts) = run_clean("PB", spec(Scheme::PB, "busy"));
     // 10 ms periods over the run, a boost on most of them
     assert!(boosts >= 20, "{boosts} boosts in {:.2} s", r[0].wall_s);
     // nothing left at SCHED_FIFO: every rank ended, and no thread of this
@@ -183,38 +167,10 @@ fn real_cosched_pb_boosts_ranks_with_pending_messages_and_leaves_none_boosted() 
         .collect();
     assert!(rt.is_empty(), "mpi_bsp processes still alive: {rt:?}");
     // PB-SB: the same timer over spin-blocking ranks
-    let mut sb = spec(Scheme::PB_SB);
-    for j in &mut sb.jobs {
-        j.argv = j
-            .argv
-            .iter()
-            .map(|a| {
-                if a == "busy" {
-                    "spin-block".to_string()
-                } else {
-                    a.clone()
-                }
-            })
-            .collect();
-    }
-    let mut c = Controller::new(sb).unwrap();
-    let r = c.run().unwrap();
-    println!(
-        "PB-SB: {:?} s, {} boosts",
-        r.iter().map(|j| j.wall_s).collect::<Vec<_>>(),
-        c.stats().boosts
-    );
-    assert!(r.iter().all(|j| j.success), "{r:?}");
-    assert!(c.warnings().is_empty(), "{:?}", c.warnings());
+    run_clean("PB-SB", spec(Scheme::PB_SB, "spin-block"));
     // Local (no boost) on the same jobs gives no boosts
-    let mut c = Controller::new(spec(Scheme::LOCAL)).unwrap();
-    let r = c.run().unwrap();
-    println!(
-        "Local: {:?} s",
-        r.iter().map(|j| j.wall_s).collect::<Vec<_>>()
-    );
-    assert!(r.iter().all(|j| j.success), "{r:?}");
-    assert_eq!(c.stats().boosts, 0);
+    let (_, boosts) = run_clean("Local", spec(Scheme::LOCAL, "busy"));
+    assert_eq!(boosts, 0);
 }
 
 #[test]
