@@ -90,19 +90,56 @@ def _program(p: Params, rng: random.Random) -> list:
     return body
 
 
+class _Events:
+    """Events ordered by time, ties in the order they were pushed."""
+
+    def __init__(self) -> None:
+        self.heap: list = []  # (time, seq, kind, data)
+        self.seq = 0
+
+    def push(self, t: float, kind: str, data) -> None:
+        heapq.heappush(self.heap, (t, self.seq, kind, data))
+        self.seq += 1
+
+    def pop(self):
+        return heapq.heappop(self.heap)
+
+    def __bool__(self) -> bool:
+        return bool(self.heap)
+
+
+def _procs(p: Params, rng: random.Random) -> list[_Proc]:
+    """Every job's processes, rank r of job j at index j · nodes + r (one per node)."""
+    return [_Proc(j, r, _program(p, rng)) for j in range(p.jobs) for r in range(p.nodes)]
+
+
+def _send(p: Params, q: _Proc, op: tuple, t: float, events: _Events) -> float:
+    """q sends (its send overhead, then the wire and the bytes); the time after."""
+    t += p.overhead_us
+    dest = (q.rank + op[1]) % p.nodes
+    arrive = t + p.latency_us - 2 * p.overhead_us + op[2] * p.per_byte_us
+    events.push(arrive, "msg", (q.job * p.nodes + dest, q.rank))
+    return t
+
+
+def _take(p: Params, q: _Proc, op: tuple) -> int | None:
+    """q's receive from the rank op names: None once taken (the message was
+    there), else the rank it must wait for."""
+    src = (q.rank + op[1]) % p.nodes
+    if q.inbox.get(src, 0) > 0:
+        q.inbox[src] -= 1
+        q.pc += 1
+        return None
+    return src
+
+
 def simulate(p: Params) -> float:
     """Seconds until the last job ends."""
-    rng = random.Random(p.seed)
-    procs = [_Proc(j, r, _program(p, rng)) for j in range(p.jobs) for r in range(p.nodes)]
+    procs = _procs(p, random.Random(p.seed))
     ready = [[] for _ in range(p.nodes)]  # FIFO per node (list used as a queue)
     running: list[_Proc | None] = [None] * p.nodes
-    events: list = []  # (time, seq, kind, data)
-    seq = 0
-
-    def push(t, kind, data):
-        nonlocal seq
-        heapq.heappush(events, (t, seq, kind, data))
-        seq += 1
+    events = _Events()
+    push = events.push
 
     def pid(job, rank):
         return job * p.nodes + rank
@@ -124,15 +161,10 @@ def simulate(p: Params) -> float:
                 return
             if op[0] == "s":
                 q.pc += 1
-                t += p.overhead_us
-                dest = (q.rank + op[1]) % p.nodes
-                arrive = t + p.latency_us - 2 * p.overhead_us + op[2] * p.per_byte_us
-                push(arrive, "msg", (pid(q.job, dest), q.rank))
+                t = _send(p, q, op, t, events)
                 continue
-            src = (q.rank + op[1]) % p.nodes
-            if q.inbox.get(src, 0) > 0:
-                q.inbox[src] -= 1
-                q.pc += 1
+            src = _take(p, q, op)
+            if src is None:
                 t += p.overhead_us
                 continue
             q.waiting = src  # spin ~0, then block: the CPU goes to the next in line
@@ -149,7 +181,7 @@ def simulate(p: Params) -> float:
         dispatch(n, 0.0)
     slice_end = {}
     while events:
-        t, _, kind, data = heapq.heappop(events)
+        t, _, kind, data = events.pop()
         if kind == "msg":
             q = procs[data[0]]
             q.inbox[data[1]] = q.inbox.get(data[1], 0) + 1
@@ -179,21 +211,16 @@ def simulate_busy(p: Params) -> float:
     from collections import deque
 
     rng = random.Random(p.seed)
-    procs = [_Proc(j, r, _program(p, rng)) for j in range(p.jobs) for r in range(p.nodes)]
+    procs = _procs(p, rng)
     left = [0.0] * len(procs)  # compute still to do
     since = [0.0] * len(procs)  # when the current activity started
     queue = [deque() for _ in range(p.nodes)]
     cur: list[int | None] = [None] * p.nodes
     slice_end = [0.0] * p.nodes
     version = [0] * p.nodes
-    events: list = []
-    seq = 0
+    events = _Events()
+    push = events.push
     done = 0
-
-    def push(t, kind, data):
-        nonlocal seq
-        heapq.heappush(events, (t, seq, kind, data))
-        seq += 1
 
     def at_node(n, t):
         version[n] += 1
@@ -227,23 +254,15 @@ def simulate_busy(p: Params) -> float:
                 q.pc += 1
             elif op[0] == "s":
                 q.pc += 1
-                t += p.overhead_us
-                dest = (q.rank + op[1]) % p.nodes
-                arrive = t + p.latency_us - 2 * p.overhead_us + op[2] * p.per_byte_us
-                push(arrive, "msg", (pid(q.job, dest), q.rank))
+                t = _send(p, q, op, t, events)
             else:
-                src = (q.rank + op[1]) % p.nodes
-                if q.inbox.get(src, 0) > 0:
-                    q.inbox[src] -= 1
-                    q.pc += 1
+                src = _take(p, q, op)
+                if src is None:
                     t += p.overhead_us
                 else:
                     q.waiting = src  # spins to the end of its quantum
                     at_node(n, slice_end[n])
                     return
-
-    def pid(job, rank):
-        return job * p.nodes + rank
 
     # Each node starts its rotation in its own order and phase: independent
     # local schedulers whose clocks are not aligned.
@@ -255,7 +274,7 @@ def simulate_busy(p: Params) -> float:
         slice_end[n] = rng.uniform(0.0, p.quantum_us)
         at_node(n, min(slice_end[n], since[cur[n]] + left[cur[n]]))
     while events and done < len(procs):
-        t, _, kind, data = heapq.heappop(events)
+        t, _, kind, data = events.pop()
         if kind == "msg":
             i, src = data
             q = procs[i]
