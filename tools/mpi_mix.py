@@ -15,12 +15,11 @@ Needs root, cgroups and `make mpi`.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
 
-from parsched.reproduce.cosched_real import CONFIGS
+from parsched.reproduce.cosched_real import CONFIGS, mpi_bsp_job
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,21 +32,13 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
 
     import parsched
-    from parsched.runtime import mpi
 
-    d = mpi.build_dir("mpich")
-    lib, prog = mpi.library("mpich"), os.path.join(d, "mpi_bsp")
     times: dict[str, list[float]] = {name: [] for name, _, _ in CONFIGS}
     for rep in range(a.reps):
         for name, spec, wait in CONFIGS:
-            env = ["-env", "LD_PRELOAD", lib]
-            if wait:
-                env += ["-env", "PARSCHED_MPI_WAIT", wait]
-            job = ["mpirun.mpich", "-np", "2", *env, prog, str(a.iters), str(a.grain_us),
-                   a.mults]
+            job = mpi_bsp_job(a.iters, a.grain_us, wait, mults=a.mults)
             t0 = time.monotonic()
-            out = parsched.run_jobs({**spec, "jobs": [{"argv": job, "width": 2}
-                                                      for _ in range(a.jobs)]})
+            out = parsched.run_jobs({**spec, "jobs": [dict(job) for _ in range(a.jobs)]})
             wall = time.monotonic() - t0
             ok = all(j["success"] for j in out["jobs"])
             times[name].append(wall if ok else float("nan"))

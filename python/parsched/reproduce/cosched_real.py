@@ -58,17 +58,28 @@ def missing() -> str | None:
     return None
 
 
-def _job(kind: str, work_s: float, wait: str | None) -> dict[str, Any]:
+def mpi_bsp_job(iters: int, grain_us: int, wait: str | None, *, mults: str | None = None,
+                name: str | None = None) -> dict[str, Any]:
+    """A job (``run_jobs`` spec) of two MPICH ranks of ``mpi_bsp`` with the
+    library: ``iters`` barriers, ``grain_us`` of CPU work before each (times
+    each rank's multiplier), waiting as ``wait`` says (None: as the policy
+    says)."""
     from parsched.runtime import mpi
 
-    grain = GRAIN_US[kind]
-    iters = max(1, round(work_s * 1e6 / grain))
     env = ["-env", "LD_PRELOAD", mpi.library("mpich")]
     if wait:
         env += ["-env", "PARSCHED_MPI_WAIT", wait]
     prog = os.path.join(mpi.build_dir("mpich"), "mpi_bsp")
-    return {"argv": ["mpirun.mpich", "-np", "2", *env, prog, str(iters), str(grain)],
-            "width": 2, "name": kind}
+    argv = ["mpirun.mpich", "-np", "2", *env, prog, str(iters), str(grain_us)]
+    job: dict[str, Any] = {"argv": argv + ([mults] if mults else []), "width": 2}
+    if name:
+        job["name"] = name
+    return job
+
+
+def _job(kind: str, work_s: float, wait: str | None) -> dict[str, Any]:
+    grain = GRAIN_US[kind]
+    return mpi_bsp_job(max(1, round(work_s * 1e6 / grain)), grain, wait, name=kind)
 
 
 def measure(*, quick: bool, progress: Callable[[dict[str, Any]], None] | None = None,
