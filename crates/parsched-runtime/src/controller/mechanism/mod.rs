@@ -408,8 +408,9 @@ impl Mechanism {
             Decision::SetWidth(i, w) => self.jobs[i].width = w,
             Decision::Boost { job, pid, tid, on } => self.boost(job, pid, tid, on),
             Decision::PinThread { job, pid, tid, cpu } => {
-                let ours =
-                    self.job_thread(job, pid, tid) == Some(true) && self.topo.cpus.contains(&cpu);
+                let ours = self.pids(job).contains(&pid)
+                    && procfs::tasks(pid).contains(&tid)
+                    && self.topo.cpus.contains(&cpu);
                 if !ours {
                     self.warn(format!(
                         "job {job}: not pinning thread {tid} of process {pid} to CPU {cpu}: \
@@ -425,22 +426,15 @@ impl Mechanism {
         Ok(())
     }
 
-    /// Thread `tid` of process `pid` as named by a job's own statistics
-    /// file: `None` if it no longer exists, else whether the process is in
-    /// job `job`'s group (never trusted without this check).
-    fn job_thread(&self, job: usize, pid: i32, tid: i32) -> Option<bool> {
-        procfs::tasks(pid)
-            .contains(&tid)
-            .then(|| self.pids(job).contains(&pid))
-    }
-
     /// [`Decision::Boost`].
     fn boost(&mut self, job: usize, pid: i32, tid: i32, on: bool) {
-        let Some(ours) = self.job_thread(job, pid, tid) else {
+        if !procfs::tasks(pid).contains(&tid) {
             self.boosted.remove(&tid);
             return; // ended meanwhile
-        };
-        if on && !ours {
+        }
+        // (only a boost is checked against the job's group: ending one, every
+        // period, needs no read of it)
+        if on && !self.pids(job).contains(&pid) {
             self.warn(format!(
                 "job {job}: not boosting thread {tid} of process {pid}: not the job's"
             ));
