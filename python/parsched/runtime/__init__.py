@@ -126,8 +126,9 @@ def run_jobs(spec: Mapping[str, Any] | str | os.PathLike[str] | None = None,
     argv, pid, status {code, signal}, success, wall_s, user_s, sys_s,
     suspended_s, width, slots_run, cpus, pool, coscheduled, classes (fcs: [t_s,
     class] at each change), observed, wss_bytes (regions: the last working-set
-    estimate); the controller's switches, wakeups, switch_s, max_switch_s,
-    spread_s, cpu_s, wall_s, realtime, backend, dc_slots, dc_slot_s, and under
+    estimate), ranks (cosched: [MPI rank, CPU] pinned); the controller's
+    switches, wakeups, switch_s, max_switch_s, spread_s, cpu_s, wall_s, realtime,
+    backend, dc_slots, dc_slot_s, boosts (cosched), and under
     ``policy="regions"`` ``regions`` (caches, scans, scan_s, decisions: at_s,
     wss_bytes, decision, placement, loads). Policy ``"flexible"`` is an alias
     of ``"fcs"``.
