@@ -213,3 +213,11 @@ def test_cli_reproduce_cosched_real_says_what_is_missing(monkeypatch, tmp_path, 
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--real: needs MPICH (test)" in err[0], err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("impl", mpi.IMPLS)
+def test_a_receive_completed_by_mpi_test_counts_as_consumed(impl, tmp_path):
+    """A program that polls with MPI_Test (its own busy wait) shows no message pending
+    once it has its message."""
+    _, _, stats = _run(impl, "wait_probe", "busy", tmp_path, "test")
+    assert stats[1].sent_to >= 1 and stats[1].consumed >= 1 and stats[1].pending == 0, stats[1]

@@ -566,6 +566,33 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
     return rc;
 }
 
+/* Receives completed by a test count as consumed too (else a program that
+   polls with MPI_Test would show messages pending for ever, and its tracked
+   requests would pile up). */
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
+{
+    MPI_Request was = *req;
+    int rc = PMPI_Test(req, flag, st);
+    if (rc == MPI_SUCCESS && *flag && S.on && is_recv(was, 1))
+        consumed(1);
+    return rc;
+}
+
+int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
+{
+    MPI_Request was[64];
+    int k = n < 64 ? (n > 0 ? n : 0) : 64;
+    memcpy(was, reqs, k * sizeof *reqs);
+    int rc = PMPI_Testall(n, reqs, flag, sts);
+    if (rc == MPI_SUCCESS && *flag && S.on) {
+        uint64_t got = 0;
+        for (int i = 0; i < k; i++)
+            got += (uint64_t)is_recv(was[i], 1);
+        consumed(got);
+    }
+    return rc;
+}
+
 int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
 {
     if (!S.on)

@@ -1,8 +1,9 @@
 /* A test program for libparsched_mpi: rank 0 computes for DELAY_MS, then sends
  * rank 1 one message; rank 1 waits for it in MPI_Recv (or MPI_Irecv + MPI_Wait
- * with "wait", MPI_Barrier with "barrier"). Rank 1 prints the CPU time its
+ * with "wait", MPI_Irecv + polling MPI_Test with "test", MPI_Barrier with
+ * "barrier"). Rank 1 prints the CPU time its
  * process used while it waited and the wall time. Usage: wait_probe DELAY_MS
- * [recv|wait|barrier]. */
+ * [recv|wait|test|barrier]. */
 #define _GNU_SOURCE
 #include <mpi.h>
 #include <stdio.h>
@@ -42,6 +43,12 @@ int main(int argc, char **argv)
         if (!strcmp(how, "barrier")) {
             MPI_Barrier(MPI_COMM_WORLD);
             got = 42;
+        } else if (!strcmp(how, "test")) {
+            MPI_Request r;
+            int flag = 0;
+            MPI_Irecv(&got, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, &r);
+            while (!flag)
+                MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
         } else if (!strcmp(how, "wait")) {
             MPI_Request r;
             MPI_Irecv(&got, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, &r);
