@@ -167,10 +167,11 @@ def test_cli_run_cosched_pins_ranks_and_sets_the_waiting(tmp_path):
     ranks = [j["ranks"] for j in out["jobs"]]
     assert all(len(rk) == 2 and rk[0][1] != rk[1][1] for rk in ranks), ranks
     assert ranks[0] == ranks[1]
-    # a scheme with an arrival action is refused in one line, exit 2
-    bad = subprocess.run([*cmd[:7], "DCS", "--", "true"], capture_output=True, text=True,
+    # a reference schedule is not a scheme: refused in one line, exit 2
+    bad = subprocess.run([*cmd[:7], "gang", "--", "true"], capture_output=True, text=True,
                          timeout=60)
     assert bad.returncode == 2 and "cosched_scheme" in bad.stderr, bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1, bad.stderr
 
 
 def test_real_findings_follow_the_medians():
@@ -183,8 +184,8 @@ def test_real_findings_follow_the_medians():
     f = {x["id"]: x["holds"] for x in cr.findings({"hi+hi": hi})}
     assert f["gang-vs-linux"] and f["implicit-near-gang-hi+hi"] and f["fcs-hi+hi"]
     assert not f["paper-pb-best"] and f["paper-local-worst"] and not f["paper-sb-slow"]
-    slow = {**hi, "default (busy)": 1.2, "fcs (busy)": 1.3, "SB": 1.3, "SY": 1.3,
-            "PBT": 1.3, "PB-SB": 1.3, "PB-SY": 1.3}
+    slow = {**hi, "default (busy)": 1.2, "fcs (busy)": 1.3,
+            **{s: 1.3 for s in cr.IMPLICIT if s not in ("Local", "PB")}}
     f = {x["id"]: x["holds"] for x in cr.findings({"hi+hi": slow})}
     assert not f["gang-vs-linux"] and not f["implicit-near-gang-hi+hi"] and not f["fcs-hi+hi"]
 

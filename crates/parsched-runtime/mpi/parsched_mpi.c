@@ -20,9 +20,16 @@
  *   spin-block  poll for PARSCHED_MPI_SPIN_US microseconds, then sleep on the
  *               process's doorbell (a futex word in the shared file) until a
  *               sender rings it or PARSCHED_MPI_BLOCK_POLL_US passes;
- *   spin-yield  poll for the spin time, then keep polling with sched_yield.
+ *   spin-yield  poll for the spin time, then keep polling with sched_yield
+ *               (having asked the controller, once, to boost another
+ *               process with a pending message).
  * A sender rings the destination's doorbell after every send; a collective
- * rings its communicator's ranks when it completes locally.
+ * rings its communicator's ranks when it completes locally. Under the
+ * controller's arrival actions (PARSCHED_MPI_BELL, a FIFO, with
+ * PARSCHED_MPI_ARRIVALS=1), a send to a rank that is not blocked also
+ * writes a byte to the FIFO (once until the controller has looked), so the
+ * controller can boost the destination at once if it is not running
+ * (dynamic coscheduling).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -62,8 +69,11 @@ struct ext {
     _Atomic uint32_t boosted;    /* set by the controller with a boost: the rank
                                     drops it (back to SCHED_OTHER) once it has
                                     received, i.e. used the boost */
-    uint32_t pad32;
-    uint64_t pad;
+    _Atomic uint32_t bell;       /* 1: a message arrived while it spun, 2: it
+                                    yields (spin-yield); set by whoever rings
+                                    the controller's bell, cleared by it */
+    _Atomic uint64_t poll_ns;    /* CLOCK_MONOTONIC of its last poll while
+                                    spinning: recent = it runs */
 };
 _Static_assert(sizeof(struct ext) == EXT_SLOT_BYTES, "extension slot layout");
 
@@ -80,6 +90,8 @@ static struct {
     MPI_Request recv_req[TRACKED];
     int recv_n;
     int verbose;
+    int bell_fd; /* the controller's bell (a FIFO), or -1 */
+    int arrivals; /* ring it for every message sent (dynamic coscheduling) */
     uint64_t tests, sleeps, c_syncs, c_wait, c_spin, c_blocked;
 } S;
 
@@ -103,6 +115,16 @@ static struct ext *slot(int world_rank)
     return &S.ext[world_rank];
 }
 
+/* Tells the controller (dynamic coscheduling, spin-yield) that something
+   happened to a rank: flags it (once until the controller has looked) and
+   writes a byte to the controller's FIFO. */
+static void bell(struct ext *e, uint32_t what)
+{
+    uint32_t zero = 0;
+    if (S.bell_fd >= 0 && atomic_compare_exchange_strong(&e->bell, &zero, what))
+        (void)!write(S.bell_fd, "!", 1);
+}
+
 static void ring(int world_rank, int message)
 {
     struct ext *e = slot(world_rank);
@@ -113,8 +135,11 @@ static void ring(int world_rank, int message)
         atomic_store(&e->last_arrival_ns, now_ns(CLOCK_MONOTONIC));
     }
     atomic_fetch_add(&e->doorbell, 1);
-    if (atomic_load(&e->waiting) == 2)
+    uint32_t w = atomic_load(&e->waiting);
+    if (w == 2)
         syscall(SYS_futex, &e->doorbell, FUTEX_WAKE, 1, NULL, NULL, 0);
+    else if (message && S.arrivals)
+        bell(e, 1);
 }
 
 /* The world rank of rank r of comm (MPI_PROC_NULL and the like: -1). */
@@ -196,13 +221,17 @@ static int wait_on(test_fn test, void *ctx)
 {
     int done = 0, rc = test(ctx, &done);
     if (rc != MPI_SUCCESS || done || !S.on) {
-        if (rc == MPI_SUCCESS && done) {
+        if (rc == MPI_SUCCESS && done)
             add(0, 1);
-            give_back_boost(slot(S.rank));
-        }
         return rc;
     }
     struct ext *me = slot(S.rank);
+    /* A boost lets a rank absorb its message and compute on with its peers
+       (as Solaris' raised priority lasts a quantum): it lasts until the rank
+       has waited a spin time in vain, when it gives it up (else it would
+       spin at real-time priority, keeping its CPU from everyone else), or
+       until the controller ends it a period later. Giving it up at once
+       would hand the CPU to the other job just as the awaited message comes. */
     /* Spinning is timed by the wall clock between consecutive polls (a
        thread's CPU clock costs a system call per read); a gap longer than
        GAP_NS means the thread was not running (preempted, or its job frozen
@@ -211,6 +240,7 @@ static int wait_on(test_fn test, void *ctx)
     uint64_t spun_cpu = 0, blocked = 0;
     if (me) {
         atomic_store(&me->wait_since_ns, t0);
+        atomic_store_explicit(&me->poll_ns, t0, memory_order_relaxed);
         atomic_store(&me->waiting, 1);
     }
     uint64_t until = S.how == BUSY ? UINT64_MAX : t0 + S.spin_ns;
@@ -220,7 +250,17 @@ static int wait_on(test_fn test, void *ctx)
         if (t - prev < GAP_NS)
             spun_cpu += t - prev;
         prev = t;
+        if (me) {
+            atomic_store_explicit(&me->poll_ns, t, memory_order_relaxed);
+            if (t - t0 > S.spin_ns)
+                give_back_boost(me);
+        }
     }
+    give_back_boost(me);
+    /* spin-yield: once per wait, ask the controller to boost another
+       process with a pending message (it does nothing without one) */
+    if (S.how == SPIN_YIELD && me && rc == MPI_SUCCESS && !done)
+        bell(me, 2);
     while (rc == MPI_SUCCESS && !done) {
         if (S.how == SPIN_YIELD) {
             uint64_t c = now_ns(CLOCK_MONOTONIC);
@@ -229,6 +269,8 @@ static int wait_on(test_fn test, void *ctx)
             uint64_t t = now_ns(CLOCK_MONOTONIC);
             if (t - c < GAP_NS)
                 spun_cpu += t - c;
+            if (me)
+                atomic_store_explicit(&me->poll_ns, t, memory_order_relaxed);
             continue;
         }
         /* spin-block: sleep on the doorbell, test when it rings or the poll
@@ -253,7 +295,6 @@ static int wait_on(test_fn test, void *ctx)
     }
     if (me)
         atomic_store(&me->waiting, 0);
-    give_back_boost(me);
     uint64_t wall = now_ns(CLOCK_MONOTONIC) - t0;
     if (rc == MPI_SUCCESS) {
         add(0, 1);
@@ -398,6 +439,16 @@ static void setup(void)
     S.poll_ns = env_us("PARSCHED_MPI_BLOCK_POLL_US", 1000);
     if (S.poll_ns == 0)
         S.poll_ns = 1000;
+    S.bell_fd = -1;
+    const char *bell_path = getenv("PARSCHED_MPI_BELL");
+    if (bell_path && *bell_path) {
+        S.bell_fd = open(bell_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        const char *a = getenv("PARSCHED_MPI_ARRIVALS");
+        S.arrivals = a && !strcmp(a, "1");
+        if (S.bell_fd < 0 && S.verbose)
+            fprintf(stderr, "libparsched_mpi: PARSCHED_MPI_BELL=%s: %s (no arrival actions)\n",
+                    bell_path, strerror(errno));
+    }
     map_file();
     S.on = 1;
 }
@@ -427,6 +478,9 @@ int MPI_Finalize(void)
                 S.rank, (unsigned long long)S.c_syncs, S.c_wait * 1e-9, S.c_spin * 1e-9,
                 S.c_blocked * 1e-9, (unsigned long long)S.tests, (unsigned long long)S.sleeps);
     S.on = 0;
+    if (S.bell_fd >= 0)
+        close(S.bell_fd);
+    S.bell_fd = -1;
     if (S.map)
         munmap(S.map, FILE_BYTES);
     S.map = NULL;
@@ -673,134 +727,3 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
     return collective(PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, &r), &r,
                       comm);
 }
-
-/* ---- Fortran (mpif.h and the mpi module, gfortran's names) ----
- * Open MPI's Fortran bindings call PMPI_* directly, so a profiling library
- * must define the Fortran symbols itself; MPICH's go through the C
- * functions above, and these definitions (found first under LD_PRELOAD)
- * lead to the same place. Buffers are passed through unchanged, so the
- * collectives with MPI_IN_PLACE or MPI_BOTTOM are not wrapped here. */
-
-#ifndef MPI_F_STATUS_SIZE /* Open MPI: a Fortran status is the C one's size in MPI_Fint */
-#define MPI_F_STATUS_SIZE (sizeof(MPI_Status) / sizeof(MPI_Fint))
-#endif
-
-static MPI_Status *c_status(MPI_Fint *f, MPI_Status *c)
-{
-    return f == MPI_F_STATUS_IGNORE ? MPI_STATUS_IGNORE : c;
-}
-
-static void f_status(MPI_Fint *f, MPI_Status *c)
-{
-    if (f != MPI_F_STATUS_IGNORE)
-        MPI_Status_c2f(c, f);
-}
-
-void mpi_init_(MPI_Fint *ierr) { *ierr = MPI_Init(NULL, NULL); }
-
-void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
-{
-    int p = 0;
-    *ierr = MPI_Init_thread(NULL, NULL, *required, &p);
-    *provided = p;
-}
-
-void mpi_finalize_(MPI_Fint *ierr) { *ierr = MPI_Finalize(); }
-
-#define F_SEND(NAME, CNAME)                                                             \
-    void NAME(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, MPI_Fint *tag, \
-              MPI_Fint *comm, MPI_Fint *ierr)                                           \
-    {                                                                                   \
-        *ierr = CNAME(buf, *count, MPI_Type_f2c(*type), *dest, *tag,                    \
-                      MPI_Comm_f2c(*comm));                                             \
-    }
-F_SEND(mpi_send_, MPI_Send)
-F_SEND(mpi_ssend_, MPI_Ssend)
-
-void mpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, MPI_Fint *tag,
-                MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr)
-{
-    MPI_Request r;
-    *ierr = MPI_Isend(buf, *count, MPI_Type_f2c(*type), *dest, *tag, MPI_Comm_f2c(*comm), &r);
-    if (*ierr == MPI_SUCCESS)
-        *req = MPI_Request_c2f(r);
-}
-
-void mpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *src, MPI_Fint *tag,
-                MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr)
-{
-    MPI_Request r;
-    *ierr = MPI_Irecv(buf, *count, MPI_Type_f2c(*type), *src, *tag, MPI_Comm_f2c(*comm), &r);
-    if (*ierr == MPI_SUCCESS)
-        *req = MPI_Request_c2f(r);
-}
-
-void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *src, MPI_Fint *tag,
-               MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
-{
-    MPI_Status c;
-    *ierr = MPI_Recv(buf, *count, MPI_Type_f2c(*type), *src, *tag, MPI_Comm_f2c(*comm),
-                     c_status(status, &c));
-    if (*ierr == MPI_SUCCESS)
-        f_status(status, &c);
-}
-
-void mpi_sendrecv_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, MPI_Fint *dest,
-                   MPI_Fint *stag, void *rbuf, MPI_Fint *rcount, MPI_Fint *rtype,
-                   MPI_Fint *src, MPI_Fint *rtag, MPI_Fint *comm, MPI_Fint *status,
-                   MPI_Fint *ierr)
-{
-    MPI_Status c;
-    *ierr = MPI_Sendrecv(sbuf, *scount, MPI_Type_f2c(*stype), *dest, *stag, rbuf, *rcount,
-                         MPI_Type_f2c(*rtype), *src, *rtag, MPI_Comm_f2c(*comm),
-                         c_status(status, &c));
-    if (*ierr == MPI_SUCCESS)
-        f_status(status, &c);
-}
-
-void mpi_wait_(MPI_Fint *req, MPI_Fint *status, MPI_Fint *ierr)
-{
-    MPI_Request r = MPI_Request_f2c(*req);
-    MPI_Status c;
-    *ierr = MPI_Wait(&r, c_status(status, &c));
-    if (*ierr == MPI_SUCCESS) {
-        *req = MPI_Request_c2f(r);
-        f_status(status, &c);
-    }
-}
-
-void mpi_waitall_(MPI_Fint *n, MPI_Fint *reqs, MPI_Fint *statuses, MPI_Fint *ierr)
-{
-    int k = *n;
-    MPI_Request small[64], *r = k <= 64 ? small : malloc(sizeof *r * (size_t)(k > 0 ? k : 1));
-    MPI_Status smalls[64], *s = k <= 64 ? smalls : malloc(sizeof *s * (size_t)(k > 0 ? k : 1));
-    if (!r || !s) {
-        *ierr = MPI_ERR_NO_MEM;
-        goto out;
-    }
-    for (int i = 0; i < k; i++)
-        r[i] = MPI_Request_f2c(reqs[i]);
-    *ierr = MPI_Waitall(k, r, statuses == MPI_F_STATUSES_IGNORE ? MPI_STATUSES_IGNORE : s);
-    if (*ierr == MPI_SUCCESS)
-        for (int i = 0; i < k; i++) {
-            reqs[i] = MPI_Request_c2f(r[i]);
-            if (statuses != MPI_F_STATUSES_IGNORE)
-                MPI_Status_c2f(&s[i], statuses + (size_t)i * MPI_F_STATUS_SIZE);
-        }
-out:
-    if (r != small)
-        free(r);
-    if (s != smalls)
-        free(s);
-}
-
-void mpi_probe_(MPI_Fint *src, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status,
-                MPI_Fint *ierr)
-{
-    MPI_Status c;
-    *ierr = MPI_Probe(*src, *tag, MPI_Comm_f2c(*comm), c_status(status, &c));
-    if (*ierr == MPI_SUCCESS)
-        f_status(status, &c);
-}
-
-void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr) { *ierr = MPI_Barrier(MPI_Comm_f2c(*comm)); }

@@ -92,13 +92,18 @@ const SUPERVISOR_SH: &str = r#"
 trap '' INT TERM HUP
 P=""
 T=""
+A=""
+ALL=$(taskset -c -p $$ 2>/dev/null | sed 's/.*: //')
 while IFS= read -r l; do
-  case "$l" in pg:*) P="$P ${l#pg:}";; rt:*) T="$T ${l#rt:}";; esac
+  case "$l" in pg:*) P="$P ${l#pg:}";; rt:*) T="$T ${l#rt:}";; pin:*) A="$A ${l#pin:}";; esac
 done
 for p in $P; do kill -CONT -- "-$p" 2>/dev/null; kill -CONT "$p" 2>/dev/null; done
 for t in $T; do
   [ -d "/proc/$t" ] && chrt -p "$t" 2>/dev/null | grep -q SCHED_FIFO && chrt -o -p 0 "$t"
 done 2>/dev/null
+if [ -n "$ALL" ]; then
+  for t in $A; do [ -d "/proc/$t" ] && taskset -c -p "$ALL" "$t"; done >/dev/null 2>&1
+fi
 for r in "$@"; do
   [ -d "$r" ] || continue
   up="${r%/*}/cgroup.procs"
@@ -173,6 +178,15 @@ impl Supervisor {
     pub fn watch_rt_tid(&mut self, tid: i32) {
         if let Some(p) = self.pipe.as_mut() {
             let _ = writeln!(p, "rt:{tid}");
+        }
+    }
+
+    /// Tells the supervisor about a thread the controller pinned to one CPU
+    /// (a cosched workstation): if the controller dies, the supervisor
+    /// gives it back every CPU the controller had.
+    pub fn watch_pinned_tid(&mut self, tid: i32) {
+        if let Some(p) = self.pipe.as_mut() {
+            let _ = writeln!(p, "pin:{tid}");
         }
     }
 

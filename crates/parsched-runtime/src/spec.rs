@@ -57,8 +57,10 @@ pub enum Policy {
     /// workstation whose local scheduler (Linux's) knows nothing of the
     /// others, as on the paper's network. PB, PBT, PB-SB and PB-SY boost,
     /// every 10 ms and on each CPU, a rank with a message pending
-    /// (`SCHED_FIFO` until it has received); the DCS family is not
-    /// available yet.
+    /// (`SCHED_FIFO` until it has received); DCS, DCS-SB and DCS-SY boost a
+    /// spinning rank that is not running when a message is sent to it (the
+    /// library rings the controller's bell); spin-yield's ranks ask for a
+    /// boost of another rank with a pending message when their spin ends.
     Cosched,
     /// Cache-aware placement of co-running jobs (region scheduling, seed
     /// 004, at the granularity of jobs): each job's working set is measured
@@ -262,8 +264,8 @@ pub struct RunSpec {
     /// /proc otherwise (`true`, the default); `false`: always from /proc.
     pub fcs_sync_stats: bool,
     /// Fork a supervisor that thaws everything if the controller dies.
-    /// Cosched policy: seed 003's scheme (`Local`, `SB`, `SY`, `PB`, `PBT`,
-    /// `PB-SB`, `PB-SY` so far; not the DCS family).
+    /// Cosched policy: seed 003's scheme (`Local`, `SB`, `SY`, `DCS`,
+    /// `DCS-SB`, `DCS-SY`, `PB`, `PBT`, `PB-SB`, `PB-SY`).
     pub cosched_scheme: parsched_core::policy::cosched::CoschedScheme,
     /// Cosched policy: `workstations` (each MPI rank pinned to CPU rank mod
     /// CPUs) or `free` (Linux places the ranks).
@@ -365,7 +367,8 @@ impl RunSpec {
         {
             use parsched_core::policy::cosched::{ArrivalAction, CoschedScheme};
             match self.cosched_scheme {
-                CoschedScheme::Dynamic(s) if s.arrival == ArrivalAction::None => {}
+                CoschedScheme::Dynamic(s)
+                    if matches!(s.arrival, ArrivalAction::None | ArrivalAction::Dcs) => {}
                 CoschedScheme::Dynamic(s)
                     if matches!(s.arrival, ArrivalAction::Pb | ArrivalAction::Pbt) =>
                 {
@@ -382,8 +385,12 @@ impl RunSpec {
                 other => {
                     return Err(ConfigError::new(
                         "cosched_scheme",
-                        format!("{} is not available on Linux yet", other.name()),
-                        "Local, SB, SY, PB, PBT, PB-SB, PB-SY",
+                        format!(
+                            "{} is a reference schedule, not a scheme (its runtime policy is \
+                             `gang` or `default`)",
+                            other.name()
+                        ),
+                        "Local, SB, SY, DCS, DCS-SB, DCS-SY, PB, PBT, PB-SB, PB-SY",
                     ))
                 }
             }
@@ -591,7 +598,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cosched_takes_the_schemes_without_arrival_actions_by_name() {
+    fn cosched_takes_the_ten_schemes_by_name_and_refuses_the_references() {
         let spec: RunSpec = toml::from_str(
             "policy = \"cosched\"\ncosched_scheme = \"SB\"\ncosched_layout = \"free\"\n\
              cosched_spin_us = 30\n[[jobs]]\nargv = [\"true\"]\n",
@@ -601,18 +608,22 @@ mod tests {
         assert_eq!(spec.cosched_layout, CoschedLayout::Free);
         assert_eq!(spec.cosched_spin_us, 30);
         spec.validate().unwrap();
-        for name in ["DCS", "DCS-SB", "DCS-SY", "gang"] {
+        for name in ["DCS", "DCS-SB", "DCS-SY", "SY", "Local"] {
+            RunSpec {
+                cosched_scheme: name.parse().unwrap(),
+                ..spec.clone()
+            }
+            .validate()
+            .unwrap();
+        }
+        for name in ["gang", "FCFS"] {
             let s = RunSpec {
                 cosched_scheme: name.parse().unwrap(),
                 ..spec.clone()
             };
             let e = s.validate().unwrap_err();
             assert_eq!(e.field, "cosched_scheme", "{name}");
-            assert!(
-                e.to_string()
-                    .contains("Local, SB, SY, PB, PBT, PB-SB, PB-SY"),
-                "{e}"
-            );
+            assert!(e.to_string().contains("DCS, DCS-SB, DCS-SY, PB"), "{e}");
         }
         // a periodic boost acts per CPU: only with the ranks pinned
         let pb = RunSpec {

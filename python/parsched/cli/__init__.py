@@ -127,7 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "an alias of fcs")
     ru.add_argument("--scheme", default=None, metavar="NAME",
                     help="cosched: seed 003's scheme for MPI jobs with libparsched_mpi "
-                         "(Local, SB, SY, PB, PBT, PB-SB, PB-SY; default Local)")
+                         "(Local, SB, SY, DCS, DCS-SB, DCS-SY, PB, PBT, PB-SB, PB-SY; "
+                         "default Local)")
     ru.add_argument("--layout", choices=("workstations", "free"), default=None,
                     help="cosched: pin each MPI rank to CPU rank mod CPUs (workstations, the "
                          "default) or let Linux place them (free)")

@@ -30,12 +30,15 @@ CONFIGS: tuple[tuple[str, dict[str, Any], str | None], ...] = (
     ("Local", {"policy": "cosched", "cosched_scheme": "Local"}, None),
     ("SB", {"policy": "cosched", "cosched_scheme": "SB"}, None),
     ("SY", {"policy": "cosched", "cosched_scheme": "SY"}, None),
+    ("DCS", {"policy": "cosched", "cosched_scheme": "DCS"}, None),
+    ("DCS-SB", {"policy": "cosched", "cosched_scheme": "DCS-SB"}, None),
+    ("DCS-SY", {"policy": "cosched", "cosched_scheme": "DCS-SY"}, None),
     ("PB", {"policy": "cosched", "cosched_scheme": "PB"}, None),
     ("PBT", {"policy": "cosched", "cosched_scheme": "PBT"}, None),
     ("PB-SB", {"policy": "cosched", "cosched_scheme": "PB-SB"}, None),
     ("PB-SY", {"policy": "cosched", "cosched_scheme": "PB-SY"}, None),
 )
-IMPLICIT = ("Local", "SB", "SY", "PB", "PBT", "PB-SB", "PB-SY")
+IMPLICIT = ("Local", "SB", "SY", "DCS", "DCS-SB", "DCS-SY", "PB", "PBT", "PB-SB", "PB-SY")
 #: Barrier interval (µs) of each communication intensity.
 GRAIN_US = {"lo": 10_000, "hi": 500}
 MIXES = {"lo+lo": ("lo", "lo"), "lo+hi": ("lo", "hi"), "hi+hi": ("hi", "hi")}

@@ -27,17 +27,38 @@
 //!   processes which have pending messages": the library's senders already
 //!   wake a blocked rank through its doorbell, so the timer's wake is a
 //!   boost of the blocked rank (it runs at once when it wakes).
-//! * **Not yet available**: the DCS family (an immediate boost on
-//!   arrival); `RunSpec::validate` refuses it.
+//! * **DCS, DCS-SB, DCS-SY** (dynamic coscheduling): under them the
+//!   library (`PARSCHED_MPI_ARRIVALS=1`) writes a byte to the controller's
+//!   bell (a FIFO, `PARSCHED_MPI_BELL`, watched by the controller's loop:
+//!   [`RuntimePolicy::event_fd`]) when it sends to a rank that is not
+//!   blocked, flagging the rank's slot (once, until the controller has
+//!   looked); the controller reads the flagged ranks and asks the core's
+//!   [`Scheme::on_arrival`] (the simulator's network interface, the same
+//!   code) what to do, with the rank believed running only when it is
+//!   seen polling (a poll in the last [`RUNNING_NS`]: a descheduled rank
+//!   cannot poll). A rank that computes is believed not running: Linux
+//!   shows no other process whether a thread is on its CPU now (its state
+//!   says runnable either way), so the handler's re-check is not made and
+//!   a running rank may be boosted too, which costs it nothing. An
+//!   interrupt-and-boost is a `SCHED_FIFO` boost, which the rank gives up
+//!   once it has waited a spin time in vain, or the controller ends after
+//!   one period. A blocked rank is woken by its doorbell (the kernel's
+//!   wake-up, as Solaris' is for SB).
+//! * **SY, DCS-SY, PB-SY**: when a rank's spin time runs out the library
+//!   rings the bell once for the wait ("yield"); the controller boosts the
+//!   core's [`choose_yield_target`] among the ranks on the yielder's CPU
+//!   (all ranks, with free placement), which preempts the yielder; the
+//!   yielder keeps polling with `sched_yield`.
 
-use super::fcs_files::{read_ranks, ClassFiles, RankView, Waiting, SYNC_FILE_ENV};
+use super::fcs_files::{read_ranks, Bell, ClassFiles, RankView, Waiting, SYNC_FILE_ENV};
 use super::mechanism::{mono_ns, Decision, Mechanism};
 use super::policy::{Needs, RuntimePolicy};
 use crate::error::{Result, RuntimeError};
 use crate::spec::{CoschedLayout, JobReport, RunSpec};
 use crate::topology::MachineTopology;
 use parsched_core::policy::cosched::{
-    BoostDecision, CoschedScheme, EndpointView, PeriodicBooster, ProcState, Scheme, WaitKind,
+    choose_yield_target, ArrivalAction, ArrivalDecision, BoostDecision, CoschedScheme,
+    EndpointView, PeriodicBooster, ProcState, Scheme, WaitKind,
 };
 use parsched_core::Time;
 use std::any::Any;
@@ -45,6 +66,28 @@ use std::collections::BTreeMap;
 
 /// How often the policy looks for newly started ranks.
 const PERIOD_NS: u64 = 10_000_000;
+
+/// A spinning rank that polled this recently is believed running.
+pub(crate) const RUNNING_NS: u64 = 200_000;
+
+/// The core's view of a rank's endpoint at `now`.
+///
+/// A rank seen polling in the last [`RUNNING_NS`] runs; one that spins
+/// without polling, or computes, is believed not to (Linux does not show
+/// whether another process's thread is on its CPU now).
+fn endpoint(r: &RankView, now: u64) -> EndpointView {
+    EndpointView {
+        state: match r.waiting {
+            Waiting::Blocked => ProcState::Blocked,
+            Waiting::Spinning if now.saturating_sub(r.poll_ns) > RUNNING_NS => ProcState::Ready,
+            Waiting::Spinning => ProcState::Running,
+            Waiting::Running => ProcState::Ready,
+        },
+        pending: r.pending.min(u32::MAX as u64) as u32,
+        last_arrival: Time(r.last_arrival_ns),
+        in_driver: r.waiting == Waiting::Blocked,
+    }
+}
 
 /// The library's name for a waiting strategy.
 pub(crate) fn wait_env(w: WaitKind) -> &'static str {
@@ -68,6 +111,12 @@ pub(crate) struct CoschedPolicy {
     /// its boost now (job, pid, tid).
     boosters: Vec<PeriodicBooster>,
     boosted: Vec<Option<(usize, i32, i32)>>,
+    /// DCS and spin-yield: the controller's bell, and the boosts it gave
+    /// (job, pid, tid, when).
+    bell: Option<(std::path::PathBuf, std::os::fd::OwnedFd)>,
+    quick: Vec<(usize, i32, i32, u64)>,
+    /// Spin-yield's round-robin position, per CPU (one for free placement).
+    yield_next: Vec<usize>,
 }
 
 impl CoschedPolicy {
@@ -95,6 +144,9 @@ impl CoschedPolicy {
             next: None,
             boosted: vec![None; boosters.len()],
             boosters,
+            bell: None,
+            quick: Vec::new(),
+            yield_next: vec![0; topo.cpus.len()],
         })
     }
 
@@ -108,6 +160,15 @@ impl CoschedPolicy {
         ];
         if let Some(p) = self.files.as_ref().and_then(|f| f.sync_path(i)) {
             env.push((SYNC_FILE_ENV.to_string(), p.to_string_lossy().into_owned()));
+        }
+        if let Some((p, _)) = &self.bell {
+            env.push((
+                "PARSCHED_MPI_BELL".to_string(),
+                p.to_string_lossy().into_owned(),
+            ));
+            if self.scheme.arrival == ArrivalAction::Dcs {
+                env.push(("PARSCHED_MPI_ARRIVALS".to_string(), "1".to_string()));
+            }
         }
         env
     }
@@ -205,6 +266,114 @@ impl CoschedPolicy {
     }
 }
 
+impl CoschedPolicy {
+    /// The CPU rank `r` of job `i` is pinned to, if it is.
+    fn cpu_of(&self, i: usize, r: &RankView) -> Option<u32> {
+        self.pinned[i]
+            .get(&(r.rank as u32))
+            .and_then(|&(tid, cpu)| (tid == r.tid).then_some(cpu))
+    }
+
+    /// Boosts rank `r` of job `i` until it has received (the library drops
+    /// it) or one period has passed.
+    fn quick_boost(&mut self, m: &mut Mechanism, i: usize, r: &RankView, now: u64) -> Result<()> {
+        let (pid, tid) = (r.pid as i32, r.tid as i32);
+        if r.boosted {
+            return Ok(());
+        }
+        // (a boost it has given up is ended again at the period: harmless)
+        self.quick.retain(|q| !(q.0 == i && q.2 == tid));
+        if let Some(f) = &self.files {
+            let _ = f.flag_boost(i, r.rank);
+        }
+        m.apply(Decision::Boost {
+            job: i,
+            pid,
+            tid,
+            on: true,
+        })?;
+        self.quick.push((i, pid, tid, now));
+        Ok(())
+    }
+
+    /// Ends the arrival and yield boosts older than one period.
+    fn end_quick_boosts(&mut self, m: &mut Mechanism, now: u64) -> Result<()> {
+        let (old, keep): (Vec<_>, Vec<_>) = self
+            .quick
+            .drain(..)
+            .partition(|q| now.saturating_sub(q.3) >= PERIOD_NS);
+        self.quick = keep;
+        for (job, pid, tid, _) in old {
+            if m.job(job).live() {
+                m.apply(Decision::Boost {
+                    job,
+                    pid,
+                    tid,
+                    on: false,
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The ranks that rang the bell: arrivals (DCS) and yields (SY).
+    fn answer_bells(&mut self, m: &mut Mechanism, ranks: &[Vec<RankView>], now: u64) -> Result<()> {
+        for (i, rs) in ranks.iter().enumerate() {
+            for r in rs.iter().filter(|r| r.bell != Bell::None) {
+                if let Some(f) = &self.files {
+                    let _ = f.clear_bell(i, r.rank);
+                }
+                match r.bell {
+                    Bell::Arrival if self.scheme.arrival == ArrivalAction::Dcs => {
+                        let view = endpoint(r, now);
+                        let running = view.state == ProcState::Running;
+                        if self.scheme.on_arrival(&view, running) == ArrivalDecision::InterruptBoost
+                        {
+                            self.quick_boost(m, i, r, now)?;
+                        }
+                    }
+                    Bell::Yield if self.scheme.wait == WaitKind::SpinYield => {
+                        self.answer_yield(m, ranks, i, r, now)?;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Rank `y` of job `yi` gave up spinning: boost another process with a
+    /// pending message on its CPU (the core's round robin).
+    fn answer_yield(
+        &mut self,
+        m: &mut Mechanism,
+        ranks: &[Vec<RankView>],
+        yi: usize,
+        y: &RankView,
+        now: u64,
+    ) -> Result<()> {
+        let cpu = self.cpu_of(yi, y);
+        let here: Vec<(usize, RankView)> = ranks
+            .iter()
+            .enumerate()
+            .flat_map(|(i, rs)| rs.iter().map(move |r| (i, *r)))
+            .filter(|(i, r)| cpu.is_none() || self.cpu_of(*i, r) == cpu)
+            .collect();
+        let Some(me) = here.iter().position(|(i, r)| *i == yi && r.rank == y.rank) else {
+            return Ok(());
+        };
+        let view: Vec<EndpointView> = here.iter().map(|(_, r)| endpoint(r, now)).collect();
+        let c = cpu
+            .and_then(|c| self.cpus.iter().position(|&x| x == c))
+            .unwrap_or(0);
+        if let Some(k) = choose_yield_target(&view, me, &mut self.yield_next[c]) {
+            let (i, r) = here[k];
+            self.quick_boost(m, i, &r, now)?;
+        }
+        Ok(())
+    }
+}
+
 impl RuntimePolicy for CoschedPolicy {
     fn name(&self) -> &'static str {
         "cosched"
@@ -226,11 +395,23 @@ impl RuntimePolicy for CoschedPolicy {
                 "no statistics files ({e}): the ranks are not pinned"
             )),
         }
+        let rings =
+            self.scheme.arrival == ArrivalAction::Dcs || self.scheme.wait == WaitKind::SpinYield;
+        if let (true, Some(f)) = (rings, &self.files) {
+            match f.make_bell() {
+                Ok(b) => self.bell = Some(b),
+                Err(e) => m.warn(format!(
+                    "no bell for the MPI library ({e}): no arrival or yield boosts"
+                )),
+            }
+        }
         for i in 0..m.jobs().len() {
             let env = self.env(i);
             m.apply(Decision::Spawn { job: i, env })?;
         }
-        if self.layout == CoschedLayout::Workstations && self.files.is_some() {
+        if (self.layout == CoschedLayout::Workstations || self.bell.is_some())
+            && self.files.is_some()
+        {
             self.next = Some(mono_ns() + PERIOD_NS);
         }
         Ok(())
@@ -242,14 +423,33 @@ impl RuntimePolicy for CoschedPolicy {
 
     fn on_timer(&mut self, m: &mut Mechanism, now: u64) -> Result<()> {
         let ranks = self.read_all_ranks(m);
-        for (i, rs) in ranks.iter().enumerate() {
-            self.pin_new_ranks(m, i, rs)?;
+        if self.layout == CoschedLayout::Workstations {
+            for (i, rs) in ranks.iter().enumerate() {
+                self.pin_new_ranks(m, i, rs)?;
+            }
         }
         if !self.boosters.is_empty() {
             self.periodic_boost(m, &ranks)?;
         }
+        self.end_quick_boosts(m, now)?;
         self.next = Some(now + PERIOD_NS);
         Ok(())
+    }
+
+    fn event_fd(&self) -> Option<std::os::fd::RawFd> {
+        use std::os::fd::AsRawFd;
+        self.bell.as_ref().map(|(_, fd)| fd.as_raw_fd())
+    }
+
+    fn on_event(&mut self, m: &mut Mechanism, now: u64) -> Result<()> {
+        use std::os::fd::AsRawFd;
+        if let Some((_, fd)) = &self.bell {
+            let mut buf = [0u8; 256];
+            // SAFETY: reading into our buffer from our non-blocking FIFO.
+            while unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0 {}
+        }
+        let ranks = self.read_all_ranks(m);
+        self.answer_bells(m, &ranks, now)
     }
 
     fn annotate(&self, i: usize, r: &mut JobReport) {

@@ -93,6 +93,23 @@ pub struct RankView {
     pub waiting: Waiting,
     /// CLOCK_MONOTONIC ns of the last send to it (0: none).
     pub last_arrival_ns: u64,
+    /// What it rang the controller's bell for (`PARSCHED_MPI_BELL`), until
+    /// the controller clears it ([`ClassFiles::clear_bell`]).
+    pub bell: Bell,
+    /// CLOCK_MONOTONIC ns of its last poll while spinning (recent: it runs).
+    pub poll_ns: u64,
+    /// It holds a boost the controller flagged and it has not given up.
+    pub boosted: bool,
+}
+
+/// Why a rank's slot rang the controller's bell (the extension's word at 52).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bell {
+    None,
+    /// A message was sent to it while it spun (dynamic coscheduling).
+    Arrival,
+    /// Its spin time ran out under spin-yield: boost another process.
+    Yield,
 }
 
 /// The ranks of an MPI library's statistics file that have started (a pid
@@ -123,6 +140,13 @@ pub fn read_ranks(f: &std::fs::File) -> Vec<RankView> {
                     _ => Waiting::Running,
                 },
                 last_arrival_ns: u64_at(o + 40),
+                bell: match u32_at(o + 52) {
+                    1 => Bell::Arrival,
+                    2 => Bell::Yield,
+                    _ => Bell::None,
+                },
+                poll_ns: u64_at(o + 56),
+                boosted: u32_at(o + 48) != 0,
             })
         })
         .collect()
@@ -209,12 +233,54 @@ impl ClassFiles {
     /// Flags rank `rank` of job `i` as boosted in its statistics file (the
     /// MPI library drops the boost itself once the rank has received).
     pub(crate) fn flag_boost(&self, i: usize, rank: usize) -> std::io::Result<()> {
+        self.write_slot_word(i, rank, 48, 1)
+    }
+
+    /// Clears rank `rank` of job `i`'s bell word (the library rings again
+    /// only once it is clear).
+    pub(crate) fn clear_bell(&self, i: usize, rank: usize) -> std::io::Result<()> {
+        self.write_slot_word(i, rank, 52, 0)
+    }
+
+    fn write_slot_word(&self, i: usize, rank: usize, at: usize, v: u32) -> std::io::Result<()> {
         use std::os::unix::fs::FileExt;
         let Some(f) = self.sync.get(i) else {
             return Ok(());
         };
-        let at = (SYNC_FILE_BYTES + rank * RANK_SLOT_BYTES + 48) as u64;
-        f.write_all_at(&1u32.to_ne_bytes(), at)
+        let at = (SYNC_FILE_BYTES + rank * RANK_SLOT_BYTES + at) as u64;
+        f.write_all_at(&v.to_ne_bytes(), at)
+    }
+
+    /// Makes the controller's bell: a FIFO in the files' directory that the
+    /// MPI library writes a byte to (`PARSCHED_MPI_BELL`), opened here for
+    /// reading without blocking (and for writing, so it never reports a
+    /// hang-up when the last rank closes it). Returns its path and the
+    /// descriptor.
+    pub(crate) fn make_bell(&self) -> std::io::Result<(std::path::PathBuf, std::os::fd::OwnedFd)> {
+        use std::os::fd::FromRawFd;
+        use std::os::unix::ffi::OsStrExt;
+        let path = self.dir.path().join("bell");
+        let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+        // SAFETY: a valid C string; plain syscalls.
+        if unsafe { libc::mkfifo(c.as_ptr(), 0o622) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // (mkfifo's mode is masked by the umask: jobs may run as the user)
+        // SAFETY: as above.
+        unsafe { libc::chmod(c.as_ptr(), 0o622) };
+        // SAFETY: as above; a non-negative result is a new descriptor.
+        let fd = unsafe {
+            libc::open(
+                c.as_ptr(),
+                libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: fd is ours.
+        Ok((path, unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) }))
     }
 
     /// Job `i`'s synchronization statistics, if it publishes them.
@@ -281,6 +347,9 @@ mod tests {
         put32(&mut buf, o0 + 32, 100);
         put32(&mut buf, o0 + 36, 101);
         put64(&mut buf, o0 + 40, 777);
+        put32(&mut buf, o0 + 48, 1);
+        put32(&mut buf, o0 + 52, 2);
+        put64(&mut buf, o0 + 56, 555);
         put32(&mut buf, o2 + 4, 1);
         put32(&mut buf, o2 + 32, 102);
         let mut f = tempfile::tempfile().unwrap();
@@ -295,13 +364,17 @@ mod tests {
                 tid: 101,
                 pending: 2,
                 waiting: Waiting::Blocked,
-                last_arrival_ns: 777
+                last_arrival_ns: 777,
+                bell: Bell::Yield,
+                poll_ns: 555,
+                boosted: true,
             }
         );
         assert_eq!(
             (r[1].rank, r[1].waiting, r[1].pending),
             (2, Waiting::Spinning, 0)
         );
+        assert_eq!(r[1].bell, Bell::None);
         // a plain 4096-byte file (bench/bsp's) has no ranks
         assert!(read_ranks(&file(SYNC_FILE_BYTES, &[(0, 1)])).is_empty());
     }

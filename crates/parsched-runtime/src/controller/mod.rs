@@ -335,12 +335,16 @@ impl Controller {
                 return Ok(());
             }
             let deadline = self.policy.next_deadline();
-            if let Some(sig) = self.m.wait(deadline)? {
+            let (signal, event) = self.m.wait(deadline, self.policy.event_fd())?;
+            if let Some(sig) = signal {
                 self.shutdown(sig)?;
                 return Ok(());
             }
             let exited = self.reap()?;
             let now = mono_ns();
+            if event {
+                self.policy.on_event(&mut self.m, now)?;
+            }
             if deadline.is_some_and(|d| now >= d) {
                 self.policy.on_timer(&mut self.m, now)?;
             } else if exited {

@@ -10,9 +10,11 @@
 //! 1. [`RuntimePolicy::start`] — start the jobs (each job's
 //!    [`Decision::Spawn`] is the policy's: it decides when and how confined);
 //! 2. until every job is reported: sleep until a job exits, a signal
-//!    arrives or [`RuntimePolicy::next_deadline`] passes; reap the jobs that
+//!    arrives, [`RuntimePolicy::next_deadline`] passes or the policy's
+//!    [`RuntimePolicy::event_fd`] becomes readable; reap the jobs that
 //!    exited (each gets its report, then [`RuntimePolicy::on_job_exit`] and
-//!    [`RuntimePolicy::annotate`]); then [`RuntimePolicy::on_timer`] if the
+//!    [`RuntimePolicy::annotate`]); then [`RuntimePolicy::on_event`] if the
+//!    descriptor was readable, and [`RuntimePolicy::on_timer`] if the
 //!    deadline passed, else [`RuntimePolicy::on_exit`] if jobs exited;
 //! 3. on a signal or an error, every job is thawed and signalled,
 //!    [`RuntimePolicy::on_stop`] names the jobs that never started, and the
@@ -69,6 +71,18 @@ pub(crate) trait RuntimePolicy: Send {
 
     /// The deadline passed (`now`: CLOCK_MONOTONIC ns at the wake-up).
     fn on_timer(&mut self, _m: &mut Mechanism, _now: u64) -> Result<()> {
+        Ok(())
+    }
+
+    /// A descriptor the loop also waits on (readable: [`RuntimePolicy::on_event`]),
+    /// for a policy that must act on its jobs' events at once (cosched's
+    /// arrival actions, woken by the MPI library).
+    fn event_fd(&self) -> Option<std::os::fd::RawFd> {
+        None
+    }
+
+    /// [`RuntimePolicy::event_fd`] became readable (`now`: CLOCK_MONOTONIC ns).
+    fn on_event(&mut self, _m: &mut Mechanism, _now: u64) -> Result<()> {
         Ok(())
     }
 

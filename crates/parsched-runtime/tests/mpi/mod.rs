@@ -168,6 +168,12 @@ fn real_cosched_pb_boosts_ranks_with_pending_messages_and_leaves_none_boosted() 
     assert!(rt.is_empty(), "mpi_bsp processes still alive: {rt:?}");
     // PB-SB: the same timer over spin-blocking ranks
     run_clean("PB-SB", spec(Scheme::PB_SB, "spin-block"));
+    // DCS boosts on arrival (the library rings the controller's bell), SY
+    // when a rank's spin ends (it asks for another rank's boost)
+    let (_, boosts) = run_clean("DCS", spec(Scheme::DCS, "busy"));
+    assert!(boosts >= 20, "DCS: {boosts} boosts");
+    let (_, boosts) = run_clean("SY", spec(Scheme::SY, "spin-yield"));
+    assert!(boosts >= 1, "SY: {boosts} boosts");
     // Local (no boost) on the same jobs gives no boosts
     let (_, boosts) = run_clean("Local", spec(Scheme::LOCAL, "busy"));
     assert_eq!(boosts, 0);
@@ -175,7 +181,7 @@ fn real_cosched_pb_boosts_ranks_with_pending_messages_and_leaves_none_boosted() 
 
 #[test]
 #[ignore = "needs root"]
-fn real_supervisor_puts_a_boosted_thread_back_when_the_controller_dies() {
+fn real_supervisor_puts_a_boosted_pinned_thread_back_when_the_controller_dies() {
     require_root();
     let mut child = std::process::Command::new("sleep")
         .arg("30")
@@ -188,11 +194,35 @@ fn real_supervisor_puts_a_boosted_thread_back_when_the_controller_dies() {
         unsafe { libc::sched_setscheduler(pid, libc::SCHED_FIFO, &p) },
         0
     );
+    // pinned to one CPU, as a cosched workstation's rank
+    let allowed = |pid: i32| {
+        // SAFETY: a zeroed cpu_set_t filled by the kernel.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::sched_getaffinity(pid, std::mem::size_of::<libc::cpu_set_t>(), &mut set);
+            (0..libc::CPU_SETSIZE as usize)
+                .filter(|&c| libc::CPU_ISSET(c, &set))
+                .count()
+        }
+    };
+    let ours = allowed(0);
+    // SAFETY: as above, for our own child.
+    unsafe {
+        let mut one: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(0, &mut one);
+        assert_eq!(
+            libc::sched_setaffinity(pid, std::mem::size_of::<libc::cpu_set_t>(), &one),
+            0
+        );
+    }
+    assert_eq!(allowed(pid), 1);
     let mut s = parsched_runtime::safety::Supervisor::start(&[]).unwrap();
     s.watch_rt_tid(pid);
+    s.watch_pinned_tid(pid);
     s.finish(); // as if the controller died: the pipe closes
                 // SAFETY: a plain query.
     let policy = unsafe { libc::sched_getscheduler(pid) };
+    let cpus = allowed(pid);
     let _ = child.kill();
     let _ = child.wait();
     assert_eq!(
@@ -200,6 +230,7 @@ fn real_supervisor_puts_a_boosted_thread_back_when_the_controller_dies() {
         libc::SCHED_OTHER,
         "still real-time after the supervisor ran"
     );
+    assert_eq!(cpus, ours, "still pinned after the supervisor ran");
 }
 
 /// A job that publishes itself as MPI rank 0 with one message pending (the
@@ -254,6 +285,80 @@ fn real_cosched_pb_boosts_a_rank_with_a_pending_message_within_one_scan() {
         let within_a_scan = s < 0.020;
         check!(within_a_scan, "boosted after {s} s: {text}");
         check!(c.stats().boosts >= 1, "no boost");
+        Ok(())
+    });
+}
+
+/// A job that publishes itself as MPI rank 0 (the library's layout, by
+/// hand) and rings the controller's bell (`PARSCHED_MPI_BELL`) for two
+/// messages: one while it spins without polling (descheduled, as the
+/// controller must believe), one while it polls. Reports how soon the
+/// first boost came, whether the second brought one, and its bell word.
+const ARRIVING_RANK: &str = r#"
+import mmap, os, struct, threading, time
+f = open(os.environ["PARSCHED_FCS_SYNC_FILE"], "r+b")
+f.truncate(4096 + 127 * 64)
+m = mmap.mmap(f.fileno(), 4096 + 127 * 64)
+m[0:8] = b"PSYNC1\0\0"
+o = 4096
+bell = os.open(os.environ["PARSCHED_MPI_BELL"], os.O_WRONLY | os.O_NONBLOCK)
+struct.pack_into("=I", m, o + 4, 1)
+struct.pack_into("=II", m, o + 32, os.getpid(), threading.get_native_id())
+time.sleep(0.03)
+struct.pack_into("=Q", m, o + 8, 1)
+struct.pack_into("=I", m, o + 52, 1)
+t0 = time.monotonic()
+os.write(bell, b"!")
+while os.sched_getscheduler(0) != os.SCHED_FIFO and time.monotonic() - t0 < 2:
+    pass
+a = time.monotonic() - t0
+struct.pack_into("=I", m, o + 48, 0)
+os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+struct.pack_into("=Q", m, o + 56, time.monotonic_ns())
+struct.pack_into("=Q", m, o + 8, 2)
+struct.pack_into("=I", m, o + 52, 1)
+os.write(bell, b"!")
+t1, again = time.monotonic(), False
+while time.monotonic() - t1 < 0.05:
+    struct.pack_into("=Q", m, o + 56, time.monotonic_ns())
+    again = again or os.sched_getscheduler(0) == os.SCHED_FIFO
+print("%.5f %d %d" % (a, again, struct.unpack_from("=I", m, o + 52)[0]), flush=True)
+"#;
+
+#[test]
+#[ignore = "needs root and a writable cgroup freezer"]
+fn real_cosched_dcs_boosts_a_descheduled_destination_on_arrival_only() {
+    use parsched_core::policy::cosched::{CoschedScheme, Scheme};
+    require_real(BackendKind::Auto);
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    retry_under_foreign_load(4, || {
+        let mut j = JobSpec::new(["python3", "-c", ARRIVING_RANK]).width(1);
+        j.stdout = Some(out.clone());
+        let spec = RunSpec {
+            policy: Policy::Cosched,
+            cosched_scheme: CoschedScheme::Dynamic(Scheme::DCS),
+            jobs: vec![j],
+            ..Default::default()
+        };
+        let mut c = Controller::new(spec).unwrap();
+        let r = c.run().unwrap();
+        check!(r[0].success, "{r:?}");
+        let text = std::fs::read_to_string(&out).unwrap();
+        let f: Vec<f64> = text
+            .split_whitespace()
+            .filter_map(|t| t.parse().ok())
+            .collect();
+        println!("DCS: {text}");
+        check!(f.len() == 3, "job printed {text:?}");
+        // at once (the bell wakes the controller), not at a 10 ms period
+        check!(f[0] < 0.005, "boosted {} s after the arrival", f[0]);
+        // a destination seen polling is running: no boost, and the
+        // controller looked (cleared the bell word)
+        check!(f[1] == 0.0, "a polling destination was boosted");
+        check!(f[2] == 0.0, "bell word left at {}", f[2]);
+        check!(c.stats().boosts == 1, "{} boosts", c.stats().boosts);
         Ok(())
     });
 }

@@ -420,6 +420,8 @@ impl Mechanism {
                     self.warn(format!(
                         "job {job}: thread {tid} not pinned to CPU {cpu}: {e}"
                     ));
+                } else if let Some(s) = self.supervisor.as_mut() {
+                    s.watch_pinned_tid(tid);
                 }
             }
         }

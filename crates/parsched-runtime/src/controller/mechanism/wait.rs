@@ -7,7 +7,7 @@ use super::Mechanism;
 use crate::controller::{enter_realtime, leave_realtime};
 use crate::error::{Result, RuntimeError};
 use crate::safety::SignalGuard;
-use std::os::unix::io::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::io::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::time::Instant;
 
 pub(crate) fn mono_ns() -> u64 {
@@ -94,24 +94,42 @@ impl Mechanism {
         self.stats.wall_s = self.t0.elapsed().as_secs_f64();
     }
 
-    /// Sleeps until a job exits, a signal arrives or (if given) the absolute
-    /// CLOCK_MONOTONIC `deadline` passes; returns the signal, if one came.
-    pub(crate) fn wait(&mut self, deadline: Option<u64>) -> Result<Option<i32>> {
+    /// Sleeps until a job exits, a signal arrives, (if given) the absolute
+    /// CLOCK_MONOTONIC `deadline` passes or (if given) `event` becomes
+    /// readable; returns the signal, if one came, and whether `event` is
+    /// readable.
+    pub(crate) fn wait(
+        &mut self,
+        deadline: Option<u64>,
+        event: Option<RawFd>,
+    ) -> Result<(Option<i32>, bool)> {
         if let (Some(d), Some(t)) = (deadline, &self.timerfd) {
             arm(t, d);
         }
-        let signal = self.wait_events(deadline)?;
+        let woke = self.wait_events(deadline, event)?;
         self.stats.wakeups += 1;
-        Ok(signal)
+        Ok(woke)
     }
 
-    fn wait_events(&mut self, deadline: Option<u64>) -> Result<Option<i32>> {
+    fn wait_events(
+        &mut self,
+        deadline: Option<u64>,
+        event: Option<RawFd>,
+    ) -> Result<(Option<i32>, bool)> {
         let mut fds = Vec::new();
         let sig_fd = self.signals.as_ref().expect("installed").fd();
         fds.push(libc::pollfd {
             fd: sig_fd,
             events: libc::POLLIN,
             revents: 0,
+        });
+        let event_idx = event.map(|fd| {
+            fds.push(libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            });
+            fds.len() - 1
         });
         let mut timer_idx = None;
         if let (Some(_), Some(t)) = (deadline, &self.timerfd) {
@@ -161,6 +179,7 @@ impl Mechanism {
             .take()
             .into_iter()
             .next();
-        Ok(signal)
+        let event = n > 0 && event_idx.is_some_and(|i| fds[i].revents & libc::POLLIN != 0);
+        Ok((signal, event))
     }
 }
