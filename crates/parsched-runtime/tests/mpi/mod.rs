@@ -353,7 +353,8 @@ fn real_cosched_dcs_boosts_a_descheduled_destination_on_arrival_only() {
         println!("DCS: {text}");
         check!(f.len() == 3, "job printed {text:?}");
         // at once (the bell wakes the controller), not at a 10 ms period
-        check!(f[0] < 0.005, "boosted {} s after the arrival", f[0]);
+        let at_once = f[0] < 0.005;
+        check!(at_once, "boosted {} s after the arrival", f[0]);
         // a destination seen polling is running: no boost, and the
         // controller looked (cleared the bell word)
         check!(f[1] == 0.0, "a polling destination was boosted");
