@@ -71,11 +71,11 @@ cc:
 # Debian's Open MPI, MPICH and gfortran are installed where missing (as root);
 # elsewhere the MPI tests fail saying why.
 mpi-deps:
-	@{ command -v mpicc.openmpi && command -v mpicc.mpich && command -v mpif90.openmpi; } >/dev/null 2>&1 || { \
+	@{ command -v mpicc.openmpi && command -v mpicc.mpich && command -v mpif90.openmpi && command -v hpcc; } >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing Open MPI, MPICH and gfortran (Debian) for the MPI library and its tests"; \
+	    echo "installing Open MPI, MPICH, gfortran and HPC Challenge (Debian) for the MPI library, its tests and reproduction"; \
 	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran >/dev/null; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran hpcc >/dev/null; \
 	  else \
 	    echo "no MPI (mpicc.openmpi, mpicc.mpich) and none can be installed here: the MPI tests will fail" >&2; \
 	  fi; }

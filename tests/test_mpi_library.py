@@ -195,11 +195,12 @@ def test_real_findings_follow_the_medians():
 def test_real_measure_runs_each_configuration(tmp_path):
     from parsched.reproduce import cosched_real as cr
 
-    configs = tuple(c for c in cr.CONFIGS if c[0] in ("gang (busy)", "SB", "PB"))
-    rows = cr.measure(quick=True, configs=configs, mixes={"lo+hi": ("lo", "hi")})
-    assert [r["config"] for r in rows] == ["gang (busy)", "SB", "PB"]
+    configs = tuple(c for c in cr.CONFIGS if c[0] in ("gang (busy)", "SB", "PB", "DCS"))
+    rows = cr.measure(quick=True, configs=configs, mixes={"life+mg": ("life", "mg")})
+    assert [r["config"] for r in rows] == ["gang (busy)", "SB", "PB", "DCS"]
+    # every job verified its result (a failed check is NaN)
     assert all(0.3 < r["makespan_s"] < 30 for r in rows), rows
-    assert rows[2]["boosts"] > 0 and rows[0]["boosts"] == 0, rows
+    assert rows[2]["boosts"] > 0 and rows[3]["boosts"] > 0 and rows[0]["boosts"] == 0, rows
 
 
 def test_cli_reproduce_cosched_real_says_what_is_missing(monkeypatch, tmp_path, capsys):
@@ -222,3 +223,56 @@ def test_a_receive_completed_by_mpi_test_counts_as_consumed(impl, tmp_path):
     once it has its message."""
     _, _, stats = _run(impl, "wait_probe", "busy", tmp_path, "test")
     assert stats[1].sent_to >= 1 and stats[1].consumed >= 1 and stats[1].pending == 0, stats[1]
+
+
+@pytest.mark.parametrize("impl", mpi.IMPLS)
+def test_life_and_mg_halo_verify_their_results_and_can_fail(impl):
+    """The reproduction's programs check what they computed: life against the
+    gliders' known drift, mg_halo against the known solution; too few V-cycles
+    leave the residual high and mg_halo says FAILED (exit 1)."""
+    env = {"LD_PRELOAD": mpi.library(impl)}
+    life = subprocess.run(mpi.mpirun(impl, 2, [_built(impl, "life"), "128", "256", "200"], env),
+                          capture_output=True, text=True, timeout=120)
+    assert life.returncode == 0 and "life: verified" in life.stdout, life.stdout + life.stderr
+    mg = [_built(impl, "mg_halo"), "256"]
+    ok = subprocess.run(mpi.mpirun(impl, 2, [*mg, "12"], env), capture_output=True, text=True,
+                        timeout=120)
+    assert ok.returncode == 0 and "mg_halo: verified" in ok.stdout, ok.stdout + ok.stderr
+    short = subprocess.run(mpi.mpirun(impl, 2, [*mg, "1"], env), capture_output=True,
+                           text=True, timeout=120)
+    assert short.returncode != 0 and "FAILED" in short.stdout, short.stdout + short.stderr
+
+
+def test_hpcc_verification_reads_its_summary(tmp_path):
+    from parsched.reproduce import cosched_real as cr
+
+    assert not cr.hpcc_verified(str(tmp_path))  # no output at all
+    out = tmp_path / "hpccoutf.txt"
+    out.write_text("HPL ... PASSED\nBegin of Summary section.\nSuccess=1\n")
+    assert cr.hpcc_verified(str(tmp_path))
+    out.write_text("HPL ... FAILED\nBegin of Summary section.\nSuccess=1\n")
+    assert not cr.hpcc_verified(str(tmp_path))
+    out.write_text("Begin of Summary section.\nSuccess=1\nBegin of Summary section.\nSuccess=0\n")
+    assert not cr.hpcc_verified(str(tmp_path))
+    with pytest.raises(ValueError, match="allowed: bsp-lo"):
+        cr.program_job("nbody", 1.0, None)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not os.path.isdir("/sys/fs/cgroup")
+                    or shutil.which("hpcc") is None,
+                    reason="needs root, cgroups and HPC Challenge (make mpi installs it)")
+def test_hpcc_runs_under_cosched_with_the_library_and_verifies(tmp_path):
+    """The public benchmark (Open MPI) under the controller: its ranks get the
+    controller's variables (forwarded with -x), are pinned, and HPCC's own
+    checks pass."""
+    import parsched
+    from parsched.reproduce import cosched_real as cr
+
+    job = cr.program_job("hpcc", 0.4, None, str(tmp_path))
+    out = parsched.run_jobs({"policy": "cosched", "cosched_scheme": "DCS-SB", "jobs": [job]})
+    j = out["jobs"][0]
+    assert j["success"], out
+    assert sorted(cpu for _, cpu in j["ranks"]) == [0, 1], j
+    assert cr.hpcc_verified(str(tmp_path)), (tmp_path / "hpccoutf.txt").read_text()[-2000:]
+    # the ranks published through the library: the controller boosted on arrivals
+    assert out["controller"].get("boosts", 0) > 0, out["controller"]

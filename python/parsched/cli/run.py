@@ -47,10 +47,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     measured from /proc, jobs balanced over the caches of one level by working
     set and confined to their cache's CPUs, or left to Linux where balancing
     cannot pay), cosched (seed 003 for MPI jobs whose ranks load libparsched_mpi:
-    --scheme Local|SB|SY|DCS|DCS-SB|DCS-SY|PB|PBT|PB-SB|PB-SY sets how ranks
-    wait and whether a rank with a message pending is boosted on arrival (DCS)
-    or every 10 ms (PB), --layout workstations pins rank k to CPU k mod CPUs), default (start all, let Linux schedule). Prints each job's exit
-    status, wall time, CPU time, time suspended and slots (under fcs also its
+    --scheme Local|SB|SY|DCS|DCS-SB|DCS-SY|PB|PBT|PB-SB|PB-SY sets how
+    ranks wait and whether a rank with a message pending is boosted on
+    arrival (DCS) or every 10 ms (PB), --layout workstations pins rank k to
+    CPU k mod CPUs), default (start all, let Linux schedule). Prints each job's
+    exit status, wall time, CPU time, time suspended and slots (under fcs also its
     classes over time, under regions its working set), and the controller's stats;
     --json reports each job's classes as a list of [t_s, class].
     Exit status 0 if every job succeeded, 1 if any failed, 2 on bad input. Needs

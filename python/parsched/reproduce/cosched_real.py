@@ -1,23 +1,31 @@
 """Seed 003's design space on this Linux machine, with real MPI programs
 (``parsched reproduce cosched --real``).
 
-Mixes of two-rank MPICH jobs (``target/mpi/mpich/mpi_bsp``: CPU work between
-barriers, each rank loading libparsched_mpi) of different communication
-intensities — ``lo`` (a barrier every 10 ms), ``hi`` (every 0.5 ms), the same
-work per job — run under plain Linux with busy-polling ranks (``default``),
-gang scheduling, FCS, and the ``cosched`` policy's schemes (Local, SB, SY, PB,
-PBT, PB-SB, PB-SY; ranks pinned one per CPU, the machine made a network of
-workstations), interleaved, ``reps`` times. The output says which of the
-paper's findings hold here and how the schemes compare with gang scheduling
-(docs/runtime.md, "MPI programs"). Needs root, cgroups, MPICH and ``make mpi``.
+Mixes of two two-rank MPI jobs, each rank loading libparsched_mpi, of
+different communication intensities (:data:`PROGRAMS`): the paper's LIFE
+(``life``: a halo row each way per generation), a multigrid-like halo
+exchange (``mg_halo``: V-cycles whose coarse levels exchange after a few
+microseconds of work), a public benchmark (HPC Challenge, Debian's ``hpcc``,
+Open MPI) and ``mpi_bsp`` (CPU work between barriers: every 10 ms, ``bsp-lo``)
+— each verified (life and mg_halo check their result and exit 1 if it is
+wrong; hpcc's own checks must say ``Success=1``). They run under plain Linux
+with busy-polling ranks (``default``), gang scheduling, FCS, and the
+``cosched`` policy's ten schemes (ranks pinned one per CPU, the machine made a
+network of workstations), interleaved, ``reps`` times. The output says which
+of the paper's findings hold here, how the schemes compare with gang
+scheduling, and what the simulator predicts for the same mixes
+(docs/runtime.md, "MPI programs"). Needs root, cgroups, MPICH and ``make mpi``
+(hpcc and Open MPI for the mix with hpcc).
 """
 
 from __future__ import annotations
 
 import math
 import os
+import shlex
 import shutil
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -39,12 +47,34 @@ CONFIGS: tuple[tuple[str, dict[str, Any], str | None], ...] = (
     ("PB-SY", {"policy": "cosched", "cosched_scheme": "PB-SY"}, None),
 )
 IMPLICIT = ("Local", "SB", "SY", "DCS", "DCS-SB", "DCS-SY", "PB", "PBT", "PB-SB", "PB-SY")
-#: Barrier interval (µs) of each communication intensity.
-GRAIN_US = {"lo": 10_000, "hi": 500}
-MIXES = {"lo+lo": ("lo", "lo"), "lo+hi": ("lo", "hi"), "hi+hi": ("hi", "hi")}
+#: The programs, with what one run does ("work" is about the CPU seconds of
+#: one job alone on this machine).
+PROGRAMS = {
+    "bsp-lo": "mpi_bsp: a barrier after every 10 ms of CPU work on each rank",
+    "bsp-hi": "mpi_bsp: a barrier after every 0.5 ms of CPU work on each rank",
+    "life": "life 512x1024 board: one halo row each way per generation (about 0.3 ms of "
+            "work a generation)",
+    "mg": "mg_halo N=1024: V-cycles of 9 levels, 118 halo exchanges a cycle (the coarse "
+          "levels' after microseconds of work), an allreduce a cycle",
+    "hpcc": "HPC Challenge 1.5 (Debian's hpcc, Open MPI): HPL N=2000 (1000 quick) on a 1x2 "
+            "grid, then DGEMM, STREAM, PTRANS, RandomAccess, FFT and the latency and "
+            "bandwidth rings",
+}
+#: Barrier interval (µs) of mpi_bsp's intensities.
+GRAIN_US = {"bsp-lo": 10_000, "bsp-hi": 500}
+#: Generations and V-cycles per second of work, on this machine alone (life: 0.33 ms a
+#: generation, mg_halo: 7 ms a cycle).
+LIFE_GENS_PER_S, MG_CYCLES_PER_S = 3000, 140
+#: mg_halo N=1024's halo exchanges a cycle (7 for each of 8 levels, 60 on the
+#: coarsest, 2 for the residual).
+MG_EXCHANGES = 7 * 8 + 60 + 2
+MIXES = {"bsp lo+lo": ("bsp-lo", "bsp-lo"), "life+bsp-lo": ("life", "bsp-lo"),
+         "life+mg": ("life", "mg"), "hpcc+life": ("hpcc", "life")}
+#: The mix of two fine-grained programs (the issue's "gang at least 1.4x faster").
+HI_MIX = "life+mg"
 
 
-def missing() -> str | None:
+def missing(mixes=MIXES) -> str | None:
     """Why the real reproduction cannot run here (None: it can)."""
     from parsched.runtime import mpi
 
@@ -56,9 +86,29 @@ def missing() -> str | None:
         mpi.library("mpich")
     except FileNotFoundError as e:
         return str(e)
-    if not os.path.exists(os.path.join(mpi.build_dir("mpich"), "mpi_bsp")):
-        return "target/mpi/mpich/mpi_bsp is not built: run `make mpi`"
+    for prog in ("mpi_bsp", "life", "mg_halo"):
+        if not os.path.exists(os.path.join(mpi.build_dir("mpich"), prog)):
+            return f"target/mpi/mpich/{prog} is not built: run `make mpi`"
+    if any("hpcc" in kinds for kinds in mixes.values()):
+        if shutil.which("hpcc") is None or shutil.which("mpirun.openmpi") is None:
+            return "needs HPC Challenge and Open MPI (`make mpi` installs hpcc as root)"
+        try:
+            mpi.library("openmpi")
+        except FileNotFoundError as e:
+            return str(e)
     return None
+
+
+def _mpich(prog: str, args: list[str], wait: str | None) -> list[str]:
+    """``mpirun.mpich -np 2`` of one of target/mpi/mpich's programs with the
+    library, waiting as ``wait`` says (None: as the policy says; hydra passes
+    the controller's variables on to the ranks)."""
+    from parsched.runtime import mpi
+
+    env = ["-env", "LD_PRELOAD", mpi.library("mpich")]
+    if wait:
+        env += ["-env", "PARSCHED_MPI_WAIT", wait]
+    return ["mpirun.mpich", "-np", "2", *env, os.path.join(mpi.build_dir("mpich"), prog), *args]
 
 
 def mpi_bsp_job(iters: int, grain_us: int, wait: str | None, *, mults: str | None = None,
@@ -67,27 +117,92 @@ def mpi_bsp_job(iters: int, grain_us: int, wait: str | None, *, mults: str | Non
     library: ``iters`` barriers, ``grain_us`` of CPU work before each (times
     each rank's multiplier), waiting as ``wait`` says (None: as the policy
     says)."""
-    from parsched.runtime import mpi
-
-    env = ["-env", "LD_PRELOAD", mpi.library("mpich")]
-    if wait:
-        env += ["-env", "PARSCHED_MPI_WAIT", wait]
-    prog = os.path.join(mpi.build_dir("mpich"), "mpi_bsp")
-    argv = ["mpirun.mpich", "-np", "2", *env, prog, str(iters), str(grain_us)]
-    job: dict[str, Any] = {"argv": argv + ([mults] if mults else []), "width": 2}
+    argv = _mpich("mpi_bsp", [str(iters), str(grain_us)] + ([mults] if mults else []), wait)
+    job: dict[str, Any] = {"argv": argv, "width": 2}
     if name:
         job["name"] = name
     return job
 
 
-def _job(kind: str, work_s: float, wait: str | None) -> dict[str, Any]:
-    grain = GRAIN_US[kind]
-    return mpi_bsp_job(max(1, round(work_s * 1e6 / grain)), grain, wait, name=kind)
+#: The controller's variables an Open MPI job must forward to its ranks (mpirun
+#: passes only those named with -x).
+_FORWARD = ("PARSCHED_FCS_SYNC_FILE", "PARSCHED_FCS_CLASS_FILE", "PARSCHED_MPI_WAIT",
+            "PARSCHED_MPI_SPIN_US", "PARSCHED_MPI_BELL", "PARSCHED_MPI_ARRIVALS")
+
+
+def _hpcc_input(n: int) -> str:
+    """hpccinf.txt: one HPL problem of size ``n`` (NB 80) on a 1x2 grid, the
+    other tests at their defaults (the HPL input format of HPC Challenge)."""
+    lines = ["HPLinpack benchmark input file", "parsched reproduce cosched --real",
+             "HPL.out      output file name (if any)", "8            device out",
+             "1            # of problems sizes (N)", f"{n}         Ns",
+             "1            # of NBs", "80           NBs", "0            PMAP process mapping",
+             "1            # of process grids (P x Q)", "1            Ps", "2            Qs",
+             "16.0         threshold", "1            # of panel fact", "2            PFACTs",
+             "1            # of recursive stopping criterium", "4            NBMINs",
+             "1            # of panels in recursion", "2            NDIVs",
+             "1            # of recursive panel fact.", "1            RFACTs",
+             "1            # of broadcast", "1            BCASTs",
+             "1            # of lookahead depth", "1            DEPTHs",
+             "2            SWAP", "64           swapping threshold", "0            L1 in",
+             "0            U  in", "1            Equilibration",
+             "8            memory alignment in double",
+             "##### This line (no. 32) is ignored (it serves as a separator). ######",
+             "0            Number of additional problem sizes for PTRANS",
+             "1200         values of N",
+             "0            number of additional blocking sizes for PTRANS",
+             "40           values of NB"]
+    return "\n".join(lines) + "\n"
+
+
+def hpcc_verified(workdir: str) -> bool:
+    """Whether the last HPC Challenge run in ``workdir`` passed its own checks."""
+    try:
+        with open(os.path.join(workdir, "hpccoutf.txt")) as fh:
+            text = fh.read()
+    except OSError:
+        return False
+    tail = text[text.rfind("Begin of Summary section"):]
+    return "Success=1" in tail and "FAILED" not in text
+
+
+def program_job(kind: str, work_s: float, wait: str | None,
+                workdir: str | None = None) -> dict[str, Any]:
+    """A ``run_jobs`` job of two ranks of program ``kind`` (:data:`PROGRAMS`)
+    with about ``work_s`` CPU seconds of work (hpcc: its N, 2000 from 1 s
+    up); ``workdir`` (hpcc): a fresh directory for its input and output."""
+    from parsched.runtime import mpi
+
+    if kind in GRAIN_US:
+        g = GRAIN_US[kind]
+        return mpi_bsp_job(max(1, round(work_s * 1e6 / g)), g, wait, name=kind)
+    if kind == "life":
+        gens = max(4, 4 * round(work_s * LIFE_GENS_PER_S / 4))
+        return {"argv": _mpich("life", ["512", "1024", str(gens)], wait), "width": 2,
+                "name": kind}
+    if kind == "mg":
+        cycles = max(1, round(work_s * MG_CYCLES_PER_S))
+        return {"argv": _mpich("mg_halo", ["1024", str(cycles)], wait), "width": 2,
+                "name": kind}
+    if kind == "hpcc":
+        assert workdir is not None, "hpcc needs a working directory"
+        with open(os.path.join(workdir, "hpccinf.txt"), "w") as fh:
+            fh.write(_hpcc_input(2000 if work_s >= 1 else 1000))
+        xs = ["-x", f"LD_PRELOAD={mpi.library('openmpi')}"]
+        if wait:
+            xs += ["-x", f"PARSCHED_MPI_WAIT={wait}"]
+        fwd = " ".join(_FORWARD)
+        script = (f'set -- ; for v in {fwd}; do eval "[ -n \\"\\${{$v+x}}\\" ]" && '
+                  'set -- "$@" -x "$v"; done; exec mpirun.openmpi --allow-run-as-root -np 2 '
+                  '--bind-to none ' + " ".join(map(shlex.quote, xs)) + ' "$@" hpcc')
+        return {"argv": ["sh", "-c", script], "width": 2, "name": kind, "cwd": workdir}
+    raise ValueError(f"program {kind!r}: allowed: {', '.join(PROGRAMS)}")
 
 
 def measure(*, quick: bool, progress: Callable[[dict[str, Any]], None] | None = None,
             configs=CONFIGS, mixes=MIXES) -> list[dict[str, Any]]:
-    """One row per (rep, mix, configuration): the makespan (s), NaN if a job failed."""
+    """One row per (rep, mix, configuration): the makespan (s), NaN if a job
+    failed or its result did not verify."""
     import parsched
 
     work_s, reps = (0.4, 1) if quick else (1.5, 3)
@@ -95,10 +210,17 @@ def measure(*, quick: bool, progress: Callable[[dict[str, Any]], None] | None = 
     for rep in range(reps):
         for mix, kinds in mixes.items():
             for name, spec, wait in configs:
-                t0 = time.monotonic()
-                out = parsched.run_jobs({**spec, "jobs": [_job(k, work_s, wait) for k in kinds]})
-                wall = time.monotonic() - t0
-                ok = all(j["success"] for j in out["jobs"])
+                with tempfile.TemporaryDirectory(prefix="parsched-real-") as d:
+                    dirs = [os.path.join(d, str(i)) for i in range(len(kinds))]
+                    for x in dirs:
+                        os.mkdir(x)
+                    jobs = [program_job(k, work_s, wait, x)
+                            for k, x in zip(kinds, dirs, strict=True)]
+                    t0 = time.monotonic()
+                    out = parsched.run_jobs({**spec, "jobs": jobs})
+                    wall = time.monotonic() - t0
+                    ok = all(j["success"] for j in out["jobs"]) and all(
+                        hpcc_verified(x) for k, x in zip(kinds, dirs, strict=True) if k == "hpcc")
                 rows.append({"rep": rep, "mix": mix, "config": name,
                              "makespan_s": wall if ok else math.nan,
                              "boosts": out["controller"].get("boosts", 0)})
@@ -118,16 +240,34 @@ MODEL = {"nodes": 2, "cpus_per_node": 1, "local": "fair", "latency_us": 2.0,
 SIM_SCHEME = {"gang (busy)": "gang", **{s: s for s in IMPLICIT}}
 
 
+def bsp_shape(kind: str, work_s: float) -> tuple[int, int] | None:
+    """The simulator's reading of a program as bulk-synchronous work: (grain in
+    µs, iterations), from its structure and the rates above (None: hpcc, whose
+    phases the model does not know)."""
+    if kind in GRAIN_US:
+        return GRAIN_US[kind], max(1, round(work_s * 1e6 / GRAIN_US[kind]))
+    if kind == "life":
+        gens = max(4, 4 * round(work_s * LIFE_GENS_PER_S / 4))
+        return max(1, round(1e6 / LIFE_GENS_PER_S)), gens
+    if kind == "mg":
+        cycles = max(1, round(work_s * MG_CYCLES_PER_S))
+        return max(1, round(1e6 / MG_CYCLES_PER_S / MG_EXCHANGES)), cycles * MG_EXCHANGES
+    return None
+
+
 def predict(*, quick: bool, mixes=MIXES) -> dict[str, dict[str, float]]:
     """The simulator's completion time (s) for each mix and configuration that
-    has a counterpart (the same jobs as ``bsp_jobs``)."""
+    has a counterpart (the same jobs as ``bsp_jobs``; mixes with hpcc have none)."""
     from parsched import _core
 
     work_s, reps = (0.4, 1) if quick else (1.5, 3)
     out: dict[str, dict[str, float]] = {}
     for mix, kinds in mixes.items():
-        bsp = ";".join(f"{k}{i}:{GRAIN_US[k]}:{max(1, round(work_s * 1e6 / GRAIN_US[k]))}:1/1"
-                       for i, k in enumerate(kinds))
+        shapes = [bsp_shape(k, work_s) for k in kinds]
+        if any(sh is None for sh in shapes):
+            continue
+        bsp = ";".join(f"{k}{i}:{g}:{n}:1/1" for i, (k, (g, n)) in
+                       enumerate(zip(kinds, shapes, strict=True)))  # type: ignore[misc]
         for config, scheme in SIM_SCHEME.items():
             r = _core.simulate_cosched({**MODEL, "bsp_jobs": bsp, "scheme": scheme,
                                         "reps": reps})
@@ -151,11 +291,11 @@ def findings(med: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
     def add(fid: str, claim: str, holds: bool, evidence: str) -> None:
         out.append({"id": fid, "claim": claim, "holds": bool(holds), "evidence": evidence})
 
-    hi = med.get("hi+hi", {})
+    hi = med.get(HI_MIX, {})
     if hi:
         g, d = hi["gang (busy)"], hi["default (busy)"]
         add("gang-vs-linux", "gang at least 1.4x faster than plain Linux with busy polling "
-            "(hi+hi)", d >= 1.4 * g, f"default {d:.2f} s, gang {g:.2f} s ({d / g:.2f}x)")
+            f"({HI_MIX})", d >= 1.4 * g, f"default {d:.2f} s, gang {g:.2f} s ({d / g:.2f}x)")
     for mix, m in med.items():
         g = m["gang (busy)"]
         best = min(IMPLICIT, key=lambda s: m[s])
@@ -167,14 +307,14 @@ def findings(med: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
             f"better {better:.2f} s")
     if hi:
         pb, others = hi["PB"], {s: hi[s] for s in IMPLICIT if s != "PB"}
-        add("paper-pb-best", "paper: PB outperforms the other implicit schemes (hi+hi, "
+        add("paper-pb-best", f"paper: PB outperforms the other implicit schemes ({HI_MIX}, "
             "within 5%)", pb <= 1.05 * min(others.values()),
             ", ".join(f"{s} {v:.2f}" for s, v in sorted(hi.items()) if s in IMPLICIT))
         add("paper-local-worst", "paper: Local is the worst implicit scheme as communication "
-            "grows (hi+hi, within 5%)", hi["Local"] >= 0.95 * max(hi[s] for s in IMPLICIT),
+            f"grows ({HI_MIX}, within 5%)", hi["Local"] >= 0.95 * max(hi[s] for s in IMPLICIT),
             f"Local {hi['Local']:.2f} s, worst {max(hi[s] for s in IMPLICIT):.2f} s")
         add("paper-sb-slow", "paper: spin-block far slower than PB at high communication "
-            "(SB >= 1.5x PB, hi+hi)", hi["SB"] >= 1.5 * pb,
+            f"(SB >= 1.5x PB, {HI_MIX})", hi["SB"] >= 1.5 * pb,
             f"SB {hi['SB']:.2f} s, PB {pb:.2f} s")
     return out
 
@@ -214,12 +354,15 @@ def run(out: str, *, quick: bool, echo=None, progress: bool = True) -> dict[str,
                           for c, _, _ in CONFIGS])
     md = "\n".join([
         "## On this machine: real MPI jobs (`--real`)", "",
-        "Two-rank MPICH jobs, a barrier every 10 ms (lo) or 0.5 ms (hi), the same work per "
-        "job; median makespan over the repetitions (real.csv). 'model': the simulator's "
-        "prediction for the same jobs (`bsp_jobs`) on two one-CPU nodes with a CFS-like "
-        "local scheduler and shared-memory message costs (2 us, 0.5 us overheads), the "
-        "library's 100 us spin (cosched_real.MODEL; stated, not fitted); default and FCS "
-        "have no counterpart there.", "",
+        "Mixes of two two-rank MPI jobs, each verified; median makespan over the "
+        "repetitions (real.csv). The programs:", "",
+        *[f"- `{k}`: {v}" for k, v in PROGRAMS.items()], "",
+        "'model': the simulator's prediction for the same jobs read as bulk-synchronous "
+        "work (`bsp_jobs`; life a generation per exchange, mg_halo its exchanges evenly "
+        "spread, cosched_real.bsp_shape) on two one-CPU nodes with a CFS-like local "
+        "scheduler and shared-memory message costs (2 us, 0.5 us overheads), the "
+        "library's 100 us spin (cosched_real.MODEL; stated, not fitted); hpcc, default "
+        "and FCS have no counterpart there.", "",
         markdown_table(table), "",
         f"Findings: {sum(f['holds'] for f in found)} of {len(found)} hold", "",
         *[f"- **{f['id']}** ({'holds' if f['holds'] else 'does not hold'}): {f['claim']}. "
