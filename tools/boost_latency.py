@@ -2,9 +2,10 @@
 
 Seed 003's arrival actions (DCS, PB) raise a process that has a message
 pending so that it runs at once on its processor. On Linux the candidates are
-a nice value (setpriority), a real-time class for a bounded time
-(sched_setscheduler SCHED_FIFO, then back) and cgroup v2 ``cpu.weight``. This
-measures, for the first two, the time from the boost to the target running:
+a nice value (setpriority), EEVDF's custom slice (sched_setattr with a
+100 us sched_runtime: an earlier virtual deadline), a real-time class for a
+bounded time (sched_setscheduler SCHED_FIFO, then back) and cgroup v2
+``cpu.weight``. This measures, for all but the last, the time from the boost to the target running:
 two busy processes pinned to one CPU, the target writes CLOCK_MONOTONIC into
 shared memory in a loop; the boost is applied while the competitor runs, and
 the delay is the first timestamp after the boost minus the boost time.
@@ -40,6 +41,18 @@ def spinner(buf: mmap.mmap, cpu: int, write: bool) -> int:
     return pid
 
 
+def set_slice(pid: int, slice_ns: int) -> None:
+    """EEVDF's custom slice (Linux 6.12+): sched_setattr(SCHED_OTHER,
+    sched_runtime=slice_ns); a shorter slice gives an earlier deadline."""
+    import ctypes
+
+    attr = struct.pack("=IIQiIQQQII", 56, 0, 0, 0, 0, slice_ns, 0, 0, 0, 0)
+    buf = ctypes.create_string_buffer(attr, len(attr))
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(314, pid, buf, 0) != 0:  # SYS_sched_setattr (x86-64)
+        raise OSError(ctypes.get_errno(), "sched_setattr")
+
+
 def trial(method: str, cpu: int) -> float:
     buf = mmap.mmap(-1, 8)
     target = spinner(buf, cpu, True)
@@ -59,6 +72,8 @@ def trial(method: str, cpu: int) -> float:
             os.setpriority(os.PRIO_PROCESS, target, -20)
         elif method == "fifo":
             os.sched_setscheduler(target, os.SCHED_FIFO, os.sched_param(1))
+        elif method == "slice":
+            set_slice(target, 100_000)
         elif method == "none":
             pass
         while True:
@@ -78,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cpu", type=int, default=1)
     ap.add_argument("--trials", type=int, default=30)
     a = ap.parse_args(argv)
-    for method in ("none", "nice", "fifo"):
+    for method in ("none", "nice", "slice", "fifo"):
         xs = sorted(trial(method, a.cpu) for _ in range(a.trials))
         p90 = xs[int(0.9 * (len(xs) - 1))]
         print(f"{method:5s}: median {statistics.median(xs):7.3f} ms, p90 {p90:7.3f} ms "

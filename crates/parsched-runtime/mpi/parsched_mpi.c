@@ -72,8 +72,9 @@ struct ext {
     _Atomic uint32_t bell;       /* 1: a message arrived while it spun, 2: it
                                     yields (spin-yield); set by whoever rings
                                     the controller's bell, cleared by it */
-    _Atomic uint64_t poll_ns;    /* CLOCK_MONOTONIC of its last poll while
-                                    spinning: recent = it runs */
+    _Atomic uint64_t poll_ns;    /* CLOCK_MONOTONIC when it was last seen
+                                    running (a poll, a send, a wait's start
+                                    or end): recent = it runs */
 };
 _Static_assert(sizeof(struct ext) == EXT_SLOT_BYTES, "extension slot layout");
 
@@ -92,6 +93,7 @@ static struct {
     int verbose;
     int bell_fd; /* the controller's bell (a FIFO), or -1 */
     int arrivals; /* ring it for every message sent (dynamic coscheduling) */
+    uint64_t running_ns; /* a rank seen this recently is running: no ring */
     uint64_t tests, sleeps, c_syncs, c_wait, c_spin, c_blocked;
 } S;
 
@@ -116,29 +118,48 @@ static struct ext *slot(int world_rank)
 }
 
 /* Tells the controller (dynamic coscheduling, spin-yield) that something
-   happened to a rank: flags it (once until the controller has looked) and
-   writes a byte to the controller's FIFO. */
+   happened to a rank: flags it (once until the controller has looked); a
+   yield also writes a byte to the controller's FIFO, to wake it at once. An
+   arrival does not: the controller scans the flags every 200 us, because a
+   wake-up from the sender preempts the sender on its CPU just as it starts
+   to wait for the reply (docs/runtime.md, "MPI programs"). */
 static void bell(struct ext *e, uint32_t what)
 {
     uint32_t zero = 0;
-    if (S.bell_fd >= 0 && atomic_compare_exchange_strong(&e->bell, &zero, what))
+    if (S.bell_fd >= 0 && atomic_compare_exchange_strong(&e->bell, &zero, what) && what == 2)
         (void)!write(S.bell_fd, "!", 1);
 }
 
+/* This rank is running now (it is calling MPI). */
+static void seen(struct ext *me, uint64_t t)
+{
+    if (me)
+        atomic_store_explicit(&me->poll_ns, t, memory_order_relaxed);
+}
+
+/* A send to world_rank (`message`), or a collective's completion: counts the
+   message, wakes the rank if it sleeps, and (dynamic coscheduling) rings the
+   controller's bell unless the rank was seen running in the last
+   PARSCHED_MPI_RUNNING_US (20): the controller's handler decides from when
+   each rank was last seen running whether the destination is believed
+   running on its CPU. */
 static void ring(int world_rank, int message)
 {
     struct ext *e = slot(world_rank);
     if (!e)
         return;
+    uint64_t t = now_ns(CLOCK_MONOTONIC);
+    seen(slot(S.rank), t);
     if (message) {
         atomic_fetch_add(&e->sent_to, 1);
-        atomic_store(&e->last_arrival_ns, now_ns(CLOCK_MONOTONIC));
+        atomic_store(&e->last_arrival_ns, t);
     }
     atomic_fetch_add(&e->doorbell, 1);
     uint32_t w = atomic_load(&e->waiting);
     if (w == 2)
         syscall(SYS_futex, &e->doorbell, FUTEX_WAKE, 1, NULL, NULL, 0);
-    else if (message && S.arrivals)
+    else if (message && S.arrivals &&
+             t - atomic_load_explicit(&e->poll_ns, memory_order_relaxed) > S.running_ns)
         bell(e, 1);
 }
 
@@ -196,8 +217,8 @@ static int is_recv(MPI_Request r, int forget)
 }
 
 /* A boost given by the controller (SCHED_FIFO, flagged in the rank's slot)
-   ends when the rank has received what it was boosted for: a thread may
-   always lower its own policy. */
+   ends when the rank has waited a spin time in vain (see wait_on): a thread
+   may always lower its own policy. */
 static void give_back_boost(struct ext *me)
 {
     if (me && atomic_load_explicit(&me->boosted, memory_order_relaxed) &&
@@ -293,9 +314,11 @@ static int wait_on(test_fn test, void *ctx)
         blocked += now_ns(CLOCK_MONOTONIC) - b0;
         rc = test(ctx, &done);
     }
-    if (me)
+    uint64_t t1 = now_ns(CLOCK_MONOTONIC), wall = t1 - t0;
+    if (me) {
+        seen(me, t1);
         atomic_store(&me->waiting, 0);
-    uint64_t wall = now_ns(CLOCK_MONOTONIC) - t0;
+    }
     if (rc == MPI_SUCCESS) {
         add(0, 1);
         add(1, wall);
@@ -440,6 +463,7 @@ static void setup(void)
     if (S.poll_ns == 0)
         S.poll_ns = 1000;
     S.bell_fd = -1;
+    S.running_ns = env_us("PARSCHED_MPI_RUNNING_US", 20);
     const char *bell_path = getenv("PARSCHED_MPI_BELL");
     if (bell_path && *bell_path) {
         S.bell_fd = open(bell_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
@@ -481,6 +505,7 @@ int MPI_Finalize(void)
     if (S.bell_fd >= 0)
         close(S.bell_fd);
     S.bell_fd = -1;
+    S.running_ns = env_us("PARSCHED_MPI_RUNNING_US", 20);
     if (S.map)
         munmap(S.map, FILE_BYTES);
     S.map = NULL;

@@ -93,9 +93,10 @@ def cmd_reproduce_cosched(args: argparse.Namespace) -> int:
     at the paper's size (about 25 s alone per job) with 3 replications;
     --quick runs a quarter of the iterations, one replication (about a
     minute on 2 cores). --real also runs the design space on this machine with
-    real MPI programs (parsched.reproduce.cosched_real: two-rank MPICH jobs of
-    two communication intensities under plain Linux, gang, FCS and the cosched
-    policy's schemes; needs root, cgroups and `make mpi`). Writes CSV tables,
+    real MPI programs (parsched.reproduce.cosched_real: mixes of two-rank jobs
+    of life, mg_halo, HPC Challenge and mpi_bsp, each verified, under plain
+    Linux, gang, FCS and the cosched policy's ten schemes; needs root, cgroups
+    and `make mpi`). Writes CSV tables,
     PNG plots and summary.md to --out; --json prints the headline numbers.
     """
     from parsched.reproduce import cosched as reproduce_cosched

@@ -77,7 +77,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                      cosched_layout=args.layout, cosched_spin_us=args.spin_us)
     if args.json:
         sys.stdout.flush()
-    out = run_jobs(spec)
+    out = run_jobs(spec, stop_on_signal=False)
     reports, stats = out["jobs"], out["controller"]
     ok = all(r["success"] for r in reports)
     if args.json:

@@ -56,9 +56,9 @@ PROGRAMS = {
             "work a generation)",
     "mg": "mg_halo N=1024: V-cycles of 9 levels, 118 halo exchanges a cycle (the coarse "
           "levels' after microseconds of work), an allreduce a cycle",
-    "hpcc": "HPC Challenge 1.5 (Debian's hpcc, Open MPI): HPL N=2000 (1000 quick) on a 1x2 "
-            "grid, then DGEMM, STREAM, PTRANS, RandomAccess, FFT and the latency and "
-            "bandwidth rings",
+    "hpcc": "HPC Challenge 1.5 (built from Debian's source for MPICH by `make mpi`; else "
+            "Debian's binary, Open MPI): HPL N=2000 (1000 quick) on a 1x2 grid, then DGEMM, "
+            "STREAM, PTRANS, RandomAccess, FFT and the latency and bandwidth rings",
 }
 #: Barrier interval (µs) of mpi_bsp's intensities.
 GRAIN_US = {"bsp-lo": 10_000, "bsp-hi": 500}
@@ -89,19 +89,34 @@ def missing(mixes=MIXES) -> str | None:
     for prog in ("mpi_bsp", "life", "mg_halo"):
         if not os.path.exists(os.path.join(mpi.build_dir("mpich"), prog)):
             return f"target/mpi/mpich/{prog} is not built: run `make mpi`"
-    if any("hpcc" in kinds for kinds in mixes.values()):
-        if shutil.which("hpcc") is None or shutil.which("mpirun.openmpi") is None:
-            return "needs HPC Challenge and Open MPI (`make mpi` installs hpcc as root)"
+    if any("hpcc" in kinds for kinds in mixes.values()) and hpcc_binary() is None:
+        return ("needs HPC Challenge: `make mpi` builds it from Debian's source for MPICH "
+                "(or installs Debian's, for Open MPI, as root)")
+    return None
+
+
+def hpcc_binary() -> tuple[str, str] | None:
+    """(implementation, path) of the HPC Challenge to run: the one `make mpi`
+    built from source for MPICH, else Debian's (Open MPI, with the library
+    built for it); None if neither is here."""
+    from parsched.runtime import mpi
+
+    built = os.path.join(mpi.build_dir("mpich"), "hpcc")
+    if os.path.exists(built):
+        return "mpich", built
+    deb = shutil.which("hpcc")
+    if deb and shutil.which("mpirun.openmpi"):
         try:
             mpi.library("openmpi")
-        except FileNotFoundError as e:
-            return str(e)
+        except FileNotFoundError:
+            return None
+        return "openmpi", deb
     return None
 
 
 def _mpich(prog: str, args: list[str], wait: str | None) -> list[str]:
-    """``mpirun.mpich -np 2`` of one of target/mpi/mpich's programs with the
-    library, waiting as ``wait`` says (None: as the policy says; hydra passes
+    """``mpirun.mpich -np 2`` of ``prog`` (a path, or one of target/mpi/mpich's
+    programs) with the library, waiting as ``wait`` says (None: as the policy says; hydra passes
     the controller's variables on to the ranks)."""
     from parsched.runtime import mpi
 
@@ -188,13 +203,16 @@ def program_job(kind: str, work_s: float, wait: str | None,
         assert workdir is not None, "hpcc needs a working directory"
         with open(os.path.join(workdir, "hpccinf.txt"), "w") as fh:
             fh.write(_hpcc_input(2000 if work_s >= 1 else 1000))
+        impl, prog = hpcc_binary() or ("openmpi", "hpcc")
+        if impl == "mpich":
+            return {"argv": _mpich(prog, [], wait), "width": 2, "name": kind, "cwd": workdir}
         xs = ["-x", f"LD_PRELOAD={mpi.library('openmpi')}"]
         if wait:
             xs += ["-x", f"PARSCHED_MPI_WAIT={wait}"]
         fwd = " ".join(_FORWARD)
         script = (f'set -- ; for v in {fwd}; do eval "[ -n \\"\\${{$v+x}}\\" ]" && '
                   'set -- "$@" -x "$v"; done; exec mpirun.openmpi --allow-run-as-root -np 2 '
-                  '--bind-to none ' + " ".join(map(shlex.quote, xs)) + ' "$@" hpcc')
+                  '--bind-to none ' + " ".join(map(shlex.quote, xs)) + ' "$@" ' + shlex.quote(prog))
         return {"argv": ["sh", "-c", script], "width": 2, "name": kind, "cwd": workdir}
     raise ValueError(f"program {kind!r}: allowed: {', '.join(PROGRAMS)}")
 

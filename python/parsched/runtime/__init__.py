@@ -118,9 +118,14 @@ def make_spec(spec: Mapping[str, Any] | str | os.PathLike[str] | None = None,
     return out
 
 
-def run_jobs(spec: Mapping[str, Any] | str | os.PathLike[str] | None = None,
-             **keys: Any) -> dict[str, Any]:
+def run_jobs(spec: Mapping[str, Any] | str | os.PathLike[str] | None = None, *,
+             stop_on_signal: bool = True, **keys: Any) -> dict[str, Any]:
     """Runs real jobs on this machine until all end (blocking); see the module doc.
+
+    Ctrl-C (or SIGTERM, SIGHUP) during the run stops its jobs, and then raises
+    ``KeyboardInterrupt`` — so a loop of runs stops at once — unless
+    ``stop_on_signal=False``, which returns the reports (the controller's
+    ``signal`` says which signal stopped it).
 
     Returns ``{"jobs": [report, ...], "controller": stats}``: per job name,
     argv, pid, status {code, signal}, success, wall_s, user_s, sys_s,
@@ -144,7 +149,7 @@ def run_jobs(spec: Mapping[str, Any] | str | os.PathLike[str] | None = None,
             "feature, or not on Linux)"
         )
     try:
-        return c.run_jobs(full)
+        out: dict[str, Any] = c.run_jobs(full)
     except c.ConfigError as e:
         msg = str(e)
         if msg.startswith("run spec: "):
@@ -156,3 +161,6 @@ def run_jobs(spec: Mapping[str, Any] | str | os.PathLike[str] | None = None,
         raise RuntimeUnavailable(str(e)) from None
     except c.RuntimeFailure as e:
         raise RuntimeFailure(str(e)) from None
+    if stop_on_signal and out["controller"].get("signal"):
+        raise KeyboardInterrupt(f"signal {out['controller']['signal']}: the jobs were stopped")
+    return out

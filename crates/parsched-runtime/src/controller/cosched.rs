@@ -20,30 +20,30 @@
 //!   recent — from what the library publishes (sent − consumed, the last
 //!   arrival); the boost is `SCHED_FIFO` priority 1 ([`Decision::Boost`]:
 //!   Linux's EEVDF only lets a real-time class preempt at once,
-//!   `tools/boost_latency.py`) until the rank has received (the library
-//!   drops it, flagged in the rank's slot) or the next period.
+//!   `tools/boost_latency.py`) until the rank has waited a spin time in
+//!   vain (the library drops it, flagged in the rank's slot: its peer is
+//!   not running) or the next period.
 //! * **PB-SB, PB-SY**: the same timer over ranks that spin-block or
 //!   spin-yield. PB-SB's timer "preferentially wakes up sleeping (blocked)
 //!   processes which have pending messages": the library's senders already
 //!   wake a blocked rank through its doorbell, so the timer's wake is a
 //!   boost of the blocked rank (it runs at once when it wakes).
-//! * **DCS, DCS-SB, DCS-SY** (dynamic coscheduling): under them the
-//!   library (`PARSCHED_MPI_ARRIVALS=1`) writes a byte to the controller's
-//!   bell (a FIFO, `PARSCHED_MPI_BELL`, watched by the controller's loop:
-//!   [`RuntimePolicy::event_fd`]) when it sends to a rank that is not
-//!   blocked, flagging the rank's slot (once, until the controller has
-//!   looked); the controller reads the flagged ranks and asks the core's
-//!   [`Scheme::on_arrival`] (the simulator's network interface, the same
-//!   code) what to do, with the rank believed running only when it is
-//!   seen polling (a poll in the last [`RUNNING_NS`]: a descheduled rank
-//!   cannot poll). A rank that computes is believed not running: Linux
-//!   shows no other process whether a thread is on its CPU now (its state
-//!   says runnable either way), so the handler's re-check is not made and
-//!   a running rank may be boosted too, which costs it nothing. An
-//!   interrupt-and-boost is a `SCHED_FIFO` boost, which the rank gives up
-//!   once it has waited a spin time in vain, or the controller ends after
-//!   one period. A blocked rank is woken by its doorbell (the kernel's
-//!   wake-up, as Solaris' is for SB).
+//! * **DCS, DCS-SB, DCS-SY** (dynamic coscheduling): the network
+//!   interface interrupts for a message to a process other than the one
+//!   it believes runs on the destination's CPU. Under these schemes
+//!   (`PARSCHED_MPI_ARRIVALS=1`) a send to a rank that is not blocked, and
+//!   was not seen running in the last 20 µs (`PARSCHED_MPI_RUNNING_US`: a
+//!   rank that polled that recently runs, and the controller need not
+//!   wake), flags the rank's slot (once, until the controller has looked) and writes a
+//!   byte to the controller's bell (a FIFO, `PARSCHED_MPI_BELL`, watched by
+//!   the controller's loop: [`RuntimePolicy::event_fd`]). The controller
+//!   reads the flagged ranks and asks the core's [`Scheme::on_arrival`]
+//!   (the simulator's network interface, the same code) what to do, the
+//!   destination believed running if it is the rank on its CPU that was
+//!   seen running last (`believed_running`); an interrupt-and-boost is a
+//!   `SCHED_FIFO` boost, which the rank gives up once it has waited a spin
+//!   time in vain, or the controller ends after one period. A blocked rank
+//!   is woken by its doorbell (the kernel's wake-up, as Solaris' is for SB).
 //! * **SY, DCS-SY, PB-SY**: when a rank's spin time runs out the library
 //!   rings the bell once for the wait ("yield"); the controller boosts the
 //!   core's [`choose_yield_target`] among the ranks on the yielder's CPU
@@ -67,21 +67,27 @@ use std::collections::BTreeMap;
 /// How often the policy looks for newly started ranks.
 const PERIOD_NS: u64 = 10_000_000;
 
-/// A spinning rank that polled this recently is believed running.
-pub(crate) const RUNNING_NS: u64 = 200_000;
+/// DCS: how often the controller scans the ranks' arrival flags (the
+/// library does not wake it for an arrival: a wake-up from the sender
+/// preempts the sender just as it starts to wait for the reply).
+pub(crate) const SCAN_NS: u64 = 200_000;
 
-/// The core's view of a rank's endpoint at `now`.
-///
-/// A rank seen polling in the last [`RUNNING_NS`] runs; one that spins
-/// without polling, or computes, is believed not to (Linux does not show
-/// whether another process's thread is on its CPU now).
+/// A spinning rank that polled this recently is believed running (it polls
+/// every microsecond or so while it runs).
+pub(crate) const RUNNING_NS: u64 = 50_000;
+
+/// The core's view of a rank's endpoint at `now`: blocked as the library
+/// says; otherwise running if it was seen running (polling, sending, starting
+/// or ending a wait: the library's `poll_ns`) in the last [`RUNNING_NS`], as a
+/// network interface's sampled idea of the running process would say, else
+/// ready (Linux does not show whether another process's thread is on its CPU
+/// now).
 fn endpoint(r: &RankView, now: u64) -> EndpointView {
     EndpointView {
         state: match r.waiting {
             Waiting::Blocked => ProcState::Blocked,
-            Waiting::Spinning if now.saturating_sub(r.poll_ns) > RUNNING_NS => ProcState::Ready,
-            Waiting::Spinning => ProcState::Running,
-            Waiting::Running => ProcState::Ready,
+            _ if now.saturating_sub(r.poll_ns) <= RUNNING_NS => ProcState::Running,
+            _ => ProcState::Ready,
         },
         pending: r.pending.min(u32::MAX as u64) as u32,
         last_arrival: Time(r.last_arrival_ns),
@@ -115,6 +121,8 @@ pub(crate) struct CoschedPolicy {
     /// (job, pid, tid, when).
     bell: Option<(std::path::PathBuf, std::os::fd::OwnedFd)>,
     quick: Vec<(usize, i32, i32, u64)>,
+    /// DCS: when the arrival flags are scanned next.
+    scan: Option<u64>,
     /// Spin-yield's round-robin position, per CPU (one for free placement).
     yield_next: Vec<usize>,
 }
@@ -146,6 +154,7 @@ impl CoschedPolicy {
             boosters,
             bell: None,
             quick: Vec::new(),
+            scan: None,
             yield_next: vec![0; topo.cpus.len()],
         })
     }
@@ -246,10 +255,10 @@ impl CoschedPolicy {
             {
                 let (job, r) = here[k];
                 let (pid, tid) = (r.pid as i32, r.tid as i32);
-                // The rank drops the boost itself once it has received
-                // (the paper's point: run the destination until it has
-                // absorbed its message); the controller ends it at the
-                // next period in any case.
+                // The rank drops the boost itself once it has waited a
+                // spin time in vain (it ran on with its peers until one was
+                // not there); the controller ends it at the next period in
+                // any case.
                 if let Some(f) = &self.files {
                     let _ = f.flag_boost(job, r.rank);
                 }
@@ -274,8 +283,31 @@ impl CoschedPolicy {
             .and_then(|&(tid, cpu)| (tid == r.tid).then_some(cpu))
     }
 
-    /// Boosts rank `r` of job `i` until it has received (the library drops
-    /// it) or one period has passed.
+    /// The network interface's idea of whether rank `r` of job `i` runs, as
+    /// the paper's LANai "periodically gets the id of the thread currently
+    /// executing on the host CPU": a rank that spins polls all the time it
+    /// runs, so it runs if it polled in the last [`RUNNING_NS`]; one that
+    /// computes runs if it is, of the ranks pinned to its CPU, the one seen
+    /// running last (the library's `poll_ns`: a poll, a send, a wait's start
+    /// or end) — with free placement, if it was seen in the last
+    /// [`RUNNING_NS`].
+    fn believed_running(&self, ranks: &[Vec<RankView>], i: usize, r: &RankView, now: u64) -> bool {
+        let fresh = now.saturating_sub(r.poll_ns) <= RUNNING_NS;
+        let cpu = match (r.waiting, self.cpu_of(i, r)) {
+            (Waiting::Running, Some(cpu)) => cpu,
+            _ => return fresh,
+        };
+        !ranks.iter().enumerate().any(|(j, rs)| {
+            rs.iter().any(|o| {
+                (j, o.rank) != (i, r.rank)
+                    && self.cpu_of(j, o) == Some(cpu)
+                    && o.poll_ns > r.poll_ns
+            })
+        })
+    }
+
+    /// Boosts rank `r` of job `i` until it has waited a spin time in vain
+    /// (the library drops it) or one period has passed.
     fn quick_boost(&mut self, m: &mut Mechanism, i: usize, r: &RankView, now: u64) -> Result<()> {
         let (pid, tid) = (r.pid as i32, r.tid as i32);
         if r.boosted {
@@ -325,8 +357,15 @@ impl CoschedPolicy {
                 }
                 match r.bell {
                     Bell::Arrival if self.scheme.arrival == ArrivalAction::Dcs => {
-                        let view = endpoint(r, now);
-                        let running = view.state == ProcState::Running;
+                        let mut view = endpoint(r, now);
+                        let running = self.believed_running(ranks, i, r, now);
+                        if view.state != ProcState::Blocked {
+                            view.state = if running {
+                                ProcState::Running
+                            } else {
+                                ProcState::Ready
+                            };
+                        }
                         if self.scheme.on_arrival(&view, running) == ArrivalDecision::InterruptBoost
                         {
                             self.quick_boost(m, i, r, now)?;
@@ -414,14 +453,29 @@ impl RuntimePolicy for CoschedPolicy {
         {
             self.next = Some(mono_ns() + PERIOD_NS);
         }
+        if self.scheme.arrival == ArrivalAction::Dcs && self.bell.is_some() {
+            self.scan = Some(mono_ns() + SCAN_NS);
+        }
         Ok(())
     }
 
     fn next_deadline(&self) -> Option<u64> {
-        self.next
+        match (self.next, self.scan) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     fn on_timer(&mut self, m: &mut Mechanism, now: u64) -> Result<()> {
+        if self.scan.is_some_and(|t| now >= t) {
+            let ranks = self.read_all_ranks(m);
+            self.answer_bells(m, &ranks, now)?;
+            self.scan = Some(now + SCAN_NS);
+        }
+        match self.next {
+            Some(n) if now >= n => {}
+            _ => return Ok(()),
+        }
         let ranks = self.read_all_ranks(m);
         if self.layout == CoschedLayout::Workstations {
             for (i, rs) in ranks.iter().enumerate() {

@@ -146,6 +146,9 @@ pub struct ControllerStats {
     /// Regions: the caches, the scans and every placement decision.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub regions: Option<RegionsStats>,
+    /// The signal (SIGINT, SIGTERM, SIGHUP) that stopped the run, if one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
 }
 
 /// The controller of one run: the mechanism and the policy.
@@ -371,6 +374,7 @@ impl Controller {
     fn shutdown(&mut self, sig: i32) -> Result<()> {
         self.m
             .warn(format!("received signal {sig}: stopping the jobs"));
+        self.m.stopped_by(sig);
         self.m.signal_and_thaw(sig);
         for i in self.policy.on_stop(&mut self.m) {
             self.m.never_started(i, "interrupted before it could start");

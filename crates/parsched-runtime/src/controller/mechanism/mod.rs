@@ -308,6 +308,11 @@ impl Mechanism {
         self.t0.elapsed()
     }
 
+    /// Records the signal that stopped the run.
+    pub(crate) fn stopped_by(&mut self, sig: i32) {
+        self.stats.signal = Some(sig);
+    }
+
     pub(crate) fn warn(&mut self, w: String) {
         eprintln!("parsched: warning: {w}");
         self.warnings.push(w);
@@ -456,7 +461,8 @@ impl Mechanism {
             sched_priority: prio,
         };
         // SAFETY: valid sched_param; the thread may have exited meanwhile.
-        if unsafe { libc::sched_setscheduler(tid, policy, &p) } == 0 {
+        let ok = unsafe { libc::sched_setscheduler(tid, policy, &p) } == 0;
+        if ok {
             if on {
                 self.boosted.insert(tid);
                 self.stats.boosts += 1;
