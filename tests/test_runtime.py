@@ -219,3 +219,30 @@ def test_reproduce_desktop_tiny_writes_files(tmp_path):
     desk = pd.read_csv(out / "desktop.csv")
     assert set(desk.scheduler) == {"default", "gang"} and set(desk.k) == {1, 2}
     assert list(pd.read_csv(out / "granularity.csv").grain_ms) == [0.1, 1.0, 10.0]
+
+
+@needs_runtime
+@pytest.mark.parametrize("stop", [True, False], ids=["raises", "reports"])
+def test_ctrl_c_stops_the_jobs_and_a_loop_of_runs(stop):
+    """Ctrl-C during run_jobs stops its jobs (the controller catches the
+    signal) and then raises KeyboardInterrupt, so a sweep of runs stops at
+    once; with stop_on_signal=False the reports come back with the signal."""
+    import signal
+    import threading
+    import time
+
+    t = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    t0 = time.monotonic()
+    t.start()
+    try:
+        spec = {"policy": "default", "jobs": [["sleep", "30"]]}
+        if stop:
+            with pytest.raises(KeyboardInterrupt):
+                parsched.run_jobs(spec)
+        else:
+            out = parsched.run_jobs(spec, stop_on_signal=False)
+            assert out["controller"]["signal"] == signal.SIGINT, out["controller"]
+            assert not out["jobs"][0]["success"]
+    finally:
+        t.cancel()
+    assert time.monotonic() - t0 < 10  # not the job's 30 s
