@@ -82,6 +82,7 @@ mpi-deps:
 
 mpi: mpi-deps cc
 	@$(MAKE) -s -C crates/parsched-runtime/mpi
+	@$(MAKE) -s -C crates/parsched-runtime/mpi hpcc
 
 rust-test: cc mpi
 	$(PYTHON) tools/check_msrv.py

@@ -95,6 +95,16 @@ fn endpoint(r: &RankView, now: u64) -> EndpointView {
     }
 }
 
+/// Ends the boost of thread `tid` of process `pid` of job `job`.
+fn unboost(m: &mut Mechanism, job: usize, pid: i32, tid: i32) -> Result<()> {
+    m.apply(Decision::Boost {
+        job,
+        pid,
+        tid,
+        on: false,
+    })
+}
+
 /// The library's name for a waiting strategy.
 pub(crate) fn wait_env(w: WaitKind) -> &'static str {
     match w {
@@ -220,12 +230,7 @@ impl CoschedPolicy {
     fn periodic_boost(&mut self, m: &mut Mechanism, ranks: &[Vec<RankView>]) -> Result<()> {
         for (c, &cpu) in self.cpus.iter().enumerate() {
             if let Some((job, pid, tid)) = self.boosted[c].take() {
-                m.apply(Decision::Boost {
-                    job,
-                    pid,
-                    tid,
-                    on: false,
-                })?;
+                unboost(m, job, pid, tid)?;
             }
             let here: Vec<(usize, RankView)> = ranks
                 .iter()
@@ -337,12 +342,7 @@ impl CoschedPolicy {
         self.quick = keep;
         for (job, pid, tid, _) in old {
             if m.job(job).live() {
-                m.apply(Decision::Boost {
-                    job,
-                    pid,
-                    tid,
-                    on: false,
-                })?;
+                unboost(m, job, pid, tid)?;
             }
         }
         Ok(())

@@ -233,6 +233,27 @@ fn real_supervisor_puts_a_boosted_pinned_thread_back_when_the_controller_dies() 
     assert_eq!(cpus, ours, "still pinned after the supervisor ran");
 }
 
+/// Runs `script` (python3) as a one-process job under cosched `scheme`, its
+/// output to `out`: the reports, what it printed and the boosts given.
+fn run_fake_rank(
+    script: &str,
+    scheme: parsched_core::policy::cosched::Scheme,
+    out: &std::path::Path,
+) -> (Vec<parsched_runtime::JobReport>, String, u64) {
+    let mut j = JobSpec::new(["python3", "-c", script]).width(1);
+    j.stdout = Some(out.to_path_buf());
+    let spec = RunSpec {
+        policy: Policy::Cosched,
+        cosched_scheme: parsched_core::policy::cosched::CoschedScheme::Dynamic(scheme),
+        jobs: vec![j],
+        ..Default::default()
+    };
+    let mut c = Controller::new(spec).unwrap();
+    let r = c.run().unwrap();
+    let text = std::fs::read_to_string(out).unwrap_or_default();
+    (r, text, c.stats().boosts)
+}
+
 /// A job that publishes itself as MPI rank 0 with one message pending (the
 /// library's layout, written by hand: no MPI involved) and reports how long
 /// after that it found itself at SCHED_FIFO.
@@ -256,24 +277,14 @@ print("boosted after %.4f s" % (time.monotonic() - t0), flush=True)
 #[test]
 #[ignore = "needs root and a writable cgroup freezer"]
 fn real_cosched_pb_boosts_a_rank_with_a_pending_message_within_one_scan() {
-    use parsched_core::policy::cosched::{CoschedScheme, Scheme};
+    use parsched_core::policy::cosched::Scheme;
     require_real(BackendKind::Auto);
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     retry_under_foreign_load(4, || {
-        let mut j = JobSpec::new(["python3", "-c", PENDING_RANK]).width(1);
-        j.stdout = Some(out.clone());
-        let spec = RunSpec {
-            policy: Policy::Cosched,
-            cosched_scheme: CoschedScheme::Dynamic(Scheme::PB),
-            jobs: vec![j],
-            ..Default::default()
-        };
-        let mut c = Controller::new(spec).unwrap();
-        let r = c.run().unwrap();
+        let (r, text, boosts) = run_fake_rank(PENDING_RANK, Scheme::PB, &out);
         check!(r[0].success, "{r:?}");
-        let text = std::fs::read_to_string(&out).unwrap();
         let s: f64 = text
             .trim()
             .strip_prefix("boosted after ")
@@ -284,7 +295,7 @@ fn real_cosched_pb_boosts_a_rank_with_a_pending_message_within_one_scan() {
         // the time to see it, 20 ms in all)
         let within_a_scan = s < 0.020;
         check!(within_a_scan, "boosted after {s} s: {text}");
-        check!(c.stats().boosts >= 1, "no boost");
+        check!(boosts >= 1, "no boost");
         Ok(())
     });
 }
@@ -326,24 +337,14 @@ print("%.5f %d %d" % (a, again, struct.unpack_from("=I", m, o + 52)[0]), flush=T
 #[test]
 #[ignore = "needs root and a writable cgroup freezer"]
 fn real_cosched_dcs_boosts_a_descheduled_destination_on_arrival_only() {
-    use parsched_core::policy::cosched::{CoschedScheme, Scheme};
+    use parsched_core::policy::cosched::Scheme;
     require_real(BackendKind::Auto);
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     retry_under_foreign_load(4, || {
-        let mut j = JobSpec::new(["python3", "-c", ARRIVING_RANK]).width(1);
-        j.stdout = Some(out.clone());
-        let spec = RunSpec {
-            policy: Policy::Cosched,
-            cosched_scheme: CoschedScheme::Dynamic(Scheme::DCS),
-            jobs: vec![j],
-            ..Default::default()
-        };
-        let mut c = Controller::new(spec).unwrap();
-        let r = c.run().unwrap();
+        let (r, text, boosts) = run_fake_rank(ARRIVING_RANK, Scheme::DCS, &out);
         check!(r[0].success, "{r:?}");
-        let text = std::fs::read_to_string(&out).unwrap();
         let f: Vec<f64> = text
             .split_whitespace()
             .filter_map(|t| t.parse().ok())
@@ -358,7 +359,7 @@ fn real_cosched_dcs_boosts_a_descheduled_destination_on_arrival_only() {
         // controller looked (cleared the bell word)
         check!(f[1] == 0.0, "a polling destination was boosted");
         check!(f[2] == 0.0, "bell word left at {}", f[2]);
-        check!(c.stats().boosts == 1, "{} boosts", c.stats().boosts);
+        check!(boosts == 1, "{boosts} boosts");
         Ok(())
     });
 }
