@@ -299,3 +299,24 @@ def test_reproduce_and_bench_batch(swf, tmp_path, capsys):
     assert [r["policy"] for r in obj["runs"]] == ["fcfs", "easy", "conservative"]
     assert main(["reproduce", "batch", "--traces", str(tmp_path / "none")]) == 2
     assert one_error_line(capsys.readouterr().err).startswith("--traces")
+
+
+@needs_core
+@needs_traces
+def test_queue_orders_reorder_the_queue_and_bad_ones_are_one_line(capsys):
+    """order= sorts the queue before EASY sees it (docs/policies/batch-orders.md):
+    on a real trace SJF gives other starts than arrival order, with every job run
+    once and the same total work; a bad order is one line, exit 2."""
+    fcfs = parsched.simulate_batch(BatchConfig(trace=SMALL_TRACE, policy="easy"))
+    sjf = parsched.simulate_batch(BatchConfig(trace=SMALL_TRACE, policy="easy", order="sjf"))
+    assert BatchConfig(order="wfp3").order == "wfp3"
+    assert len(fcfs.jobs) == len(sjf.jobs)
+    assert (fcfs.jobs["execution_time"] == sjf.jobs["execution_time"]).all()
+    assert (fcfs.jobs["starting_time"] != sjf.jobs["starting_time"]).any()
+    assert (sjf.jobs["starting_time"] >= sjf.jobs["submission_time"]).all()
+    assert main(["simulate", "batch", "--set", f"trace={SMALL_TRACE}", "--set",
+                 "order=random"]) == 2
+    err = capsys.readouterr().err
+    assert one_error_line(err).startswith("order:") and "wfp3" in err, err
+    with pytest.raises(ConfigError, match="order"):
+        parsched.simulate_batch(BatchConfig(trace=SMALL_TRACE, policy="gang", order="sjf"))

@@ -954,6 +954,33 @@ mod batch_reference {
             }
         }
 
+        /// Under every queue order and policy the schedule is valid: every
+        /// job starts at or after its submission, runs its run time, and
+        /// the machine is never overcommitted.
+        #[test]
+        fn every_queue_order_gives_a_valid_schedule((p, jobs) in instance()) {
+            use parsched_core::policy::batch::QueueOrder;
+            for order in QueueOrder::ALL {
+                for kind in [BatchPolicyKind::Fcfs, BatchPolicyKind::Easy, BatchPolicyKind::Conservative] {
+                    let c = BatchConfig { policy: kind, order, ..BatchConfig::default() };
+                    let r = simulate(jobs.clone(), p, &c).unwrap();
+                    let mut ev: Vec<(u64, i64)> = Vec::new();
+                    for (j, o) in jobs.iter().zip(&r.outcomes) {
+                        prop_assert!(o.start >= j.submit && o.start != u64::MAX);
+                        prop_assert_eq!(o.end - o.start, j.runtime);
+                        ev.push((o.start, j.procs as i64));
+                        ev.push((o.end, -(j.procs as i64)));
+                    }
+                    ev.sort();
+                    let mut used = 0i64;
+                    for (_, d) in ev {
+                        used += d;
+                        prop_assert!(used <= p as i64, "{:?} {:?} overcommits", kind, order);
+                    }
+                }
+            }
+        }
+
         /// With exact requested times (and no zero run times), conservative
         /// backfilling never starts a job later than FCFS.
         #[test]

@@ -743,6 +743,15 @@ choices!(crate::policy::local::Wakeup {
     Tail => "tail",
     Priority => "priority",
 });
+choices!(crate::policy::batch::QueueOrder {
+    Fcfs => "fcfs",
+    Sjf => "sjf",
+    Ljf => "ljf",
+    Smallest => "smallest",
+    Saf => "saf",
+    Wfp3 => "wfp3",
+    Unicef => "unicef",
+});
 choices!(crate::policy::gang::SlotAllocation {
     FirstFit => "first_fit",
     BestFit => "best_fit",

@@ -29,7 +29,10 @@
 //!   old reservations can give other schedules after early completions.)
 //!
 //! A policy observes a [`BatchView`] and returns the positions in the queue of
-//! the jobs to start now; it never touches the machine. Times are integer
+//! the jobs to start now; it never touches the machine. The queue is in
+//! arrival order unless the machine sorts it first by a priority rule
+//! ([`QueueOrder`], `order.rs`: SJF, WFP3, UNICEF, …); the policy then
+//! starts, reserves and backfills in that order. Times are integer
 //! ticks (the batch machine uses seconds, the resolution of SWF traces).
 //!
 //! Tie rules (all documented here and tested):
@@ -181,6 +184,7 @@ impl BatchPolicy for Fcfs {
 
 mod conservative;
 mod easy;
+pub mod order;
 mod profile;
 pub mod reference;
 #[cfg(test)]
@@ -188,4 +192,5 @@ mod tests;
 
 pub use conservative::Conservative;
 pub use easy::{Easy, Shadow};
+pub use order::{OrderJob, QueueOrder};
 pub use profile::Profile;

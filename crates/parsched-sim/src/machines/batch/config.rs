@@ -63,6 +63,9 @@ pub use crate::workloads::lublin::MAX_WORKLOAD_JOBS;
 #[serde(default)]
 pub struct BatchConfig {
     pub policy: BatchPolicyKind,
+    /// The priority rule the queue is sorted by before fcfs, easy or
+    /// conservative sees it (arrival order by default).
+    pub order: parsched_core::policy::batch::QueueOrder,
     /// Processors; `None`: the trace header's MaxProcs (else MaxNodes).
     pub procs: Option<u32>,
     /// Kill a job when it reaches its requested time.
@@ -108,6 +111,7 @@ impl Default for BatchConfig {
     fn default() -> Self {
         BatchConfig {
             policy: BatchPolicyKind::Easy,
+            order: parsched_core::policy::batch::QueueOrder::Fcfs,
             procs: None,
             kill_on_overrun: false,
             bsld_tau: 10.0,
@@ -175,6 +179,20 @@ impl BatchConfig {
     /// Checks every value; the error names the key and what is allowed
     /// (every check is a key's own range, [`super::SCHEMA`]).
     pub fn validate(&self) -> Result<(), ConfigError> {
-        super::SCHEMA.check(self)
+        super::SCHEMA.check(self)?;
+        if self.policy == BatchPolicyKind::Gang
+            && self.order != parsched_core::policy::batch::QueueOrder::Fcfs
+        {
+            return Err(ConfigError::new(
+                "order",
+                format!(
+                    "{} orders the queue of fcfs, easy and conservative; gang admits in arrival \
+                     order",
+                    parsched_core::schema::Choice::name(self.order)
+                ),
+                "fcfs (with policy = gang)",
+            ));
+        }
+        Ok(())
     }
 }

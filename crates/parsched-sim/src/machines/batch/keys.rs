@@ -8,6 +8,7 @@ use super::config::{BatchConfig, BatchPolicyKind, TooWide, WorkloadKind, MAX_WOR
 use crate::workloads::swf::{
     ExtraFields, KeepDrop, MissingRequested, MissingRuntime, ProcsRule, Unsorted,
 };
+use parsched_core::policy::batch::QueueOrder;
 use parsched_core::policy::gang::SlotAllocation;
 use parsched_core::schema::{Field, Kind, Schema, U32, U64};
 use parsched_core::{choices, field};
@@ -60,6 +61,13 @@ static FIELDS: &[Field<C>] = &[
         "scheduler: fcfs, easy (EASY backfilling: a reservation for the first queued job), \
          conservative (a reservation for every queued job) or gang (time slicing on an \
          Ousterhout matrix with mpl slots, with backfilling)"),
+    field!(C, "order", order: choice, Kind::choice::<QueueOrder>(), "", "", "",
+        "priority rule the queue is sorted by before fcfs, easy or conservative sees it (the \
+         policy then starts, reserves and backfills in that order; ties keep arrival order): \
+         fcfs (arrival), sjf (shortest requested time), ljf (longest), smallest (fewest \
+         processors), saf (smallest requested area), wfp3 (largest (wait/requested)^3 x \
+         processors) or unicef (largest wait / (log2(max(processors, 2)) x requested)); \
+         docs/policies/batch-orders.md"),
     field!(C, "procs", procs: opt_u32, Kind::int_min(1, U32), "processors", "", "",
         "processors of the machine; unset (or auto): the trace header's MaxProcs, else \
          MaxNodes")

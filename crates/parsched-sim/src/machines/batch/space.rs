@@ -7,7 +7,9 @@ use super::result::{finish, Outcome, Series};
 use super::{check_jobs, effective_runtime, BatchConfig, BatchError, BatchResult};
 use crate::engine::{Engine, Flow, Model};
 use crate::workloads::swf::BatchJob;
-use parsched_core::policy::batch::{BatchPolicy, BatchView, QueuedJob, RunningJob};
+use parsched_core::policy::batch::{
+    BatchPolicy, BatchView, OrderJob, QueueOrder, QueuedJob, RunningJob,
+};
 use parsched_core::{PolicyError, Time};
 use std::time::Instant;
 
@@ -115,6 +117,15 @@ struct SpaceModel<'a> {
     /// Jobs that finished at the current instant, released when it closes.
     finishing: Vec<u32>,
     decisions: Vec<usize>,
+    /// The priority rule the queue is sorted by before the policy sees it,
+    /// and its scratch: the jobs as the rule sees them, the order
+    /// (`perm[k]`: the queue position of the k-th job), the scores and the
+    /// sorted queue.
+    order: QueueOrder,
+    order_jobs: Vec<OrderJob>,
+    perm: Vec<usize>,
+    scores: Vec<f64>,
+    sorted: Vec<QueuedJob>,
     /// The decisions, sorted (to check them and remove the started jobs).
     taken: Vec<usize>,
     series: Series,
@@ -190,12 +201,39 @@ impl SpaceModel<'_> {
         Ok(())
     }
 
+    /// Sorts the queue from `head` by the priority rule at `t` into
+    /// `sorted` (`perm[k]`: the queue position, from `head`, of its k-th job).
+    fn sort_queue(&mut self, t: u64, head: usize) {
+        let jobs = self.jobs;
+        self.order_jobs.clear();
+        self.order_jobs
+            .extend(self.queue_idx[head..].iter().map(|&i| {
+                let j = &jobs[i as usize];
+                OrderJob {
+                    submit: j.submit,
+                    requested: j.requested,
+                    procs: j.procs,
+                }
+            }));
+        self.order
+            .sort(&self.order_jobs, t, &mut self.perm, &mut self.scores);
+        self.sorted.clear();
+        let queue = &self.queue[head..];
+        self.sorted.extend(self.perm.iter().map(|&k| queue[k]));
+    }
+
     /// One scheduling pass: the policy's decisions, checked and applied.
     fn schedule(&mut self, t: u64, engine: &mut Engine<SpaceEvent>) -> Result<(), BatchError> {
         let free = self.free;
         let head = self.head;
         let len = self.queue.len() - head;
         self.decisions.clear();
+        let queue: &[QueuedJob] = if self.order == QueueOrder::Fcfs {
+            &self.queue[head..]
+        } else {
+            self.sort_queue(t, head);
+            &self.sorted
+        };
         self.policy.schedule(
             &BatchView {
                 now: t,
@@ -203,12 +241,19 @@ impl SpaceModel<'_> {
                 free,
                 running: &self.running,
                 running_by_end: Some(&self.by_end),
-                queue: &self.queue[head..],
+                queue,
             },
             &mut self.decisions,
         );
         if self.decisions.is_empty() {
             return Ok(());
+        }
+        if self.order != QueueOrder::Fcfs {
+            // positions in the sorted queue -> positions in the queue (an
+            // out-of-range one is left as is, for the check below)
+            for d in self.decisions.iter_mut() {
+                *d = self.perm.get(*d).copied().unwrap_or(*d);
+            }
         }
         let taken = &mut self.taken;
         taken.clear();
@@ -327,6 +372,11 @@ pub fn simulate_with(
         free: procs,
         finishing: Vec::new(),
         decisions: Vec::new(),
+        order: cfg.order,
+        order_jobs: Vec::new(),
+        perm: Vec::new(),
+        scores: Vec::new(),
+        sorted: Vec::new(),
         taken: Vec::new(),
         series: Series { points: Vec::new() },
         set: ProcSet::new(if track { procs } else { 1 }),

@@ -116,10 +116,15 @@ fn config_keys_and_errors() {
         ("workload_types", Value::Bool(false)),
         ("extra_fields", Value::Str("error".into())),
         ("max_events", Value::Int(5)),
+        ("order", Value::Str("wfp3".into())),
     ] {
         c.set(k, &v).unwrap();
     }
-    assert_eq!(super::keys().len(), 25);
+    assert_eq!(super::keys().len(), 26);
+    assert_eq!(c.order, parsched_core::policy::batch::QueueOrder::Wfp3);
+    // (gang admits in arrival order: an order is refused with it)
+    assert_eq!(c.validate().unwrap_err().field, "order");
+    c.order = parsched_core::policy::batch::QueueOrder::Fcfs;
     assert_eq!(
         c.rules.extra_fields,
         crate::workloads::swf::ExtraFields::Error
@@ -354,4 +359,89 @@ fn gang_runs_estimated_above_max_events_are_refused() {
     let r = simulate(jobs.clone(), 8, &cfg).unwrap();
     assert!(r.summary.slot_switches > 0);
     assert!(((r.summary.slot_switches + 3 * 200) as f64) <= cfg.estimate_events(&jobs));
+}
+
+fn starts_ordered(jobs: &[BatchJob], procs: u32, policy: &str, order: &str) -> Vec<u64> {
+    let mut c = BatchConfig::default();
+    c.set("policy", &Value::Str(policy.into())).unwrap();
+    c.set("order", &Value::Str(order.into())).unwrap();
+    let r = simulate(jobs.to_vec(), procs, &c).unwrap();
+    r.outcomes.iter().map(|o| o.start).collect()
+}
+
+/// Exact schedules worked out by hand on 4 processors: A (0, 10 s, 4
+/// procs) holds the machine; B (t=1, 5 s, 4), C (t=2, 2 s, 4) and D (t=3,
+/// 1 s, 2) wait for it (requested = run).
+///
+/// * fcfs / ljf (5 > 2 > 1): B at 10; C is the head (shadow 15), D cannot
+///   backfill (nothing free): C at 15, D at 17.
+/// * sjf (D, C, B): D at 10 (2 free left); C is the head, shadow 11; B does
+///   not fit in 2: C at 11, B at 13.
+/// * smallest (D 2 procs, then B, C by arrival): D at 10; B the head at 11;
+///   C at 16.
+/// * saf (areas B 20, C 8, D 2: D, C, B): as sjf.
+#[test]
+fn easy_starts_in_the_priority_order_hand_worked() {
+    let jobs = [
+        j(1, 0, 10, 4, 10),
+        j(2, 1, 5, 4, 5),
+        j(3, 2, 2, 4, 2),
+        j(4, 3, 1, 2, 1),
+    ];
+    let cases = [
+        ("fcfs", vec![0, 10, 15, 17]),
+        ("ljf", vec![0, 10, 15, 17]),
+        ("sjf", vec![0, 13, 11, 10]),
+        ("smallest", vec![0, 11, 16, 10]),
+        ("saf", vec![0, 13, 11, 10]),
+    ];
+    for (order, want) in cases {
+        for policy in ["easy", "conservative"] {
+            assert_eq!(
+                starts_ordered(&jobs, 4, policy, order),
+                want,
+                "{policy} {order}"
+            );
+        }
+    }
+    // the arrival order is the default
+    assert_eq!(starts(&jobs, 4, "easy"), vec![0, 10, 15, 17]);
+}
+
+/// Backfilling and reservations follow the order too: under EASY-SJF a
+/// short job is the head, not the first to arrive. 4 processors: A (0, 10 s, 3 procs); B (t=1,
+/// 100 s, 4) waits; C (t=2, 20 s, 1) and D (t=3, 5 s, 1) arrive.
+/// * fcfs: B is the head, shadow 10, extra 0; C would end at 22 > 10, D at
+///   8 <= 10: D backfills at 3; B at 10; C after B, at 110.
+/// * sjf: at 2 the order is C, B and C fits in the free processor: C at 2
+///   (B's shadow moves to 22, when C ends); at 3 the order is D, B and
+///   nothing is free: D is the head (shadow 10); at 10 D starts, and B, the
+///   head again, waits for C: B at 22.
+#[test]
+fn easy_backfills_in_the_priority_order_hand_worked() {
+    let jobs = [
+        j(1, 0, 10, 3, 10),
+        j(2, 1, 100, 4, 100),
+        j(3, 2, 20, 1, 20),
+        j(4, 3, 5, 1, 5),
+    ];
+    assert_eq!(
+        starts_ordered(&jobs, 4, "easy", "fcfs"),
+        vec![0, 10, 110, 3]
+    );
+    assert_eq!(starts_ordered(&jobs, 4, "easy", "sjf"), vec![0, 22, 2, 10]);
+}
+
+#[test]
+fn an_order_with_gang_is_refused_by_name() {
+    let mut c = BatchConfig::default();
+    c.set("policy", &Value::Str("gang".into())).unwrap();
+    c.set("order", &Value::Str("sjf".into())).unwrap();
+    let e = c.validate().unwrap_err();
+    assert_eq!(e.field, "order");
+    let e = BatchConfig::default()
+        .set("order", &Value::Str("random".into()))
+        .unwrap_err();
+    assert_eq!(e.field, "order");
+    assert!(e.to_string().contains("wfp3"), "{e}");
 }
