@@ -320,3 +320,71 @@ def test_queue_orders_reorder_the_queue_and_bad_ones_are_one_line(capsys):
     assert one_error_line(err).startswith("order:") and "wfp3" in err, err
     with pytest.raises(ConfigError, match="order"):
         parsched.simulate_batch(BatchConfig(trace=SMALL_TRACE, policy="gang", order="sjf"))
+
+
+def _traces() -> list[str]:
+    return sorted(os.path.join(TRACES, f) for f in os.listdir(TRACES)
+                  if f.endswith((".swf", ".swf.gz"))) if os.path.isdir(TRACES) else []
+
+
+@needs_core
+@needs_traces
+@pytest.mark.parametrize("trace", _traces(), ids=os.path.basename)
+def test_a_python_fcfs_priority_is_exactly_easy_on_every_trace(trace):
+    """priority = submit time (arrival order) gives the built-in EASY schedule, job
+    for job; a Python SJF gives the built-in order=sjf schedule."""
+    def starts(r):
+        return r.jobs["starting_time"].tolist()
+
+    easy = parsched.simulate_batch(trace, BatchConfig(policy="easy"))
+    mine = parsched.simulate_batch(trace, BatchConfig(policy="easy"),
+                                   priority=lambda q: q["submit"])
+    assert starts(mine) == starts(easy)
+    sjf = parsched.simulate_batch(trace, BatchConfig(policy="easy", order="sjf"))
+    mine = parsched.simulate_batch(trace, BatchConfig(policy="easy"),
+                                   priority=lambda q: q["requested"].clip(min=1))
+    assert starts(mine) == starts(sjf)
+
+
+@needs_core
+def test_a_python_priority_sees_the_queue_as_columns(swf):
+    seen = []
+
+    def rule(q):
+        seen.append({k: (v.tolist() if hasattr(v, "tolist") else v) for k, v in q.items()})
+        return -q["procs"]  # widest first
+
+    r = parsched.simulate_batch(swf / "good.swf", BatchConfig(policy="conservative"),
+                                priority=rule)
+    assert r.jobs["starting_time"].tolist() == [0, 5, 100, 6]
+    first = next(s for s in seen if len(s["submit"]) == 2)
+    assert set(first) == {"now", "free", "submit", "wait", "requested", "procs", "user",
+                          "group", "queue", "partition", "fits_now"}
+    assert first["now"] == 5 and first["free"] == 12
+    assert first["submit"] == [5, 5] and first["wait"] == [0, 0]
+    assert first["procs"] == [8, 16] and first["fits_now"] == [True, False]
+    assert first["requested"] == [100, 60]
+
+
+@needs_core
+@pytest.mark.parametrize("rule, match", [
+    (lambda q: [0.0], "returned 1 scores for a queue of"),
+    (lambda q: q["submit"] * float("nan"), "NaN for job"),
+    (lambda q: 1 / 0, "priority raised ZeroDivisionError"),
+    (lambda q: "soon", "one number per queued job"),
+])
+def test_a_bad_python_priority_is_a_policy_error_naming_it(swf, rule, match):
+    with pytest.raises(parsched.PolicyError, match=match):
+        parsched.simulate_batch(swf / "good.swf", BatchConfig(), priority=rule)
+
+
+@needs_core
+def test_a_python_priority_with_an_order_or_gang_or_not_callable_is_refused(swf):
+    with pytest.raises(ConfigError, match="order"):
+        parsched.simulate_batch(swf / "good.swf", BatchConfig(order="sjf"),
+                                priority=lambda q: q["submit"])
+    with pytest.raises(ConfigError, match="policy"):
+        parsched.simulate_batch(swf / "good.swf", BatchConfig(policy="gang"),
+                                priority=lambda q: q["submit"])
+    with pytest.raises(ConfigError, match="priority"):
+        parsched.simulate_batch(swf / "good.swf", BatchConfig(), priority=3)

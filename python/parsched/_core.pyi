@@ -1,6 +1,6 @@
 """Type stubs for the compiled extension ``parsched._core`` (crates/parsched-py)."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from os import PathLike
 from typing import Any, Literal, Protocol, TypedDict
 
@@ -308,6 +308,7 @@ def simulate_batch(
     config: _BatchConfig | dict[str, Any],
     jobs_csv: str | PathLike[str] | None = None,
     swf_out: str | PathLike[str] | None = None,
+    priority: Callable[[dict[str, Any]], Any] | None = None,
 ) -> _BatchOutput:
     """Runs an SWF trace (.swf or .swf.gz) under a batch policy; unknown or bad
     keys raise ConfigError, trace problems TraceError (``line N: ...``), a job

@@ -178,18 +178,137 @@ pub(crate) fn generate_lublin<'py>(
     Ok(out)
 }
 
+/// A queue order written in Python: `priority(queue) -> scores`, called once
+/// per scheduling pass with the whole queue as numpy columns (a dict: `now`,
+/// `free`, and per job `submit`, `wait`, `requested`, `procs`, `user`,
+/// `group`, `queue`, `partition` as int64, `fits_now` as bool), returning one
+/// number per job, lowest first (docs/policies/batch-orders.md).
+pub(crate) struct PyScorer {
+    f: Py<PyAny>,
+    frombuffer: Py<PyAny>,
+    buf: Vec<u8>,
+    /// What the function raised, kept to re-raise a KeyboardInterrupt.
+    raised: Option<PyErr>,
+}
+
+impl PyScorer {
+    fn new(py: Python<'_>, f: Py<PyAny>) -> PyResult<PyScorer> {
+        if !f.bind(py).is_callable() {
+            return Err(ConfigError::new_err(
+                "priority: not callable; allowed: a function of the queue's columns returning \
+                 one score per job",
+            ));
+        }
+        let frombuffer = py.import("numpy")?.getattr("frombuffer")?.unbind();
+        Ok(PyScorer {
+            f,
+            frombuffer,
+            buf: Vec::new(),
+            raised: None,
+        })
+    }
+
+    fn call(
+        &mut self,
+        py: Python<'_>,
+        now: u64,
+        free: u32,
+        jobs: &[parsched_core::policy::batch::OrderJob],
+        out: &mut Vec<f64>,
+    ) -> PyResult<Result<(), String>> {
+        let d = PyDict::new(py);
+        d.set_item("now", now)?;
+        d.set_item("free", free)?;
+        // All int64 columns in one buffer: one array, one row per column
+        // (views), so a pass costs a few Python calls whatever the queue.
+        let n = jobs.len();
+        let cols: [&dyn Fn(&parsched_core::policy::batch::OrderJob) -> i64; 8] = [
+            &|j| j.submit as i64,
+            &|j| now.saturating_sub(j.submit) as i64,
+            &|j| j.requested as i64,
+            &|j| j.procs as i64,
+            &|j| j.user as i64,
+            &|j| j.group as i64,
+            &|j| j.queue as i64,
+            &|j| j.partition as i64,
+        ];
+        self.buf.clear();
+        for f in cols {
+            self.buf.extend(jobs.iter().flat_map(|j| f(j).to_ne_bytes()));
+        }
+        let all = self
+            .frombuffer
+            .call1(py, (pyo3::types::PyBytes::new(py, &self.buf), "int64"))?
+            .call_method1(py, "reshape", (8, n))?;
+        let all = all.bind(py);
+        for (k, name) in [
+            "submit",
+            "wait",
+            "requested",
+            "procs",
+            "user",
+            "group",
+            "queue",
+            "partition",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            d.set_item(name, all.get_item(k)?)?;
+        }
+        let fits: Vec<u8> = jobs.iter().map(|j| u8::from(j.procs <= free)).collect();
+        d.set_item(
+            "fits_now",
+            self.frombuffer
+                .call1(py, (pyo3::types::PyBytes::new(py, &fits), "bool"))?,
+        )?;
+        let r = self.f.call1(py, (d,))?;
+        match r.extract::<Vec<f64>>(py) {
+            Ok(v) => {
+                out.extend(v);
+                Ok(Ok(()))
+            }
+            Err(_) => Ok(Err(format!(
+                "priority returned {}; allowed: one number per queued job (a list or array), \
+                 lowest first",
+                r.bind(py).get_type().name()?
+            ))),
+        }
+    }
+}
+
+impl parsched_core::policy::batch::QueueScorer for PyScorer {
+    fn scores(
+        &mut self,
+        now: u64,
+        free: u32,
+        jobs: &[parsched_core::policy::batch::OrderJob],
+        out: &mut Vec<f64>,
+    ) -> Result<(), String> {
+        Python::with_gil(|py| match self.call(py, now, free, jobs, out) {
+            Ok(r) => r,
+            Err(e) => {
+                let msg = format!("priority raised {e}");
+                self.raised = Some(e);
+                Err(msg)
+            }
+        })
+    }
+}
+
 /// Runs a batch policy (FCFS, EASY, conservative backfilling, gang) on an SWF
 /// trace. Returns `summary`, `report` (what loading dropped or repaired),
 /// `header`, `jobs` (Batsim-style columns) and `queue` (time, length) steps;
 /// writes the jobs CSV and/or SWF schedule to the given paths if asked.
 #[pyfunction]
-#[pyo3(signature = (trace, config, jobs_csv=None, swf_out=None))]
+#[pyo3(signature = (trace, config, jobs_csv=None, swf_out=None, priority=None))]
 pub(crate) fn simulate_batch<'py>(
     py: Python<'py>,
     trace: Option<std::path::PathBuf>,
     config: &Bound<'py, PyDict>,
     jobs_csv: Option<std::path::PathBuf>,
     swf_out: Option<std::path::PathBuf>,
+    priority: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let ModelConfig::Batch(cfg) = ModelConfig::build("batch", config)? else {
         unreachable!("build(\"batch\") makes a batch config")
@@ -213,12 +332,29 @@ pub(crate) fn simulate_batch<'py>(
         }
         _ => {}
     }
-    let r = run_interruptible(py, &cancel, || {
-        batch::with_cancel(&cancel, || match &trace {
-            Some(t) => batch::run_trace(t, &cfg),
-            None => batch::run_generated(&cfg),
-        })
-    })?
+    let r = match priority {
+        None => run_interruptible(py, &cancel, || {
+            batch::with_cancel(&cancel, || match &trace {
+                Some(t) => batch::run_trace(t, &cfg),
+                None => batch::run_generated(&cfg),
+            })
+        })?,
+        // A Python priority runs on this thread, with the GIL: one call per
+        // scheduling pass.
+        Some(f) => {
+            let mut scorer = PyScorer::new(py, f)?;
+            let r = match &trace {
+                Some(t) => batch::run_trace_ordered(t, &cfg, Some(&mut scorer)),
+                None => batch::run_generated_ordered(&cfg, Some(&mut scorer)),
+            };
+            if let Some(e) = scorer.raised.take() {
+                if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+                    return Err(e);
+                }
+            }
+            r
+        }
+    }
     .map_err(batch_err)?;
     let write = |path: &std::path::Path,
                  f: &dyn Fn(std::fs::File) -> std::io::Result<()>|

@@ -262,7 +262,14 @@ def _exit_now_if_threads_remain(code: int) -> None:
         os._exit(code)
 
 
+#: Set when SIGTERM arrived: the exception its handler raises can land inside
+#: library code (a thread pool's lock) and surface as another error.
+_terminated = False
+
+
 def _on_sigterm(signum: int, frame: Any) -> None:
+    global _terminated
+    _terminated = True
     raise Terminated("terminated")
 
 
@@ -318,6 +325,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     if not isinstance(sys.stdout, _PipeSafe):
         sys.stdout = _PipeSafe(sys.stdout)
+    global _terminated
+    _terminated = False
     old_term = None
     if threading.current_thread() is threading.main_thread():
         old_term = signal.signal(signal.SIGTERM, _on_sigterm)
@@ -363,6 +372,12 @@ def _main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         return _fail("terminated (SIGTERM)", code=143)
     except KeyboardInterrupt:
         return _fail("interrupted", code=130)
+    except Exception:
+        # SIGTERM's exception raised inside a lock's release (a thread pool
+        # submitting work) comes out as "release unlocked lock": still SIGTERM
+        if _terminated:
+            return _fail("terminated (SIGTERM)", code=143)
+        raise
 
 
 if __name__ == "__main__":  # pragma: no cover

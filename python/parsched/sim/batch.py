@@ -83,16 +83,16 @@ def _source(cfg: BatchConfig, trace: str | os.PathLike[str] | None = None) -> st
 
 
 def _call(path: str | None, cfg: BatchConfig, jobs_csv: str | None = None,
-          swf_out: str | None = None) -> dict:
+          swf_out: str | None = None, priority: Any = None) -> dict:
     c = _core()
     path_label = path if path is not None else "generated workload"
     try:
-        return c.simulate_batch(path, cfg.core_dict(), jobs_csv, swf_out)
+        return c.simulate_batch(path, cfg.core_dict(), jobs_csv, swf_out, priority)
     except c.TraceError as e:
         raise TraceError(path_label, str(e)) from None
     except c.ConfigError as e:
         err = ConfigError.from_message(str(e))
-        if err.field not in BatchConfig.field_names():
+        if err.field not in (*BatchConfig.field_names(), "priority"):
             # the machine refused the job list (e.g. a job wider than the
             # machine under too_wide=error): a property of the trace
             raise TraceError(path_label, str(e)) from None
@@ -109,9 +109,20 @@ def simulate_batch(
     *,
     jobs_csv: str | os.PathLike[str] | None = None,
     swf_out: str | os.PathLike[str] | None = None,
+    priority: Any = None,
 ) -> BatchResult:
     """Runs an SWF trace under ``config`` (default: EASY, machine size from the
     header) and returns a :class:`BatchResult`.
+
+    ``priority``: your own queue order, a function called once per scheduling
+    pass with the queue as numpy columns — a dict of ``now``, ``free`` and, per
+    queued job in arrival order, ``submit``, ``wait``, ``requested``,
+    ``procs``, ``user``, ``group``, ``queue``, ``partition`` (int64) and
+    ``fits_now`` (bool) — returning one score per job, lowest first (ties keep
+    arrival order); fcfs, easy or conservative then starts, reserves and
+    backfills in that order. A wrong number of scores, a NaN or an exception
+    raises :class:`PolicyError` naming the job or the error
+    (docs/policies/batch-orders.md). ``lambda q: q["submit"]`` is EASY itself.
 
     ``trace`` is the file (``.swf`` or ``.swf.gz``); it may be left out when
     ``config.trace`` is set or ``config.workload`` is ``"lublin"`` (a
@@ -137,7 +148,7 @@ def simulate_batch(
 
     with contextlib.ExitStack() as stack:
         tmps = [stack.enter_context(atomic_file(p)) if p else None for p in outs]
-        out = _call(path, config, tmps[0], tmps[1])
+        out = _call(path, config, tmps[0], tmps[1], priority)
     return _result(config, out)
 
 

@@ -192,5 +192,5 @@ mod tests;
 
 pub use conservative::Conservative;
 pub use easy::{Easy, Shadow};
-pub use order::{OrderJob, QueueOrder};
+pub use order::{sort_by_scores, OrderJob, QueueOrder, QueueScorer};
 pub use profile::Profile;

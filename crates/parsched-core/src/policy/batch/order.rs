@@ -52,6 +52,55 @@ pub struct OrderJob {
     /// Requested (estimated) duration, seconds.
     pub requested: u64,
     pub procs: u32,
+    /// The trace's user, group, queue and partition numbers (−1: unknown).
+    pub user: i32,
+    pub group: i32,
+    pub queue: i32,
+    pub partition: i32,
+}
+
+impl OrderJob {
+    /// A job with unknown user, group, queue and partition.
+    pub fn new(submit: u64, requested: u64, procs: u32) -> OrderJob {
+        OrderJob {
+            submit,
+            requested,
+            procs,
+            user: -1,
+            group: -1,
+            queue: -1,
+            partition: -1,
+        }
+    }
+}
+
+/// A queue order computed outside the core — a rule written in Python
+/// (`parsched.simulate_batch(..., priority=f)`) — called once per
+/// scheduling pass over the whole queue, never once per job.
+pub trait QueueScorer {
+    /// Appends to `out` one score per job of `jobs` (the queue, arrival
+    /// order), lowest first, at `now` with `free` processors free. An error
+    /// is the policy's message (it raised, or returned something else).
+    fn scores(
+        &mut self,
+        now: u64,
+        free: u32,
+        jobs: &[OrderJob],
+        out: &mut Vec<f64>,
+    ) -> Result<(), String>;
+}
+
+/// Fills `perm` with the order of `scores` (lowest first, ties in arrival
+/// order). Every score must be a number: the first NaN is returned as
+/// `Err(position)`.
+pub fn sort_by_scores(scores: &[f64], perm: &mut Vec<usize>) -> Result<(), usize> {
+    if let Some(k) = scores.iter().position(|s| s.is_nan()) {
+        return Err(k);
+    }
+    perm.clear();
+    perm.extend(0..scores.len());
+    perm.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]).then(a.cmp(&b)));
+    Ok(())
 }
 
 impl QueueOrder {
@@ -94,8 +143,8 @@ impl QueueOrder {
         }
         scores.clear();
         scores.extend(jobs.iter().enumerate().map(|(i, j)| self.score(j, now, i)));
-        // (scores are finite: no NaN from these formulas)
-        perm.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]).then(a.cmp(&b)));
+        // (no NaN from these formulas)
+        let _ = sort_by_scores(scores, perm);
     }
 }
 
@@ -104,11 +153,18 @@ mod tests {
     use super::*;
 
     fn j(submit: u64, requested: u64, procs: u32) -> OrderJob {
-        OrderJob {
-            submit,
-            requested,
-            procs,
-        }
+        OrderJob::new(submit, requested, procs)
+    }
+
+    #[test]
+    fn scores_sort_stably_and_a_nan_is_named_by_position() {
+        let mut p = Vec::new();
+        sort_by_scores(&[2.0, 1.0, 2.0, -1.0], &mut p).unwrap();
+        assert_eq!(p, vec![3, 1, 0, 2]);
+        assert_eq!(sort_by_scores(&[1.0, f64::NAN, f64::NAN], &mut p), Err(1));
+        // infinities are numbers
+        sort_by_scores(&[f64::INFINITY, f64::NEG_INFINITY], &mut p).unwrap();
+        assert_eq!(p, vec![1, 0]);
     }
 
     fn order(o: QueueOrder, jobs: &[OrderJob], now: u64) -> Vec<usize> {

@@ -79,11 +79,11 @@ pub const TICK: parsched_core::time::TickUnit = parsched_core::time::TickUnit::S
 pub use gang::simulate_gang;
 pub use keys::{keys, SCHEMA};
 pub use result::{BatchResult, BatchSummary, JobRow, Outcome, JOBS_CSV_COLUMNS};
-pub use space::simulate_with;
+pub use space::{simulate_scored, simulate_with};
 
 use crate::engine::{self, Engine, Model};
 use crate::workloads::swf::{self, BatchJob, LoadReport, SwfError, Trace};
-use parsched_core::policy::batch::BatchKind;
+use parsched_core::policy::batch::{BatchKind, QueueOrder, QueueScorer};
 use parsched_core::{ConfigError, PolicyError};
 use std::path::Path;
 use std::sync::atomic::Ordering;
@@ -268,7 +268,41 @@ pub fn simulate(
     procs: u32,
     cfg: &BatchConfig,
 ) -> Result<BatchResult, BatchError> {
+    simulate_ordered(jobs, procs, cfg, None)
+}
+
+/// [`simulate`], the queue sorted by `scorer` (a priority written outside
+/// the core) when given; it replaces `order`, which must then be `fcfs`,
+/// and it has no meaning for gang scheduling.
+pub fn simulate_ordered(
+    jobs: Vec<BatchJob>,
+    procs: u32,
+    cfg: &BatchConfig,
+    scorer: Option<&mut dyn QueueScorer>,
+) -> Result<BatchResult, BatchError> {
     cfg.validate()?;
+    if scorer.is_some() {
+        if cfg.policy == BatchPolicyKind::Gang {
+            return Err(ConfigError::new(
+                "policy",
+                "gang admits in arrival order: a priority function orders the queue of fcfs, \
+                 easy and conservative",
+                "fcfs|easy|conservative",
+            )
+            .into());
+        }
+        if cfg.order != QueueOrder::Fcfs {
+            return Err(ConfigError::new(
+                "order",
+                format!(
+                    "{} is given with a priority function, which orders the queue itself",
+                    parsched_core::schema::Choice::name(cfg.order)
+                ),
+                "fcfs (the default) with a priority function",
+            )
+            .into());
+        }
+    }
     let kind = match cfg.policy {
         BatchPolicyKind::Fcfs => BatchKind::Fcfs,
         BatchPolicyKind::Easy => BatchKind::Easy,
@@ -276,16 +310,25 @@ pub fn simulate(
         BatchPolicyKind::Gang => return simulate_gang(jobs, procs, cfg),
     };
     let mut policy = kind.policy();
-    simulate_with(jobs, procs, policy.as_mut(), cfg)
+    simulate_scored(jobs, procs, policy.as_mut(), cfg, scorer)
 }
 
 /// Loads a trace file and runs it under `cfg`. A header without a machine
 /// size (and no `procs` key) is an error naming the file.
 pub fn run_trace(path: impl AsRef<Path>, cfg: &BatchConfig) -> Result<BatchResult, BatchError> {
+    run_trace_ordered(path, cfg, None)
+}
+
+/// [`run_trace`] with a priority written outside the core ([`simulate_ordered`]).
+pub fn run_trace_ordered(
+    path: impl AsRef<Path>,
+    cfg: &BatchConfig,
+    scorer: Option<&mut dyn QueueScorer>,
+) -> Result<BatchResult, BatchError> {
     cfg.validate()?;
     let path = path.as_ref();
     let trace = swf::load_file(path, &cfg.rules)?;
-    run_loaded(trace, cfg).map_err(|e| match e {
+    run_loaded_ordered(trace, cfg, scorer).map_err(|e| match e {
         BatchError::Config(mut c) if c.field == "procs" && cfg.procs.is_none() => {
             c.message = format!("{} (trace {})", c.message, path.display());
             BatchError::Config(c)
@@ -311,6 +354,14 @@ pub fn lublin_config(cfg: &BatchConfig) -> crate::workloads::lublin::LublinConfi
 /// and runs it: the same jobs as writing it with `parsched generate lublin`
 /// and running that file.
 pub fn run_generated(cfg: &BatchConfig) -> Result<BatchResult, BatchError> {
+    run_generated_ordered(cfg, None)
+}
+
+/// [`run_generated`] with a priority written outside the core ([`simulate_ordered`]).
+pub fn run_generated_ordered(
+    cfg: &BatchConfig,
+    scorer: Option<&mut dyn QueueScorer>,
+) -> Result<BatchResult, BatchError> {
     cfg.validate()?;
     let flag = crate::cancel::current();
     let stop = || flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed));
@@ -318,7 +369,7 @@ pub fn run_generated(cfg: &BatchConfig) -> Result<BatchResult, BatchError> {
     let (trace, _) =
         crate::workloads::lublin::generate_at_load(&lc, cfg.workload_load, &cfg.rules, &stop)?
             .ok_or(BatchError::Interrupted)?;
-    run_loaded(trace, cfg)
+    run_loaded_ordered(trace, cfg, scorer)
 }
 
 /// The error for a trace with no job to run, with the reasons.
@@ -345,6 +396,15 @@ fn nothing_to_simulate(report: &LoadReport) -> BatchError {
 /// (no job line, or every record dropped by the rules) is an error
 /// ([`BatchError::Input`]): nothing would be simulated.
 pub fn run_loaded(trace: Trace, cfg: &BatchConfig) -> Result<BatchResult, BatchError> {
+    run_loaded_ordered(trace, cfg, None)
+}
+
+/// [`run_loaded`] with a priority written outside the core ([`simulate_ordered`]).
+pub fn run_loaded_ordered(
+    trace: Trace,
+    cfg: &BatchConfig,
+    scorer: Option<&mut dyn QueueScorer>,
+) -> Result<BatchResult, BatchError> {
     let header = trace.header.clone();
     // Before the machine size: an empty trace is that, whatever its header.
     if trace.jobs.is_empty() {
@@ -354,7 +414,7 @@ pub fn run_loaded(trace: Trace, cfg: &BatchConfig) -> Result<BatchResult, BatchE
     if jobs.is_empty() {
         return Err(nothing_to_simulate(&report));
     }
-    let mut r = simulate(jobs, procs, cfg)?;
+    let mut r = simulate_ordered(jobs, procs, cfg, scorer)?;
     r.report = report;
     r.header = header;
     Ok(r)

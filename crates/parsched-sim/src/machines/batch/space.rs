@@ -8,7 +8,8 @@ use super::{check_jobs, effective_runtime, BatchConfig, BatchError, BatchResult}
 use crate::engine::{Engine, Flow, Model};
 use crate::workloads::swf::BatchJob;
 use parsched_core::policy::batch::{
-    BatchPolicy, BatchView, OrderJob, QueueOrder, QueuedJob, RunningJob,
+    sort_by_scores, BatchPolicy, BatchView, OrderJob, QueueOrder, QueueScorer, QueuedJob,
+    RunningJob,
 };
 use parsched_core::{PolicyError, Time};
 use std::time::Instant;
@@ -96,6 +97,9 @@ struct SpaceModel<'a> {
     jobs: &'a [BatchJob],
     procs: u32,
     policy: &'a mut dyn BatchPolicy,
+    /// A queue order computed outside the core (a Python `priority`), used
+    /// instead of `order` when given.
+    scorer: Option<&'a mut dyn QueueScorer>,
     kill: bool,
     track: bool,
     outcomes: Vec<Outcome>,
@@ -201,9 +205,10 @@ impl SpaceModel<'_> {
         Ok(())
     }
 
-    /// Sorts the queue from `head` by the priority rule at `t` into
-    /// `sorted` (`perm[k]`: the queue position, from `head`, of its k-th job).
-    fn sort_queue(&mut self, t: u64, head: usize) {
+    /// Sorts the queue from `head` by the priority rule at `t` (or the
+    /// scorer's scores, checked) into `sorted` (`perm[k]`: the queue
+    /// position, from `head`, of its k-th job).
+    fn sort_queue(&mut self, t: u64, head: usize) -> Result<(), BatchError> {
         let jobs = self.jobs;
         self.order_jobs.clear();
         self.order_jobs
@@ -213,13 +218,43 @@ impl SpaceModel<'_> {
                     submit: j.submit,
                     requested: j.requested,
                     procs: j.procs,
+                    user: j.user,
+                    group: j.group,
+                    queue: j.queue,
+                    partition: j.partition,
                 }
             }));
-        self.order
-            .sort(&self.order_jobs, t, &mut self.perm, &mut self.scores);
+        match self.scorer.as_mut() {
+            None => self
+                .order
+                .sort(&self.order_jobs, t, &mut self.perm, &mut self.scores),
+            Some(scorer) => {
+                self.scores.clear();
+                scorer
+                    .scores(t, self.free, &self.order_jobs, &mut self.scores)
+                    .map_err(PolicyError)?;
+                let n = self.order_jobs.len();
+                if self.scores.len() != n {
+                    return Err(PolicyError(format!(
+                        "priority returned {} scores for a queue of {n} jobs (one per queued \
+                         job, in queue order)",
+                        self.scores.len()
+                    ))
+                    .into());
+                }
+                sort_by_scores(&self.scores, &mut self.perm).map_err(|k| {
+                    let id = jobs[self.queue_idx[head + k] as usize].id;
+                    PolicyError(format!(
+                        "priority returned NaN for job {id} (queue position {k}); allowed: \
+                         a number per job (lowest first)"
+                    ))
+                })?;
+            }
+        }
         self.sorted.clear();
         let queue = &self.queue[head..];
         self.sorted.extend(self.perm.iter().map(|&k| queue[k]));
+        Ok(())
     }
 
     /// One scheduling pass: the policy's decisions, checked and applied.
@@ -228,11 +263,12 @@ impl SpaceModel<'_> {
         let head = self.head;
         let len = self.queue.len() - head;
         self.decisions.clear();
-        let queue: &[QueuedJob] = if self.order == QueueOrder::Fcfs {
-            &self.queue[head..]
-        } else {
-            self.sort_queue(t, head);
+        let sorted = self.order != QueueOrder::Fcfs || self.scorer.is_some();
+        let queue: &[QueuedJob] = if sorted {
+            self.sort_queue(t, head)?;
             &self.sorted
+        } else {
+            &self.queue[head..]
         };
         self.policy.schedule(
             &BatchView {
@@ -248,7 +284,7 @@ impl SpaceModel<'_> {
         if self.decisions.is_empty() {
             return Ok(());
         }
-        if self.order != QueueOrder::Fcfs {
+        if sorted {
             // positions in the sorted queue -> positions in the queue (an
             // out-of-range one is left as is, for the check below)
             for d in self.decisions.iter_mut() {
@@ -343,6 +379,19 @@ pub fn simulate_with(
     policy: &mut dyn BatchPolicy,
     cfg: &BatchConfig,
 ) -> Result<BatchResult, BatchError> {
+    simulate_scored(jobs, procs, policy, cfg, None)
+}
+
+/// [`simulate_with`], the queue sorted before each pass by `scorer`'s
+/// scores (a queue order written outside the core) when given: its scores
+/// are checked (one per queued job, no NaN), else a [`PolicyError`].
+pub fn simulate_scored(
+    jobs: Vec<BatchJob>,
+    procs: u32,
+    policy: &mut dyn BatchPolicy,
+    cfg: &BatchConfig,
+    scorer: Option<&mut dyn QueueScorer>,
+) -> Result<BatchResult, BatchError> {
     let wall = Instant::now();
     cfg.validate()?;
     check_jobs(&jobs, procs)?;
@@ -359,6 +408,11 @@ pub fn simulate_with(
         jobs: &jobs,
         procs,
         policy,
+        // (a coercion: the trait object's lifetime shortens to the run's)
+        scorer: match scorer {
+            Some(s) => Some(s as &mut dyn QueueScorer),
+            None => None,
+        },
         kill: cfg.kill_on_overrun,
         track,
         outcomes: vec![unset; n],
