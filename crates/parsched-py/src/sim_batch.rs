@@ -234,7 +234,8 @@ impl PyScorer {
         ];
         self.buf.clear();
         for f in cols {
-            self.buf.extend(jobs.iter().flat_map(|j| f(j).to_ne_bytes()));
+            self.buf
+                .extend(jobs.iter().flat_map(|j| f(j).to_ne_bytes()));
         }
         let all = self
             .frombuffer
