@@ -230,7 +230,9 @@ def barrier_defaults() -> dict[str, Any]:
 class _BatchConfig(TypedDict, total=False):
     # BEGIN schema fields: batch (tools/gen_config_docs.py)
     policy: Literal["fcfs", "easy", "conservative", "gang"]
-    order: Literal["fcfs", "sjf", "ljf", "smallest", "saf", "wfp3", "unicef"]
+    order: Literal[
+        "fcfs", "sjf", "ljf", "smallest", "saf", "wfp3", "unicef", "f1", "f2", "f3", "f4",
+    ]
     procs: int | Literal["auto", "header"] | None
     kill_on_overrun: bool
     bsld_tau: float

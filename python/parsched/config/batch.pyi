@@ -16,7 +16,9 @@ class BatchConfig(ConfigBase):
     trace: str | None
     # BEGIN schema fields: batch (tools/gen_config_docs.py)
     policy: Literal["fcfs", "easy", "conservative", "gang"]
-    order: Literal["fcfs", "sjf", "ljf", "smallest", "saf", "wfp3", "unicef"]
+    order: Literal[
+        "fcfs", "sjf", "ljf", "smallest", "saf", "wfp3", "unicef", "f1", "f2", "f3", "f4",
+    ]
     procs: int | None
     kill_on_overrun: bool
     bsld_tau: float

@@ -751,6 +751,10 @@ choices!(crate::policy::batch::QueueOrder {
     Saf => "saf",
     Wfp3 => "wfp3",
     Unicef => "unicef",
+    F1 => "f1",
+    F2 => "f2",
+    F3 => "f3",
+    F4 => "f4",
 });
 choices!(crate::policy::gang::SlotAllocation {
     FirstFit => "first_fit",

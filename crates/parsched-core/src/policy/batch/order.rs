@@ -19,6 +19,16 @@
 //! | `saf` | `r·n` | smallest area first |
 //! | `wfp3` | `−(w/r)³·n` | W. Tang, Z. Lan, N. Desai, D. Buettner, "Fault-aware, utility-based job scheduling on Blue Gene/P systems", IEEE Cluster 2009 |
 //! | `unicef` | `−w / (log₂(max(n, 2))·r)` | S. Vasupongayya, S.-H. Chiang, "On job fairness in non-preemptive parallel job scheduling", PDCS 2005 (the UNICEF policy); `max(n, 2)` keeps one-processor jobs finite (log₂ 1 = 0) |
+//! | `f1` | `log₁₀(r)·n + 870·log₁₀(s)` | D. Carastan-Santos, R. Y. de Camargo, "Obtaining dynamic scheduling policies with simulation and machine learning", SC 2017 |
+//! | `f2` | `√r·n + 25600·log₁₀(s)` | idem |
+//! | `f3` | `r·n + 6860000·log₁₀(s)` | idem |
+//! | `f4` | `r·√n + 530000·log₁₀(s)` | idem |
+//!
+//! F1–F4's `s` is the submit time, and the rules depend on its origin (they
+//! add a logarithm of it): here `s` counts seconds from the first job's
+//! submission, plus one (`s = submit − first submit + 1`, so the first job's
+//! log₁₀ s is 0, not −∞). F1 is the paper's `log₁₀(r)·n`; the variant in
+//! circulation with `log₁₀(n)·r` (RLScheduler's) is not it.
 //!
 //! Scores are computed once per scheduling pass, at the pass's `now`.
 
@@ -43,6 +53,14 @@ pub enum QueueOrder {
     Wfp3,
     /// UNICEF: largest wait / (log₂(max(processors, 2)) × requested) first.
     Unicef,
+    /// Carastan-Santos & de Camargo's F1: log₁₀(r)·n + 870·log₁₀(s).
+    F1,
+    /// F2: √r·n + 25600·log₁₀(s).
+    F2,
+    /// F3: r·n + 6860000·log₁₀(s).
+    F3,
+    /// F4: r·√n + 530000·log₁₀(s).
+    F4,
 }
 
 /// What a queue order knows of a waiting job.
@@ -105,7 +123,7 @@ pub fn sort_by_scores(scores: &[f64], perm: &mut Vec<usize>) -> Result<(), usize
 
 impl QueueOrder {
     /// Every rule, in documentation order.
-    pub const ALL: [QueueOrder; 7] = [
+    pub const ALL: [QueueOrder; 11] = [
         QueueOrder::Fcfs,
         QueueOrder::Sjf,
         QueueOrder::Ljf,
@@ -113,15 +131,25 @@ impl QueueOrder {
         QueueOrder::Saf,
         QueueOrder::Wfp3,
         QueueOrder::Unicef,
+        QueueOrder::F1,
+        QueueOrder::F2,
+        QueueOrder::F3,
+        QueueOrder::F4,
     ];
 
     /// The job's score at `now` (lowest first); `arrival` is its position
-    /// in the arrival-ordered queue (FCFS's score).
-    pub fn score(self, j: &OrderJob, now: u64, arrival: usize) -> f64 {
+    /// in the arrival-ordered queue (FCFS's score), `origin` the first job's
+    /// submit time (F1–F4's time origin).
+    pub fn score(self, j: &OrderJob, now: u64, arrival: usize, origin: u64) -> f64 {
         let r = j.requested.max(1) as f64;
         let n = j.procs as f64;
         let w = now.saturating_sub(j.submit) as f64;
+        let log_s = || (j.submit.saturating_sub(origin) as f64 + 1.0).log10();
         match self {
+            QueueOrder::F1 => r.log10() * n + 870.0 * log_s(),
+            QueueOrder::F2 => r.sqrt() * n + 25_600.0 * log_s(),
+            QueueOrder::F3 => r * n + 6_860_000.0 * log_s(),
+            QueueOrder::F4 => r * n.sqrt() + 530_000.0 * log_s(),
             QueueOrder::Fcfs => arrival as f64,
             QueueOrder::Sjf => r,
             QueueOrder::Ljf => -r,
@@ -135,14 +163,25 @@ impl QueueOrder {
     /// Fills `perm` with the positions of `jobs` (arrival order) in this
     /// order at `now`: `perm[k]` is the arrival position of the k-th job.
     /// Ties keep arrival order. `scores` is scratch space.
-    pub fn sort(self, jobs: &[OrderJob], now: u64, perm: &mut Vec<usize>, scores: &mut Vec<f64>) {
+    pub fn sort(
+        self,
+        jobs: &[OrderJob],
+        now: u64,
+        origin: u64,
+        perm: &mut Vec<usize>,
+        scores: &mut Vec<f64>,
+    ) {
         perm.clear();
         perm.extend(0..jobs.len());
         if self == QueueOrder::Fcfs {
             return;
         }
         scores.clear();
-        scores.extend(jobs.iter().enumerate().map(|(i, j)| self.score(j, now, i)));
+        scores.extend(
+            jobs.iter()
+                .enumerate()
+                .map(|(i, j)| self.score(j, now, i, origin)),
+        );
         // (no NaN from these formulas)
         let _ = sort_by_scores(scores, perm);
     }
@@ -169,7 +208,7 @@ mod tests {
 
     fn order(o: QueueOrder, jobs: &[OrderJob], now: u64) -> Vec<usize> {
         let (mut p, mut s) = (Vec::new(), Vec::new());
-        o.sort(jobs, now, &mut p, &mut s);
+        o.sort(jobs, now, 0, &mut p, &mut s);
         p
     }
 
@@ -197,6 +236,47 @@ mod tests {
         }
     }
 
+    /// F1–F4 by hand, origin 1000 (so s = submit − 999):
+    ///   job  submit  s     r     n   log10 r  log10 s
+    ///   0    1000    1     1000  4   3        0
+    ///   1    1009    10    10    64  1        1
+    ///   2    1099    100   100   1   2        2
+    /// F1 = log10(r)·n + 870·log10(s):     12,       64 + 870 = 934,  2 + 1740 = 1742
+    /// F2 = √r·n + 25600·log10(s):         126.49,   25802.4,         51210
+    /// F3 = r·n + 6860000·log10(s):        4000,     6860640,         13720100
+    /// F4 = r·√n + 530000·log10(s):        2000,     530080,          1060100
+    #[test]
+    fn f1_to_f4_by_hand_with_their_time_origin() {
+        let jobs = [j(1000, 1000, 4), j(1009, 10, 64), j(1099, 100, 1)];
+        let s = |o: QueueOrder, k: usize| o.score(&jobs[k], 2000, k, 1000);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-6 * b.abs().max(1.0);
+        assert!(close(s(QueueOrder::F1, 0), 12.0));
+        assert!(close(s(QueueOrder::F1, 1), 934.0));
+        assert!(close(s(QueueOrder::F1, 2), 1742.0));
+        assert!(close(s(QueueOrder::F2, 0), 1000f64.sqrt() * 4.0));
+        assert!(close(s(QueueOrder::F2, 1), 10f64.sqrt() * 64.0 + 25_600.0));
+        assert!(close(s(QueueOrder::F3, 2), 100.0 + 13_720_000.0));
+        assert!(close(s(QueueOrder::F4, 1), 80.0 + 530_000.0));
+        // the first job (s = 1) is finite under every rule
+        assert!(QueueOrder::ALL.iter().all(|o| s(*o, 0).is_finite()));
+        // the early, long, narrow job first under all four
+        for o in [
+            QueueOrder::F1,
+            QueueOrder::F2,
+            QueueOrder::F3,
+            QueueOrder::F4,
+        ] {
+            let (mut p, mut sc) = (Vec::new(), Vec::new());
+            o.sort(&jobs, 2000, 1000, &mut p, &mut sc);
+            assert_eq!(p, vec![0, 1, 2], "{o:?}");
+        }
+        // the origin matters: from 0, log10(s) of job 0 is log10(1001)
+        assert!(close(
+            QueueOrder::F1.score(&jobs[0], 2000, 0, 0),
+            12.0 + 870.0 * 1001f64.log10()
+        ));
+    }
+
     #[test]
     fn wfp3_and_unicef_use_the_real_wait() {
         // Same shape, different waits: the job that has waited longer wins,
@@ -204,22 +284,22 @@ mod tests {
         let jobs = [j(90, 10, 4), j(0, 10, 4), j(100, 10, 4)];
         assert_eq!(order(QueueOrder::Wfp3, &jobs, 100), vec![1, 0, 2]);
         assert_eq!(order(QueueOrder::Unicef, &jobs, 100), vec![1, 0, 2]);
-        let s = QueueOrder::Wfp3.score(&jobs[0], 100, 0);
+        let s = QueueOrder::Wfp3.score(&jobs[0], 100, 0, 0);
         assert_eq!(s, -(1.0f64).powi(3) * 4.0);
-        assert_eq!(QueueOrder::Wfp3.score(&jobs[2], 100, 2), 0.0);
+        assert_eq!(QueueOrder::Wfp3.score(&jobs[2], 100, 2, 0), 0.0);
         // a one-processor job's UNICEF score is finite (log2 of 2)
-        let one = QueueOrder::Unicef.score(&j(0, 10, 1), 100, 0);
+        let one = QueueOrder::Unicef.score(&j(0, 10, 1), 100, 0, 0);
         assert_eq!(one, -10.0);
     }
 
     #[test]
     fn a_zero_requested_time_counts_as_one_second() {
         let jobs = [j(0, 0, 1), j(0, 1, 1)];
-        assert_eq!(QueueOrder::Sjf.score(&jobs[0], 5, 0), 1.0);
+        assert_eq!(QueueOrder::Sjf.score(&jobs[0], 5, 0, 0), 1.0);
         // equal scores: arrival order
         assert_eq!(order(QueueOrder::Sjf, &jobs, 5), vec![0, 1]);
         assert!(QueueOrder::ALL
             .iter()
-            .all(|o| QueueOrder::score(*o, &jobs[0], 5, 0).is_finite()));
+            .all(|o| QueueOrder::score(*o, &jobs[0], 5, 0, 0).is_finite()));
     }
 }

@@ -66,8 +66,9 @@ static FIELDS: &[Field<C>] = &[
          policy then starts, reserves and backfills in that order; ties keep arrival order): \
          fcfs (arrival), sjf (shortest requested time), ljf (longest), smallest (fewest \
          processors), saf (smallest requested area), wfp3 (largest (wait/requested)^3 x \
-         processors) or unicef (largest wait / (log2(max(processors, 2)) x requested)); \
-         docs/policies/batch-orders.md"),
+         processors), unicef (largest wait / (log2(max(processors, 2)) x requested)) or f1-f4 \
+         (Carastan-Santos and de Camargo's, submit time counted from the first job's, plus \
+         1); docs/policies/batch-orders.md"),
     field!(C, "procs", procs: opt_u32, Kind::int_min(1, U32), "processors", "", "",
         "processors of the machine; unset (or auto): the trace header's MaxProcs, else \
          MaxNodes")

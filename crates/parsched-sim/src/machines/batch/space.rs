@@ -225,9 +225,16 @@ impl SpaceModel<'_> {
                 }
             }));
         match self.scorer.as_mut() {
-            None => self
-                .order
-                .sort(&self.order_jobs, t, &mut self.perm, &mut self.scores),
+            None => {
+                let origin = jobs.first().map_or(0, |j| j.submit);
+                self.order.sort(
+                    &self.order_jobs,
+                    t,
+                    origin,
+                    &mut self.perm,
+                    &mut self.scores,
+                )
+            }
             Some(scorer) => {
                 self.scores.clear();
                 scorer
