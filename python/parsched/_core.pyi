@@ -233,6 +233,10 @@ class _BatchConfig(TypedDict, total=False):
     order: Literal[
         "fcfs", "sjf", "ljf", "smallest", "saf", "wfp3", "unicef", "f1", "f2", "f3", "f4",
     ]
+    backfill_order: Literal[
+        "priority", "fcfs", "sjf", "ljf", "smallest", "saf", "wfp3", "unicef", "f1", "f2", "f3",
+        "f4",
+    ]
     procs: int | Literal["auto", "header"] | None
     kill_on_overrun: bool
     bsld_tau: float

@@ -960,9 +960,24 @@ mod batch_reference {
         #[test]
         fn every_queue_order_gives_a_valid_schedule((p, jobs) in instance()) {
             use parsched_core::policy::batch::QueueOrder;
+            use parsched_core::policy::batch::BackfillOrder;
+            let mut configs = Vec::new();
             for order in QueueOrder::ALL {
                 for kind in [BatchPolicyKind::Fcfs, BatchPolicyKind::Easy, BatchPolicyKind::Conservative] {
-                    let c = BatchConfig { policy: kind, order, ..BatchConfig::default() };
+                    configs.push(BatchConfig { policy: kind, order, ..BatchConfig::default() });
+                }
+                for backfill_order in [BackfillOrder::Fcfs, BackfillOrder::Sjf, BackfillOrder::F3] {
+                    configs.push(BatchConfig {
+                        policy: BatchPolicyKind::Easy,
+                        order,
+                        backfill_order,
+                        ..BatchConfig::default()
+                    });
+                }
+            }
+            for c in configs {
+                {
+                    let (kind, order) = (c.policy, c.order);
                     let r = simulate(jobs.clone(), p, &c).unwrap();
                     let mut ev: Vec<(u64, i64)> = Vec::new();
                     for (j, o) in jobs.iter().zip(&r.outcomes) {

@@ -19,6 +19,10 @@ class BatchConfig(ConfigBase):
     order: Literal[
         "fcfs", "sjf", "ljf", "smallest", "saf", "wfp3", "unicef", "f1", "f2", "f3", "f4",
     ]
+    backfill_order: Literal[
+        "priority", "fcfs", "sjf", "ljf", "smallest", "saf", "wfp3", "unicef", "f1", "f2", "f3",
+        "f4",
+    ]
     procs: int | None
     kill_on_overrun: bool
     bsld_tau: float

@@ -743,19 +743,6 @@ choices!(crate::policy::local::Wakeup {
     Tail => "tail",
     Priority => "priority",
 });
-choices!(crate::policy::batch::QueueOrder {
-    Fcfs => "fcfs",
-    Sjf => "sjf",
-    Ljf => "ljf",
-    Smallest => "smallest",
-    Saf => "saf",
-    Wfp3 => "wfp3",
-    Unicef => "unicef",
-    F1 => "f1",
-    F2 => "f2",
-    F3 => "f3",
-    F4 => "f4",
-});
 choices!(crate::policy::gang::SlotAllocation {
     FirstFit => "first_fit",
     BestFit => "best_fit",

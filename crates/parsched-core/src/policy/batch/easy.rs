@@ -82,7 +82,9 @@ impl BatchPolicy for Easy {
             return;
         };
         let mut extra = shadow.extra;
-        for (i, c) in q.iter().enumerate().skip(head + 1) {
+        let in_order = |k: usize| view.backfill.map_or(k, |b| b[k]);
+        for i in (0..q.len()).map(in_order).filter(|&i| i > head) {
+            let c = &q[i];
             if c.procs > free {
                 continue;
             }

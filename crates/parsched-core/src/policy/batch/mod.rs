@@ -88,8 +88,13 @@ pub struct BatchView<'a> {
     /// machine keeps them so (then policies need not sort `running` at every
     /// pass: with thousands of running jobs that sort is most of a pass).
     pub running_by_end: Option<&'a [(u64, u32)]>,
-    /// Waiting jobs in arrival order.
+    /// Waiting jobs in arrival order (or the machine's priority order).
     pub queue: &'a [QueuedJob],
+    /// EASY: the order in which backfilling examines the queue (positions
+    /// in `queue`, a permutation), when it is not the queue's own
+    /// ([`BackfillOrder`]); the head and its reservation still follow the
+    /// queue's order.
+    pub backfill: Option<&'a [usize]>,
 }
 
 /// A batch policy: decides which queued jobs start now.
@@ -192,5 +197,5 @@ mod tests;
 
 pub use conservative::Conservative;
 pub use easy::{Easy, Shadow};
-pub use order::{sort_by_scores, OrderJob, QueueOrder, QueueScorer};
+pub use order::{sort_by_scores, BackfillOrder, OrderJob, QueueOrder, QueueScorer};
 pub use profile::Profile;

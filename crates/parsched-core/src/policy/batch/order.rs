@@ -63,6 +63,79 @@ pub enum QueueOrder {
     F4,
 }
 
+// (their names in configurations: the schema's `Choice`)
+crate::choices!(QueueOrder {
+    Fcfs => "fcfs",
+    Sjf => "sjf",
+    Ljf => "ljf",
+    Smallest => "smallest",
+    Saf => "saf",
+    Wfp3 => "wfp3",
+    Unicef => "unicef",
+    F1 => "f1",
+    F2 => "f2",
+    F3 => "f3",
+    F4 => "f4",
+});
+crate::choices!(BackfillOrder {
+    Priority => "priority",
+    Fcfs => "fcfs",
+    Sjf => "sjf",
+    Ljf => "ljf",
+    Smallest => "smallest",
+    Saf => "saf",
+    Wfp3 => "wfp3",
+    Unicef => "unicef",
+    F1 => "f1",
+    F2 => "f2",
+    F3 => "f3",
+    F4 => "f4",
+});
+
+/// The order in which EASY examines backfill candidates: the queue's own
+/// (`priority`, the default) or a rule of its own (`sjf`: "EASY with SJF
+/// backfilling", the queue in arrival order; Tsafrir, Etsion, Feitelson,
+/// "Backfilling using system-generated predictions rather than user runtime
+/// estimates", IEEE TPDS 18(6), 2007). Ties keep arrival order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BackfillOrder {
+    /// The queue's order (`order`, or the Python priority).
+    #[default]
+    Priority,
+    Fcfs,
+    Sjf,
+    Ljf,
+    Smallest,
+    Saf,
+    Wfp3,
+    Unicef,
+    F1,
+    F2,
+    F3,
+    F4,
+}
+
+impl BackfillOrder {
+    /// The rule, unless it is the queue's own.
+    pub fn rule(self) -> Option<QueueOrder> {
+        Some(match self {
+            BackfillOrder::Priority => return None,
+            BackfillOrder::Fcfs => QueueOrder::Fcfs,
+            BackfillOrder::Sjf => QueueOrder::Sjf,
+            BackfillOrder::Ljf => QueueOrder::Ljf,
+            BackfillOrder::Smallest => QueueOrder::Smallest,
+            BackfillOrder::Saf => QueueOrder::Saf,
+            BackfillOrder::Wfp3 => QueueOrder::Wfp3,
+            BackfillOrder::Unicef => QueueOrder::Unicef,
+            BackfillOrder::F1 => QueueOrder::F1,
+            BackfillOrder::F2 => QueueOrder::F2,
+            BackfillOrder::F3 => QueueOrder::F3,
+            BackfillOrder::F4 => QueueOrder::F4,
+        })
+    }
+}
+
 /// What a queue order knows of a waiting job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OrderJob {

@@ -31,6 +31,7 @@ fn run(
         running: &running,
         running_by_end: Some(&by_end),
         queue: &queue,
+        backfill: None,
     };
     let mut out = Vec::new();
     p.schedule(&view, &mut out);
@@ -159,6 +160,7 @@ fn conservative_protects_every_reservation() {
         running: &running,
         running_by_end: None,
         queue: &queue,
+        backfill: None,
     };
     assert_eq!(c.plan(&view), vec![100, 150, 0]);
     let mut s = Vec::new();
@@ -253,6 +255,7 @@ fn expected_ends_from_the_sorted_list_equal_the_sorted_running_jobs() {
         running: &running,
         running_by_end: None,
         queue: &queue,
+        backfill: None,
     };
     let (mut a, mut b) = (Vec::new(), Vec::new());
     expected_ends(&mut a, &view);

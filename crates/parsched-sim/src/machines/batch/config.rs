@@ -66,6 +66,9 @@ pub struct BatchConfig {
     /// The priority rule the queue is sorted by before fcfs, easy or
     /// conservative sees it (arrival order by default).
     pub order: parsched_core::policy::batch::QueueOrder,
+    /// EASY: the order backfilling examines the queue in (the queue's own
+    /// by default).
+    pub backfill_order: parsched_core::policy::batch::BackfillOrder,
     /// Processors; `None`: the trace header's MaxProcs (else MaxNodes).
     pub procs: Option<u32>,
     /// Kill a job when it reaches its requested time.
@@ -112,6 +115,7 @@ impl Default for BatchConfig {
         BatchConfig {
             policy: BatchPolicyKind::Easy,
             order: parsched_core::policy::batch::QueueOrder::Fcfs,
+            backfill_order: parsched_core::policy::batch::BackfillOrder::Priority,
             procs: None,
             kill_on_overrun: false,
             bsld_tau: 10.0,
@@ -173,6 +177,19 @@ impl BatchConfig {
                 "a longer quantum, or max_events=0 (or a larger limit) to run it anyway",
             ));
         }
+        if self.policy != BatchPolicyKind::Easy
+            && self.backfill_order != parsched_core::policy::batch::BackfillOrder::Priority
+        {
+            return Err(ConfigError::new(
+                "backfill_order",
+                format!(
+                    "{} orders EASY's backfill candidates; {} has none of its own",
+                    parsched_core::schema::Choice::name(self.backfill_order),
+                    self.policy.name()
+                ),
+                "priority (with a policy other than easy)",
+            ));
+        }
         Ok(())
     }
 
@@ -191,6 +208,19 @@ impl BatchConfig {
                     parsched_core::schema::Choice::name(self.order)
                 ),
                 "fcfs (with policy = gang)",
+            ));
+        }
+        if self.policy != BatchPolicyKind::Easy
+            && self.backfill_order != parsched_core::policy::batch::BackfillOrder::Priority
+        {
+            return Err(ConfigError::new(
+                "backfill_order",
+                format!(
+                    "{} orders EASY's backfill candidates; {} has none of its own",
+                    parsched_core::schema::Choice::name(self.backfill_order),
+                    self.policy.name()
+                ),
+                "priority (with a policy other than easy)",
             ));
         }
         Ok(())

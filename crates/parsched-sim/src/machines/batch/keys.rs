@@ -8,7 +8,7 @@ use super::config::{BatchConfig, BatchPolicyKind, TooWide, WorkloadKind, MAX_WOR
 use crate::workloads::swf::{
     ExtraFields, KeepDrop, MissingRequested, MissingRuntime, ProcsRule, Unsorted,
 };
-use parsched_core::policy::batch::QueueOrder;
+use parsched_core::policy::batch::{BackfillOrder, QueueOrder};
 use parsched_core::policy::gang::SlotAllocation;
 use parsched_core::schema::{Field, Kind, Schema, U32, U64};
 use parsched_core::{choices, field};
@@ -69,6 +69,10 @@ static FIELDS: &[Field<C>] = &[
          processors), unicef (largest wait / (log2(max(processors, 2)) x requested)) or f1-f4 \
          (Carastan-Santos and de Camargo's, submit time counted from the first job's, plus \
          1); docs/policies/batch-orders.md"),
+    field!(C, "backfill_order", backfill_order: choice, Kind::choice::<BackfillOrder>(), "", "",
+        "", "easy: the order backfilling examines the queue in: priority (the queue's own, as \
+         order sorts it) or one of order's rules (sjf: EASY with SJF backfilling, the head \
+         still chosen by order); docs/policies/batch-orders.md"),
     field!(C, "procs", procs: opt_u32, Kind::int_min(1, U32), "processors", "", "",
         "processors of the machine; unset (or auto): the trace header's MaxProcs, else \
          MaxNodes")

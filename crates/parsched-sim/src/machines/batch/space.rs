@@ -126,6 +126,11 @@ struct SpaceModel<'a> {
     /// (`perm[k]`: the queue position of the k-th job), the scores and the
     /// sorted queue.
     order: QueueOrder,
+    /// EASY's backfill order, when not the queue's own, and its positions
+    /// in the sorted queue.
+    backfill: Option<QueueOrder>,
+    bf_perm: Vec<usize>,
+    bf_scores: Vec<f64>,
     order_jobs: Vec<OrderJob>,
     perm: Vec<usize>,
     scores: Vec<f64>,
@@ -261,6 +266,26 @@ impl SpaceModel<'_> {
         self.sorted.clear();
         let queue = &self.queue[head..];
         self.sorted.extend(self.perm.iter().map(|&k| queue[k]));
+        if let Some(rule) = self.backfill {
+            // the backfill rule's scores over the queue (arrival positions),
+            // then the sorted queue's positions in that order (ties: arrival)
+            let origin = jobs.first().map_or(0, |j| j.submit);
+            self.bf_scores.clear();
+            self.bf_scores.extend(
+                self.order_jobs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, j)| rule.score(j, t, i, origin)),
+            );
+            let (perm, scores) = (&self.perm, &self.bf_scores);
+            self.bf_perm.clear();
+            self.bf_perm.extend(0..perm.len());
+            self.bf_perm.sort_by(|&a, &b| {
+                scores[perm[a]]
+                    .total_cmp(&scores[perm[b]])
+                    .then(perm[a].cmp(&perm[b]))
+            });
+        }
         Ok(())
     }
 
@@ -270,7 +295,8 @@ impl SpaceModel<'_> {
         let head = self.head;
         let len = self.queue.len() - head;
         self.decisions.clear();
-        let sorted = self.order != QueueOrder::Fcfs || self.scorer.is_some();
+        let sorted =
+            self.order != QueueOrder::Fcfs || self.scorer.is_some() || self.backfill.is_some();
         let queue: &[QueuedJob] = if sorted {
             self.sort_queue(t, head)?;
             &self.sorted
@@ -285,6 +311,7 @@ impl SpaceModel<'_> {
                 running: &self.running,
                 running_by_end: Some(&self.by_end),
                 queue,
+                backfill: self.backfill.map(|_| self.bf_perm.as_slice()),
             },
             &mut self.decisions,
         );
@@ -434,6 +461,9 @@ pub fn simulate_scored(
         finishing: Vec::new(),
         decisions: Vec::new(),
         order: cfg.order,
+        backfill: cfg.backfill_order.rule(),
+        bf_perm: Vec::new(),
+        bf_scores: Vec::new(),
         order_jobs: Vec::new(),
         perm: Vec::new(),
         scores: Vec::new(),

@@ -117,10 +117,11 @@ fn config_keys_and_errors() {
         ("extra_fields", Value::Str("error".into())),
         ("max_events", Value::Int(5)),
         ("order", Value::Str("wfp3".into())),
+        ("backfill_order", Value::Str("priority".into())),
     ] {
         c.set(k, &v).unwrap();
     }
-    assert_eq!(super::keys().len(), 26);
+    assert_eq!(super::keys().len(), 27);
     assert_eq!(c.order, parsched_core::policy::batch::QueueOrder::Wfp3);
     // (gang admits in arrival order: an order is refused with it)
     assert_eq!(c.validate().unwrap_err().field, "order");
@@ -444,4 +445,34 @@ fn an_order_with_gang_is_refused_by_name() {
         .unwrap_err();
     assert_eq!(e.field, "order");
     assert!(e.to_string().contains("wfp3"), "{e}");
+}
+
+/// EASY with SJF backfilling (the head by arrival, candidates shortest
+/// first), by hand on 4 processors: A (0, 10 s, 3 procs); B (t=1, 20 s, 4)
+/// is the head, shadow 10, extra 0; C (t=2, 8 s, 1) and D (t=2, 5 s, 1)
+/// both end by 10 but only one fits in the free processor.
+/// * backfill in queue order: C at 2; B at 10; D after B, at 30.
+/// * backfill SJF: D at 2 (ends 7); at 7 C would end at 15 > 10: C after B.
+#[test]
+fn easy_backfills_in_its_own_order_hand_worked() {
+    let jobs = [
+        j(1, 0, 10, 3, 10),
+        j(2, 1, 20, 4, 20),
+        j(3, 2, 8, 1, 8),
+        j(4, 2, 5, 1, 5),
+    ];
+    let run = |bf: &str| {
+        let mut c = BatchConfig::default();
+        c.set("backfill_order", &Value::Str(bf.into())).unwrap();
+        let r = simulate(jobs.to_vec(), 4, &c).unwrap();
+        r.outcomes.iter().map(|o| o.start).collect::<Vec<u64>>()
+    };
+    assert_eq!(run("priority"), vec![0, 10, 2, 30]);
+    assert_eq!(run("fcfs"), vec![0, 10, 2, 30]);
+    assert_eq!(run("sjf"), vec![0, 10, 30, 2]);
+    // only EASY has backfill candidates of its own
+    let mut c = BatchConfig::default();
+    c.set("policy", &Value::Str("conservative".into())).unwrap();
+    c.set("backfill_order", &Value::Str("sjf".into())).unwrap();
+    assert_eq!(c.validate().unwrap_err().field, "backfill_order");
 }
