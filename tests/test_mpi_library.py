@@ -167,6 +167,12 @@ def test_cli_run_cosched_pins_ranks_and_sets_the_waiting(tmp_path):
     ranks = [j["ranks"] for j in out["jobs"]]
     assert all(len(rk) == 2 and rk[0][1] != rk[1][1] for rk in ranks), ranks
     assert ranks[0] == ranks[1]
+    # the table names the scheme, each job's ranks and their CPUs, and the boosts
+    table = subprocess.run([c for c in cmd if c != "--json"], capture_output=True,
+                           text=True, timeout=120)
+    assert table.returncode == 0, table.stdout + table.stderr
+    assert "policy cosched, scheme SB" in table.stdout and "0@" in table.stdout
+    assert "boosts (SCHED_FIFO)" in table.stdout, table.stdout
     # a reference schedule is not a scheme: refused in one line, exit 2
     bad = subprocess.run([*cmd[:7], "gang", "--", "true"], capture_output=True, text=True,
                          timeout=60)

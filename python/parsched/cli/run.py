@@ -102,10 +102,14 @@ def cmd_run(args: argparse.Namespace) -> int:
            if spec.get("policy") in ("fcs", "flexible") else {}),
         **({"WSS MB": float(r.get("wss_bytes") or 0) / 2**20}
            if spec.get("policy") == "regions" else {}),
+        **({"ranks@cpu": " ".join(f"{k}@{c}" for k, c in r.get("ranks", []))}
+           if spec.get("policy") == "cosched" else {}),
     } for r in reports]
     con = _console()
-    con.print(f"parsched run: policy {spec.get('policy', 'gang')}, slot "
-              f"{spec.get('slot', '50ms')}, backend {stats['backend']}"
+    what = (f"scheme {spec.get('cosched_scheme', 'Local')}" if spec.get("policy") == "cosched"
+            else f"slot {spec.get('slot', '50ms')}")
+    con.print(f"parsched run: policy {spec.get('policy', 'gang')}, {what}, backend "
+              f"{stats['backend']}"
               f"{' (controller at SCHED_FIFO)' if stats['realtime'] else ''}", highlight=False)
     _print_table(con, "", pd.DataFrame(rows))
     crow = [
@@ -117,6 +121,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         ("controller CPU (s)", float(stats["cpu_s"])),
         *([("DC slots", stats.get("dc_slots", 0))]
           if spec.get("policy") in ("fcs", "flexible") else []),
+        *([("boosts (SCHED_FIFO)", stats.get("boosts", 0))]
+          if spec.get("policy") == "cosched" else []),
         *([("working-set scans", stats["regions"]["scans"]),
            ("time scanning (ms)", float(stats["regions"]["scan_s"]) * 1e3),
            ("placement decisions", " ".join(
