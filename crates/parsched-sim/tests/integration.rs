@@ -403,7 +403,7 @@ mod batch_machine {
 
     /// Never more processors in use than the machine has; every job starts
     /// after its submission and runs exactly its run time (space sharing).
-    fn check_schedule(r: &BatchResult) {
+    pub(super) fn check_schedule(r: &BatchResult) {
         let mut ev: Vec<(u64, i64)> = Vec::new();
         for (j, o) in r.jobs.iter().zip(&r.outcomes) {
             assert!(
@@ -976,23 +976,8 @@ mod batch_reference {
                 }
             }
             for c in configs {
-                {
-                    let (kind, order) = (c.policy, c.order);
-                    let r = simulate(jobs.clone(), p, &c).unwrap();
-                    let mut ev: Vec<(u64, i64)> = Vec::new();
-                    for (j, o) in jobs.iter().zip(&r.outcomes) {
-                        prop_assert!(o.start >= j.submit && o.start != u64::MAX);
-                        prop_assert_eq!(o.end - o.start, j.runtime);
-                        ev.push((o.start, j.procs as i64));
-                        ev.push((o.end, -(j.procs as i64)));
-                    }
-                    ev.sort();
-                    let mut used = 0i64;
-                    for (_, d) in ev {
-                        used += d;
-                        prop_assert!(used <= p as i64, "{:?} {:?} overcommits", kind, order);
-                    }
-                }
+                // no overcommit; every job after its submission, for its run time
+                super::batch_machine::check_schedule(&simulate(jobs.clone(), p, &c).unwrap());
             }
         }
 

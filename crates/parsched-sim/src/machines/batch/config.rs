@@ -177,19 +177,6 @@ impl BatchConfig {
                 "a longer quantum, or max_events=0 (or a larger limit) to run it anyway",
             ));
         }
-        if self.policy != BatchPolicyKind::Easy
-            && self.backfill_order != parsched_core::policy::batch::BackfillOrder::Priority
-        {
-            return Err(ConfigError::new(
-                "backfill_order",
-                format!(
-                    "{} orders EASY's backfill candidates; {} has none of its own",
-                    parsched_core::schema::Choice::name(self.backfill_order),
-                    self.policy.name()
-                ),
-                "priority (with a policy other than easy)",
-            ));
-        }
         Ok(())
     }
 
