@@ -71,6 +71,9 @@ pub mod gang;
 mod keys;
 pub mod result;
 pub mod space;
+mod state;
+pub mod stepper;
+pub use state::SpaceEvent;
 
 pub use config::{BatchConfig, BatchPolicyKind, TooWide, WorkloadKind};
 
