@@ -1,7 +1,7 @@
 //! Slurm's multifactor job priority with the *classic* fair-share factor, as
 //! a queue order: a pure component the batch machine feeds with job starts
 //! and ends ([`FairShare`]) and asks for scores at each scheduling pass
-//! ([`multifactor_scores`], lowest first, like every [`QueueOrder`]).
+//! ([`multifactor_scores`], lowest first, like every [`QueueOrder`](super::QueueOrder)).
 //!
 //! Sources (SchedMD/slurm, commit `284c3b95f08a`, August 2026):
 //! * "Multifactor Priority Plugin", <https://slurm.schedmd.com/priority_multifactor.html>
@@ -85,7 +85,8 @@
 //!
 //! with raw shares, here `S_user / S_all_siblings = 1/n`. The factor is
 //! `fs = 2^(−UE/S)` (`_set_assoc_fs_factor`, `FairShareDampeningFactor` 1).
-//! Every usage is non-negative, so `UE ≥ 0` and `fs ∈ (0, 1]`.
+//! Every usage is non-negative, so `UE ≥ 0` and `fs ∈ [0, 1]` (0 only when
+//! `2^(−UE/S)` underflows, for a tiny share heavily used).
 
 use crate::error::ConfigError;
 use crate::policy::batch::OrderJob;
@@ -497,15 +498,30 @@ impl FairShare {
 
     /// The normalised shares `S` of `(user, group)` (`None`: never seen).
     pub fn shares(&self, user: i32, group: i32) -> Option<f64> {
-        let i = *self.assoc_of.get(&(user, group))?;
-        let n = self.accounts[self.assocs[i].account].users as f64;
-        Some(1.0 / (n * self.accounts.len() as f64))
+        Some(self.shares_of(*self.assoc_of.get(&(user, group))?))
     }
 
     /// The effective usage `UE` of `(user, group)` at `t` (`None`: never
     /// seen).
     pub fn effective_usage(&self, t: u64, user: i32, group: i32) -> Option<f64> {
-        let i = *self.assoc_of.get(&(user, group))?;
+        Some(self.effective_of(*self.assoc_of.get(&(user, group))?, t))
+    }
+
+    /// The fair-share factor `2^(−UE/S)` of `(user, group)` at `t`, in
+    /// `[0, 1]`; an unseen pair is registered first.
+    pub fn factor(&mut self, t: u64, user: i32, group: i32) -> f64 {
+        let i = self.register(user, group);
+        (-self.effective_of(i, t) / self.shares_of(i))
+            .exp2()
+            .clamp(0.0, 1.0)
+    }
+
+    fn shares_of(&self, i: usize) -> f64 {
+        let n = self.accounts[self.assocs[i].account].users as f64;
+        1.0 / (n * self.accounts.len() as f64)
+    }
+
+    fn effective_of(&self, i: usize, t: u64) -> f64 {
         let h = self.half_life_s;
         let acct = &self.accounts[self.assocs[i].account];
         let total = self.total.at(t, h);
@@ -517,17 +533,9 @@ impl FairShare {
         } else {
             (0.0, 0.0)
         };
-        // the account is under root: UE_account = UA_account
-        Some(ua_user + (ua_acct - ua_user) / acct.users as f64)
-    }
-
-    /// The fair-share factor `2^(−UE/S)` of `(user, group)` at `t`, in
-    /// `(0, 1]`; an unseen pair is registered first.
-    pub fn factor(&mut self, t: u64, user: i32, group: i32) -> f64 {
-        self.register(user, group);
-        let ue = self.effective_usage(t, user, group).unwrap_or(0.0);
-        let s = self.shares(user, group).unwrap_or(1.0);
-        (-ue / s).exp2().clamp(0.0, 1.0)
+        // the account is under root: UE_account = UA_account; the user's
+        // siblings share equally: S_user / S_all_siblings = 1/n
+        ua_user + (ua_acct - ua_user) / acct.users as f64
     }
 }
 
@@ -784,7 +792,7 @@ mod tests {
     }
 
     /// Random starts and ends (xorshift64): usages never negative, the
-    /// total the sum of the parts, every factor in (0, 1].
+    /// total the sum of the parts, every factor in (0, 1] (no underflow here).
     #[test]
     fn random_sequences_keep_factors_in_range() {
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
