@@ -189,6 +189,7 @@ impl BatchPolicy for Fcfs {
 
 mod conservative;
 mod easy;
+pub mod multifactor;
 pub mod order;
 mod profile;
 pub mod reference;
@@ -197,5 +198,6 @@ mod tests;
 
 pub use conservative::Conservative;
 pub use easy::{Easy, Shadow};
+pub use multifactor::{multifactor_scores, Factors, FairShare, MultifactorParams};
 pub use order::{sort_by_scores, BackfillOrder, OrderJob, QueueOrder, QueueScorer};
 pub use profile::Profile;
