@@ -22,6 +22,7 @@ use std::time::Duration;
 
 mod config;
 mod errors;
+mod gym;
 mod interrupt;
 mod numbers;
 #[cfg(all(feature = "runtime", target_os = "linux"))]
@@ -68,6 +69,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(barrier_keys, m)?)?;
     m.add_function(wrap_pyfunction!(barrier_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_batch, m)?)?;
+    m.add_class::<gym::BatchEnvCore>()?;
+    m.add_class::<gym::BatchVecEnvCore>()?;
     m.add_function(wrap_pyfunction!(batch_keys, m)?)?;
     m.add_function(wrap_pyfunction!(generate_lublin, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_cosched, m)?)?;

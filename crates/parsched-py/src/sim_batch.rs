@@ -372,6 +372,15 @@ pub(crate) fn simulate_batch<'py>(
     if let Some(p) = &swf_out {
         write(p, &|f| r.write_swf(std::io::BufWriter::new(f)))?;
     }
+    result_dict(py, &r)
+}
+
+/// A batch result as `simulate_batch` returns it: `policy`, `summary`,
+/// `header`, `report`, `columns` and `queue`.
+pub(crate) fn result_dict<'py>(
+    py: Python<'py>,
+    r: &batch::BatchResult,
+) -> PyResult<Bound<'py, PyDict>> {
     let pyz = |v: &dyn erased::Ser| v.to_py(py);
     let out = PyDict::new(py);
     out.set_item("policy", r.policy)?;

@@ -375,6 +375,43 @@ pub fn run_generated_ordered(
     run_loaded_ordered(trace, cfg, scorer)
 }
 
+/// The jobs and machine size `cfg` describes, ready to run: its trace
+/// (`path`; the Python layer resolves `config.trace`) loaded and prepared, or its Lublin workload
+/// generated (`workload = "lublin"`). What the Gymnasium environment draws
+/// its episodes from.
+pub fn load_jobs(
+    cfg: &BatchConfig,
+    path: Option<&Path>,
+) -> Result<(Vec<BatchJob>, u32), BatchError> {
+    cfg.validate()?;
+    let trace = if cfg.workload == WorkloadKind::Lublin {
+        let flag = crate::cancel::current();
+        let stop = || flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed));
+        let lc = lublin_config(cfg);
+        crate::workloads::lublin::generate_at_load(&lc, cfg.workload_load, &cfg.rules, &stop)?
+            .ok_or(BatchError::Interrupted)?
+            .0
+    } else {
+        let Some(path) = path else {
+            return Err(ConfigError::new(
+                "trace",
+                "no trace file given",
+                "an SWF file (.swf or .swf.gz), or workload=lublin to generate one",
+            )
+            .into());
+        };
+        swf::load_file(path, &cfg.rules)?
+    };
+    if trace.jobs.is_empty() {
+        return Err(nothing_to_simulate(&trace.report));
+    }
+    let (jobs, procs, report) = prepare(trace, cfg)?;
+    if jobs.is_empty() {
+        return Err(nothing_to_simulate(&report));
+    }
+    Ok((jobs, procs))
+}
+
 /// The error for a trace with no job to run, with the reasons.
 fn nothing_to_simulate(report: &LoadReport) -> BatchError {
     let why = if report.records == 0 {

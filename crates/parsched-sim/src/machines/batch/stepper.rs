@@ -213,7 +213,7 @@ impl Stepper {
         if !(sc.time_scale_s > 0.0 && sc.time_scale_s.is_finite()) {
             return Err(ConfigError::new(
                 "time_scale_s",
-                &sc.time_scale_s.to_string(),
+                sc.time_scale_s.to_string(),
                 "a number > 0 (seconds per observation time unit)",
             )
             .into());
