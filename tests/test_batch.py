@@ -296,7 +296,8 @@ def test_reproduce_and_bench_batch(swf, tmp_path, capsys):
     assert main(["bench", "batch", "--trace", str(swf / "good.swf"), "--repeat", "2",
                  "--json"]) == 0
     obj = json.loads(capsys.readouterr().out)
-    assert [r["policy"] for r in obj["runs"]] == ["fcfs", "easy", "conservative"]
+    assert [r["policy"] for r in obj["runs"]] == ["fcfs", "easy", "conservative",
+                                                 "easy+python priority"]
     assert main(["reproduce", "batch", "--traces", str(tmp_path / "none")]) == 2
     assert one_error_line(capsys.readouterr().err).startswith("--traces")
 

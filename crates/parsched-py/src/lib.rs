@@ -70,6 +70,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(barrier_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_batch, m)?)?;
     m.add_class::<gym::BatchEnvCore>()?;
+    m.add_class::<sim_batch::QueueColumns>()?;
     m.add_class::<gym::BatchVecEnvCore>()?;
     m.add_function(wrap_pyfunction!(batch_keys, m)?)?;
     m.add_function(wrap_pyfunction!(generate_lublin, m)?)?;

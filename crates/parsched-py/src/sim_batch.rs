@@ -178,6 +178,111 @@ pub(crate) fn generate_lublin<'py>(
     Ok(out)
 }
 
+/// The queue as `priority` sees it: a read-only mapping of `now`, `free`
+/// (ints) and per-job numpy columns, each built when first asked for (a
+/// rule reading two columns pays for two).
+#[pyclass(mapping, module = "parsched._core", name = "QueueColumns", frozen)]
+pub(crate) struct QueueColumns {
+    now: u64,
+    free: u32,
+    jobs: Vec<parsched_core::policy::batch::OrderJob>,
+}
+
+/// The mapping's keys, in order.
+const QUEUE_KEYS: [&str; 11] = [
+    "now",
+    "free",
+    "submit",
+    "wait",
+    "requested",
+    "procs",
+    "user",
+    "group",
+    "queue",
+    "partition",
+    "fits_now",
+];
+
+#[pymethods]
+impl QueueColumns {
+    fn __getitem__(&self, py: Python<'_>, key: &str) -> PyResult<PyObject> {
+        use numpy::PyArray1;
+        let (jobs, now, free) = (&self.jobs, self.now, self.free);
+        let col = |f: &dyn Fn(&parsched_core::policy::batch::OrderJob) -> i64| {
+            PyArray1::from_iter(py, jobs.iter().map(f)).into_any().unbind()
+        };
+        Ok(match key {
+            "now" => now.into_pyobject(py)?.into_any().unbind(),
+            "free" => free.into_pyobject(py)?.into_any().unbind(),
+            "submit" => col(&|j| j.submit as i64),
+            "wait" => col(&|j| now.saturating_sub(j.submit) as i64),
+            "requested" => col(&|j| j.requested as i64),
+            "procs" => col(&|j| j.procs as i64),
+            "user" => col(&|j| j.user as i64),
+            "group" => col(&|j| j.group as i64),
+            "queue" => col(&|j| j.queue as i64),
+            "partition" => col(&|j| j.partition as i64),
+            "fits_now" => PyArray1::from_iter(py, jobs.iter().map(|j| j.procs <= free))
+                .into_any()
+                .unbind(),
+            _ => {
+                return Err(pyo3::exceptions::PyKeyError::new_err(format!(
+                    "{key:?}; allowed: {}",
+                    QUEUE_KEYS.join(", ")
+                )))
+            }
+        })
+    }
+
+    fn __len__(&self) -> usize {
+        QUEUE_KEYS.len()
+    }
+
+    fn __contains__(&self, key: &str) -> bool {
+        QUEUE_KEYS.contains(&key)
+    }
+
+    fn keys(&self) -> Vec<&'static str> {
+        QUEUE_KEYS.to_vec()
+    }
+
+    fn __iter__(&self, py: Python<'_>) -> PyResult<PyObject> {
+        Ok(pyo3::types::PyList::new(py, QUEUE_KEYS)?
+            .call_method0("__iter__")?
+            .unbind())
+    }
+
+    #[pyo3(signature = (key, default=None))]
+    fn get(&self, py: Python<'_>, key: &str, default: Option<PyObject>) -> PyResult<PyObject> {
+        if QUEUE_KEYS.contains(&key) {
+            self.__getitem__(py, key)
+        } else {
+            Ok(default.unwrap_or_else(|| py.None()))
+        }
+    }
+
+    fn items(&self, py: Python<'_>) -> PyResult<Vec<(&'static str, PyObject)>> {
+        QUEUE_KEYS
+            .iter()
+            .map(|k| Ok((*k, self.__getitem__(py, k)?)))
+            .collect()
+    }
+
+    fn values(&self, py: Python<'_>) -> PyResult<Vec<PyObject>> {
+        QUEUE_KEYS.iter().map(|k| self.__getitem__(py, k)).collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<queue of {} jobs at now={}, free={}: {}>",
+            self.jobs.len(),
+            self.now,
+            self.free,
+            QUEUE_KEYS.join(", ")
+        )
+    }
+}
+
 /// A queue order written in Python: `priority(queue) -> scores`, called once
 /// per scheduling pass with the whole queue as numpy columns (a dict: `now`,
 /// `free`, and per job `submit`, `wait`, `requested`, `procs`, `user`,
@@ -185,8 +290,6 @@ pub(crate) fn generate_lublin<'py>(
 /// number per job, lowest first (docs/policies/batch-orders.md).
 pub(crate) struct PyScorer {
     f: Py<PyAny>,
-    frombuffer: Py<PyAny>,
-    buf: Vec<u8>,
     /// What the function raised, kept to re-raise a KeyboardInterrupt.
     raised: Option<PyErr>,
 }
@@ -199,11 +302,8 @@ impl PyScorer {
                  one score per job",
             ));
         }
-        let frombuffer = py.import("numpy")?.getattr("frombuffer")?.unbind();
         Ok(PyScorer {
             f,
-            frombuffer,
-            buf: Vec::new(),
             raised: None,
         })
     }
@@ -216,55 +316,25 @@ impl PyScorer {
         jobs: &[parsched_core::policy::batch::OrderJob],
         out: &mut Vec<f64>,
     ) -> PyResult<Result<(), String>> {
-        let d = PyDict::new(py);
-        d.set_item("now", now)?;
-        d.set_item("free", free)?;
-        // All int64 columns in one buffer: one array, one row per column
-        // (views), so a pass costs a few Python calls whatever the queue.
-        let n = jobs.len();
-        let cols: [&dyn Fn(&parsched_core::policy::batch::OrderJob) -> i64; 8] = [
-            &|j| j.submit as i64,
-            &|j| now.saturating_sub(j.submit) as i64,
-            &|j| j.requested as i64,
-            &|j| j.procs as i64,
-            &|j| j.user as i64,
-            &|j| j.group as i64,
-            &|j| j.queue as i64,
-            &|j| j.partition as i64,
-        ];
-        self.buf.clear();
-        for f in cols {
-            self.buf
-                .extend(jobs.iter().flat_map(|j| f(j).to_ne_bytes()));
-        }
-        let all = self
-            .frombuffer
-            .call1(py, (pyo3::types::PyBytes::new(py, &self.buf), "int64"))?
-            .call_method1(py, "reshape", (8, n))?;
-        let all = all.bind(py);
-        for (k, name) in [
-            "submit",
-            "wait",
-            "requested",
-            "procs",
-            "user",
-            "group",
-            "queue",
-            "partition",
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            d.set_item(name, all.get_item(k)?)?;
-        }
-        let fits: Vec<u8> = jobs.iter().map(|j| u8::from(j.procs <= free)).collect();
-        d.set_item(
-            "fits_now",
-            self.frombuffer
-                .call1(py, (pyo3::types::PyBytes::new(py, &fits), "bool"))?,
-        )?;
+        let d = QueueColumns {
+            now,
+            free,
+            jobs: jobs.to_vec(),
+        };
         let r = self.f.call1(py, (d,))?;
-        match r.extract::<Vec<f64>>(py) {
+        // numpy arrays of floats or integers without a Python object per
+        // element; anything else through the sequence protocol
+        use numpy::PyArrayMethods;
+        let r = r.bind(py);
+        if let Ok(a) = r.downcast::<numpy::PyArray1<f64>>() {
+            out.extend(a.readonly().as_array().iter().copied());
+            return Ok(Ok(()));
+        }
+        if let Ok(a) = r.downcast::<numpy::PyArray1<i64>>() {
+            out.extend(a.readonly().as_array().iter().map(|&x| x as f64));
+            return Ok(Ok(()));
+        }
+        match r.extract::<Vec<f64>>() {
             Ok(v) => {
                 out.extend(v);
                 Ok(Ok(()))
@@ -272,7 +342,7 @@ impl PyScorer {
             Err(_) => Ok(Err(format!(
                 "priority returned {}; allowed: one number per queued job (a list or array), \
                  lowest first",
-                r.bind(py).get_type().name()?
+                r.get_type().name()?
             ))),
         }
     }

@@ -42,6 +42,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     fcs_figure: seed 002's Figures 1-2 (4 programs, 0-4 stressors, default and
     gang) on both machines (es40, potomac) at --scale (default 0.25), best of
     --repeat runs; reports simulated events per second.
+    gym: the Gymnasium environment (parsched.gym) on --trace (default KTH-SP2), 256-job
+    episodes, a trivial agent (always window slot 0), --seconds each (default 3, resets
+    included): BatchEnv stepped directly, through gymnasium.make (its wrappers), and
+    BatchVectorEnv with 8 and 32 environments; reports steps per second. The batch bench
+    also times a Python priority (FCFS order, one call per pass) against built-in EASY.
     regions: seed 004's memlat (Figure 9's defaults) and balance workloads,
     best of --repeat runs of the standard and the region machine; reports runs
     per second (one run: both machines on the same work).
@@ -258,6 +263,15 @@ def _bench_batch(args: argparse.Namespace) -> int:
             "total_jobs_per_second": jobs / best_total if best_total > 0 else None,
             "with_dataframes_seconds": best_frames,
         })
+    # a Python priority giving EASY's own order: the cost of one call per pass
+    best = math.inf
+    for _ in range(args.repeat):
+        res = simulate_batch(base.with_(policy="easy"), priority=lambda q: q["submit"])
+        best = min(best, float(res.summary["wall_seconds"]))
+    rows.append({"policy": "easy+python priority", "jobs": int(res.summary["jobs"]),
+                 "sim_seconds": best, "jobs_per_second": int(res.summary["jobs"]) / best,
+                 "total_seconds": best, "total_jobs_per_second": None,
+                 "with_dataframes_seconds": best})
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if args.json:
         print(json.dumps(jsonable({"model": "batch", "trace": path, "source": source,
@@ -266,6 +280,11 @@ def _bench_batch(args: argparse.Namespace) -> int:
     else:
         print(f"bench batch: {source}")
         for r in rows:
+            if r["total_jobs_per_second"] is None:
+                print(f"bench batch {r['policy']} {r['jobs']} jobs: simulation "
+                      f"{r['sim_seconds'] * 1e3:.1f} ms = {r['jobs_per_second']:,.0f} jobs/s "
+                      f"(best of {args.repeat})")
+                continue
             print(f"bench batch {r['policy']:12s} {r['jobs']} jobs: simulation "
                   f"{r['sim_seconds'] * 1e3:.1f} ms = {r['jobs_per_second']:,.0f} jobs/s; "
                   f"whole call {r['total_seconds'] * 1e3:.0f} ms = "
@@ -274,17 +293,73 @@ def _bench_batch(args: argparse.Namespace) -> int:
         by = {r["policy"]: r["sim_seconds"] for r in rows}
         if by.get("easy"):
             print(f"bench batch: conservative / easy simulation time "
-                  f"{by['conservative'] / by['easy']:.1f}x")
+                  f"{by['conservative'] / by['easy']:.1f}x; python priority / built-in easy "
+                  f"{by['easy+python priority'] / by['easy']:.1f}x")
         print(f"bench batch: peak resident memory of this process {peak_mb:.0f} MB")
     return 0
 
 
 
 
+def _bench_gym(args: argparse.Namespace) -> int:
+    import gymnasium
+    import numpy as np
+
+    from parsched import gym as pgym
+    from parsched.reproduce import batch as reproduce_batch
+    from parsched.sim.batch import check_trace
+
+    if not args.seconds > 0:
+        raise ConfigError("--seconds", f"{args.seconds}", "a number > 0")
+    path = check_trace(args.trace or os.path.join(reproduce_batch.default_traces_dir(),
+                                                  "KTH-SP2-1996-2.1-cln.swf.gz"))
+
+    def single(env: Any) -> tuple[float, int]:
+        env.reset(seed=0)
+        n = eps = 0
+        t0 = time.perf_counter()
+        while (dt := time.perf_counter() - t0) < args.seconds:
+            for _ in range(1000):
+                _, _, term, _, _ = env.step(0)
+                n += 1
+                if term:
+                    env.reset()
+                    eps += 1
+        return n / dt, eps
+
+    rows = []
+    rate, eps = single(pgym.BatchEnv(path))
+    rows.append({"env": "BatchEnv", "envs": 1, "steps_per_second": rate, "episodes": eps})
+    env = gymnasium.make("parsched/Batch-v0", trace=path)
+    rate, eps = single(env)
+    rows.append({"env": "gymnasium.make", "envs": 1, "steps_per_second": rate,
+                 "episodes": eps})
+    for k in (8, 32):
+        venv = pgym.BatchVectorEnv(k, path)
+        venv.reset(seed=0)
+        a = np.zeros(k, dtype=np.int64)
+        calls = 0
+        t0 = time.perf_counter()
+        while (dt := time.perf_counter() - t0) < args.seconds:
+            for _ in range(100):
+                venv.step(a)
+                calls += 1
+        rows.append({"env": "BatchVectorEnv", "envs": k,
+                     "steps_per_second": calls * k / dt, "episodes": None})
+    if args.json:
+        print(json.dumps(jsonable({"model": "gym", "trace": path, "runs": rows})))
+    else:
+        print(f"bench gym: {path}, 256-job episodes, window 128, agent: always slot 0")
+        for r in rows:
+            print(f"bench gym {r['env']:15s} x{r['envs']:<3d} {r['steps_per_second']:12,.0f} "
+                  f"steps/s")
+    return 0
+
+
 #: ``parsched bench MODEL``: the benchmark of each model.
 BENCHES = {"pools": _bench_pools, "barrier": _bench_barrier, "batch": _bench_batch,
            "cosched": _bench_cosched, "fcs": _bench_fcs, "fcs_figure": _bench_fcs_figure,
-           "regions": _bench_regions}
+           "regions": _bench_regions, "gym": _bench_gym}
 
 
 def add_parser(sub: Any, fmt: Any) -> None:
@@ -318,5 +393,7 @@ def add_parser(sub: Any, fmt: Any) -> None:
     bp.add_argument("--scale", type=float, default=0.25, metavar="F",
                     help="cosched, fcs, fcs_figure: fraction of the paper's iterations "
                          "(default 0.25)")
+    bp.add_argument("--seconds", type=float, default=3.0, metavar="S",
+                    help="gym: seconds per measurement (default 3)")
     bp.add_argument("--json", action="store_true", help="print one JSON object")
     bp.set_defaults(func=cmd_bench)

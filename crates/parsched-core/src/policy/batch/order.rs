@@ -27,8 +27,8 @@
 //! F1–F4's `s` is the submit time, and the rules depend on its origin (they
 //! add a logarithm of it): here `s` counts seconds from the first job's
 //! submission, plus one (`s = submit − first submit + 1`, so the first job's
-//! log₁₀ s is 0, not −∞). F1 is the paper's `log₁₀(r)·n`; the variant in
-//! circulation with `log₁₀(n)·r` (RLScheduler's) is not it.
+//! log₁₀ s is 0, not −∞). RLScheduler's F1 is the same formula with `s` the
+//! trace's own submit time (docs/policies/batch-orders.md).
 //!
 //! Scores are computed once per scheduling pass, at the pass's `now`.
 

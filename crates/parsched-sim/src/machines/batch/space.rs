@@ -70,6 +70,11 @@ impl<'a> Sorter<'a> {
         st.order_jobs(jobs, &mut self.order_jobs);
         let origin = jobs.first().map_or(0, |j| j.submit);
         match self.scorer.as_mut() {
+            // (one waiting job: its order is itself, the scorer is not asked)
+            Some(_) if self.order_jobs.len() == 1 => {
+                self.perm.clear();
+                self.perm.push(0);
+            }
             None => self.order.sort(
                 &self.order_jobs,
                 t,
