@@ -177,7 +177,7 @@ def test_vector_env_matches_single_envs_and_autoresets():
     ended = np.zeros(3, dtype=bool)
     totals = np.zeros(3)
     for _ in range(400):
-        obs, r, term, trunc, _ = venv.step(np.zeros(3, dtype=np.int64))
+        obs, r, term, _, _ = venv.step(np.zeros(3, dtype=np.int64))
         totals += np.where(ended, 0.0, r)
         ended |= term
         if ended.all():
