@@ -209,7 +209,9 @@ impl QueueColumns {
         use numpy::PyArray1;
         let (jobs, now, free) = (&self.jobs, self.now, self.free);
         let col = |f: &dyn Fn(&parsched_core::policy::batch::OrderJob) -> i64| {
-            PyArray1::from_iter(py, jobs.iter().map(f)).into_any().unbind()
+            PyArray1::from_iter(py, jobs.iter().map(f))
+                .into_any()
+                .unbind()
         };
         Ok(match key {
             "now" => now.into_pyobject(py)?.into_any().unbind(),
@@ -302,10 +304,7 @@ impl PyScorer {
                  one score per job",
             ));
         }
-        Ok(PyScorer {
-            f,
-            raised: None,
-        })
+        Ok(PyScorer { f, raised: None })
     }
 
     fn call(

@@ -4,6 +4,7 @@
 //! SWF mutation fuzzer in `fuzz_swf/`).
 
 mod batch_indexed;
+mod batch_select;
 mod batch_stepper;
 mod fuzz_swf;
 

@@ -193,6 +193,7 @@ pub mod multifactor;
 pub mod order;
 mod profile;
 pub mod reference;
+pub mod select;
 #[cfg(test)]
 mod tests;
 

@@ -211,6 +211,25 @@ impl Profile {
         Some(t)
     }
 
+    /// The first time in `[t, t + dur)` at which fewer than `procs`
+    /// processors are free, with the count then (`None`: they are free over
+    /// the whole interval, which may then be [`Profile::reserve`]d). `t` at
+    /// or after the profile's first time.
+    pub fn shortfall(&self, t: u64, dur: u64, procs: u32) -> Option<(u64, u32)> {
+        let end = t.saturating_add(dur.max(1));
+        // the step holding t, then every step starting before the end
+        let k = self.t.partition_point(|&x| x <= t).max(1) - 1;
+        for i in k..self.t.len() {
+            if i > k && self.t[i] >= end {
+                break;
+            }
+            if self.f[i] < procs {
+                return Some((self.t[i].max(t), self.f[i]));
+            }
+        }
+        None
+    }
+
     /// Free processors at the profile's first time.
     pub fn free_now(&self) -> u32 {
         self.f.first().copied().unwrap_or(0)

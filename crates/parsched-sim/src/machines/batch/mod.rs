@@ -70,6 +70,7 @@ pub mod config;
 pub mod gang;
 mod keys;
 pub mod result;
+pub mod select;
 pub mod space;
 mod state;
 pub mod stepper;
@@ -82,6 +83,7 @@ pub const TICK: parsched_core::time::TickUnit = parsched_core::time::TickUnit::S
 pub use gang::simulate_gang;
 pub use keys::{keys, SCHEMA};
 pub use result::{BatchResult, BatchSummary, JobRow, Outcome, JOBS_CSV_COLUMNS};
+pub use select::{simulate_select, SelectOptions};
 pub use space::{simulate_scored, simulate_with};
 
 use crate::engine::{self, Engine, Model};
@@ -375,33 +377,43 @@ pub fn run_generated_ordered(
     run_loaded_ordered(trace, cfg, scorer)
 }
 
-/// The jobs and machine size `cfg` describes, ready to run: its trace
-/// (`path`; the Python layer resolves `config.trace`) loaded and prepared, or its Lublin workload
-/// generated (`workload = "lublin"`). What the Gymnasium environment draws
-/// its episodes from.
+/// The trace `cfg` describes: the file `path` (the Python layer resolves
+/// `config.trace`), or its Lublin workload generated in memory
+/// (`workload = "lublin"`).
+pub fn load_trace(cfg: &BatchConfig, path: Option<&Path>) -> Result<Trace, BatchError> {
+    cfg.validate()?;
+    if cfg.workload == WorkloadKind::Lublin {
+        let flag = crate::cancel::current();
+        let stop = || flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed));
+        let lc = lublin_config(cfg);
+        return Ok(crate::workloads::lublin::generate_at_load(
+            &lc,
+            cfg.workload_load,
+            &cfg.rules,
+            &stop,
+        )?
+        .ok_or(BatchError::Interrupted)?
+        .0);
+    }
+    let Some(path) = path else {
+        return Err(ConfigError::new(
+            "trace",
+            "no trace file given",
+            "an SWF file (.swf or .swf.gz), or workload=lublin to generate one",
+        )
+        .into());
+    };
+    Ok(swf::load_file(path, &cfg.rules)?)
+}
+
+/// The jobs and machine size `cfg` describes, ready to run ([`load_trace`],
+/// then [`prepare`]); what the Gymnasium environment draws its episodes
+/// from.
 pub fn load_jobs(
     cfg: &BatchConfig,
     path: Option<&Path>,
 ) -> Result<(Vec<BatchJob>, u32), BatchError> {
-    cfg.validate()?;
-    let trace = if cfg.workload == WorkloadKind::Lublin {
-        let flag = crate::cancel::current();
-        let stop = || flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed));
-        let lc = lublin_config(cfg);
-        crate::workloads::lublin::generate_at_load(&lc, cfg.workload_load, &cfg.rules, &stop)?
-            .ok_or(BatchError::Interrupted)?
-            .0
-    } else {
-        let Some(path) = path else {
-            return Err(ConfigError::new(
-                "trace",
-                "no trace file given",
-                "an SWF file (.swf or .swf.gz), or workload=lublin to generate one",
-            )
-            .into());
-        };
-        swf::load_file(path, &cfg.rules)?
-    };
+    let trace = load_trace(cfg, path)?;
     if trace.jobs.is_empty() {
         return Err(nothing_to_simulate(&trace.report));
     }
@@ -410,6 +422,29 @@ pub fn load_jobs(
         return Err(nothing_to_simulate(&report));
     }
     Ok((jobs, procs))
+}
+
+/// Loads what `cfg` describes ([`load_trace`]) and runs it under a
+/// full-control policy ([`simulate_select`]).
+pub fn run_select(
+    cfg: &BatchConfig,
+    path: Option<&Path>,
+    policy: &mut dyn parsched_core::policy::batch::select::SelectPolicy,
+    opts: SelectOptions,
+) -> Result<BatchResult, BatchError> {
+    let trace = load_trace(cfg, path)?;
+    let header = trace.header.clone();
+    if trace.jobs.is_empty() {
+        return Err(nothing_to_simulate(&trace.report));
+    }
+    let (jobs, procs, report) = prepare(trace, cfg)?;
+    if jobs.is_empty() {
+        return Err(nothing_to_simulate(&report));
+    }
+    let mut r = simulate_select(jobs, procs, policy, cfg, opts)?;
+    r.report = report;
+    r.header = header;
+    Ok(r)
 }
 
 /// The error for a trace with no job to run, with the reasons.

@@ -59,6 +59,9 @@ pub struct BatchResult {
     pub report: LoadReport,
     /// The trace's header (default for a job list given directly).
     pub header: SwfHeader,
+    /// A full-control policy's violations, dropped in repair mode (empty
+    /// otherwise; `machines::batch::select`).
+    pub violations: Vec<parsched_core::policy::batch::select::Violation>,
     /// Processor intervals per job: `resources[res_index[i]..res_index[i+1]]`
     /// (empty when not tracked).
     resources: Vec<(u32, u32)>,
@@ -349,6 +352,7 @@ pub(super) fn finish(
         summary: s,
         report: LoadReport::default(),
         header: SwfHeader::default(),
+        violations: Vec::new(),
         resources,
         res_index,
     }
