@@ -420,8 +420,7 @@ impl SelectModel<'_> {
             let by = self
                 .reserved
                 .iter()
-                .filter(|r| r.1 != i && r.0 <= when)
-                .last()
+                .rfind(|r| r.1 != i && r.0 <= when)
                 .map_or(-1, |r| self.jobs[r.1 as usize].id);
             let m = format!(
                 "start: job {id} ({} processors until {}) would delay job {by}'s reservation: \
