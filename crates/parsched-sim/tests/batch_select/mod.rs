@@ -136,7 +136,8 @@ fn d(start: &[i64], reserve: &[(i64, Option<u64>)], wake_at: Option<u64>) -> Dec
 #[test]
 fn bad_decisions_are_errors_or_violation_rows() {
     let later = |t: u64| (t, d(&[], &[], None));
-    let cases: Vec<(Vec<(u64, Decision)>, bool, &str, ViolationKind)> = vec![
+    type Case = (Vec<(u64, Decision)>, bool, &'static str, ViolationKind);
+    let cases: Vec<Case> = vec![
         // J1 then J2 (4 procs, 2 free): does not fit
         (
             vec![(0, d(&[1, 2], &[], Some(10))), later(10)],
