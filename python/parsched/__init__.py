@@ -85,6 +85,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from parsched.sim.api import BarrierResult, Result, simulate, simulate_barrier, sweep
     from parsched.sim.arrivals import load_arrivals
     from parsched.sim.batch import BatchResult, simulate_batch
+    from parsched.sim.batch_policy import Decision
     from parsched.sim.cosched import (
         CoschedResult,
         cosched_applications,
@@ -115,6 +116,7 @@ __all__ = [
     "ConfigError",
     "CoschedConfig",
     "CoschedResult",
+    "Decision",
     "FcsConfig",
     "FcsFigureConfig",
     "FcsFigureResult",
@@ -161,6 +163,7 @@ _LAZY = {
     "sweep": "sim.api",
     "BatchResult": "sim.batch",
     "simulate_batch": "sim.batch",
+    "Decision": "sim.batch_policy",
     "CoschedResult": "sim.cosched",
     "simulate_cosched": "sim.cosched",
     "cosched_sweep": "sim.cosched",

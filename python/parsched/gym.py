@@ -173,7 +173,7 @@ class BatchEnv(gym.Env):
             start = int(options.get("start", start))
             wseed = int(options.get("seed", wseed))
             with _errors(self._path):
-                jobs, machine, done = self._core.reset(start, length, wseed)
+                (jobs, machine), done = self._core.reset(start, length, wseed)
             if not done or options:
                 break
         else:

@@ -25,6 +25,7 @@ mod errors;
 mod gym;
 mod interrupt;
 mod numbers;
+mod policy_py;
 #[cfg(all(feature = "runtime", target_os = "linux"))]
 mod runtime;
 mod sim_barrier;
@@ -70,7 +71,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(barrier_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_batch, m)?)?;
     m.add_class::<gym::BatchEnvCore>()?;
-    m.add_class::<sim_batch::QueueColumns>()?;
+    m.add_class::<policy_py::Columns>()?;
     m.add_class::<gym::BatchVecEnvCore>()?;
     m.add_function(wrap_pyfunction!(batch_keys, m)?)?;
     m.add_function(wrap_pyfunction!(generate_lublin, m)?)?;

@@ -178,113 +178,6 @@ pub(crate) fn generate_lublin<'py>(
     Ok(out)
 }
 
-/// The queue as `priority` sees it: a read-only mapping of `now`, `free`
-/// (ints) and per-job numpy columns, each built when first asked for (a
-/// rule reading two columns pays for two).
-#[pyclass(mapping, module = "parsched._core", name = "QueueColumns", frozen)]
-pub(crate) struct QueueColumns {
-    now: u64,
-    free: u32,
-    jobs: Vec<parsched_core::policy::batch::OrderJob>,
-}
-
-/// The mapping's keys, in order.
-const QUEUE_KEYS: [&str; 11] = [
-    "now",
-    "free",
-    "submit",
-    "wait",
-    "requested",
-    "procs",
-    "user",
-    "group",
-    "queue",
-    "partition",
-    "fits_now",
-];
-
-#[pymethods]
-impl QueueColumns {
-    fn __getitem__(&self, py: Python<'_>, key: &str) -> PyResult<PyObject> {
-        use numpy::PyArray1;
-        let (jobs, now, free) = (&self.jobs, self.now, self.free);
-        let col = |f: &dyn Fn(&parsched_core::policy::batch::OrderJob) -> i64| {
-            PyArray1::from_iter(py, jobs.iter().map(f))
-                .into_any()
-                .unbind()
-        };
-        Ok(match key {
-            "now" => now.into_pyobject(py)?.into_any().unbind(),
-            "free" => free.into_pyobject(py)?.into_any().unbind(),
-            "submit" => col(&|j| j.submit as i64),
-            "wait" => col(&|j| now.saturating_sub(j.submit) as i64),
-            "requested" => col(&|j| j.requested as i64),
-            "procs" => col(&|j| j.procs as i64),
-            "user" => col(&|j| j.user as i64),
-            "group" => col(&|j| j.group as i64),
-            "queue" => col(&|j| j.queue as i64),
-            "partition" => col(&|j| j.partition as i64),
-            "fits_now" => PyArray1::from_iter(py, jobs.iter().map(|j| j.procs <= free))
-                .into_any()
-                .unbind(),
-            _ => {
-                return Err(pyo3::exceptions::PyKeyError::new_err(format!(
-                    "{key:?}; allowed: {}",
-                    QUEUE_KEYS.join(", ")
-                )))
-            }
-        })
-    }
-
-    fn __len__(&self) -> usize {
-        QUEUE_KEYS.len()
-    }
-
-    fn __contains__(&self, key: &str) -> bool {
-        QUEUE_KEYS.contains(&key)
-    }
-
-    fn keys(&self) -> Vec<&'static str> {
-        QUEUE_KEYS.to_vec()
-    }
-
-    fn __iter__(&self, py: Python<'_>) -> PyResult<PyObject> {
-        Ok(pyo3::types::PyList::new(py, QUEUE_KEYS)?
-            .call_method0("__iter__")?
-            .unbind())
-    }
-
-    #[pyo3(signature = (key, default=None))]
-    fn get(&self, py: Python<'_>, key: &str, default: Option<PyObject>) -> PyResult<PyObject> {
-        if QUEUE_KEYS.contains(&key) {
-            self.__getitem__(py, key)
-        } else {
-            Ok(default.unwrap_or_else(|| py.None()))
-        }
-    }
-
-    fn items(&self, py: Python<'_>) -> PyResult<Vec<(&'static str, PyObject)>> {
-        QUEUE_KEYS
-            .iter()
-            .map(|k| Ok((*k, self.__getitem__(py, k)?)))
-            .collect()
-    }
-
-    fn values(&self, py: Python<'_>) -> PyResult<Vec<PyObject>> {
-        QUEUE_KEYS.iter().map(|k| self.__getitem__(py, k)).collect()
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "<queue of {} jobs at now={}, free={}: {}>",
-            self.jobs.len(),
-            self.now,
-            self.free,
-            QUEUE_KEYS.join(", ")
-        )
-    }
-}
-
 /// A queue order written in Python: `priority(queue) -> scores`, called once
 /// per scheduling pass with the whole queue as numpy columns (a dict: `now`,
 /// `free`, and per job `submit`, `wait`, `requested`, `procs`, `user`,
@@ -292,6 +185,9 @@ impl QueueColumns {
 /// number per job, lowest first (docs/policies/batch-orders.md).
 pub(crate) struct PyScorer {
     f: Py<PyAny>,
+    /// `on_submit(ids)` / `on_complete(ids)`, if the policy has them.
+    on_submit: Option<Py<PyAny>>,
+    on_complete: Option<Py<PyAny>>,
     /// What the function raised, kept to re-raise a KeyboardInterrupt.
     raised: Option<PyErr>,
 }
@@ -304,7 +200,12 @@ impl PyScorer {
                  one score per job",
             ));
         }
-        Ok(PyScorer { f, raised: None })
+        Ok(PyScorer {
+            f,
+            on_submit: None,
+            on_complete: None,
+            raised: None,
+        })
     }
 
     fn call(
@@ -315,11 +216,7 @@ impl PyScorer {
         jobs: &[parsched_core::policy::batch::OrderJob],
         out: &mut Vec<f64>,
     ) -> PyResult<Result<(), String>> {
-        let d = QueueColumns {
-            now,
-            free,
-            jobs: jobs.to_vec(),
-        };
+        let d = crate::policy_py::Columns::queue(now, free, jobs);
         let r = self.f.call1(py, (d,))?;
         // numpy arrays of floats or integers without a Python object per
         // element; anything else through the sequence protocol
@@ -348,6 +245,30 @@ impl PyScorer {
 }
 
 impl parsched_core::policy::batch::QueueScorer for PyScorer {
+    fn observes(&self) -> bool {
+        self.on_submit.is_some() || self.on_complete.is_some()
+    }
+
+    fn observe(&mut self, _now: u64, submitted: &[i64], completed: &[i64]) -> Result<(), String> {
+        Python::with_gil(|py| {
+            for (k, ids) in [(0, submitted), (1, completed)] {
+                let f = if k == 0 {
+                    &self.on_submit
+                } else {
+                    &self.on_complete
+                };
+                if let (Some(f), false) = (f, ids.is_empty()) {
+                    if let Err(e) = f.call1(py, (numpy::PyArray1::from_slice(py, ids),)) {
+                        let m = crate::policy_py::one_line(py, &e);
+                        self.raised = Some(e);
+                        return Err(m);
+                    }
+                }
+            }
+            Ok(())
+        })
+    }
+
     fn scores(
         &mut self,
         now: u64,
@@ -371,7 +292,9 @@ impl parsched_core::policy::batch::QueueScorer for PyScorer {
 /// `header`, `jobs` (Batsim-style columns) and `queue` (time, length) steps;
 /// writes the jobs CSV and/or SWF schedule to the given paths if asked.
 #[pyfunction]
-#[pyo3(signature = (trace, config, jobs_csv=None, swf_out=None, priority=None))]
+#[pyo3(signature = (trace, config, jobs_csv=None, swf_out=None, priority=None, select=None,
+                    on_submit=None, on_complete=None, on_violation="strict", fallback=None))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn simulate_batch<'py>(
     py: Python<'py>,
     trace: Option<std::path::PathBuf>,
@@ -379,6 +302,11 @@ pub(crate) fn simulate_batch<'py>(
     jobs_csv: Option<std::path::PathBuf>,
     swf_out: Option<std::path::PathBuf>,
     priority: Option<Py<PyAny>>,
+    select: Option<Py<PyAny>>,
+    on_submit: Option<Py<PyAny>>,
+    on_complete: Option<Py<PyAny>>,
+    on_violation: &str,
+    fallback: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let ModelConfig::Batch(cfg) = ModelConfig::build("batch", config)? else {
         unreachable!("build(\"batch\") makes a batch config")
@@ -402,8 +330,22 @@ pub(crate) fn simulate_batch<'py>(
         }
         _ => {}
     }
-    let r = match priority {
-        None => run_interruptible(py, &cancel, || {
+    let opts = crate::policy_py::select_options(on_violation, fallback)?;
+    let r = match (priority, select) {
+        (_, Some(f)) => {
+            let mut p = crate::policy_py::PySelect {
+                select: f,
+                on_submit,
+                on_complete,
+                raised: None,
+            };
+            let r = batch::run_select(&cfg, trace.as_deref(), &mut p, opts);
+            if let Some(e) = p.raised.take() {
+                return Err(e);
+            }
+            r
+        }
+        (None, None) => run_interruptible(py, &cancel, || {
             batch::with_cancel(&cancel, || match &trace {
                 Some(t) => batch::run_trace(t, &cfg),
                 None => batch::run_generated(&cfg),
@@ -411,8 +353,10 @@ pub(crate) fn simulate_batch<'py>(
         })?,
         // A Python priority runs on this thread, with the GIL: one call per
         // scheduling pass.
-        Some(f) => {
+        (Some(f), None) => {
             let mut scorer = PyScorer::new(py, f)?;
+            scorer.on_submit = on_submit;
+            scorer.on_complete = on_complete;
             let r = match &trace {
                 Some(t) => batch::run_trace_ordered(t, &cfg, Some(&mut scorer)),
                 None => batch::run_generated_ordered(&cfg, Some(&mut scorer)),
@@ -460,7 +404,7 @@ pub(crate) fn result_dict<'py>(
         report.set_item(reason, n)?;
     }
     out.set_item("report", report)?;
-    out.set_item("columns", batch_columns(py, &r)?)?;
+    out.set_item("columns", batch_columns(py, r)?)?;
     let queue = PyDict::new(py);
     let nq = r.queue_length.len();
     let ql = &r.queue_length;
@@ -473,5 +417,15 @@ pub(crate) fn result_dict<'py>(
         col_bytes(py, nq, |i| ql[i].1 as i64, i64::to_ne_bytes),
     )?;
     out.set_item("queue", queue)?;
+    let violations = pyo3::types::PyList::empty(py);
+    for v in &r.violations {
+        let d = PyDict::new(py);
+        d.set_item("time", v.time)?;
+        d.set_item("job_id", v.job)?;
+        d.set_item("kind", v.kind.name())?;
+        d.set_item("message", &v.message)?;
+        violations.append(d)?;
+    }
+    out.set_item("violations", violations)?;
     Ok(out)
 }

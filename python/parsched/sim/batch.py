@@ -83,16 +83,24 @@ def _source(cfg: BatchConfig, trace: str | os.PathLike[str] | None = None) -> st
 
 
 def _call(path: str | None, cfg: BatchConfig, jobs_csv: str | None = None,
-          swf_out: str | None = None, priority: Any = None) -> dict:
+          swf_out: str | None = None, priority: Any = None,
+          hooks: dict[str, Any] | None = None, on_violation: str = "strict",
+          fallback: str | None = None) -> dict:
     c = _core()
     path_label = path if path is not None else "generated workload"
+    h = dict(hooks or {})
+    if priority is not None:
+        h.setdefault("priority", priority)
     try:
-        return c.simulate_batch(path, cfg.core_dict(), jobs_csv, swf_out, priority)
+        return c.simulate_batch(path, cfg.core_dict(), jobs_csv, swf_out, h.get("priority"),
+                                h.get("select"), h.get("on_submit"), h.get("on_complete"),
+                                on_violation, fallback)
     except c.TraceError as e:
         raise TraceError(path_label, str(e)) from None
     except c.ConfigError as e:
         err = ConfigError.from_message(str(e))
-        if err.field not in (*BatchConfig.field_names(), "priority"):
+        if err.field not in (*BatchConfig.field_names(), "priority", "on_violation",
+                             "fallback"):
             # the machine refused the job list (e.g. a job wider than the
             # machine under too_wide=error): a property of the trace
             raise TraceError(path_label, str(e)) from None
@@ -110,6 +118,9 @@ def simulate_batch(
     jobs_csv: str | os.PathLike[str] | None = None,
     swf_out: str | os.PathLike[str] | None = None,
     priority: Any = None,
+    policy: Any = None,
+    on_violation: str = "strict",
+    fallback: str | None = None,
 ) -> BatchResult:
     """Runs an SWF trace under ``config`` (default: EASY, machine size from the
     header) and returns a :class:`BatchResult`.
@@ -124,6 +135,15 @@ def simulate_batch(
     raises :class:`PolicyError` naming the job or the error
     (docs/policies/batch-orders.md). ``lambda q: q["submit"]`` is EASY itself.
 
+    ``policy``: a built-in name (``"fcfs"``, ``"easy"``, ``"conservative"``,
+    ``"gang"``: the same as ``config.policy``) or your own policy object with
+    ``priority`` or ``select`` and optionally ``on_submit`` / ``on_complete``
+    (:mod:`parsched.sim.batch_policy`, docs/policies/batch-python.md). A bad
+    ``select`` decision raises :class:`PolicyError` naming the job and what
+    was wrong, or with ``on_violation="repair"`` is dropped and listed in
+    :attr:`BatchResult.violations`; with ``fallback="easy"`` (or another
+    built-in) a pass whose hook raised is the built-in's.
+
     ``trace`` is the file (``.swf`` or ``.swf.gz``); it may be left out when
     ``config.trace`` is set or ``config.workload`` is ``"lublin"`` (a
     generated workload, no file), and a :class:`BatchConfig` may be given as
@@ -134,12 +154,21 @@ def simulate_batch(
     Deterministic: the same trace and config give the same schedule.
     """
     from parsched._io import atomic_file
+    from parsched.sim.batch_policy import hooks as policy_hooks
 
     if isinstance(trace, BatchConfig) and config is None:
         trace, config = None, trace
     config = BatchConfig() if config is None else config
     if not isinstance(config, BatchConfig):
         raise TypeError(f"config must be a BatchConfig, not {type(config).__name__}")
+    hooks: dict[str, Any] = {}
+    if isinstance(policy, str):
+        config = config.with_(policy=policy)
+    elif policy is not None:
+        hooks = policy_hooks(policy)
+        if priority is not None and "priority" in hooks:
+            raise ConfigError("priority", "given with a policy that has priority",
+                              "one of them")
     path = _source(config, trace)
     if config.trace != path:
         config = config.with_(trace=path)
@@ -148,7 +177,7 @@ def simulate_batch(
 
     with contextlib.ExitStack() as stack:
         tmps = [stack.enter_context(atomic_file(p)) if p else None for p in outs]
-        out = _call(path, config, tmps[0], tmps[1], priority)
+        out = _call(path, config, tmps[0], tmps[1], priority, hooks, on_violation, fallback)
     return _result(config, out)
 
 
@@ -181,7 +210,8 @@ def _result(config: BatchConfig, out: dict) -> BatchResult:
     return BatchResult(
         config=config, policy=str(out["policy"]), summary=dict(out["summary"]),
         report=dict(out.get("report") or {}), header=dict(out.get("header") or {}),
-        raw={"columns": out["columns"], "queue": out["queue"]},
+        raw={"columns": out["columns"], "queue": out["queue"],
+             "violations": out.get("violations") or []},
     )
 
 
@@ -312,6 +342,17 @@ class BatchResult(SimResult):
             cached = _queue_frame(self.raw["queue"])
             object.__setattr__(self, "_queue", cached)
         return cached
+
+    @property
+    def violations(self) -> pd.DataFrame:
+        """A ``select`` policy's bad decisions dropped under
+        ``on_violation="repair"`` (and hooks that raised under a
+        ``fallback``): ``time``, ``job_id``, ``kind``, ``message`` (empty
+        otherwise)."""
+        import pandas as pd
+
+        rows = self.raw.get("violations") or []
+        return pd.DataFrame(rows, columns=["time", "job_id", "kind", "message"])
 
     @property
     def slots(self) -> Any:

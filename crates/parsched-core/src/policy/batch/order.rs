@@ -179,6 +179,17 @@ pub trait QueueScorer {
         jobs: &[OrderJob],
         out: &mut Vec<f64>,
     ) -> Result<(), String>;
+
+    /// Whether [`QueueScorer::observe`] wants to be called.
+    fn observes(&self) -> bool {
+        false
+    }
+
+    /// The jobs submitted and completed (trace ids) since the last call,
+    /// batched per timestamp, before the pass at `now`.
+    fn observe(&mut self, _now: u64, _submitted: &[i64], _completed: &[i64]) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Fills `perm` with the order of `scores` (lowest first, ties in arrival

@@ -140,6 +140,8 @@ struct SpaceModel<'a> {
     decisions: Vec<usize>,
     /// The decisions, sorted (to check them).
     taken: Vec<usize>,
+    /// Jobs submitted before the last observation.
+    seen: u32,
 }
 
 impl Model for SpaceModel<'_> {
@@ -153,6 +155,9 @@ impl Model for SpaceModel<'_> {
     ) -> Result<Flow, BatchError> {
         if self.st.record(self.jobs, event, engine) {
             let t = engine.now().0;
+            if self.st.log_released {
+                self.observe(t)?;
+            }
             if !self.st.queue().is_empty() && self.st.free > 0 {
                 self.schedule(t, engine)?;
             }
@@ -163,6 +168,31 @@ impl Model for SpaceModel<'_> {
 }
 
 impl SpaceModel<'_> {
+    /// Tells an observing scorer what was submitted and completed since the
+    /// last instant.
+    fn observe(&mut self, t: u64) -> Result<(), BatchError> {
+        let Some(scorer) = self.sorter.scorer.as_mut() else {
+            return Ok(());
+        };
+        let jobs = self.jobs;
+        let sub: Vec<i64> = (self.seen..self.st.submitted)
+            .map(|i| jobs[i as usize].id)
+            .collect();
+        self.seen = self.st.submitted;
+        let done: Vec<i64> = self
+            .st
+            .released
+            .drain(..)
+            .map(|i| jobs[i as usize].id)
+            .collect();
+        if sub.is_empty() && done.is_empty() {
+            return Ok(());
+        }
+        scorer
+            .observe(t, &sub, &done)
+            .map_err(|m| PolicyError(format!("t={t}: on_submit/on_complete raised {m}")).into())
+    }
+
     /// One scheduling pass: the policy's decisions, checked and applied.
     fn schedule(&mut self, t: u64, engine: &mut Engine<SpaceEvent>) -> Result<(), BatchError> {
         let len = self.st.queue().len();
@@ -255,10 +285,12 @@ pub fn simulate_scored(
     let wall = Instant::now();
     cfg.validate()?;
     check_jobs(&jobs, procs)?;
+    let mut st = SpaceState::new(jobs.len(), procs, cfg);
+    st.log_released = scorer.as_ref().is_some_and(|s| s.observes());
     let mut model = SpaceModel {
         jobs: &jobs,
         policy,
-        st: SpaceState::new(jobs.len(), procs, cfg),
+        st,
         // (a coercion: the trait object's lifetime shortens to the run's)
         sorter: Sorter::new(
             cfg.order,
@@ -270,6 +302,7 @@ pub fn simulate_scored(
         ),
         decisions: Vec::new(),
         taken: Vec::new(),
+        seen: 0,
     };
     let mut engine = Engine::with_front_slot();
     SpaceState::first_event(&jobs, &mut engine);
