@@ -210,10 +210,12 @@ fn step_config(
 ) -> PyResult<StepConfig> {
     let order = QueueOrder::ALL
         .into_iter()
+        .filter(|o| !o.stateful())
         .find(|o| parsched_core::schema::Choice::name(*o) == order)
         .ok_or_else(|| {
             let names: Vec<&str> = QueueOrder::ALL
                 .iter()
+                .filter(|o| !o.stateful())
                 .map(|o| parsched_core::schema::Choice::name(*o))
                 .collect();
             bad("order", order, &names.join(", "))

@@ -18,11 +18,22 @@ class BatchConfig(ConfigBase):
     policy: Literal["fcfs", "easy", "conservative", "gang"]
     order: Literal[
         "fcfs", "sjf", "ljf", "smallest", "saf", "wfp3", "unicef", "f1", "f2", "f3", "f4",
+        "multifactor",
     ]
     backfill_order: Literal[
         "priority", "fcfs", "sjf", "ljf", "smallest", "saf", "wfp3", "unicef", "f1", "f2", "f3",
         "f4",
     ]
+    mf_weight_age: float
+    mf_weight_fairshare: float
+    mf_weight_size: float
+    mf_weight_partition: float
+    mf_weight_qos: float
+    mf_max_age_s: int
+    mf_half_life_s: int
+    mf_favor_small: bool
+    mf_partition_tiers: str | None
+    mf_qos_tiers: str | None
     procs: int | None
     kill_on_overrun: bool
     bsld_tau: float

@@ -61,6 +61,11 @@ pub enum QueueOrder {
     F3,
     /// F4: r·√n + 530000·log₁₀(s).
     F4,
+    /// Slurm's multifactor priority (age, fair share with decay, job size,
+    /// partition, QOS: `multifactor.rs`). Stateful — the fair share is the
+    /// machine's usage so far — so the machine computes it; a stateless
+    /// caller of [`QueueOrder::score`] gets arrival order.
+    Multifactor,
 }
 
 // (their names in configurations: the schema's `Choice`)
@@ -76,6 +81,7 @@ crate::choices!(QueueOrder {
     F2 => "f2",
     F3 => "f3",
     F4 => "f4",
+    Multifactor => "multifactor",
 });
 crate::choices!(BackfillOrder {
     Priority => "priority",
@@ -207,7 +213,7 @@ pub fn sort_by_scores(scores: &[f64], perm: &mut Vec<usize>) -> Result<(), usize
 
 impl QueueOrder {
     /// Every rule, in documentation order.
-    pub const ALL: [QueueOrder; 11] = [
+    pub const ALL: [QueueOrder; 12] = [
         QueueOrder::Fcfs,
         QueueOrder::Sjf,
         QueueOrder::Ljf,
@@ -219,7 +225,14 @@ impl QueueOrder {
         QueueOrder::F2,
         QueueOrder::F3,
         QueueOrder::F4,
+        QueueOrder::Multifactor,
     ];
+
+    /// Whether the rule needs the machine's history (multifactor's fair
+    /// share): [`QueueOrder::score`] cannot compute it alone.
+    pub fn stateful(self) -> bool {
+        self == QueueOrder::Multifactor
+    }
 
     /// The job's score at `now` (lowest first); `arrival` is its position
     /// in the arrival-ordered queue (FCFS's score), `origin` the first job's
@@ -234,7 +247,7 @@ impl QueueOrder {
             QueueOrder::F2 => r.sqrt() * n + 25_600.0 * log_s(),
             QueueOrder::F3 => r * n + 6_860_000.0 * log_s(),
             QueueOrder::F4 => r * n.sqrt() + 530_000.0 * log_s(),
-            QueueOrder::Fcfs => arrival as f64,
+            QueueOrder::Fcfs | QueueOrder::Multifactor => arrival as f64,
             QueueOrder::Sjf => r,
             QueueOrder::Ljf => -r,
             QueueOrder::Smallest => n,
@@ -257,7 +270,7 @@ impl QueueOrder {
     ) {
         perm.clear();
         perm.extend(0..jobs.len());
-        if self == QueueOrder::Fcfs {
+        if matches!(self, QueueOrder::Fcfs | QueueOrder::Multifactor) {
             return;
         }
         scores.clear();

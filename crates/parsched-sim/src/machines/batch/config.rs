@@ -69,6 +69,8 @@ pub struct BatchConfig {
     /// EASY: the order backfilling examines the queue in (the queue's own
     /// by default).
     pub backfill_order: parsched_core::policy::batch::BackfillOrder,
+    /// `order = multifactor`: Slurm's weights, ages, decay and tiers.
+    pub multifactor: parsched_core::policy::batch::MultifactorParams,
     /// Processors; `None`: the trace header's MaxProcs (else MaxNodes).
     pub procs: Option<u32>,
     /// Kill a job when it reaches its requested time.
@@ -116,6 +118,7 @@ impl Default for BatchConfig {
             policy: BatchPolicyKind::Easy,
             order: parsched_core::policy::batch::QueueOrder::Fcfs,
             backfill_order: parsched_core::policy::batch::BackfillOrder::Priority,
+            multifactor: Default::default(),
             procs: None,
             kill_on_overrun: false,
             bsld_tau: 10.0,

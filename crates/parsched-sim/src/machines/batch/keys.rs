@@ -10,8 +10,62 @@ use crate::workloads::swf::{
 };
 use parsched_core::policy::batch::{BackfillOrder, QueueOrder};
 use parsched_core::policy::gang::SlotAllocation;
-use parsched_core::schema::{Field, Kind, Schema, U32, U64};
-use parsched_core::{choices, field};
+use parsched_core::schema::{Field, Kind, Schema, Typed, U32, U64};
+use parsched_core::Value;
+use parsched_core::{choices, field, ConfigError};
+
+const TIERS_ALLOWED: &str =
+    "NUMBER:PRIORITY pairs separated by commas (e.g. 1:10,2:5), each number once, priorities \
+     >= 0; none: no tiers";
+
+/// `"1:10,2:5"` → `[(1, 10.0), (2, 5.0)]`.
+fn parse_tiers(key: &str, v: &Value) -> Result<Vec<(i32, f64)>, ConfigError> {
+    let Value::Str(s) = v else {
+        return Err(ConfigError::new(key, "not text", TIERS_ALLOWED));
+    };
+    let s = s.trim();
+    if s.is_empty() || s.eq_ignore_ascii_case("none") {
+        return Ok(Vec::new());
+    }
+    let mut out: Vec<(i32, f64)> = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let bad = || ConfigError::new(key, format!("{part:?}"), TIERS_ALLOWED);
+        let (n, p) = part.split_once(':').ok_or_else(bad)?;
+        let n: i32 = n.trim().parse().map_err(|_| bad())?;
+        let p: f64 = p.trim().parse().map_err(|_| bad())?;
+        if !(p.is_finite() && p >= 0.0) || out.iter().any(|t| t.0 == n) {
+            return Err(bad());
+        }
+        out.push((n, p));
+    }
+    Ok(out)
+}
+
+fn show_tiers(t: &[(i32, f64)]) -> Typed {
+    if t.is_empty() {
+        return Typed::None;
+    }
+    let parts: Vec<String> = t.iter().map(|(n, p)| format!("{n}:{p}")).collect();
+    Typed::Text(parts.join(","))
+}
+
+fn set_partition_tiers(c: &mut C, v: &Value) -> Result<(), ConfigError> {
+    c.multifactor.partition_tiers = parse_tiers("mf_partition_tiers", v)?;
+    Ok(())
+}
+
+fn set_qos_tiers(c: &mut C, v: &Value) -> Result<(), ConfigError> {
+    c.multifactor.qos_tiers = parse_tiers("mf_qos_tiers", v)?;
+    Ok(())
+}
+
+fn get_partition_tiers(c: &C) -> Typed {
+    show_tiers(&c.multifactor.partition_tiers)
+}
+
+fn get_qos_tiers(c: &C) -> Typed {
+    show_tiers(&c.multifactor.qos_tiers)
+}
 
 choices!(BatchPolicyKind {
     Fcfs => "fcfs",
@@ -68,11 +122,62 @@ static FIELDS: &[Field<C>] = &[
          processors), saf (smallest requested area), wfp3 (largest (wait/requested)^3 x \
          processors), unicef (largest wait / (log2(max(processors, 2)) x requested)) or f1-f4 \
          (Carastan-Santos and de Camargo's, submit time counted from the first job's, plus \
-         1); docs/policies/batch-orders.md"),
+         1), or multifactor (Slurm's: age, fair share with decay, size, partition, QOS; the \
+         mf_* keys); docs/policies/batch-orders.md"),
     field!(C, "backfill_order", backfill_order: choice, Kind::choice::<BackfillOrder>(), "", "",
         "", "easy: the order backfilling examines the queue in: priority (the queue's own, as \
          order sorts it) or one of order's rules (sjf: EASY with SJF backfilling, the head \
          still chosen by order); docs/policies/batch-orders.md"),
+    field!(C, "mf_weight_age", multifactor.weight_age: f64, Kind::NONNEG, "", "", "",
+        "order = multifactor: PriorityWeightAge, the weight of the age factor min(wait, \
+         mf_max_age_s) / mf_max_age_s (Slurm's multifactor plugin; \
+         docs/policies/batch-multifactor.md)"),
+    field!(C, "mf_weight_fairshare", multifactor.weight_fairshare: f64, Kind::NONNEG, "", "", "",
+        "order = multifactor: PriorityWeightFairshare, the weight of the fair-share factor \
+         2^(-effective usage / shares) (accounts = SWF groups, users = SWF users, equal \
+         shares)"),
+    field!(C, "mf_weight_size", multifactor.weight_size: f64, Kind::NONNEG, "", "", "",
+        "order = multifactor: PriorityWeightJobSize, the weight of the job-size factor \
+         (processors / machine, or 1 minus that with mf_favor_small)"),
+    field!(C, "mf_weight_partition", multifactor.weight_partition: f64, Kind::NONNEG, "", "",
+        "", "order = multifactor: PriorityWeightPartition, the weight of the partition factor \
+         (mf_partition_tiers)"),
+    field!(C, "mf_weight_qos", multifactor.weight_qos: f64, Kind::NONNEG, "", "", "",
+        "order = multifactor: PriorityWeightQOS, the weight of the QOS factor (mf_qos_tiers, \
+         by the SWF queue number)"),
+    field!(C, "mf_max_age_s", multifactor.max_age_s: u64, Kind::int(U64), "s", "", "",
+        "order = multifactor: PriorityMaxAge, the wait at which the age factor reaches 1 (0: \
+         always 1)"),
+    field!(C, "mf_half_life_s", multifactor.half_life_s: u64, Kind::int(U64), "s", "", "",
+        "order = multifactor: PriorityDecayHalfLife of the fair-share usage (processor-seconds \
+         decayed continuously; 0: no decay)"),
+    field!(C, "mf_favor_small", multifactor.favor_small: bool, Kind::Bool, "", "", "",
+        "order = multifactor: PriorityFavorSmall (the job-size factor favours narrow jobs)"),
+    field!(
+        C,
+        "mf_partition_tiers",
+        custom(get_partition_tiers, optional = true),
+        Kind::Text,
+        "",
+        "",
+        "",
+        "order = multifactor: SWF partition number -> priority, NUMBER:PRIORITY \
+         pairs (e.g. 1:10,2:5), normalised by the largest (Slurm's partition \
+         PriorityJobFactor); none: partition factor 0"
+    )
+    .parsed(set_partition_tiers),
+    field!(
+        C,
+        "mf_qos_tiers",
+        custom(get_qos_tiers, optional = true),
+        Kind::Text,
+        "",
+        "",
+        "",
+        "order = multifactor: SWF queue number -> priority as mf_partition_tiers (the QOS's \
+         Priority); none: QOS factor 0"
+    )
+    .parsed(set_qos_tiers),
     field!(C, "procs", procs: opt_u32, Kind::int_min(1, U32), "processors", "", "",
         "processors of the machine; unset (or auto): the trace header's MaxProcs, else \
          MaxNodes")

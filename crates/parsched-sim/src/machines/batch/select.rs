@@ -545,6 +545,15 @@ pub fn simulate_select(
     let wall = Instant::now();
     cfg.validate()?;
     check_jobs(&jobs, procs)?;
+    if cfg.order.stateful() {
+        return Err(parsched_core::ConfigError::new(
+            "order",
+            "multifactor with a select policy",
+            "a stateless rule (fcfs, sjf, ...) for the machine's backfilling; a select policy \
+             computes its own priorities",
+        )
+        .into());
+    }
     if cfg.policy == BatchPolicyKind::Gang {
         return Err(parsched_core::ConfigError::new(
             "policy",

@@ -10,7 +10,8 @@ use super::{check_jobs, BatchConfig, BatchError, BatchResult};
 use crate::engine::{Engine, Flow, Model};
 use crate::workloads::swf::BatchJob;
 use parsched_core::policy::batch::{
-    sort_by_scores, BatchPolicy, BatchView, OrderJob, QueueOrder, QueueScorer, QueuedJob,
+    multifactor_scores, sort_by_scores, BatchPolicy, BatchView, FairShare, MultifactorParams,
+    OrderJob, QueueOrder, QueueScorer, QueuedJob,
 };
 use parsched_core::PolicyError;
 use std::time::Instant;
@@ -33,6 +34,8 @@ pub(crate) struct Sorter<'a> {
     scores: Vec<f64>,
     /// The queue in order.
     pub(crate) sorted: Vec<QueuedJob>,
+    /// `order = multifactor`: its parameters and the fair-share usage.
+    fair: Option<(MultifactorParams, FairShare)>,
 }
 
 impl<'a> Sorter<'a> {
@@ -51,6 +54,41 @@ impl<'a> Sorter<'a> {
             perm: Vec::new(),
             scores: Vec::new(),
             sorted: Vec::new(),
+            fair: None,
+        }
+    }
+
+    /// `order = multifactor`: the fair-share tracker over the jobs' users
+    /// and groups.
+    pub(crate) fn with_multifactor(
+        mut self,
+        params: &MultifactorParams,
+        jobs: &[BatchJob],
+    ) -> Self {
+        if self.order == QueueOrder::Multifactor {
+            let fs = params.fair_share(jobs.iter().map(|j| (j.user, j.group)));
+            self.fair = Some((params.clone(), fs));
+        }
+        self
+    }
+
+    /// Whether the sorter keeps usage (started and ended jobs are to be
+    /// reported to it).
+    pub(crate) fn keeps_usage(&self) -> bool {
+        self.fair.is_some()
+    }
+
+    /// A job started at `t` (fair-share usage).
+    pub(crate) fn started(&mut self, t: u64, j: &BatchJob) {
+        if let Some((_, fs)) = self.fair.as_mut() {
+            fs.job_started(t, j.user, j.group, j.procs);
+        }
+    }
+
+    /// A job ended at `t`.
+    pub(crate) fn ended(&mut self, t: u64, j: &BatchJob) {
+        if let Some((_, fs)) = self.fair.as_mut() {
+            fs.job_ended(t, j.user, j.group, j.procs);
         }
     }
 
@@ -75,13 +113,21 @@ impl<'a> Sorter<'a> {
                 self.perm.clear();
                 self.perm.push(0);
             }
-            None => self.order.sort(
-                &self.order_jobs,
-                t,
-                origin,
-                &mut self.perm,
-                &mut self.scores,
-            ),
+            None => match self.fair.as_mut() {
+                Some((params, fs)) => {
+                    self.scores.clear();
+                    multifactor_scores(params, fs, &self.order_jobs, t, st.procs, &mut self.scores);
+                    // (finite factors and weights: no NaN)
+                    let _ = sort_by_scores(&self.scores, &mut self.perm);
+                }
+                None => self.order.sort(
+                    &self.order_jobs,
+                    t,
+                    origin,
+                    &mut self.perm,
+                    &mut self.scores,
+                ),
+            },
             Some(scorer) => {
                 self.scores.clear();
                 scorer
@@ -156,7 +202,7 @@ impl Model for SpaceModel<'_> {
         if self.st.record(self.jobs, event, engine) {
             let t = engine.now().0;
             if self.st.log_released {
-                self.observe(t)?;
+                self.released(t)?;
             }
             if !self.st.queue().is_empty() && self.st.free > 0 {
                 self.schedule(t, engine)?;
@@ -168,29 +214,30 @@ impl Model for SpaceModel<'_> {
 }
 
 impl SpaceModel<'_> {
-    /// Tells an observing scorer what was submitted and completed since the
+    /// The jobs released at this instant: their usage ends, and an
+    /// observing scorer hears what was submitted and completed since the
     /// last instant.
-    fn observe(&mut self, t: u64) -> Result<(), BatchError> {
-        let Some(scorer) = self.sorter.scorer.as_mut() else {
-            return Ok(());
-        };
+    fn released(&mut self, t: u64) -> Result<(), BatchError> {
         let jobs = self.jobs;
+        let mut done = std::mem::take(&mut self.st.released);
+        for &i in &done {
+            self.sorter.ended(t, &jobs[i as usize]);
+        }
+        let ids: Vec<i64> = done.iter().map(|&i| jobs[i as usize].id).collect();
+        done.clear();
+        self.st.released = done;
         let sub: Vec<i64> = (self.seen..self.st.submitted)
             .map(|i| jobs[i as usize].id)
             .collect();
         self.seen = self.st.submitted;
-        let done: Vec<i64> = self
-            .st
-            .released
-            .drain(..)
-            .map(|i| jobs[i as usize].id)
-            .collect();
-        if sub.is_empty() && done.is_empty() {
-            return Ok(());
+        match self.sorter.scorer.as_mut() {
+            Some(scorer) if scorer.observes() && !(sub.is_empty() && ids.is_empty()) => {
+                scorer.observe(t, &sub, &ids).map_err(|m| {
+                    PolicyError(format!("t={t}: on_submit/on_complete raised {m}")).into()
+                })
+            }
+            _ => Ok(()),
         }
-        scorer
-            .observe(t, &sub, &done)
-            .map_err(|m| PolicyError(format!("t={t}: on_submit/on_complete raised {m}")).into())
     }
 
     /// One scheduling pass: the policy's decisions, checked and applied.
@@ -254,6 +301,10 @@ impl SpaceModel<'_> {
                 .into());
             }
             self.st.start(self.jobs, k, t, engine);
+            if self.sorter.keeps_usage() {
+                let i = self.st.queue_idx()[k] as usize;
+                self.sorter.started(t, &self.jobs[i]);
+            }
         }
         self.st.remove(&self.decisions);
         Ok(())
@@ -286,20 +337,22 @@ pub fn simulate_scored(
     cfg.validate()?;
     check_jobs(&jobs, procs)?;
     let mut st = SpaceState::new(jobs.len(), procs, cfg);
-    st.log_released = scorer.as_ref().is_some_and(|s| s.observes());
+    let sorter = Sorter::new(
+        cfg.order,
+        cfg.backfill_order.rule(),
+        // (a coercion: the trait object's lifetime shortens to the run's)
+        match scorer {
+            Some(s) => Some(s as &mut dyn QueueScorer),
+            None => None,
+        },
+    )
+    .with_multifactor(&cfg.multifactor, &jobs);
+    st.log_released = sorter.keeps_usage() || sorter.scorer.as_ref().is_some_and(|s| s.observes());
     let mut model = SpaceModel {
         jobs: &jobs,
         policy,
         st,
-        // (a coercion: the trait object's lifetime shortens to the run's)
-        sorter: Sorter::new(
-            cfg.order,
-            cfg.backfill_order.rule(),
-            match scorer {
-                Some(s) => Some(s as &mut dyn QueueScorer),
-                None => None,
-            },
-        ),
+        sorter,
         decisions: Vec::new(),
         taken: Vec::new(),
         seen: 0,

@@ -476,3 +476,69 @@ fn easy_backfills_in_its_own_order_hand_worked() {
     c.set("backfill_order", &Value::Str("sjf".into())).unwrap();
     assert_eq!(c.validate().unwrap_err().field, "backfill_order");
 }
+
+/// Slurm's multifactor by hand, 2 processors. J1 (user 1, group 1; t=0,
+/// 100 s, 2 procs) runs 0–100; J2 (user 1, group 1; t=10, 10 s, 2) and J3
+/// (user 2, group 2; t=20, 10 s, 2) wait for it.
+/// * At 100, with the default weights (fair share 10000, age 1000 over
+///   PriorityMaxAge 7 days, size 1000 not favouring small): user 1 has used
+///   2·100 processor-seconds, user 2 nothing, so J3's fair-share factor is
+///   2^0 = 1 and J2's is below 1 (account 1 holds all the usage: effective
+///   usage 1, shares 1/2: 2^(−2) = 0.25); ages differ by 10 s (0.017
+///   points), sizes are equal: J3 at 100, J2 at 110.
+/// * Without the fair-share weight, age decides (J2 waited longer): J2 at
+///   100, J3 at 110 — FCFS's order.
+/// * The fair-share factor is relative: the half-life changes how much
+///   usage user 1 has, not that it has all of it (J3 still first with a
+///   1 s half-life).
+#[test]
+fn multifactor_by_hand() {
+    let mut jobs = vec![
+        j(1, 0, 100, 2, 100),
+        j(2, 10, 10, 2, 10),
+        j(3, 20, 10, 2, 10),
+    ];
+    for (k, jb) in jobs.iter_mut().enumerate() {
+        let u = if k < 2 { 1 } else { 2 };
+        jb.user = u;
+        jb.group = u;
+    }
+    let run = |jobs: &[BatchJob], set: &[(&str, Value)]| {
+        let mut c = BatchConfig::default();
+        c.set("order", &Value::Str("multifactor".into())).unwrap();
+        for (k, v) in set {
+            c.set(k, v).unwrap();
+        }
+        let r = simulate(jobs.to_vec(), 2, &c).unwrap();
+        r.outcomes.iter().map(|o| o.start).collect::<Vec<u64>>()
+    };
+    assert_eq!(run(&jobs, &[]), vec![0, 110, 100]);
+    assert_eq!(
+        run(&jobs, &[("mf_weight_fairshare", Value::Float(0.0))]),
+        vec![0, 100, 110]
+    );
+    assert_eq!(
+        run(&jobs, &[("mf_half_life_s", Value::Int(1))]),
+        vec![0, 110, 100]
+    );
+    // the QOS tier of J3's queue (QOS weight 0 by default) puts it first
+    // even without fair share
+    jobs[2].queue = 3;
+    assert_eq!(
+        run(
+            &jobs,
+            &[
+                ("mf_weight_fairshare", Value::Float(0.0)),
+                ("mf_qos_tiers", Value::Str("3:10".into())),
+                ("mf_weight_qos", Value::Float(1000.0)),
+            ]
+        ),
+        vec![0, 110, 100]
+    );
+    // bad tiers name the key
+    let mut c = BatchConfig::default();
+    let e = c
+        .set("mf_qos_tiers", &Value::Str("3=10".into()))
+        .unwrap_err();
+    assert_eq!(e.field, "mf_qos_tiers");
+}
