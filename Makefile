@@ -23,7 +23,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 DEPS_STAMP  := $(VENV)/.parsched-deps
 BUILD_STAMP := $(VENV)/.parsched-build
 RUST_SRC    := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
-PY_DEPS     := "maturin>=1.5,<2" numpy pandas matplotlib rich pyarrow pytest pytest-xdist hypothesis scipy ruff nbclient nbformat ipykernel "dask[distributed]"
+PY_DEPS     := "maturin>=1.5,<2" numpy pandas matplotlib rich pyarrow pytest pytest-xdist hypothesis scipy ruff nbclient nbformat ipykernel "dask[distributed]" "gymnasium>=1.0"
 
 .PHONY: all demo test develop venv lint rust-test py-test clean bench-bin fuzz cc mpi mpi-deps
 
