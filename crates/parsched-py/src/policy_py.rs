@@ -233,8 +233,9 @@ pub(crate) fn one_line(py: Python<'_>, e: &PyErr) -> String {
 }
 
 impl PySelect {
+    /// `raised E: message`, keeping a KeyboardInterrupt to re-raise.
     fn keep(&mut self, py: Python<'_>, e: PyErr) -> String {
-        let m = one_line(py, &e);
+        let m = format!("raised {}", one_line(py, &e));
         if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
             self.raised = Some(e);
         }
@@ -262,17 +263,17 @@ fn decision(r: &Bound<'_, PyAny>, out: &mut Decision) -> Result<(), String> {
             .name()
             .map(|n| n.to_string())
             .unwrap_or_default();
-        return Err(format!("select returned {t}; {allowed}"));
+        return Err(format!("returned {t}; {allowed}"));
     }
     if let Some(s) = field("start").filter(|s| !s.is_none()) {
         let it = s
             .try_iter()
-            .map_err(|_| format!("start is not a list of job ids; {allowed}"))?;
+            .map_err(|_| format!("returned a start that is not a list of job ids; {allowed}"))?;
         for x in it {
             let x = x.map_err(|e| e.to_string())?;
             out.start.push(
                 x.extract::<i64>()
-                    .map_err(|_| format!("start holds {x}, not a job id; {allowed}"))?,
+                    .map_err(|_| format!("returned {x} in start, not a job id; {allowed}"))?,
             );
         }
     }
@@ -281,16 +282,18 @@ fn decision(r: &Bound<'_, PyAny>, out: &mut Decision) -> Result<(), String> {
             Ok(d) => d.items().into_any(),
             Err(_) => m.clone(),
         };
-        let it = items
-            .try_iter()
-            .map_err(|_| format!("reserve is not a mapping of job id to time; {allowed}"))?;
+        let it = items.try_iter().map_err(|_| {
+            format!("returned a reserve that is not a mapping of job id to time; {allowed}")
+        })?;
         for kv in it {
             let kv = kv.map_err(|e| e.to_string())?;
             let (id, t): (i64, Option<i64>) = kv.extract().map_err(|_| {
                 format!("reserve holds {kv}, not (job id, time or None); {allowed}")
             })?;
             if t.is_some_and(|t| t < 0) {
-                return Err(format!("reserve: job {id} at a negative time; {allowed}"));
+                return Err(format!(
+                    "returned a reservation of job {id} at a negative time; {allowed}"
+                ));
             }
             out.reserve.push((id, t.map(|t| t as u64)));
         }
@@ -298,7 +301,7 @@ fn decision(r: &Bound<'_, PyAny>, out: &mut Decision) -> Result<(), String> {
     if let Some(w) = field("wake_at").filter(|w| !w.is_none()) {
         let w: i64 = w
             .extract()
-            .map_err(|_| format!("wake_at is {w}, not a time; {allowed}"))?;
+            .map_err(|_| format!("returned wake_at {w}, not a time; {allowed}"))?;
         out.wake_at = Some(w.max(0) as u64);
     }
     Ok(())

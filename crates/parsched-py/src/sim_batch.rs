@@ -259,7 +259,7 @@ impl parsched_core::policy::batch::QueueScorer for PyScorer {
                 };
                 if let (Some(f), false) = (f, ids.is_empty()) {
                     if let Err(e) = f.call1(py, (numpy::PyArray1::from_slice(py, ids),)) {
-                        let m = crate::policy_py::one_line(py, &e);
+                        let m = format!("raised {}", crate::policy_py::one_line(py, &e));
                         self.raised = Some(e);
                         return Err(m);
                     }

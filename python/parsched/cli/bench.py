@@ -314,7 +314,8 @@ def _bench_gym(args: argparse.Namespace) -> int:
     path = check_trace(args.trace or os.path.join(reproduce_batch.default_traces_dir(),
                                                   "KTH-SP2-1996-2.1-cln.swf.gz"))
 
-    def single(env: Any) -> tuple[float, int]:
+    def single(env: Any) -> tuple[float, float]:
+        """Steps per second and whole episodes per second (resets included)."""
         env.reset(seed=0)
         n = eps = 0
         t0 = time.perf_counter()
@@ -325,15 +326,16 @@ def _bench_gym(args: argparse.Namespace) -> int:
                 if term:
                     env.reset()
                     eps += 1
-        return n / dt, eps
+        return n / dt, eps / dt
 
     rows = []
     rate, eps = single(pgym.BatchEnv(path))
-    rows.append({"env": "BatchEnv", "envs": 1, "steps_per_second": rate, "episodes": eps})
+    rows.append({"env": "BatchEnv", "envs": 1, "steps_per_second": rate,
+                 "episodes_per_second": eps, "jobs_per_second": eps * 256})
     env = gymnasium.make("parsched/Batch-v0", trace=path)
     rate, eps = single(env)
     rows.append({"env": "gymnasium.make", "envs": 1, "steps_per_second": rate,
-                 "episodes": eps})
+                 "episodes_per_second": eps, "jobs_per_second": eps * 256})
     for k in (8, 32):
         venv = pgym.BatchVectorEnv(k, path)
         venv.reset(seed=0)
@@ -345,14 +347,18 @@ def _bench_gym(args: argparse.Namespace) -> int:
                 venv.step(a)
                 calls += 1
         rows.append({"env": "BatchVectorEnv", "envs": k,
-                     "steps_per_second": calls * k / dt, "episodes": None})
+                     "steps_per_second": calls * k / dt, "episodes_per_second": None,
+                     "jobs_per_second": None})
     if args.json:
         print(json.dumps(jsonable({"model": "gym", "trace": path, "runs": rows})))
     else:
         print(f"bench gym: {path}, 256-job episodes, window 128, agent: always slot 0")
         for r in rows:
+            jobs = (f" = {r['episodes_per_second']:,.0f} episodes/s = "
+                    f"{r['jobs_per_second']:,.0f} jobs scheduled/s"
+                    if r["jobs_per_second"] else "")
             print(f"bench gym {r['env']:15s} x{r['envs']:<3d} {r['steps_per_second']:12,.0f} "
-                  f"steps/s")
+                  f"steps/s{jobs}")
     return 0
 
 

@@ -89,7 +89,7 @@ struct Script(Vec<(u64, Decision)>, bool);
 impl SelectPolicy for Script {
     fn select(&mut self, v: &SelectView<'_>, out: &mut Decision) -> Result<(), String> {
         if self.1 {
-            return Err("ZeroDivisionError: division by zero".into());
+            return Err("raised ZeroDivisionError: division by zero".into());
         }
         if let Some((_, d)) = self.0.iter().find(|(t, _)| *t == v.now) {
             *out = d.clone();

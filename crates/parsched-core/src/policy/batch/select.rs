@@ -165,6 +165,7 @@ pub trait SelectPolicy {
     fn observe(&mut self, _now: u64, _submitted: &[i64], _completed: &[i64]) -> Result<(), String> {
         Ok(())
     }
-    /// Fills `out` (cleared) with the decision at this pass.
+    /// Fills `out` (cleared) with the decision at this pass. An error is
+    /// what went wrong: `raised E: message`, or `returned …; allowed: …`.
     fn select(&mut self, view: &SelectView<'_>, out: &mut Decision) -> Result<(), String>;
 }

@@ -129,12 +129,7 @@ impl SelectModel<'_> {
         match self.policy.select(&view, &mut self.decision) {
             Ok(()) => self.apply(t, engine)?,
             Err(msg) => {
-                self.violate(
-                    t,
-                    None,
-                    ViolationKind::Raised,
-                    format!("select raised {msg}"),
-                )?;
+                self.violate(t, None, ViolationKind::Raised, format!("select {msg}"))?;
                 if self.fallback.is_some() {
                     self.fall_back(t, engine);
                 }
@@ -201,7 +196,7 @@ impl SelectModel<'_> {
                 t,
                 None,
                 ViolationKind::Raised,
-                format!("on_submit/on_complete raised {msg}"),
+                format!("on_submit/on_complete {msg}"),
             )?;
         }
         Ok(true)

@@ -231,11 +231,9 @@ impl SpaceModel<'_> {
             .collect();
         self.seen = self.st.submitted;
         match self.sorter.scorer.as_mut() {
-            Some(scorer) if scorer.observes() && !(sub.is_empty() && ids.is_empty()) => {
-                scorer.observe(t, &sub, &ids).map_err(|m| {
-                    PolicyError(format!("t={t}: on_submit/on_complete raised {m}")).into()
-                })
-            }
+            Some(scorer) if scorer.observes() && !(sub.is_empty() && ids.is_empty()) => scorer
+                .observe(t, &sub, &ids)
+                .map_err(|m| PolicyError(format!("t={t}: on_submit/on_complete {m}")).into()),
             _ => Ok(()),
         }
     }
