@@ -109,6 +109,7 @@ ax.invert_yaxis()
 plt.tight_layout()
 print("batch policies notebook: done")""")
 md("""Five weights learn "short, narrow, fits now" in about a second of training, and halve FCFS's bounded slowdown on jobs they never saw — without matching SJF, the simplest rule with that taste. (What a policy that sees more — a network over the whole window, trained with maskable PPO on `env.action_masks()` — makes of it starts here; `parsched.gym.BatchVectorEnv` steps many simulators per call.)""")
-nb = nbf.v4.new_notebook(); nb["cells"] = cells
+nb = nbf.v4.new_notebook()
+nb["cells"] = cells
 nb["metadata"]["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
 nbf.write(nb, os.path.join(os.path.dirname(__file__), "..", "examples", "batch_policies.ipynb"))
