@@ -1,6 +1,6 @@
 """Type stubs for the compiled extension ``parsched._core`` (crates/parsched-py)."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from os import PathLike
 from typing import Any, Literal, Protocol, TypedDict
 
@@ -319,13 +319,27 @@ class _BatchOutput(TypedDict):
     report: dict[str, int]
     jobs: _BatchJobs
     queue: _BatchQueue
+    violations: list[dict[str, Any]]
+
+class Columns(Mapping[str, Any]):
+    """A policy's view: ints (``now``, ``free``, ...) and numpy columns, each
+    made into an array when first read."""
+
+    def __getitem__(self, key: str) -> Any: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[str]: ...
 
 def simulate_batch(
     trace: str | PathLike[str] | None,
     config: _BatchConfig | dict[str, Any],
     jobs_csv: str | PathLike[str] | None = None,
     swf_out: str | PathLike[str] | None = None,
-    priority: Callable[[dict[str, Any]], Any] | None = None,
+    priority: Callable[[Columns], Any] | None = None,
+    select: Callable[[Columns], Any] | None = None,
+    on_submit: Callable[[Any], Any] | None = None,
+    on_complete: Callable[[Any], Any] | None = None,
+    on_violation: str = "strict",
+    fallback: str | None = None,
 ) -> _BatchOutput:
     """Runs an SWF trace (.swf or .swf.gz) under a batch policy; unknown or bad
     keys raise ConfigError, trace problems TraceError (``line N: ...``), a job
@@ -613,3 +627,57 @@ def run_jobs(spec: dict[str, Any]) -> _RunOutput:
     spread, jobs: [{name, argv, width, env, cwd, stdout, stderr}], ...). Unknown
     keys raise ConfigError; no cgroups/permission RuntimeUnavailable; other run
     failures RuntimeFailure. Blocks with the GIL released."""
+
+
+class BatchEnvCore:
+    """One batch machine stepped one decision at a time (``parsched.gym.BatchEnv``)."""
+
+    n_jobs: int
+    procs: int
+    steps: int
+    now: int
+    def __init__(
+        self,
+        config: _BatchConfig | dict[str, Any],
+        trace: str | PathLike[str] | None = None,
+        window: int = 128,
+        order: str = "fcfs",
+        backfill: bool = True,
+        wait_action: bool = True,
+        reward: str = "bounded_slowdown",
+        reward_mode: str = "dense",
+        time_scale_s: float = 3600.0,
+        invalid_action: str = "first",
+    ) -> None: ...
+    def reset(self, start: int, length: int, seed: int) -> tuple[tuple[Any, Any], bool]: ...
+    def step(self, action: int) -> tuple[Any, Any, float, bool, bool]: ...
+    def action_masks(self) -> Any: ...
+    def window_job_id(self, slot: int) -> int | None: ...
+    def result(self) -> _BatchOutput: ...
+
+class BatchVecEnvCore:
+    """``num_envs`` batch machines stepped in one call, the GIL released
+    (``parsched.gym.BatchVectorEnv``)."""
+
+    n_jobs: int
+    procs: int
+    def __init__(
+        self,
+        num_envs: int,
+        config: _BatchConfig | dict[str, Any],
+        trace: str | PathLike[str] | None = None,
+        window: int = 128,
+        order: str = "fcfs",
+        backfill: bool = True,
+        wait_action: bool = True,
+        reward: str = "bounded_slowdown",
+        reward_mode: str = "dense",
+        time_scale_s: float = 3600.0,
+        invalid_action: str = "first",
+    ) -> None: ...
+    def reset(self, starts: list[int], length: int, seeds: list[int]) -> tuple[Any, Any, Any]: ...
+    def step(
+        self, actions: list[int], starts: list[int], length: int, seeds: list[int]
+    ) -> tuple[Any, Any, Any, Any]: ...
+    def action_masks(self) -> Any: ...
+    def invalid_actions(self) -> Any: ...
