@@ -180,13 +180,15 @@ BENCH_ARGS = {
     "fcs": ["--scale", "0.01", "--repeat", "1"],
     "fcs_figure": ["--scale", "0.01", "--repeat", "1"],
     "regions": ["--repeat", "1"],
+    # not a model: the Gymnasium environment on the batch machine
+    "gym": ["--seconds", "0.1"],
 }
 
 
 def test_bench_covers_every_model():
     from parsched.cli.bench import BENCHES
 
-    assert set(BENCH_ARGS) == set(BENCHES) == set(MODELS)
+    assert set(BENCH_ARGS) == set(BENCHES) == set(MODELS) | {"gym"}
 
 
 @pytest.mark.parametrize("model", sorted(BENCH_ARGS))
@@ -196,7 +198,7 @@ def test_bench_every_model(model):
     out = json.loads(r.stdout)
     rows = out.get("runs", [out])
     rates = [row.get("events_per_second") or row.get("runs_per_second")
-             or row.get("jobs_per_second") for row in rows]
+             or row.get("jobs_per_second") or row.get("steps_per_second") for row in rows]
     assert rows and all(x is not None and x > 0 for x in rates), out
 
 
