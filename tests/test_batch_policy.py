@@ -199,3 +199,63 @@ def test_a_built_in_name_as_policy(four):
     a = parsched.simulate_batch(four, policy="conservative")
     b = parsched.simulate_batch(four, BatchConfig(policy="conservative"))
     assert a.summary["avg_wait"] == b.summary["avg_wait"] and a.policy == "conservative"
+
+
+# The hand-worked EASY instances of crates/parsched-sim/tests/integration.rs
+# (batch_machine::hand_01..hand_12, pyss-style): processors, jobs as
+# (submit, run, procs, requested), and EASY's starts worked out by hand there.
+HAND = {
+    "01 backfill past a blocked head": (4, [(0, 10, 2, 10), (0, 5, 4, 5), (1, 2, 1, 2)],
+                                        [0, 10, 1]),
+    "02 a candidate that would delay waits": (
+        4, [(0, 10, 3, 10), (0, 5, 4, 5), (0, 20, 1, 20), (0, 10, 1, 10)], [0, 10, 15, 0]),
+    "03 easy delays the second job": (
+        4, [(0, 10, 2, 10), (0, 5, 3, 5), (0, 5, 4, 5), (0, 20, 1, 20)], None),
+    "04 early completion moves reservations": (
+        4, [(0, 4, 3, 10), (0, 5, 4, 5), (0, 8, 1, 8), (5, 2, 2, 3)], None),
+    "05 a job as wide as the machine": (
+        8, [(0, 10, 2, 10), (0, 10, 8, 10), (2, 3, 2, 3), (2, 20, 2, 20)], None),
+    "06 completion and submissions at one time": (
+        4, [(0, 5, 4, 5), (5, 5, 3, 5), (5, 5, 2, 5), (5, 1, 1, 1)], None),
+    "07 extra processors": (
+        10, [(0, 100, 6, 100), (0, 10, 8, 10), (0, 500, 3, 500), (0, 500, 2, 500),
+             (0, 50, 2, 50)], [0, 100, 110, 0, 0]),
+    "08 an overrunning job": (4, [(0, 20, 2, 5), (0, 5, 4, 5), (6, 1, 1, 1), (6, 3, 1, 3)],
+                              None),
+    "09 a chain of reservations": (
+        6, [(0, 10, 4, 10), (0, 10, 4, 10), (0, 10, 4, 10), (0, 30, 2, 30), (0, 5, 1, 5)],
+        [0, 10, 20, 0, 30]),
+    "10 simultaneous completions": (
+        4, [(0, 10, 2, 10), (0, 10, 2, 10), (10, 5, 4, 5), (10, 5, 1, 5)], None),
+    "11 zero run times": (2, [(0, 0, 2, 0), (0, 5, 2, 5), (0, 0, 1, 1)], None),
+    "12 every job ending at the shadow time counts": (
+        7, [(0, 10, 2, 10), (0, 10, 2, 10), (0, 10, 1, 10), (0, 5, 5, 5), (0, 50, 2, 50)],
+        [0, 0, 0, 10, 0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HAND))
+def test_python_easy_equals_easy_on_the_hand_made_cases(tmp_path, name):
+    """A FCFS priority, EASY written with select, and the Gymnasium
+    environment's first-job agent all give the built-in EASY schedule."""
+    procs, jobs, want = HAND[name]
+    p = tmp_path / "hand.swf"
+    p.write_text(f"; MaxProcs: {procs}\n" + "".join(
+        f"{i + 1} {s} -1 {r} {n} -1 -1 {n} {q} -1 1 1 1 -1 -1 -1 -1 -1\n"
+        for i, (s, r, n, q) in enumerate(jobs)))
+    cfg = BatchConfig(policy="easy", missing_requested_time="runtime")
+    easy = parsched.simulate_batch(str(p), cfg).jobs.sort_values("job_id")
+    starts = easy["starting_time"].tolist()
+    if want is not None:
+        assert starts == want
+    for policy in (None, EasySelect()):
+        r = parsched.simulate_batch(str(p), cfg, policy=policy,
+                                    priority=(lambda q: q["submit"]) if policy is None else None)
+        assert r.jobs.sort_values("job_id")["starting_time"].tolist() == starts, policy
+    gym = pytest.importorskip("parsched.gym")
+    env = gym.BatchEnv(str(p), cfg, episode_jobs=None, window=8)
+    env.reset(seed=0)
+    done = False
+    while not done:
+        _, _, done, _, _ = env.step(0)
+    assert env.result().jobs.sort_values("job_id")["starting_time"].tolist() == starts

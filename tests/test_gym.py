@@ -224,3 +224,12 @@ def test_bad_input_is_one_clear_error():
         assert "\n" not in str(e.value)
     with pytest.raises(parsched.TraceError):
         pgym.BatchEnv("/nonexistent.swf")
+
+
+def test_an_episode_without_a_decision_is_one_clear_error(tmp_path):
+    p = tmp_path / "one.swf"
+    p.write_text("; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 -1 -1 -1 -1\n")
+    env = _gym().BatchEnv(str(p), episode_jobs=None)
+    with pytest.raises(PolicyError, match="needs no decision") as e:
+        env.reset(seed=0)
+    assert "\n" not in str(e.value)

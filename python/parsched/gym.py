@@ -168,17 +168,23 @@ class BatchEnv(gym.Env):
         (``{"seed": s}`` the generated workload's seed)."""
         super().reset(seed=seed)
         options = options or {}
-        for _ in range(100):
+        n = self._core.n_jobs
+        # a drawn episode that needs no decision is drawn again; a fixed one
+        # (the whole trace, or options) cannot be
+        fixed = bool(options) or (n > 0 and (self.episode_jobs or n) >= n)
+        for _ in range(1 if fixed else 100):
             start, length, wseed = self._episode()
             start = int(options.get("start", start))
             wseed = int(options.get("seed", wseed))
             with _errors(self._path):
                 (jobs, machine), done = self._core.reset(start, length, wseed)
-            if not done or options:
+            if not done:
                 break
         else:
-            raise PolicyError("100 episodes in a row needed no decision (every job could "
-                              "only start as it did); use longer episodes")
+            raise PolicyError(
+                "this episode needs no decision: every job can only start as it does"
+                + ("" if fixed else " (100 episodes drawn in a row)")
+                + "; use longer episodes or another start")
         return {"jobs": jobs, "machine": machine}, {}
 
     def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict]:
