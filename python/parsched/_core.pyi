@@ -238,6 +238,7 @@ class _BatchConfig(TypedDict, total=False):
         "priority", "fcfs", "sjf", "ljf", "smallest", "saf", "wfp3", "unicef", "f1", "f2", "f3",
         "f4",
     ]
+    reservation_depth: int | Literal["auto"] | None
     mf_weight_age: float
     mf_weight_fairshare: float
     mf_weight_size: float

@@ -24,6 +24,7 @@ class BatchConfig(ConfigBase):
         "priority", "fcfs", "sjf", "ljf", "smallest", "saf", "wfp3", "unicef", "f1", "f2", "f3",
         "f4",
     ]
+    reservation_depth: int | None
     mf_weight_age: float
     mf_weight_fairshare: float
     mf_weight_size: float

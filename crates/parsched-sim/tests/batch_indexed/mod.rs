@@ -120,3 +120,31 @@ proptest! {
         same(&fast, &slow)?;
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1500))]
+
+    /// Backfilling with reservation depth 1 is EASY (under any queue order
+    /// and EASY's own backfill orders), and with a depth of at least the
+    /// queue's length conservative backfilling; depth 3 lies between (a
+    /// valid schedule, checked by the other properties' machine).
+    #[test]
+    fn reservation_depth_one_is_easy_and_unbounded_is_conservative(
+        (procs, jobs, kill) in workload(), order_k in 0usize..4,
+    ) {
+        use parsched_core::policy::batch::{BackfillOrder, Depth, QueueOrder};
+        let order = [QueueOrder::Fcfs, QueueOrder::Sjf, QueueOrder::Wfp3, QueueOrder::F3][order_k];
+        for bf in [BackfillOrder::Priority, BackfillOrder::Sjf] {
+            let cfg = BatchConfig { policy: BatchPolicyKind::Easy, kill_on_overrun: kill, order,
+                                    backfill_order: bf, ..BatchConfig::default() };
+            let easy = simulate(jobs.clone(), procs, &cfg).unwrap();
+            let d1 = simulate_with(jobs.clone(), procs, &mut Depth::new(1), &cfg).unwrap();
+            prop_assert_eq!(&d1.outcomes, &easy.outcomes);
+        }
+        let cfg = BatchConfig { policy: BatchPolicyKind::Conservative, kill_on_overrun: kill,
+                                order, ..BatchConfig::default() };
+        let cons = simulate(jobs.clone(), procs, &cfg).unwrap();
+        let all = simulate_with(jobs.clone(), procs, &mut Depth::new(jobs.len()), &cfg).unwrap();
+        prop_assert_eq!(&all.outcomes, &cons.outcomes);
+    }
+}

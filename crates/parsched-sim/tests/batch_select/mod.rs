@@ -69,7 +69,7 @@ fn workload() -> impl Strategy<Value = (u32, Vec<BatchJob>, bool)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig::with_cases(3000))]
 
     #[test]
     fn easy_written_as_a_select_policy_is_easy((procs, jobs, kill) in workload()) {

@@ -77,7 +77,7 @@ fn workload() -> impl Strategy<Value = (u32, Vec<BatchJob>, bool)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(500))]
+    #![proptest_config(ProptestConfig::with_cases(3000))]
 
     #[test]
     fn first_job_agent_is_easy_and_without_backfilling_fcfs((procs, jobs, kill) in workload()) {

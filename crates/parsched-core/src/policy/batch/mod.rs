@@ -188,6 +188,7 @@ impl BatchPolicy for Fcfs {
 }
 
 mod conservative;
+mod depth;
 mod easy;
 pub mod multifactor;
 pub mod order;
@@ -198,6 +199,7 @@ pub mod select;
 mod tests;
 
 pub use conservative::Conservative;
+pub use depth::Depth;
 pub use easy::{Easy, Shadow};
 pub use multifactor::{multifactor_scores, Factors, FairShare, MultifactorParams};
 pub use order::{sort_by_scores, BackfillOrder, OrderJob, QueueOrder, QueueScorer};

@@ -69,6 +69,9 @@ pub struct BatchConfig {
     /// EASY: the order backfilling examines the queue in (the queue's own
     /// by default).
     pub backfill_order: parsched_core::policy::batch::BackfillOrder,
+    /// Easy or conservative: backfill with at most this many reservations
+    /// instead (`None`: the policy's own, 1 or all).
+    pub reservation_depth: Option<u32>,
     /// `order = multifactor`: Slurm's weights, ages, decay and tiers.
     pub multifactor: parsched_core::policy::batch::MultifactorParams,
     /// Processors; `None`: the trace header's MaxProcs (else MaxNodes).
@@ -118,6 +121,7 @@ impl Default for BatchConfig {
             policy: BatchPolicyKind::Easy,
             order: parsched_core::policy::batch::QueueOrder::Fcfs,
             backfill_order: parsched_core::policy::batch::BackfillOrder::Priority,
+            reservation_depth: None,
             multifactor: Default::default(),
             procs: None,
             kill_on_overrun: false,
@@ -198,6 +202,21 @@ impl BatchConfig {
                     parsched_core::schema::Choice::name(self.order)
                 ),
                 "fcfs (with policy = gang)",
+            ));
+        }
+        if self.reservation_depth.is_some()
+            && !matches!(
+                self.policy,
+                BatchPolicyKind::Easy | BatchPolicyKind::Conservative
+            )
+        {
+            return Err(ConfigError::new(
+                "reservation_depth",
+                format!(
+                    "set with policy = {}, which makes no reservations",
+                    self.policy.name()
+                ),
+                "unset, or policy = easy or conservative",
             ));
         }
         if self.policy != BatchPolicyKind::Easy

@@ -128,6 +128,12 @@ static FIELDS: &[Field<C>] = &[
         "", "easy: the order backfilling examines the queue in: priority (the queue's own, as \
          order sorts it) or one of order's rules (sjf: EASY with SJF backfilling, the head \
          still chosen by order); docs/policies/batch-orders.md"),
+    field!(C, "reservation_depth", reservation_depth: opt_u32, Kind::int_min(1, U32), "jobs",
+        "", "", "easy or conservative: at most this many waiting jobs hold reservations, the \
+         others backfill around them (Maui's RESERVATIONDEPTH; 1 is EASY, the queue's length \
+         conservative); unset (or auto): the policy's own; docs/policies/batch.md")
+    .worded("{} reservations", "an integer >= 1, or auto")
+    .aliased(&[("auto", "")]),
     field!(C, "mf_weight_age", multifactor.weight_age: f64, Kind::NONNEG, "", "", "",
         "order = multifactor: PriorityWeightAge, the weight of the age factor min(wait, \
          mf_max_age_s) / mf_max_age_s (Slurm's multifactor plugin; \

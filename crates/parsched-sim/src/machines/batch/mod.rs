@@ -314,7 +314,10 @@ pub fn simulate_ordered(
         BatchPolicyKind::Conservative => BatchKind::Conservative,
         BatchPolicyKind::Gang => return simulate_gang(jobs, procs, cfg),
     };
-    let mut policy = kind.policy();
+    let mut policy = match cfg.reservation_depth {
+        Some(k) => Box::new(parsched_core::policy::batch::Depth::new(k as usize)),
+        None => kind.policy(),
+    };
     simulate_scored(jobs, procs, policy.as_mut(), cfg, scorer)
 }
 

@@ -8,7 +8,10 @@
 //! 1. the policy observes the jobs submitted and completed since the last
 //!    pass (`on_submit` / `on_complete`), if any;
 //! 2. jobs whose reservations are due (`t` reached) start if they fit (else
-//!    as soon as they fit: running jobs overran their requested times);
+//!    as soon as they fit: running jobs overran their requested times). A
+//!    reservation's time is an event of its own; if nothing else happens
+//!    then and its job cannot start, there is no pass (as EASY has none
+//!    when a running job overruns);
 //! 3. if jobs wait, the policy's decision is checked and applied:
 //!    reservations first (each must be in the future and fit on the profile
 //!    of the running jobs' requested ends and the other reservations), then
@@ -82,6 +85,8 @@ struct SelectModel<'a> {
     profile: Profile,
     ends: Vec<(u64, u32)>,
     fallback: Option<Box<dyn BatchPolicy + Send>>,
+    /// An event other than a wake-up at the current instant.
+    happened: bool,
     idle_passes: u32,
     submitted_seen: u32,
     scratch: Vec<usize>,
@@ -99,9 +104,25 @@ impl Model for SelectModel<'_> {
         ev: SpaceEvent,
         engine: &mut Engine<SpaceEvent>,
     ) -> Result<Flow, BatchError> {
+        self.happened |= ev != SpaceEvent::WakeUp;
         if self.st.record(self.jobs, ev, engine) {
             let t = engine.now().0;
-            self.pass(t, engine)?;
+            let asked = self.wake_at.is_some_and(|w| w <= t);
+            if self.happened || asked {
+                self.pass(t, engine)?;
+            } else {
+                // only a reservation's time: its job starts if it fits; if
+                // none did (running jobs overran), nothing changed and the
+                // policy is not called (no pass, as under EASY)
+                let before = self.st.running.len();
+                self.start_due(t, engine);
+                if self.st.running.len() > before {
+                    self.pass(t, engine)?;
+                } else {
+                    self.set_wake(t, engine);
+                }
+            }
+            self.happened = false;
             self.st.record_queue(t);
         }
         Ok(Flow::Continue)
@@ -588,6 +609,7 @@ pub fn simulate_select(
         profile: Profile::default(),
         ends: Vec::new(),
         fallback: opts.fallback.map(|k| k.policy()),
+        happened: false,
         idle_passes: 0,
         submitted_seen: 0,
         scratch: Vec::new(),

@@ -118,10 +118,43 @@ fn config_keys_and_errors() {
         ("max_events", Value::Int(5)),
         ("order", Value::Str("wfp3".into())),
         ("backfill_order", Value::Str("priority".into())),
+        ("mf_weight_age", Value::Float(1.0)),
+        ("mf_weight_fairshare", Value::Float(2.0)),
+        ("mf_weight_size", Value::Float(3.0)),
+        ("mf_weight_partition", Value::Float(4.0)),
+        ("mf_weight_qos", Value::Float(5.0)),
+        ("mf_max_age_s", Value::Int(60)),
+        ("mf_half_life_s", Value::Int(0)),
+        ("mf_favor_small", Value::Bool(true)),
+        ("mf_partition_tiers", Value::Str("1:10, 2:5".into())),
+        ("mf_qos_tiers", Value::Str("none".into())),
     ] {
         c.set(k, &v).unwrap();
     }
-    assert_eq!(super::keys().len(), 27);
+    assert_eq!(super::keys().len(), 38);
+    let m = &c.multifactor;
+    assert_eq!(
+        (
+            m.weight_age,
+            m.weight_fairshare,
+            m.weight_size,
+            m.weight_partition,
+            m.weight_qos
+        ),
+        (1.0, 2.0, 3.0, 4.0, 5.0)
+    );
+    assert_eq!((m.max_age_s, m.half_life_s, m.favor_small), (60, 0, true));
+    assert_eq!(m.partition_tiers, vec![(1, 10.0), (2, 5.0)]);
+    assert!(m.qos_tiers.is_empty());
+    // reservation_depth: none under gang
+    c.set("reservation_depth", &Value::Int(3)).unwrap();
+    assert_eq!(c.reservation_depth, Some(3));
+    c.order = parsched_core::policy::batch::QueueOrder::Fcfs;
+    assert_eq!(c.validate().unwrap_err().field, "reservation_depth");
+    c.set("reservation_depth", &Value::Str("auto".into()))
+        .unwrap();
+    assert_eq!(c.reservation_depth, None);
+    c.order = parsched_core::policy::batch::QueueOrder::Wfp3;
     assert_eq!(c.order, parsched_core::policy::batch::QueueOrder::Wfp3);
     // (gang admits in arrival order: an order is refused with it)
     assert_eq!(c.validate().unwrap_err().field, "order");
@@ -541,4 +574,47 @@ fn multifactor_by_hand() {
         .set("mf_qos_tiers", &Value::Str("3=10".into()))
         .unwrap_err();
     assert_eq!(e.field, "mf_qos_tiers");
+}
+
+/// Reservation depth by hand, 4 processors: J1 (0, 10 s, 3 procs) runs;
+/// J2 (2 procs, 10 s), J3 (4, 10 s) and J4 (1, 25 s) wait (requested =
+/// run).
+/// * depth 1 (EASY): J2's shadow time is 10 with 2 extra processors; J4
+///   (ends at 25) uses one of them: it starts at 0. J2 at 10; J3 then waits
+///   for J2 and J4: 25.
+/// * depth 2: J2 is reserved at 10 and J3 at 20 (when J2 ends); J4 would
+///   hold a processor J3 needs at 20: it waits, for J3: J2 10, J3 20, J4 30.
+/// * conservative: as depth 2 (two reservations are all it makes here).
+#[test]
+fn reservation_depth_by_hand() {
+    let jobs = [
+        j(1, 0, 10, 3, 10),
+        j(2, 0, 10, 2, 10),
+        j(3, 0, 10, 4, 10),
+        j(4, 0, 25, 1, 25),
+    ];
+    let run = |policy: &str, depth: Option<i64>| {
+        let mut c = BatchConfig::default();
+        c.set("policy", &Value::Str(policy.into())).unwrap();
+        if let Some(k) = depth {
+            c.set("reservation_depth", &Value::Int(k)).unwrap();
+        }
+        let r = simulate(jobs.to_vec(), 4, &c).unwrap();
+        (
+            r.policy,
+            r.outcomes.iter().map(|o| o.start).collect::<Vec<u64>>(),
+        )
+    };
+    assert_eq!(run("easy", None), ("easy", vec![0, 10, 25, 0]));
+    assert_eq!(run("easy", Some(1)), ("depth", vec![0, 10, 25, 0]));
+    assert_eq!(run("easy", Some(2)), ("depth", vec![0, 10, 20, 30]));
+    assert_eq!(
+        run("conservative", None),
+        ("conservative", vec![0, 10, 20, 30])
+    );
+    // no reservations under fcfs: the key is refused, naming itself
+    let mut c = BatchConfig::default();
+    c.set("policy", &Value::Str("fcfs".into())).unwrap();
+    c.set("reservation_depth", &Value::Int(2)).unwrap();
+    assert_eq!(c.validate().unwrap_err().field, "reservation_depth");
 }
