@@ -315,6 +315,7 @@ def simulate_batch(
     jobs_csv: str | PathLike[str] | None = None,
     swf_out: str | PathLike[str] | None = None,
     priority: Callable[[dict[str, Any]], Any] | None = None,
+    gang_place: Callable[[dict[str, Any]], int | None] | Any | None = None,
 ) -> _BatchOutput:
     """Runs an SWF trace (.swf or .swf.gz) under a batch policy; unknown or bad
     keys raise ConfigError, trace problems TraceError (``line N: ...``), a job
@@ -324,7 +325,10 @@ def simulate_batch(
     loading dropped or repaired, by reason; ``queue``: queue length steps.
     ``jobs_csv`` / ``swf_out`` are written directly (Batsim jobs CSV / SWF).
     ``trace`` is None exactly when ``config["workload"]`` is ``"lublin"`` (the
-    jobs are generated in memory).
+    jobs are generated in memory). ``priority`` orders the queue of fcfs, easy
+    and conservative; ``gang_place`` (a function, or an object with ``place``)
+    chooses gang admission's slot (policy gang only); a bad answer of either
+    raises PolicyError naming the job.
     """
 
 class _LublinConfig(TypedDict, total=False):

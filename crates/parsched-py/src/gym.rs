@@ -145,7 +145,12 @@ impl Episode {
     /// Applies action `a` (a window slot, or `window` for wait). A masked
     /// action is an error when `strict`, else slot 0 (always allowed at a
     /// decision point) and reported as such.
-    fn step(&mut self, a: i64, window: usize, strict: bool) -> Result<(f64, bool, bool), BatchError> {
+    fn step(
+        &mut self,
+        a: i64,
+        window: usize,
+        strict: bool,
+    ) -> Result<(f64, bool, bool), BatchError> {
         let s = self.stepper()?;
         let allowed = match a {
             a if a >= 0 && (a as usize) < window => (a as usize) < s.window().len(),
@@ -334,7 +339,13 @@ impl BatchEnvCore {
         &mut self,
         py: Python<'py>,
         action: i64,
-    ) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<f32>>, f64, bool, bool)> {
+    ) -> PyResult<(
+        Bound<'py, PyArray2<f32>>,
+        Bound<'py, PyArray1<f32>>,
+        f64,
+        bool,
+        bool,
+    )> {
         let (r, done, invalid) = self
             .ep
             .step(action, self.src.sc.window, self.strict)

@@ -83,16 +83,16 @@ def _source(cfg: BatchConfig, trace: str | os.PathLike[str] | None = None) -> st
 
 
 def _call(path: str | None, cfg: BatchConfig, jobs_csv: str | None = None,
-          swf_out: str | None = None, priority: Any = None) -> dict:
+          swf_out: str | None = None, priority: Any = None, gang_place: Any = None) -> dict:
     c = _core()
     path_label = path if path is not None else "generated workload"
     try:
-        return c.simulate_batch(path, cfg.core_dict(), jobs_csv, swf_out, priority)
+        return c.simulate_batch(path, cfg.core_dict(), jobs_csv, swf_out, priority, gang_place)
     except c.TraceError as e:
         raise TraceError(path_label, str(e)) from None
     except c.ConfigError as e:
         err = ConfigError.from_message(str(e))
-        if err.field not in (*BatchConfig.field_names(), "priority"):
+        if err.field not in (*BatchConfig.field_names(), "priority", "gang_place"):
             # the machine refused the job list (e.g. a job wider than the
             # machine under too_wide=error): a property of the trace
             raise TraceError(path_label, str(e)) from None
@@ -110,6 +110,7 @@ def simulate_batch(
     jobs_csv: str | os.PathLike[str] | None = None,
     swf_out: str | os.PathLike[str] | None = None,
     priority: Any = None,
+    gang_place: Any = None,
 ) -> BatchResult:
     """Runs an SWF trace under ``config`` (default: EASY, machine size from the
     header) and returns a :class:`BatchResult`.
@@ -123,6 +124,16 @@ def simulate_batch(
     backfills in that order. A wrong number of scores, a NaN or an exception
     raises :class:`PolicyError` naming the job or the error
     (docs/policies/batch-orders.md). ``lambda q: q["submit"]`` is EASY itself.
+
+    ``gang_place``: your own slot rule for ``policy="gang"`` — a function (or
+    an object with a ``place`` method) called once per admission attempt of a
+    job that fits somewhere, with a dict of ``now``, the job's ``id``,
+    ``procs``, ``requested``, ``submit``, per existing slot ``slot_free`` and
+    ``slot_jobs`` (int64 arrays), ``mpl`` and ``slots``; it returns a slot
+    index (an existing slot with room, or ``slots`` for a new slot while fewer
+    than ``mpl`` exist) or None (not now). A bad answer raises
+    :class:`PolicyError` naming the job (docs/policies/gang-scheduler.md);
+    ``gang_place`` with another policy is a :class:`ConfigError`.
 
     ``trace`` is the file (``.swf`` or ``.swf.gz``); it may be left out when
     ``config.trace`` is set or ``config.workload`` is ``"lublin"`` (a
@@ -148,7 +159,7 @@ def simulate_batch(
 
     with contextlib.ExitStack() as stack:
         tmps = [stack.enter_context(atomic_file(p)) if p else None for p in outs]
-        out = _call(path, config, tmps[0], tmps[1], priority)
+        out = _call(path, config, tmps[0], tmps[1], priority, gang_place)
     return _result(config, out)
 
 
