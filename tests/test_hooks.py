@@ -160,3 +160,112 @@ def test_gang_place_needs_policy_gang_and_a_callable(tmp_path):
     with pytest.raises(ConfigError, match="gang_place"):
         parsched.simulate_batch(trace, HAND, gang_place=first_fit,
                                 priority=lambda q: q["submit"])
+
+
+# ---------------------------------------------------------------- the periodic boost
+
+SMALL_COSCHED = {"scheme": "PB", "workload": 5, "scale": 0.02, "reps": 2}
+
+
+def pb_rule(v):
+    """PB's own choice from the view: round robin from ``next``, the first live process
+    with a pending message (not the running one when ``skip_running``)."""
+    import numpy as np
+
+    ok = (v["pending"] > 0) & ~v["done"]
+    if v["skip_running"]:
+        ok &= ~v["running"]
+    n = len(ok)
+    order = (np.arange(n) + v["next"]) % n
+    hits = order[ok[order]]
+    return int(hits[0]) if len(hits) else None
+
+
+def _runs(r):
+    return [{k: v for k, v in row.items() if k != "wall_seconds"} for row in r.run_rows]
+
+
+def _same(a, b):
+    assert _runs(a) == _runs(b)
+    assert a.completion_time == b.completion_time
+    assert a.job_completion_times == b.job_completion_times
+    assert a.timeline_columns == b.timeline_columns
+
+
+@needs_core
+@pytest.mark.parametrize("skip_running", [True, False])
+def test_a_python_pb_is_exactly_the_built_in_periodic_boost(skip_running):
+    cfg = dict(SMALL_COSCHED, pb_skip_running=skip_running)
+    built_in = parsched.simulate_cosched(cfg)
+    calls = []
+
+    class Booster:
+        def boost(self, v):
+            calls.append(v["node"])
+            return pb_rule(v)
+
+    mine = parsched.simulate_cosched(cfg, boost=Booster())
+    _same(mine, built_in)
+    assert built_in.run_rows[0]["boosts"] > 0
+    assert len(set(calls)) == 8  # every node's timer asks
+
+
+@needs_core
+def test_a_rule_that_never_boosts_is_local_with_a_timer():
+    """Never boosting leaves PB's timer without effect: with a free timer (timer_us = 0)
+    the run is Local's, event for event except the timer's own; with its cost it differs
+    from both."""
+    free = dict(SMALL_COSCHED, timer_us=0.0)
+    never = parsched.simulate_cosched(free, boost=lambda v: None)
+    local = parsched.simulate_cosched(dict(free, scheme="Local"))
+    pb = parsched.simulate_cosched(free)
+    assert all(row["boosts"] == 0 for row in never.run_rows)
+    assert never.completion_time != pb.completion_time
+    drop = {"events"}
+    assert [{k: v for k, v in r.items() if k not in drop} for r in _runs(never)] == \
+        [{k: v for k, v in r.items() if k not in drop} for r in _runs(local)]
+    assert never.job_completion_times == local.job_completion_times
+
+
+@needs_core
+@pytest.mark.parametrize("answer, match", [
+    (99, r"boost on node \d+: endpoint 99 is out of range; allowed: 0\.\.\d+ \(the "
+         r"node's processes\) or None"),
+    (-2, r"boost on node \d+: endpoint -2 is out of range"),
+    (1.5, r"boost on node \d+: returned 1\.5 \(float\); allowed: an endpoint index"),
+    (False, r"boost on node \d+: returned False \(bool\)"),
+])
+def test_a_bad_boost_answer_is_a_policy_error_naming_the_node(answer, match):
+    with pytest.raises(parsched.PolicyError, match=match):
+        parsched.simulate_cosched(SMALL_COSCHED, boost=lambda v: answer)
+
+
+@needs_core
+def test_boosting_a_finished_process_or_raising_is_a_policy_error():
+    def finished(v):
+        done = v["done"].nonzero()[0]
+        return int(done[0]) if len(done) else None
+
+    with pytest.raises(parsched.PolicyError,
+                       match=r"boost on node \d+: endpoint \d+ has no live process"):
+        parsched.simulate_cosched(SMALL_COSCHED, boost=finished)
+
+    def boom(v):
+        raise KeyError("nope")
+
+    with pytest.raises(parsched.PolicyError, match=r"boost on node \d+: boost raised KeyError"):
+        parsched.simulate_cosched(SMALL_COSCHED, boost=boom)
+
+
+@needs_core
+@pytest.mark.parametrize("scheme", ["Local", "SB", "DCS", "SY", "gang", "fcfs"])
+def test_boost_needs_a_scheme_with_a_periodic_boost(scheme):
+    with pytest.raises(ConfigError, match="boost") as e:
+        parsched.simulate_cosched(dict(SMALL_COSCHED, scheme=scheme), boost=pb_rule)
+    assert e.value.field == "boost"
+
+
+@needs_core
+def test_boost_must_be_callable():
+    with pytest.raises(ConfigError, match="boost"):
+        parsched.simulate_cosched(SMALL_COSCHED, boost=42)

@@ -447,7 +447,10 @@ class _CoschedOutput(TypedDict):
     config: dict[str, Any]
 
 def simulate_cosched(
-    config: _CoschedConfig | dict[str, Any], workers: int = 1, audit: bool = False
+    config: _CoschedConfig | dict[str, Any],
+    workers: int = 1,
+    audit: bool = False,
+    boost: Callable[[dict[str, Any]], int | None] | Any | None = None,
 ) -> _CoschedOutput:
     """Seed 003's network of workstations (Rust ``cluster::run``): ``workers``
     threads for the replications (the result does not depend on it). Bad keys
@@ -455,7 +458,10 @@ def simulate_cosched(
     :class:`TimeLimitError`; other failures :class:`SimulationError`. Releases
     the GIL; Ctrl-C (or :func:`cancel_cosched`) ends it within ~50 ms with
     ``KeyboardInterrupt``. ``jobs`` is a list of names or one comma-separated
-    string; ``dispatch_table`` the table's text."""
+    string; ``dispatch_table`` the table's text. ``boost`` (a function, or an
+    object with ``boost``): the periodic boost's target per node and tick
+    (PB schemes only; ConfigError naming ``boost`` otherwise), run on this
+    thread with the GIL; a bad answer raises PolicyError naming the node."""
 
 def cosched_keys() -> list[str]:
     """The keys ``simulate_cosched`` accepts, in documentation order."""

@@ -424,6 +424,9 @@ pub struct BoostView<'a> {
     /// PB's round robin: the scan starts here, one past the endpoint the
     /// timer last chose (0 before the first choice).
     pub next: usize,
+    /// The built-in timer never chooses the running process (the
+    /// configuration's `pb_skip_running`): for a rule that follows it.
+    pub skip_running: bool,
 }
 
 /// The periodic boost's choice of target written outside the core: an
@@ -454,6 +457,7 @@ impl PeriodicBooster {
             now,
             endpoints: view,
             next: self.next,
+            skip_running: self.skip_running,
         };
         let fail = |what: String| PolicyError(format!("boost on node {node}: {what}"));
         let Some(i) = chooser.choose(&v).map_err(fail)? else {
