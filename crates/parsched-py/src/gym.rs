@@ -18,6 +18,9 @@ use parsched_sim::workloads::swf::BatchJob;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// An observation: the window's features and the machine's.
+type Obs<'py> = (Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<f32>>);
+
 const NF: usize = JOB_FEATURES.len();
 const NM: usize = MACHINE_FEATURES.len();
 
@@ -250,10 +253,7 @@ pub(crate) struct BatchEnvCore {
 }
 
 impl BatchEnvCore {
-    fn observe<'py>(
-        &mut self,
-        py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<f32>>)> {
+    fn observe<'py>(&mut self, py: Python<'py>) -> PyResult<Obs<'py>> {
         let w = self.src.sc.window;
         let s = self.ep.stepper().map_err(batch_err)?;
         s.observe(&mut self.jobs_buf, &mut self.machine_buf, &mut self.mask);
@@ -316,6 +316,7 @@ impl BatchEnvCore {
     /// Starts an episode (`length` trace jobs from `start`, or `length`
     /// generated jobs with `seed`); returns its first observation and
     /// whether it is already over (no decision in it).
+    #[allow(clippy::type_complexity)]
     fn reset<'py>(
         &mut self,
         py: Python<'py>,
@@ -598,6 +599,6 @@ impl BatchVecEnvCore {
     /// The allowed actions of every environment (`num_envs × (window + 1)`).
     fn action_masks<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<bool>>> {
         let (n, w) = (self.eps.len(), self.src.sc.window);
-        Ok(PyArray1::from_slice(py, &self.masks).reshape([n, w + 1])?)
+        PyArray1::from_slice(py, &self.masks).reshape([n, w + 1])
     }
 }

@@ -575,7 +575,7 @@ pub(crate) fn result_dict<'py>(
         report.set_item(reason, n)?;
     }
     out.set_item("report", report)?;
-    out.set_item("columns", batch_columns(py, &r)?)?;
+    out.set_item("columns", batch_columns(py, r)?)?;
     let queue = PyDict::new(py);
     let nq = r.queue_length.len();
     let ql = &r.queue_length;

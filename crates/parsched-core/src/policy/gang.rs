@@ -361,12 +361,14 @@ impl GangMatrix {
             return Err(MatrixError::AlreadyPlaced { gang, slot: a.slot });
         }
         let n = self.rows.len();
+        let below_mpl = match self.max_slots {
+            Some(m) => (n as u32) < m,
+            None => true,
+        };
         let procs = match self.rows.get(slot.idx()) {
             Some(r) if r.free >= width => fit(&self.options, &r.cells, width),
             Some(_) => None,
-            None if slot.idx() == n && !self.max_slots.is_some_and(|m| n as u32 >= m) => {
-                Some((0..width).map(ProcId).collect())
-            }
+            None if slot.idx() == n && below_mpl => Some((0..width).map(ProcId).collect()),
             None => None,
         };
         let Some(procs) = procs else {
