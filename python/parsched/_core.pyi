@@ -341,6 +341,7 @@ def simulate_batch(
     on_complete: Callable[[Any], Any] | None = None,
     on_violation: str = "strict",
     fallback: str | None = None,
+    gang_place: Callable[[dict[str, Any]], int | None] | Any | None = None,
 ) -> _BatchOutput:
     """Runs an SWF trace (.swf or .swf.gz) under a batch policy; unknown or bad
     keys raise ConfigError, trace problems TraceError (``line N: ...``), a job
@@ -350,7 +351,10 @@ def simulate_batch(
     loading dropped or repaired, by reason; ``queue``: queue length steps.
     ``jobs_csv`` / ``swf_out`` are written directly (Batsim jobs CSV / SWF).
     ``trace`` is None exactly when ``config["workload"]`` is ``"lublin"`` (the
-    jobs are generated in memory).
+    jobs are generated in memory). ``priority`` orders the queue of fcfs, easy
+    and conservative; ``gang_place`` (a function, or an object with ``place``)
+    chooses gang admission's slot (policy gang only); a bad answer of either
+    raises PolicyError naming the job.
     """
 
 class _LublinConfig(TypedDict, total=False):
@@ -469,7 +473,10 @@ class _CoschedOutput(TypedDict):
     config: dict[str, Any]
 
 def simulate_cosched(
-    config: _CoschedConfig | dict[str, Any], workers: int = 1, audit: bool = False
+    config: _CoschedConfig | dict[str, Any],
+    workers: int = 1,
+    audit: bool = False,
+    boost: Callable[[dict[str, Any]], int | None] | Any | None = None,
 ) -> _CoschedOutput:
     """Seed 003's network of workstations (Rust ``cluster::run``): ``workers``
     threads for the replications (the result does not depend on it). Bad keys
@@ -477,7 +484,10 @@ def simulate_cosched(
     :class:`TimeLimitError`; other failures :class:`SimulationError`. Releases
     the GIL; Ctrl-C (or :func:`cancel_cosched`) ends it within ~50 ms with
     ``KeyboardInterrupt``. ``jobs`` is a list of names or one comma-separated
-    string; ``dispatch_table`` the table's text."""
+    string; ``dispatch_table`` the table's text. ``boost`` (a function, or an
+    object with ``boost``): the periodic boost's target per node and tick
+    (PB schemes only; ConfigError naming ``boost`` otherwise), run on this
+    thread with the GIL; a bad answer raises PolicyError naming the node."""
 
 def cosched_keys() -> list[str]:
     """The keys ``simulate_cosched`` accepts, in documentation order."""

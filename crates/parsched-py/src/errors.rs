@@ -78,6 +78,7 @@ pub(crate) fn cluster_err(e: ClusterError) -> PyErr {
         ClusterError::Config(c) => config_err(c),
         e @ ClusterError::TimeLimit(..) => TimeLimitError::new_err(e.to_string()),
         ClusterError::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted"),
+        ClusterError::Policy(p) => PolicyError::new_err(p.0),
         e => SimulationError::new_err(e.to_string()),
     }
 }

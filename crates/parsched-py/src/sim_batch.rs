@@ -287,13 +287,100 @@ impl parsched_core::policy::batch::QueueScorer for PyScorer {
     }
 }
 
+/// Gang admission's slot rule written in Python: `place(view) -> slot | None`
+/// (an object's `place` method, or a function), called once per admission
+/// attempt with a dict: `now`, the job's `id`, `procs`, `requested`,
+/// `submit`, per existing slot `slot_free` and `slot_jobs` (int64 numpy
+/// arrays), `mpl` and `slots` (docs/policies/gang-scheduler.md).
+pub(crate) struct PySlotChooser {
+    f: Py<PyAny>,
+    /// What the function raised, kept to re-raise a KeyboardInterrupt.
+    raised: Option<PyErr>,
+}
+
+impl PySlotChooser {
+    fn new(py: Python<'_>, obj: Py<PyAny>) -> PyResult<PySlotChooser> {
+        let o = obj.bind(py);
+        let f = match o.getattr("place") {
+            Ok(m) if m.is_callable() => m.unbind(),
+            _ if o.is_callable() => obj,
+            _ => {
+                return Err(ConfigError::new_err(
+                    "gang_place: not callable; allowed: a function of the admission view (or \
+                     an object with a place method) returning a slot index or None",
+                ))
+            }
+        };
+        Ok(PySlotChooser { f, raised: None })
+    }
+
+    fn call(
+        &mut self,
+        py: Python<'_>,
+        v: &parsched_core::policy::gang_place::SlotView,
+    ) -> PyResult<Result<Option<usize>, String>> {
+        use numpy::PyArray1;
+        let d = PyDict::new(py);
+        d.set_item("now", v.now)?;
+        d.set_item("id", v.job.id)?;
+        d.set_item("procs", v.procs)?;
+        d.set_item("requested", v.job.requested)?;
+        d.set_item("submit", v.job.submit)?;
+        let col = |x: &[u32]| PyArray1::from_iter(py, x.iter().map(|&c| c as i64));
+        d.set_item("slot_free", col(v.slot_free))?;
+        d.set_item("slot_jobs", col(v.slot_jobs))?;
+        d.set_item("mpl", v.mpl)?;
+        d.set_item("slots", v.slots())?;
+        let r = self.f.call1(py, (d,))?;
+        let r = r.bind(py);
+        if r.is_none() {
+            return Ok(Ok(None));
+        }
+        let n = v.slots();
+        let bad = || -> PyResult<String> {
+            Ok(format!(
+                "returned {} ({}); allowed: a slot index (int) in 0..={n} or None",
+                parsched_core::clip(&r.repr()?.to_string(), parsched_core::ECHO_MAX),
+                r.get_type().name()?
+            ))
+        };
+        if r.is_instance_of::<pyo3::types::PyBool>() {
+            return Ok(Err(bad()?));
+        }
+        match r.extract::<i64>() {
+            Ok(s) if s >= 0 => Ok(Ok(Some(usize::try_from(s).unwrap_or(usize::MAX)))),
+            Ok(s) => Ok(Err(format!(
+                "slot {s} is out of range; allowed: 0..{n} (an existing slot) or {n} (a new slot)"
+            ))),
+            Err(_) => Ok(Err(bad()?)),
+        }
+    }
+}
+
+impl parsched_core::policy::gang_place::SlotChooser for PySlotChooser {
+    fn choose(
+        &mut self,
+        view: &parsched_core::policy::gang_place::SlotView,
+    ) -> Result<Option<usize>, String> {
+        Python::with_gil(|py| match self.call(py, view) {
+            Ok(r) => r,
+            Err(e) => {
+                let msg = format!("place raised {e}");
+                self.raised = Some(e);
+                Err(msg)
+            }
+        })
+    }
+}
+
 /// Runs a batch policy (FCFS, EASY, conservative backfilling, gang) on an SWF
 /// trace. Returns `summary`, `report` (what loading dropped or repaired),
 /// `header`, `jobs` (Batsim-style columns) and `queue` (time, length) steps;
 /// writes the jobs CSV and/or SWF schedule to the given paths if asked.
 #[pyfunction]
 #[pyo3(signature = (trace, config, jobs_csv=None, swf_out=None, priority=None, select=None,
-                    on_submit=None, on_complete=None, on_violation="strict", fallback=None))]
+                    on_submit=None, on_complete=None, on_violation="strict", fallback=None,
+                    gang_place=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn simulate_batch<'py>(
     py: Python<'py>,
@@ -307,6 +394,7 @@ pub(crate) fn simulate_batch<'py>(
     on_complete: Option<Py<PyAny>>,
     on_violation: &str,
     fallback: Option<&str>,
+    gang_place: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let ModelConfig::Batch(cfg) = ModelConfig::build("batch", config)? else {
         unreachable!("build(\"batch\") makes a batch config")
@@ -330,9 +418,17 @@ pub(crate) fn simulate_batch<'py>(
         }
         _ => {}
     }
+    if (priority.is_some() || select.is_some()) && gang_place.is_some() {
+        return Err(config_err(parsched_core::ConfigError::new(
+            "gang_place",
+            "given with priority or select: gang admits in arrival order, priority and select \
+             decide for fcfs, easy and conservative",
+            "one of priority or select (fcfs|easy|conservative) and gang_place (gang)",
+        )));
+    }
     let opts = crate::policy_py::select_options(on_violation, fallback)?;
-    let r = match (priority, select) {
-        (_, Some(f)) => {
+    let r = match (priority, select, gang_place) {
+        (_, Some(f), _) => {
             let mut p = crate::policy_py::PySelect {
                 select: f,
                 on_submit,
@@ -345,27 +441,26 @@ pub(crate) fn simulate_batch<'py>(
             }
             r
         }
-        (None, None) => run_interruptible(py, &cancel, || {
+        (None, None, None) => run_interruptible(py, &cancel, || {
             batch::with_cancel(&cancel, || match &trace {
                 Some(t) => batch::run_trace(t, &cfg),
                 None => batch::run_generated(&cfg),
             })
         })?,
-        // A Python priority runs on this thread, with the GIL: one call per
-        // scheduling pass.
-        (Some(f), None) => {
+        // A Python priority or slot rule runs on this thread, with the GIL:
+        // one call per scheduling pass or admission attempt.
+        (Some(f), None, _) => {
             let mut scorer = PyScorer::new(py, f)?;
             scorer.on_submit = on_submit;
             scorer.on_complete = on_complete;
-            let r = match &trace {
-                Some(t) => batch::run_trace_ordered(t, &cfg, Some(&mut scorer)),
-                None => batch::run_generated_ordered(&cfg, Some(&mut scorer)),
-            };
-            if let Some(e) = scorer.raised.take() {
-                if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
-                    return Err(e);
-                }
-            }
+            let r = run_hooked(&trace, &cfg, batch::BatchHook::Priority(&mut scorer));
+            reraise_interrupt(py, scorer.raised.take())?;
+            r
+        }
+        (None, None, Some(f)) => {
+            let mut chooser = PySlotChooser::new(py, f)?;
+            let r = run_hooked(&trace, &cfg, batch::BatchHook::GangPlace(&mut chooser));
+            reraise_interrupt(py, chooser.raised.take())?;
             r
         }
     }
@@ -386,6 +481,27 @@ pub(crate) fn simulate_batch<'py>(
         write(p, &|f| r.write_swf(std::io::BufWriter::new(f)))?;
     }
     result_dict(py, &r)
+}
+
+/// The trace (or the generated workload) run with a hook.
+fn run_hooked(
+    trace: &Option<std::path::PathBuf>,
+    cfg: &batch::BatchConfig,
+    hook: batch::BatchHook<'_>,
+) -> Result<batch::BatchResult, batch::BatchError> {
+    match trace {
+        Some(t) => batch::run_trace_ordered(t, cfg, Some(hook)),
+        None => batch::run_generated_ordered(cfg, Some(hook)),
+    }
+}
+
+/// A KeyboardInterrupt a Python hook raised, raised again (not as a
+/// PolicyError).
+pub(crate) fn reraise_interrupt(py: Python<'_>, raised: Option<PyErr>) -> PyResult<()> {
+    match raised {
+        Some(e) if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) => Err(e),
+        _ => Ok(()),
+    }
 }
 
 /// A batch result as `simulate_batch` returns it: `policy`, `summary`,

@@ -85,7 +85,7 @@ def _source(cfg: BatchConfig, trace: str | os.PathLike[str] | None = None) -> st
 def _call(path: str | None, cfg: BatchConfig, jobs_csv: str | None = None,
           swf_out: str | None = None, priority: Any = None,
           hooks: dict[str, Any] | None = None, on_violation: str = "strict",
-          fallback: str | None = None) -> dict:
+          fallback: str | None = None, gang_place: Any = None) -> dict:
     c = _core()
     path_label = path if path is not None else "generated workload"
     h = dict(hooks or {})
@@ -94,13 +94,13 @@ def _call(path: str | None, cfg: BatchConfig, jobs_csv: str | None = None,
     try:
         return c.simulate_batch(path, cfg.core_dict(), jobs_csv, swf_out, h.get("priority"),
                                 h.get("select"), h.get("on_submit"), h.get("on_complete"),
-                                on_violation, fallback)
+                                on_violation, fallback, gang_place)
     except c.TraceError as e:
         raise TraceError(path_label, str(e)) from None
     except c.ConfigError as e:
         err = ConfigError.from_message(str(e))
         if err.field not in (*BatchConfig.field_names(), "priority", "on_violation",
-                             "fallback"):
+                             "fallback", "gang_place"):
             # the machine refused the job list (e.g. a job wider than the
             # machine under too_wide=error): a property of the trace
             raise TraceError(path_label, str(e)) from None
@@ -121,6 +121,7 @@ def simulate_batch(
     policy: Any = None,
     on_violation: str = "strict",
     fallback: str | None = None,
+    gang_place: Any = None,
 ) -> BatchResult:
     """Runs an SWF trace under ``config`` (default: EASY, machine size from the
     header) and returns a :class:`BatchResult`.
@@ -143,6 +144,16 @@ def simulate_batch(
     was wrong, or with ``on_violation="repair"`` is dropped and listed in
     :attr:`BatchResult.violations`; with ``fallback="easy"`` (or another
     built-in) a pass whose hook raised is the built-in's.
+
+    ``gang_place``: your own slot rule for ``policy="gang"`` — a function (or
+    an object with a ``place`` method) called once per admission attempt of a
+    job that fits somewhere, with a dict of ``now``, the job's ``id``,
+    ``procs``, ``requested``, ``submit``, per existing slot ``slot_free`` and
+    ``slot_jobs`` (int64 arrays), ``mpl`` and ``slots``; it returns a slot
+    index (an existing slot with room, or ``slots`` for a new slot while fewer
+    than ``mpl`` exist) or None (not now). A bad answer raises
+    :class:`PolicyError` naming the job (docs/policies/gang-scheduler.md);
+    ``gang_place`` with another policy is a :class:`ConfigError`.
 
     ``trace`` is the file (``.swf`` or ``.swf.gz``); it may be left out when
     ``config.trace`` is set or ``config.workload`` is ``"lublin"`` (a
@@ -177,7 +188,8 @@ def simulate_batch(
 
     with contextlib.ExitStack() as stack:
         tmps = [stack.enter_context(atomic_file(p)) if p else None for p in outs]
-        out = _call(path, config, tmps[0], tmps[1], priority, hooks, on_violation, fallback)
+        out = _call(path, config, tmps[0], tmps[1], priority, hooks, on_violation, fallback,
+                    gang_place)
     return _result(config, out)
 
 

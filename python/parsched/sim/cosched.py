@@ -259,10 +259,11 @@ def _workers(workers: int | None, reps: int) -> int:
     return workers
 
 
-def _call(cfg: CoschedConfig, *, workers: int, audit: bool) -> dict[str, Any]:
+def _call(cfg: CoschedConfig, *, workers: int, audit: bool, boost: Any = None) -> dict[str, Any]:
     from parsched.sim.api import call_core
 
-    return call_core(_core().simulate_cosched, cfg.core_dict(), workers=workers, audit=audit)
+    return call_core(_core().simulate_cosched, cfg.core_dict(), workers=workers, audit=audit,
+                     boost=boost)
 
 
 def simulate_cosched(
@@ -270,6 +271,7 @@ def simulate_cosched(
     *,
     workers: int | None = None,
     audit: bool = False,
+    boost: Any = None,
     **overrides: Any,
 ) -> CoschedResult:
     """Simulates seed 003's cluster for ``config`` (default: the core's
@@ -284,9 +286,20 @@ def simulate_cosched(
     value, :class:`TimeLimitError` when the run passes ``max_time_s`` of
     simulated time (a livelock or deadlock of the configuration),
     ``KeyboardInterrupt`` promptly on Ctrl-C. Releases the GIL while it runs.
+
+    ``boost``: your own periodic boost (schemes PB, PBT, PB-SB, PB-SY, ...) — a
+    function (or an object with a ``boost`` method) called on every invocation of
+    a node's boost timer with a dict of ``node``, ``now`` (ns), ``next`` (PB's
+    round-robin start), ``skip_running`` and, per endpoint (the node's processes
+    in order), ``pending``, ``last_arrival`` (int64) and ``running``, ``ready``,
+    ``blocked``, ``done``, ``in_driver`` (bool) columns; it returns the endpoint
+    to boost (a sleeping one is woken under spin-block) or None. A bad answer
+    raises :class:`PolicyError` naming the node (docs/policies/cosched.md);
+    ``boost`` with a scheme without a periodic boost is a :class:`ConfigError`.
+    The replications then run one after another, with the GIL.
     """
     cfg = _as_config(config, overrides)
-    out = _call(cfg, workers=_workers(workers, cfg.reps), audit=bool(audit))
+    out = _call(cfg, workers=_workers(workers, cfg.reps), audit=bool(audit), boost=boost)
     # RUN_COLUMNS, then any other per-replication number the core adds
     runs_raw = [_renamed(r) for r in out["runs"]]
     extra = [k for k, v in runs_raw[0].items()

@@ -19,7 +19,10 @@
 //! * [`Scheme::on_spin_expired`]: a receiver's spin time ran out (block, or
 //!   yield: lower itself and boost another process with pending messages);
 //! * [`PeriodicBooster::tick`]: the kernel timer function of PB, PBT and the
-//!   PB combinations (which process to wake or boost, every 10 ms).
+//!   PB combinations (which process to wake or boost, every 10 ms); its
+//!   choice may come from a [`BoostChooser`] instead (a rule written in
+//!   Python, `parsched.simulate_cosched(..., boost=f)`), checked by
+//!   [`PeriodicBooster::tick_with`].
 //!
 //! **Pending messages.** A message counts as pending for PB, PBT and SY from
 //! its arrival until its process next *polls* its endpoint (runs in a
@@ -27,7 +30,7 @@
 //! re-boost spinners whose messages are there but not yet asked for, which
 //! starves the senders they wait for (docs/policies/cosched.md).
 
-use crate::error::ConfigError;
+use crate::error::{ConfigError, PolicyError};
 use crate::Time;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -409,6 +412,83 @@ impl PeriodicBooster {
     }
 }
 
+/// What a [`BoostChooser`] sees on one invocation of a node's boost timer:
+/// exactly what [`PeriodicBooster::tick`] looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BoostView<'a> {
+    pub node: usize,
+    pub now: Time,
+    /// The node's processes' endpoints, in the node's process order (a
+    /// process not launched yet shows as [`ProcState::Done`]).
+    pub endpoints: &'a [EndpointView],
+    /// PB's round robin: the scan starts here, one past the endpoint the
+    /// timer last chose (0 before the first choice).
+    pub next: usize,
+    /// The built-in timer never chooses the running process (the
+    /// configuration's `pb_skip_running`): for a rule that follows it.
+    pub skip_running: bool,
+}
+
+/// The periodic boost's choice of target written outside the core: an
+/// endpoint index of the view, or `None` (nobody this time). The core turns
+/// it into a wake-up (a sleeping target under spin-block) or a boost. An
+/// `Err` is the policy's own failure (it raised, or answered something that
+/// is not an index).
+pub trait BoostChooser {
+    fn choose(&mut self, view: &BoostView) -> Result<Option<usize>, String>;
+}
+
+impl PeriodicBooster {
+    /// [`PeriodicBooster::tick`] with the target chosen by `chooser`. The
+    /// core checks the answer (an index of the node's endpoints whose
+    /// process is live) and decides how it applies: with spin-block a
+    /// sleeping target is woken (as PB-SB's timer wakes first), any other
+    /// is boosted. The round robin moves past the target either way. An
+    /// error is one line naming the node.
+    pub fn tick_with(
+        &mut self,
+        chooser: &mut dyn BoostChooser,
+        node: usize,
+        now: Time,
+        view: &[EndpointView],
+    ) -> Result<Option<BoostDecision>, PolicyError> {
+        let v = BoostView {
+            node,
+            now,
+            endpoints: view,
+            next: self.next,
+            skip_running: self.skip_running,
+        };
+        let fail = |what: String| PolicyError(format!("boost on node {node}: {what}"));
+        let Some(i) = chooser.choose(&v).map_err(fail)? else {
+            return Ok(None);
+        };
+        let n = view.len();
+        if i >= n {
+            return Err(fail(format!(
+                "endpoint {i} is out of range; allowed: 0..{n} (the node's processes) or None"
+            )));
+        }
+        if view[i].state == ProcState::Done {
+            return Err(fail(format!(
+                "endpoint {i} has no live process (finished or not launched); allowed: a \
+                 live process's endpoint or None"
+            )));
+        }
+        self.next = (i + 1) % n;
+        let asleep = if self.wake_by_driver_flag {
+            view[i].in_driver
+        } else {
+            view[i].state == ProcState::Blocked
+        };
+        Ok(Some(if self.wake_blocked_first && asleep {
+            BoostDecision::Wake(i)
+        } else {
+            BoostDecision::Boost(i)
+        }))
+    }
+}
+
 /// Spin-yield's choice of whom to boost when `yielder` gives up: the next
 /// process after `*next` (round robin) with a pending message that is not
 /// the yielder, running or finished; `*next` moves past it.
@@ -431,6 +511,94 @@ pub fn choose_yield_target(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// PB's (and PB-SB's) rule from the view alone, as a user would write
+    /// it: round robin from `next`, the first live process with a pending
+    /// message (a sleeping one first under spin-block).
+    struct PbRule {
+        wake_first: bool,
+    }
+
+    impl BoostChooser for PbRule {
+        fn choose(&mut self, v: &BoostView) -> Result<Option<usize>, String> {
+            let n = v.endpoints.len();
+            let ok = |i: usize, asleep: bool| {
+                let e = &v.endpoints[i];
+                e.pending > 0
+                    && e.state != ProcState::Done
+                    && (!asleep || e.state == ProcState::Blocked)
+            };
+            let scan = |asleep: bool| (0..n).map(|k| (v.next + k) % n).find(|&i| ok(i, asleep));
+            Ok(self
+                .wake_first
+                .then(|| scan(true))
+                .flatten()
+                .or_else(|| scan(false)))
+        }
+    }
+
+    proptest! {
+        /// A chooser written from the view reproduces PB's and PB-SB's
+        /// timer decision for decision, round robin included.
+        #[test]
+        fn a_chooser_from_the_view_is_the_built_in_timer(
+            ticks in proptest::collection::vec(
+                proptest::collection::vec((state(), 0u32..3), 5), 1..30),
+            sb in any::<bool>(),
+        ) {
+            let scheme = if sb { Scheme::PB_SB } else { Scheme::PB };
+            let mut built_in = PeriodicBooster::new(scheme).unwrap();
+            let mut hooked = PeriodicBooster::new(scheme).unwrap();
+            let mut rule = PbRule { wake_first: sb };
+            for t in ticks {
+                let v5: Vec<EndpointView> = t.iter().map(|&(s, p)| v(s, p, 0)).collect();
+                let want = built_in.tick(&v5);
+                let got = hooked.tick_with(&mut rule, 0, Time(0), &v5).unwrap();
+                prop_assert_eq!(want, got);
+            }
+        }
+    }
+
+    #[test]
+    fn bad_boost_answers_are_errors_naming_the_node() {
+        struct Fixed(Option<usize>);
+        impl BoostChooser for Fixed {
+            fn choose(&mut self, _: &BoostView) -> Result<Option<usize>, String> {
+                Ok(self.0)
+            }
+        }
+        let view = [v(ProcState::Ready, 1, 5), v(ProcState::Done, 0, 0)];
+        let mut b = PeriodicBooster::new(Scheme::PB).unwrap();
+        let e = b
+            .tick_with(&mut Fixed(Some(2)), 3, Time(0), &view)
+            .unwrap_err()
+            .0;
+        assert_eq!(
+            e,
+            "boost on node 3: endpoint 2 is out of range; allowed: 0..2 (the node's \
+             processes) or None"
+        );
+        let e = b
+            .tick_with(&mut Fixed(Some(1)), 3, Time(0), &view)
+            .unwrap_err()
+            .0;
+        assert!(
+            e.starts_with("boost on node 3: endpoint 1 has no live process"),
+            "{e}"
+        );
+        assert_eq!(b.tick_with(&mut Fixed(None), 3, Time(0), &view), Ok(None));
+        // any live process may be the target, even without a pending message
+        let view = [v(ProcState::Ready, 0, 5), v(ProcState::Blocked, 0, 0)];
+        assert_eq!(
+            b.tick_with(&mut Fixed(Some(1)), 3, Time(0), &view),
+            Ok(Some(BoostDecision::Boost(1)))
+        );
+        let mut sb = PeriodicBooster::new(Scheme::PB_SB).unwrap();
+        assert_eq!(
+            sb.tick_with(&mut Fixed(Some(1)), 3, Time(0), &view),
+            Ok(Some(BoostDecision::Wake(1)))
+        );
+    }
 
     fn v(state: ProcState, pending: u32, last: u64) -> EndpointView {
         EndpointView {

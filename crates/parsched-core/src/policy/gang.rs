@@ -336,6 +336,50 @@ impl GangMatrix {
         Ok(Some(alloc))
     }
 
+    /// Whether a gang of `width` threads fits in `slot` now by the
+    /// [`ProcChoice`] rule (a slot at or beyond `num_slots()` is empty: it
+    /// fits any width up to P; the multiprogramming level is not looked at).
+    pub fn fits_in(&self, slot: SlotId, width: u32) -> bool {
+        match self.rows.get(slot.idx()) {
+            Some(r) => r.free >= width && fit(&self.options, &r.cells, width).is_some(),
+            None => width >= 1 && width <= self.procs,
+        }
+    }
+
+    /// Places `gang` with `width` threads in `slot`, chosen by the caller:
+    /// an existing slot, or `num_slots()` (a new slot) if the
+    /// multiprogramming level allows; its processors by the [`ProcChoice`]
+    /// rule. `Ok(None)`: no room there.
+    pub fn allocate_in(
+        &mut self,
+        gang: GangId,
+        width: u32,
+        slot: SlotId,
+    ) -> Result<Option<Allocation>, MatrixError> {
+        self.check_width(width)?;
+        if let Some(a) = self.gangs.get(&gang) {
+            return Err(MatrixError::AlreadyPlaced { gang, slot: a.slot });
+        }
+        let n = self.rows.len();
+        let below_mpl = match self.max_slots {
+            Some(m) => (n as u32) < m,
+            None => true,
+        };
+        let procs = match self.rows.get(slot.idx()) {
+            Some(r) if r.free >= width => fit(&self.options, &r.cells, width),
+            Some(_) => None,
+            None if slot.idx() == n && below_mpl => Some((0..width).map(ProcId).collect()),
+            None => None,
+        };
+        let Some(procs) = procs else {
+            return Ok(None);
+        };
+        let alloc = Allocation { slot, procs };
+        self.occupy(gang, &alloc);
+        self.gangs.insert(gang, alloc.clone());
+        Ok(Some(alloc))
+    }
+
     /// Frees the gang's cells and returns where it was. Trailing empty slots
     /// are dropped; other slot indices do not change.
     pub fn release(&mut self, gang: GangId) -> Result<Allocation, MatrixError> {

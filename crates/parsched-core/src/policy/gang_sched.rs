@@ -222,6 +222,33 @@ impl GangScheduler {
         Ok(placed)
     }
 
+    /// How many gangs are queued.
+    pub(crate) fn waiting_len(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// The `k`-th queued gang and its width.
+    pub(crate) fn waiting_at(&self, k: usize) -> (GangId, u32) {
+        self.waiting[k]
+    }
+
+    /// Places the `k`-th queued gang in `slot` (a choice already checked)
+    /// and takes it off the queue.
+    pub(crate) fn place_waiting(
+        &mut self,
+        k: usize,
+        slot: SlotId,
+    ) -> Result<Allocation, crate::PolicyError> {
+        let (gang, width) = self.waiting[k];
+        match self.matrix.allocate_in(gang, width, slot)? {
+            Some(a) => {
+                self.waiting.remove(k);
+                Ok(a)
+            }
+            None => Err(crate::PolicyError(format!("{gang} does not fit in {slot}"))),
+        }
+    }
+
     /// `gang` ended: its cells are freed (or it leaves the queue). Returns its
     /// allocation (`None` if it was queued). The running slot stays current
     /// even if it emptied; ask [`GangScheduler::should_switch_early`].

@@ -6,6 +6,7 @@
 //! | processor pools (Zhou & Brecht) | seed 000, section 3 | [`pools`] |
 //! | gang scheduling matrix (Ousterhout; Feitelson & Rudolph) | seed 001, section 3.2 | [`gang`] |
 //! | gang-scheduling state machine: admission, rotation, early switch, alternates | seed 001, section 3.2 | [`gang_sched`] |
+//! | gang admission's slot choice as a policy (`SlotChooser`; first fit, or Python) | seed 001, section 3.2 | [`gang_place`] |
 //! | local schedulers: per-processor / per-pool round robin | seed 001 §3.1, seed 000 §3.1 | [`local`] |
 //! | Solaris time-sharing dispatch table (priority levels, ageing, boost) | seed 003 §2–3 | [`ts`] |
 //! | waiting strategies: busy, block, two-phase, yield | seed 001 §2–3 | [`wait`] |
@@ -19,6 +20,7 @@ pub mod cosched;
 pub mod fair;
 pub mod fcs;
 pub mod gang;
+pub mod gang_place;
 pub mod gang_sched;
 pub mod local;
 pub mod o1;

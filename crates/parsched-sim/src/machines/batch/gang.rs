@@ -2,13 +2,16 @@
 //! slot rotation are `parsched_core`'s [`GangScheduler`]; this [`Model`]
 //! adds time (each job's run time left, the slot quantum as a
 //! cancellable timer). See the [module documentation](super) for the rules
-//! and the order of events at equal times.
+//! and the order of events at equal times. The slot each admitted job goes
+//! to is the matrix's rule, or a [`SlotChooser`] given to
+//! [`simulate_gang_placed`] (a rule written in Python), checked by the core.
 
 use super::result::{finish, Outcome, Series};
 use super::{check_jobs, effective_runtime, BatchConfig, BatchError, BatchResult};
 use crate::engine::{Engine, Flow, Model, Timer};
 use crate::workloads::swf::BatchJob;
 use parsched_core::policy::gang::{GangId, GangMatrix, MatrixOptions, SlotId};
+use parsched_core::policy::gang_place::{SlotChooser, SlotJob};
 use parsched_core::policy::gang_sched::{GangSchedOptions, GangScheduler};
 use parsched_core::{PolicyError, Time};
 use std::time::Instant;
@@ -37,7 +40,7 @@ pub enum GangEvent {
 /// is done (`target`, the count at admission plus its run time): its run
 /// time left is `target − served`, and the running slot's progress is one
 /// addition, not a pass over its jobs.
-struct GangModel<'a> {
+struct GangModel<'a, 'h> {
     jobs: &'a [BatchJob],
     cfg: &'a BatchConfig,
     sched: GangScheduler,
@@ -68,13 +71,15 @@ struct GangModel<'a> {
     finished: Vec<u32>,
     /// Slots that received a job in the current admission pass.
     admitted: Vec<SlotId>,
+    /// The slot choice written outside the core (`None`: the matrix's rule).
+    chooser: Option<&'h mut dyn SlotChooser>,
 }
 
 fn idx(g: GangId) -> usize {
     g.0 as usize
 }
 
-impl Model for GangModel<'_> {
+impl Model for GangModel<'_, '_> {
     type Event = GangEvent;
     type Error = BatchError;
 
@@ -109,7 +114,7 @@ impl Model for GangModel<'_> {
     }
 }
 
-impl GangModel<'_> {
+impl GangModel<'_, '_> {
     /// Accounts the running slot's progress up to `t`.
     fn advance(&mut self, t: u64) {
         if let Some(c) = self.sched.current() {
@@ -167,7 +172,7 @@ impl GangModel<'_> {
     fn close_instant(&mut self, t: u64, engine: &mut Engine<GangEvent>) -> Result<(), BatchError> {
         self.advance(t);
         if std::mem::take(&mut self.changed) && self.sched.waiting().len() > 0 {
-            self.admit()?;
+            self.admit(t)?;
         }
         let cur = self.sched.current();
         let into_current = cur.is_some_and(|s| self.admitted.contains(&s));
@@ -258,11 +263,26 @@ impl GangModel<'_> {
 
     /// The admission pass: queued jobs placed in the matrix in order (with
     /// backfilling if configured).
-    fn admit(&mut self) -> Result<(), BatchError> {
-        let placed = self
-            .sched
-            .admit_waiting(self.cfg.gang_backfill)
-            .map_err(PolicyError::from)?;
+    fn admit(&mut self, t: u64) -> Result<(), BatchError> {
+        let backfill = self.cfg.gang_backfill;
+        let placed = match self.chooser.as_deref_mut() {
+            None => self
+                .sched
+                .admit_waiting(backfill)
+                .map_err(PolicyError::from)?,
+            Some(c) => {
+                let jobs = self.jobs;
+                let job = |g: GangId| {
+                    let j = &jobs[idx(g)];
+                    SlotJob {
+                        id: j.id,
+                        requested: j.requested,
+                        submit: j.submit,
+                    }
+                };
+                self.sched.admit_waiting_with(backfill, t, job, c)?
+            }
+        };
         for (g, a) in placed {
             let i = idx(g);
             self.admitted.push(a.slot);
@@ -292,6 +312,18 @@ pub fn simulate_gang(
     jobs: Vec<BatchJob>,
     procs: u32,
     cfg: &BatchConfig,
+) -> Result<BatchResult, BatchError> {
+    simulate_gang_placed(jobs, procs, cfg, None)
+}
+
+/// [`simulate_gang`] with each admitted job's slot chosen by `chooser` (once
+/// per admission attempt, every answer checked: a bad one is a
+/// [`PolicyError`] naming the job) instead of the matrix's rule.
+pub fn simulate_gang_placed(
+    jobs: Vec<BatchJob>,
+    procs: u32,
+    cfg: &BatchConfig,
+    chooser: Option<&mut dyn SlotChooser>,
 ) -> Result<BatchResult, BatchError> {
     let wall = Instant::now();
     cfg.validate()?;
@@ -333,6 +365,7 @@ pub fn simulate_gang(
         resources: vec![Vec::new(); if cfg.track_resources { n } else { 0 }],
         finished: Vec::new(),
         admitted: Vec::new(),
+        chooser,
     };
     if let Some(j) = jobs.first() {
         engine.schedule_at(Time(j.submit), GangEvent::JobSubmitted(0));

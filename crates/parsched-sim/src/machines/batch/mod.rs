@@ -55,7 +55,10 @@
 //! in any slot with room or a new slot if fewer than `mpl` exist;
 //! `gang_backfill = true` lets later jobs take free slot space when an
 //! earlier job does not fit, `false` stops at the first job that does not
-//! fit. A job's start time is the first time its slot runs.
+//! fit. A job's start time is the first time its slot runs. The slot rule may
+//! be replaced by a [`SlotChooser`] ([`BatchHook::GangPlace`]: asked once per
+//! admission attempt of a job that fits somewhere; its answer checked by the
+//! core, a `None` treated as "does not fit").
 //!
 //! # Metrics
 //!
@@ -80,7 +83,7 @@ pub use config::{BatchConfig, BatchPolicyKind, TooWide, WorkloadKind};
 
 /// One engine tick of the batch machine: 1 s, the resolution of SWF traces.
 pub const TICK: parsched_core::time::TickUnit = parsched_core::time::TickUnit::Second;
-pub use gang::simulate_gang;
+pub use gang::{simulate_gang, simulate_gang_placed};
 pub use keys::{keys, SCHEMA};
 pub use result::{BatchResult, BatchSummary, JobRow, Outcome, JOBS_CSV_COLUMNS};
 pub use select::{simulate_select, SelectOptions};
@@ -89,6 +92,7 @@ pub use space::{simulate_scored, simulate_with};
 use crate::engine::{self, Engine, Model};
 use crate::workloads::swf::{self, BatchJob, LoadReport, SwfError, Trace};
 use parsched_core::policy::batch::{BatchKind, QueueOrder, QueueScorer};
+use parsched_core::policy::gang_place::SlotChooser;
 use parsched_core::{ConfigError, PolicyError};
 use std::path::Path;
 use std::sync::atomic::Ordering;
@@ -112,6 +116,15 @@ pub enum BatchError {
 }
 
 pub use crate::cancel::with_cancel;
+
+/// A decision of the batch machine written outside the core (in Python):
+/// one per run, each for the policies it has a meaning for.
+pub enum BatchHook<'a> {
+    /// The queue order of fcfs, easy and conservative (`priority`).
+    Priority(&'a mut dyn QueueScorer),
+    /// The slot of each job gang admission places (`gang_place`).
+    GangPlace(&'a mut dyn SlotChooser),
+}
 
 /// Runs `model` on `engine`, watching this thread's cancel flag
 /// ([`with_cancel`]).
@@ -276,16 +289,34 @@ pub fn simulate(
     simulate_ordered(jobs, procs, cfg, None)
 }
 
-/// [`simulate`], the queue sorted by `scorer` (a priority written outside
-/// the core) when given; it replaces `order`, which must then be `fcfs`,
-/// and it has no meaning for gang scheduling.
+/// [`simulate`] with a decision written outside the core: the queue sorted
+/// by a priority's scores ([`BatchHook::Priority`]; it replaces `order`,
+/// which must then be `fcfs`, and has no meaning for gang scheduling), or
+/// gang admission's slot chosen by a [`SlotChooser`]
+/// ([`BatchHook::GangPlace`]; gang scheduling only).
 pub fn simulate_ordered(
     jobs: Vec<BatchJob>,
     procs: u32,
     cfg: &BatchConfig,
-    scorer: Option<&mut dyn QueueScorer>,
+    hook: Option<BatchHook<'_>>,
 ) -> Result<BatchResult, BatchError> {
     cfg.validate()?;
+    let (scorer, chooser) = match hook {
+        Some(BatchHook::Priority(s)) => (Some(s), None),
+        Some(BatchHook::GangPlace(c)) => (None, Some(c)),
+        None => (None, None),
+    };
+    if chooser.is_some() && cfg.policy != BatchPolicyKind::Gang {
+        return Err(ConfigError::new(
+            "gang_place",
+            format!(
+                "a slot rule is given with policy {}, which has no slots",
+                parsched_core::schema::Choice::name(cfg.policy)
+            ),
+            "policy=gang with gang_place",
+        )
+        .into());
+    }
     if scorer.is_some() {
         if cfg.policy == BatchPolicyKind::Gang {
             return Err(ConfigError::new(
@@ -312,7 +343,7 @@ pub fn simulate_ordered(
         BatchPolicyKind::Fcfs => BatchKind::Fcfs,
         BatchPolicyKind::Easy => BatchKind::Easy,
         BatchPolicyKind::Conservative => BatchKind::Conservative,
-        BatchPolicyKind::Gang => return simulate_gang(jobs, procs, cfg),
+        BatchPolicyKind::Gang => return simulate_gang_placed(jobs, procs, cfg, chooser),
     };
     let mut policy = match cfg.reservation_depth {
         Some(k) => Box::new(parsched_core::policy::batch::Depth::new(k as usize)),
@@ -327,16 +358,16 @@ pub fn run_trace(path: impl AsRef<Path>, cfg: &BatchConfig) -> Result<BatchResul
     run_trace_ordered(path, cfg, None)
 }
 
-/// [`run_trace`] with a priority written outside the core ([`simulate_ordered`]).
+/// [`run_trace`] with a decision written outside the core ([`simulate_ordered`]).
 pub fn run_trace_ordered(
     path: impl AsRef<Path>,
     cfg: &BatchConfig,
-    scorer: Option<&mut dyn QueueScorer>,
+    hook: Option<BatchHook<'_>>,
 ) -> Result<BatchResult, BatchError> {
     cfg.validate()?;
     let path = path.as_ref();
     let trace = swf::load_file(path, &cfg.rules)?;
-    run_loaded_ordered(trace, cfg, scorer).map_err(|e| match e {
+    run_loaded_ordered(trace, cfg, hook).map_err(|e| match e {
         BatchError::Config(mut c) if c.field == "procs" && cfg.procs.is_none() => {
             c.message = format!("{} (trace {})", c.message, path.display());
             BatchError::Config(c)
@@ -365,10 +396,10 @@ pub fn run_generated(cfg: &BatchConfig) -> Result<BatchResult, BatchError> {
     run_generated_ordered(cfg, None)
 }
 
-/// [`run_generated`] with a priority written outside the core ([`simulate_ordered`]).
+/// [`run_generated`] with a decision written outside the core ([`simulate_ordered`]).
 pub fn run_generated_ordered(
     cfg: &BatchConfig,
-    scorer: Option<&mut dyn QueueScorer>,
+    hook: Option<BatchHook<'_>>,
 ) -> Result<BatchResult, BatchError> {
     cfg.validate()?;
     let flag = crate::cancel::current();
@@ -377,7 +408,7 @@ pub fn run_generated_ordered(
     let (trace, _) =
         crate::workloads::lublin::generate_at_load(&lc, cfg.workload_load, &cfg.rules, &stop)?
             .ok_or(BatchError::Interrupted)?;
-    run_loaded_ordered(trace, cfg, scorer)
+    run_loaded_ordered(trace, cfg, hook)
 }
 
 /// The trace `cfg` describes: the file `path` (the Python layer resolves
@@ -477,11 +508,11 @@ pub fn run_loaded(trace: Trace, cfg: &BatchConfig) -> Result<BatchResult, BatchE
     run_loaded_ordered(trace, cfg, None)
 }
 
-/// [`run_loaded`] with a priority written outside the core ([`simulate_ordered`]).
+/// [`run_loaded`] with a decision written outside the core ([`simulate_ordered`]).
 pub fn run_loaded_ordered(
     trace: Trace,
     cfg: &BatchConfig,
-    scorer: Option<&mut dyn QueueScorer>,
+    hook: Option<BatchHook<'_>>,
 ) -> Result<BatchResult, BatchError> {
     let header = trace.header.clone();
     // Before the machine size: an empty trace is that, whatever its header.
@@ -492,7 +523,7 @@ pub fn run_loaded_ordered(
     if jobs.is_empty() {
         return Err(nothing_to_simulate(&report));
     }
-    let mut r = simulate_ordered(jobs, procs, cfg, scorer)?;
+    let mut r = simulate_ordered(jobs, procs, cfg, hook)?;
     r.report = report;
     r.header = header;
     Ok(r)

@@ -618,3 +618,67 @@ fn reservation_depth_by_hand() {
     c.set("reservation_depth", &Value::Int(2)).unwrap();
     assert_eq!(c.validate().unwrap_err().field, "reservation_depth");
 }
+
+/// Gang admission's slot chosen outside the core, by hand on 4 processors,
+/// mpl 3, quantum 10: A and B (3 wide, 100 s) at 0 take slots 0 and 1; C
+/// (1 wide, 5 s) at 1. First fit puts C in slot 0, which is running: C runs
+/// 1..6. "The last slot with room" puts it in slot 1, which runs 10..20: C
+/// runs 10..15. A and B alternate either way (A ends 190, B 200).
+#[test]
+fn gang_slot_rule_from_outside_hand_worked() {
+    use parsched_core::policy::gang_place::{FirstFit, SlotChooser, SlotView};
+    struct LastFit;
+    impl SlotChooser for LastFit {
+        fn choose(&mut self, v: &SlotView) -> Result<Option<usize>, String> {
+            if let Some(s) = v.slot_free.iter().rposition(|&f| f >= v.procs) {
+                return Ok(Some(s));
+            }
+            Ok(((v.slots() as u64) < v.mpl as u64).then_some(v.slots()))
+        }
+    }
+    let jobs = [j(1, 0, 100, 3, 100), j(2, 0, 100, 3, 100), j(3, 1, 5, 1, 5)];
+    let c = BatchConfig {
+        policy: BatchPolicyKind::Gang,
+        mpl: 3,
+        quantum: 10,
+        ..BatchConfig::default()
+    };
+    let se = |r: &BatchResult| -> Vec<(u64, u64, u32)> {
+        r.outcomes
+            .iter()
+            .map(|o| (o.start, o.end, o.slot))
+            .collect()
+    };
+    let built_in = simulate(jobs.to_vec(), 4, &c).unwrap();
+    let ff = simulate_ordered(
+        jobs.to_vec(),
+        4,
+        &c,
+        Some(BatchHook::GangPlace(&mut FirstFit)),
+    );
+    assert_eq!(se(&ff.unwrap()), se(&built_in));
+    assert_eq!(se(&built_in), vec![(0, 190, 0), (10, 200, 1), (1, 6, 0)]);
+    let lf = simulate_ordered(
+        jobs.to_vec(),
+        4,
+        &c,
+        Some(BatchHook::GangPlace(&mut LastFit)),
+    );
+    assert_eq!(
+        se(&lf.unwrap()),
+        vec![(0, 190, 0), (10, 200, 1), (10, 15, 1)]
+    );
+    // Only gang has slots.
+    let easy = BatchConfig::default();
+    let e = simulate_ordered(
+        jobs.to_vec(),
+        4,
+        &easy,
+        Some(BatchHook::GangPlace(&mut FirstFit)),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&e, BatchError::Config(c) if c.field == "gang_place"),
+        "{e}"
+    );
+}

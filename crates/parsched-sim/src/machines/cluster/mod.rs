@@ -41,7 +41,8 @@ pub use machine::{ClusterError, Counters};
 use crate::engine::{run_watched, Engine};
 use crate::rng::rep_seed;
 use crate::stats::mean_ci90;
-use machine::ClusterMachine;
+use machine::{ClusterMachine, Hooked};
+use parsched_core::policy::cosched::{BoostChooser, CoschedScheme};
 use serde::Serialize;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -163,9 +164,20 @@ pub fn run_once(
     seed: u64,
     opts: &ClusterOptions,
 ) -> Result<ClusterRun, ClusterError> {
+    run_once_with(cfg, seed, opts, None)
+}
+
+/// [`run_once`] with the periodic boost's target chosen by `boost` when
+/// given (see [`run_with_boost`]).
+pub fn run_once_with(
+    cfg: &ClusterConfig,
+    seed: u64,
+    opts: &ClusterOptions,
+    boost: Option<&mut dyn BoostChooser>,
+) -> Result<ClusterRun, ClusterError> {
     match &opts.cancel {
-        Some(flag) => crate::cancel::with_cancel(flag, || run_one(cfg, seed, opts)),
-        None => run_one(cfg, seed, opts),
+        Some(flag) => crate::cancel::with_cancel(flag, || run_one(cfg, seed, opts, boost)),
+        None => run_one(cfg, seed, opts, boost),
     }
 }
 
@@ -174,6 +186,7 @@ fn run_one(
     cfg: &ClusterConfig,
     seed: u64,
     opts: &ClusterOptions,
+    boost: Option<&mut dyn BoostChooser>,
 ) -> Result<ClusterRun, ClusterError> {
     let wall = Instant::now();
     let mut eng = Engine::new();
@@ -181,7 +194,11 @@ fn run_one(
     if let (true, Some(f)) = (opts.fcs_log, m.global.fcs_mut()) {
         f.policy.record();
     }
-    run_watched(&mut m, &mut eng, || ClusterError::Interrupted)?;
+    let stop = || ClusterError::Interrupted;
+    match boost {
+        None => run_watched(&mut m, &mut eng, stop)?,
+        Some(boost) => run_watched(&mut Hooked { m: &mut m, boost }, &mut eng, stop)?,
+    };
     if m.counters.audit_failures > 0 || m.counters.order_violations > 0 {
         return Err(ClusterError::Audit {
             failures: m.counters.audit_failures,
@@ -306,6 +323,42 @@ pub fn run(cfg: &ClusterConfig, opts: &ClusterOptions) -> Result<ClusterResult, 
         .into_iter()
         .map(|r| r.expect("every replication ran"))
         .collect::<Result<_, _>>()?;
+    Ok(summarize(cfg, runs))
+}
+
+/// [`run`] with each node's periodic boost target chosen by `boost` (a rule
+/// written outside the core, every answer checked by the core): the
+/// replications run one after another on this thread (`opts.workers` is not
+/// used). Only for a scheme with a periodic boost (PB, PBT and their
+/// combinations); any other is a [`ConfigError`](parsched_core::ConfigError)
+/// naming `boost`.
+pub fn run_with_boost(
+    cfg: &ClusterConfig,
+    opts: &ClusterOptions,
+    boost: &mut dyn BoostChooser,
+) -> Result<ClusterResult, ClusterError> {
+    cfg.validate()?;
+    if !matches!(cfg.scheme, CoschedScheme::Dynamic(s) if s.has_periodic_boost()) {
+        return Err(parsched_core::ConfigError::new(
+            "boost",
+            format!("scheme {} has no periodic boost to choose for", cfg.scheme),
+            "a scheme with a periodic boost: PB, PBT, PB-SB, PB-SY, PBT-SB, PBT-SY",
+        )
+        .into());
+    }
+    let opts = &ClusterOptions {
+        cancel: opts.cancel.clone().or_else(crate::cancel::current),
+        ..opts.clone()
+    };
+    let runs = (0..cfg.reps as u64)
+        .map(|r| run_once_with(cfg, rep_seed(cfg.seed, r), opts, Some(&mut *boost)))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(summarize(cfg, runs))
+}
+
+/// The summary of a configuration's replications.
+fn summarize(cfg: &ClusterConfig, runs: Vec<ClusterRun>) -> ClusterResult {
+    let reps = runs.len();
     let completions: Vec<f64> = runs.iter().map(|r| r.completion_time).collect();
     let (completion, half) = mean_ci90(&completions);
     let njobs = runs[0].job_completion_times.len();
@@ -314,7 +367,7 @@ pub fn run(cfg: &ClusterConfig, opts: &ClusterOptions) -> Result<ClusterResult, 
         .collect();
     let avg = |f: fn(&ClusterRun) -> f64| runs.iter().map(f).sum::<f64>() / reps as f64;
     let ideal = cfg.ideal_s();
-    Ok(ClusterResult {
+    ClusterResult {
         scheme: cfg.scheme.name().to_string(),
         jobs: cfg.job_names(),
         completion_time: completion,
@@ -325,5 +378,5 @@ pub fn run(cfg: &ClusterConfig, opts: &ClusterOptions) -> Result<ClusterResult, 
         slowdown: (completion - ideal) / ideal,
         ideal,
         runs,
-    })
+    }
 }

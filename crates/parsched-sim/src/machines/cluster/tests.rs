@@ -655,3 +655,63 @@ fn one_tick_is_one_nanosecond_in_every_conversion() {
     assert_eq!(super::TICKS_PER_S, 1_000_000_000);
     assert_eq!(super::TICK.seconds(1_500_000_000), Some(1.5));
 }
+
+/// The periodic boost's target chosen outside the core: a rule written from
+/// the view (PB's round robin from `next`) gives the built-in run exactly;
+/// a rule that never boosts leaves only the timer's cost; a scheme without
+/// a periodic boost is refused by name, a bad answer names the node.
+#[test]
+fn a_boost_rule_from_outside_is_checked_and_pb_from_the_view_is_pb() {
+    use parsched_core::policy::cosched::{BoostChooser, BoostView, ProcState};
+    struct Pb;
+    impl BoostChooser for Pb {
+        fn choose(&mut self, v: &BoostView) -> Result<Option<usize>, String> {
+            let n = v.endpoints.len();
+            let e = v.endpoints;
+            Ok((0..n).map(|k| (v.next + k) % n).find(|&i| {
+                e[i].pending > 0
+                    && e[i].state != ProcState::Done
+                    && !(v.skip_running && e[i].state == ProcState::Running)
+            }))
+        }
+    }
+    struct Never;
+    impl BoostChooser for Never {
+        fn choose(&mut self, _: &BoostView) -> Result<Option<usize>, String> {
+            Ok(None)
+        }
+    }
+    struct Fixed(usize);
+    impl BoostChooser for Fixed {
+        fn choose(&mut self, _: &BoostView) -> Result<Option<usize>, String> {
+            Ok(Some(self.0))
+        }
+    }
+    let o = ClusterOptions::default();
+    let mut c = cfg(CoschedScheme::Dynamic(Scheme::PB), 5, 0.02);
+    c.reps = 2;
+    let strip = |mut r: ClusterResult| {
+        for run in &mut r.runs {
+            run.wall_seconds = 0.0;
+        }
+        r
+    };
+    let built_in = strip(run(&c, &o).unwrap());
+    let mine = strip(run_with_boost(&c, &o, &mut Pb).unwrap());
+    assert_eq!(mine, built_in);
+    assert!(built_in.runs[0].boosts > 0);
+    let never = run_with_boost(&c, &o, &mut Never).unwrap();
+    assert_eq!(never.runs[0].boosts, 0);
+    assert_ne!(never.completion_time, built_in.completion_time);
+    let e = run_with_boost(&c, &o, &mut Fixed(99)).unwrap_err();
+    assert!(
+        matches!(&e, ClusterError::Policy(p) if p.0.starts_with("boost on node ") && p.0.contains(": endpoint 99 is out of range")),
+        "{e}"
+    );
+    let local = cfg(CoschedScheme::Dynamic(Scheme::DCS), 5, 0.02);
+    let e = run_with_boost(&local, &o, &mut Pb).unwrap_err();
+    assert!(
+        matches!(&e, ClusterError::Config(c) if c.field == "boost"),
+        "{e}"
+    );
+}

@@ -117,8 +117,16 @@ impl ClusterMachine {
     }
 
     /// A node's periodic boost function runs: it wakes or boosts one
-    /// process, as the core's `PeriodicBooster` decides.
-    pub(super) fn on_boost_timer(&mut self, node: usize, now: u64, eng: &mut Engine<Ev>) {
+    /// process, as the core's `PeriodicBooster` decides (its target chosen
+    /// by `hook` when given, the answer checked by the core; a refused one
+    /// ends the run with [`ClusterError::Policy`]).
+    pub(super) fn on_boost_timer(
+        &mut self,
+        node: usize,
+        now: u64,
+        eng: &mut Engine<Ev>,
+        hook: Option<&mut dyn BoostChooser>,
+    ) {
         self.counters.timer_invocations += 1;
         let cost = self.implicit().timer_cost;
         if cost > 0 {
@@ -126,11 +134,18 @@ impl ClusterMachine {
         }
         self.fill_view(node);
         let view = std::mem::take(&mut self.view);
-        let decision = self
-            .implicit()
-            .boosters
-            .get_mut(node)
-            .and_then(|b| b.tick(&view));
+        let booster = self.implicit().boosters.get_mut(node);
+        let decision = match (booster, hook) {
+            (Some(b), None) => b.tick(&view),
+            (Some(b), Some(h)) => match b.tick_with(h, node, Time(now), &view) {
+                Ok(d) => d,
+                Err(e) => {
+                    self.error = Some(ClusterError::Policy(e));
+                    None
+                }
+            },
+            (None, _) => None,
+        };
         self.view = view;
         match decision {
             Some(BoostDecision::Wake(i)) => {

@@ -50,8 +50,8 @@ use global::Global;
 use implicit::Implicit;
 use parsched_core::policy::classify::Observation;
 use parsched_core::policy::cosched::{
-    choose_yield_target, ArrivalAction, ArrivalDecision, BoostDecision, CoschedScheme,
-    EndpointView, PeriodicBooster, ProcState, Scheme, SpinExpiry,
+    choose_yield_target, ArrivalAction, ArrivalDecision, BoostChooser, BoostDecision,
+    CoschedScheme, EndpointView, PeriodicBooster, ProcState, Scheme, SpinExpiry,
 };
 use parsched_core::policy::fair::{Fair, FairConfig};
 use parsched_core::policy::fcs::{Fcs, FcsConfig, Role, Slot};
@@ -324,6 +324,10 @@ pub enum ClusterError {
     Program(String),
     #[error("interrupted")]
     Interrupted,
+    /// A policy written outside the core gave an answer the machine
+    /// refuses (the message names the node).
+    #[error("{}", .0 .0)]
+    Policy(parsched_core::PolicyError),
     /// The audit (`ClusterOptions::audit`) found broken invariants: a bug.
     #[error("the audit found {failures} broken invariant(s) and {order_violations} out-of-order message(s): a bug in the cluster machine, please report it with the configuration")]
     Audit {
@@ -408,6 +412,35 @@ impl Model for ClusterMachine {
     type Error = ClusterError;
 
     fn handle(&mut self, ev: Ev, eng: &mut Engine<Ev>) -> Result<Flow, ClusterError> {
+        self.step(ev, eng, None)
+    }
+}
+
+/// The machine with the periodic boost's target chosen outside the core
+/// (`BoostChooser`, e.g. a rule written in Python).
+pub(crate) struct Hooked<'m, 'h> {
+    pub m: &'m mut ClusterMachine,
+    pub boost: &'h mut dyn BoostChooser,
+}
+
+impl Model for Hooked<'_, '_> {
+    type Event = Ev;
+    type Error = ClusterError;
+
+    fn handle(&mut self, ev: Ev, eng: &mut Engine<Ev>) -> Result<Flow, ClusterError> {
+        self.m.step(ev, eng, Some(&mut *self.boost))
+    }
+}
+
+impl ClusterMachine {
+    /// One event (`boost`: the periodic boost's chooser, if not the
+    /// core's rule).
+    fn step(
+        &mut self,
+        ev: Ev,
+        eng: &mut Engine<Ev>,
+        boost: Option<&mut dyn BoostChooser>,
+    ) -> Result<Flow, ClusterError> {
         let now = eng.now().0;
         if self.timed {
             for n in &mut self.nodes {
@@ -423,7 +456,7 @@ impl Model for ClusterMachine {
         match ev {
             Ev::CpuTimerFired { cpu } => self.on_cpu_timer(cpu as usize, now, eng),
             Ev::MessageArrived { dest, src, seq } => self.on_arrival(dest, src, seq, now, eng),
-            Ev::BoostTimerFired { node } => self.on_boost_timer(node as usize, now, eng),
+            Ev::BoostTimerFired { node } => self.on_boost_timer(node as usize, now, eng, boost),
             Ev::WakeupTimerFired { proc } => {
                 let pr = &self.procs[proc as usize];
                 if pr.state == ProcState::Blocked {
