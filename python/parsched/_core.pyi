@@ -651,14 +651,7 @@ class BatchEnvCore:
         self,
         config: _BatchConfig | dict[str, Any],
         trace: str | PathLike[str] | None = None,
-        window: int = 128,
-        order: str = "fcfs",
-        backfill: bool = True,
-        wait_action: bool = True,
-        reward: str = "bounded_slowdown",
-        reward_mode: str = "dense",
-        time_scale_s: float = 3600.0,
-        invalid_action: str = "first",
+        options: dict[str, Any] | None = None,
     ) -> None: ...
     def reset(self, start: int, length: int, seed: int) -> tuple[tuple[Any, Any], bool]: ...
     def step(self, action: int) -> tuple[Any, Any, float, bool, bool]: ...
@@ -677,14 +670,7 @@ class BatchVecEnvCore:
         num_envs: int,
         config: _BatchConfig | dict[str, Any],
         trace: str | PathLike[str] | None = None,
-        window: int = 128,
-        order: str = "fcfs",
-        backfill: bool = True,
-        wait_action: bool = True,
-        reward: str = "bounded_slowdown",
-        reward_mode: str = "dense",
-        time_scale_s: float = 3600.0,
-        invalid_action: str = "first",
+        options: dict[str, Any] | None = None,
     ) -> None: ...
     def reset(self, starts: list[int], length: int, seeds: list[int]) -> tuple[Any, Any, Any]: ...
     def step(

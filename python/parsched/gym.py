@@ -122,6 +122,14 @@ def _prepare(trace: Any, config: BatchConfig | None) -> tuple[BatchConfig, str |
     return config, path
 
 
+def _options(window: int, order: str, backfill: bool, wait_action: bool, reward: str,
+             reward_mode: str, time_scale_s: float, invalid_action: str) -> dict[str, Any]:
+    """The options as the extension reads them (it checks each, naming it)."""
+    return {"window": window, "order": order, "backfill": backfill, "wait_action": wait_action,
+            "reward": reward, "reward_mode": reward_mode, "time_scale_s": time_scale_s,
+            "invalid_action": invalid_action}
+
+
 def _check_episode_jobs(episode_jobs: int | None) -> None:
     if episode_jobs is not None and (not isinstance(episode_jobs, int) or episode_jobs < 1):
         raise ConfigError("episode_jobs", repr(episode_jobs),
@@ -147,8 +155,9 @@ class BatchEnv(gym.Env):
         self.config, self._path = _prepare(trace, config)
         with _errors(self._path):
             self._core = _core().BatchEnvCore(
-                self.config.core_dict(), self._path, window, order, backfill, wait_action,
-                reward, reward_mode, time_scale_s, invalid_action)
+                self.config.core_dict(), self._path,
+                _options(window, order, backfill, wait_action, reward, reward_mode,
+                         time_scale_s, invalid_action))
         self.window = window
         self.episode_jobs = episode_jobs
         self.observation_space, self.action_space = _spaces(window)
@@ -235,8 +244,9 @@ class BatchVectorEnv(VectorEnv):
         self.config, self._path = _prepare(trace, config)
         with _errors(self._path):
             self._core = _core().BatchVecEnvCore(
-                num_envs, self.config.core_dict(), self._path, window, order, backfill,
-                wait_action, reward, reward_mode, time_scale_s, invalid_action)
+                num_envs, self.config.core_dict(), self._path,
+                _options(window, order, backfill, wait_action, reward, reward_mode,
+                         time_scale_s, invalid_action))
         self.num_envs = num_envs
         self.window = window
         self.episode_jobs = episode_jobs

@@ -198,16 +198,30 @@ fn new_source(
     })
 }
 
-#[allow(clippy::too_many_arguments)]
-fn step_config(
-    window: usize,
-    order: &str,
-    backfill: bool,
-    wait_action: bool,
-    reward: &str,
-    reward_mode: &str,
-    time_scale_s: f64,
-) -> PyResult<StepConfig> {
+/// The environment's options from a dict (`window`, `order`, `backfill`,
+/// `wait_action`, `reward`, `reward_mode`, `time_scale_s`,
+/// `invalid_action`; absent: the defaults), and whether a masked action is
+/// an error.
+fn env_options(o: Option<&Bound<'_, PyDict>>) -> PyResult<(StepConfig, bool)> {
+    fn get<'py, T: pyo3::FromPyObject<'py>>(
+        o: Option<&Bound<'py, PyDict>>,
+        key: &str,
+        default: T,
+    ) -> PyResult<T> {
+        match o.map(|d| d.get_item(key)).transpose()?.flatten() {
+            Some(v) if !v.is_none() => v.extract().map_err(|_| {
+                bad(
+                    key,
+                    &v.to_string(),
+                    "a value of the option's type (docs/policies/batch-gym.md)",
+                )
+            }),
+            _ => Ok(default),
+        }
+    }
+    let window: usize = get(o, "window", 128)?;
+    let order: String = get(o, "order", "fcfs".to_string())?;
+    let time_scale_s: f64 = get(o, "time_scale_s", 3600.0)?;
     let order = QueueOrder::ALL
         .into_iter()
         .filter(|o| !o.stateful())
@@ -218,7 +232,7 @@ fn step_config(
                 .filter(|o| !o.stateful())
                 .map(|o| parsched_core::schema::Choice::name(*o))
                 .collect();
-            bad("order", order, &names.join(", "))
+            bad("order", &order, &names.join(", "))
         })?;
     if window == 0 {
         return Err(bad("window", "0", "an integer >= 1"));
@@ -230,16 +244,18 @@ fn step_config(
             "a number > 0 (seconds per observation time unit)",
         ));
     }
-    Ok(StepConfig {
+    let sc = StepConfig {
         window,
         order,
-        backfill,
-        wait_action,
-        metric: parse_metric(reward)?,
-        mode: parse_mode(reward_mode)?,
+        backfill: get(o, "backfill", true)?,
+        wait_action: get(o, "wait_action", true)?,
+        metric: parse_metric(&get::<String>(o, "reward", "bounded_slowdown".into())?)?,
+        mode: parse_mode(&get::<String>(o, "reward_mode", "dense".into())?)?,
         baseline: None,
         time_scale_s,
-    })
+    };
+    let strict = parse_invalid(&get::<String>(o, "invalid_action", "first".into())?)?;
+    Ok((sc, strict))
 }
 
 /// One environment (`parsched.gym.BatchEnv` wraps it).
@@ -267,32 +283,14 @@ impl BatchEnvCore {
 #[pymethods]
 impl BatchEnvCore {
     #[new]
-    #[pyo3(signature = (config, trace=None, window=128, order="fcfs", backfill=true,
-                        wait_action=true, reward="bounded_slowdown", reward_mode="dense",
-                        time_scale_s=3600.0, invalid_action="first"))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (config, trace=None, options=None))]
     fn new(
         config: &Bound<'_, PyDict>,
         trace: Option<std::path::PathBuf>,
-        window: usize,
-        order: &str,
-        backfill: bool,
-        wait_action: bool,
-        reward: &str,
-        reward_mode: &str,
-        time_scale_s: f64,
-        invalid_action: &str,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<BatchEnvCore> {
-        let strict = parse_invalid(invalid_action)?;
-        let sc = step_config(
-            window,
-            order,
-            backfill,
-            wait_action,
-            reward,
-            reward_mode,
-            time_scale_s,
-        )?;
+        let (sc, strict) = env_options(options)?;
+        let window = sc.window;
         let src = new_source(config, trace, sc)?;
         Ok(BatchEnvCore {
             src,
@@ -438,36 +436,18 @@ impl BatchVecEnvCore {
 #[pymethods]
 impl BatchVecEnvCore {
     #[new]
-    #[pyo3(signature = (num_envs, config, trace=None, window=128, order="fcfs", backfill=true,
-                        wait_action=true, reward="bounded_slowdown", reward_mode="dense",
-                        time_scale_s=3600.0, invalid_action="first"))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (num_envs, config, trace=None, options=None))]
     fn new(
         num_envs: usize,
         config: &Bound<'_, PyDict>,
         trace: Option<std::path::PathBuf>,
-        window: usize,
-        order: &str,
-        backfill: bool,
-        wait_action: bool,
-        reward: &str,
-        reward_mode: &str,
-        time_scale_s: f64,
-        invalid_action: &str,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<BatchVecEnvCore> {
-        let strict = parse_invalid(invalid_action)?;
         if num_envs == 0 {
             return Err(bad("num_envs", "0", "an integer >= 1"));
         }
-        let sc = step_config(
-            window,
-            order,
-            backfill,
-            wait_action,
-            reward,
-            reward_mode,
-            time_scale_s,
-        )?;
+        let (sc, strict) = env_options(options)?;
+        let window = sc.window;
         let src = new_source(config, trace, sc)?;
         Ok(BatchVecEnvCore {
             src,

@@ -28,7 +28,10 @@ fn same(a: &BatchResult, b: &BatchResult) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-fn workload() -> impl Strategy<Value = (u32, Vec<BatchJob>, bool)> {
+/// Random workloads: bunches of simultaneous submissions and long gaps,
+/// exact, under- and over-estimated requested times, zero run times (also
+/// the stepper's and the select machine's properties').
+pub(crate) fn workload() -> impl Strategy<Value = (u32, Vec<BatchJob>, bool)> {
     (1u32..48, any::<bool>())
         .prop_flat_map(|(procs, kill)| {
             let job = (0u64..40, 0u64..200, 1..=procs, 0u8..6, 0u64..400);

@@ -3,6 +3,7 @@
 //! not at its shadow time, the machine backfilling around it) gives exactly
 //! the built-in EASY schedule; every kind of bad decision is an error naming
 //! the job (strict) or a recorded violation (repair).
+use crate::batch_indexed::workload;
 use parsched_core::policy::batch::select::{
     Decision, OnViolation, SelectPolicy, SelectView, ViolationKind,
 };
@@ -40,32 +41,6 @@ impl SelectPolicy for EasyBySelect {
         }
         Ok(())
     }
-}
-
-fn workload() -> impl Strategy<Value = (u32, Vec<BatchJob>, bool)> {
-    (1u32..24, any::<bool>())
-        .prop_flat_map(|(procs, kill)| {
-            let job = (0u64..40, 0u64..100, 1..=procs, 0u8..5, 0u64..200);
-            (Just(procs), prop::collection::vec(job, 1..80), Just(kill))
-        })
-        .prop_map(|(procs, raw, kill)| {
-            let mut t = 0;
-            let jobs = raw
-                .into_iter()
-                .enumerate()
-                .map(|(i, (gap, run, w, est, extra))| {
-                    t += if gap < 15 { 0 } else { gap * gap / 4 };
-                    let requested = match est {
-                        0 | 1 => run,
-                        2 => run / 2,
-                        3 => run + extra,
-                        _ => extra,
-                    };
-                    BatchJob::new(i as i64 + 1, t, run, w, requested)
-                })
-                .collect();
-            (procs, jobs, kill)
-        })
 }
 
 proptest! {

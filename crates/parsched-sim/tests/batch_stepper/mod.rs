@@ -4,6 +4,7 @@
 //! workloads and on every shared trace; any agent gives a valid schedule in
 //! which every job runs; the dense rewards of an episode add up to the
 //! run's own metric.
+use crate::batch_indexed::workload;
 use parsched_sim::machines::batch::stepper::{
     Action, RewardMetric, RewardMode, StepConfig, Stepper, JOB_FEATURES, MACHINE_FEATURES,
 };
@@ -46,34 +47,6 @@ fn same(a: &BatchResult, b: &BatchResult) -> Result<(), TestCaseError> {
     prop_assert_eq!(&a.outcomes, &b.outcomes);
     prop_assert_eq!(&a.queue_length, &b.queue_length);
     Ok(())
-}
-
-fn workload() -> impl Strategy<Value = (u32, Vec<BatchJob>, bool)> {
-    (1u32..24, any::<bool>())
-        .prop_flat_map(|(procs, kill)| {
-            let job = (0u64..40, 0u64..100, 1..=procs, 0u8..5, 0u64..200);
-            (Just(procs), prop::collection::vec(job, 1..80), Just(kill))
-        })
-        .prop_map(|(procs, raw, kill)| {
-            let mut t = 0;
-            let jobs = raw
-                .into_iter()
-                .enumerate()
-                .map(|(i, (gap, run, w, est, extra))| {
-                    t += if gap < 15 { 0 } else { gap * gap / 4 };
-                    let requested = match est {
-                        0 | 1 => run,
-                        2 => run / 2,
-                        3 => run + extra,
-                        _ => extra,
-                    };
-                    let mut j = BatchJob::new(i as i64 + 1, t, run, w, requested);
-                    j.user = (i % 3) as i32;
-                    j
-                })
-                .collect();
-            (procs, jobs, kill)
-        })
 }
 
 proptest! {
