@@ -32,8 +32,9 @@
 //!   computing U(0, τq) and exiting, queued first so that processors do not
 //!   start in lockstep. Under gang scheduling they form one more gang (slot 0).
 //! * Every gang is allocated in a [`GangMatrix`] (first fit, lowest
-//!   processors) in the order skew, measured, competitors; the allocation
-//!   fixes each thread's processor under both schedulers.
+//!   processors, or the slot a [`SlotChooser`] answers: [`run_with`]) in
+//!   the order skew, measured, competitors; the allocation fixes each
+//!   thread's processor under both schedulers.
 //!
 //! # Local scheduling (`sched = local`)
 //!
