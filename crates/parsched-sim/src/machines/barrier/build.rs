@@ -32,7 +32,9 @@ impl<L: LocalScheduler> SyncMachine<L> {
     }
 
     /// [`SyncMachine::with_local_schedulers`] with each gang's slot chosen
-    /// by `gang_place` (see [`SyncMachine::build`]).
+    /// by `gang_place`, asked once per gang (skew, measured, competitors)
+    /// and checked by the core: `None` or a bad answer is a [`PolicyError`]
+    /// naming the gang.
     pub fn with_slot_chooser(
         cfg: &SyncConfig,
         opts: SyncOptions,
