@@ -1,5 +1,6 @@
 """Policies written in Python for two more families (issue #26, item 4): gang admission's
-slot (``simulate_batch(..., gang_place=f)``) and the periodic boost's target
+slot (``simulate_batch(..., gang_place=f)``, and the barrier machine's gangs:
+``simulate_barrier(..., gang_place=f)``) and the periodic boost's target
 (``simulate_cosched(..., boost=f)``). Each: a Python rule equal to the built-in gives the
 built-in result exactly; a different rule a different, hand-checked one; every bad answer
 a PolicyError naming the job or node."""
@@ -160,6 +161,104 @@ def test_gang_place_needs_policy_gang_and_a_callable(tmp_path):
     with pytest.raises(ConfigError, match="gang_place"):
         parsched.simulate_batch(trace, HAND, gang_place=first_fit,
                                 priority=lambda q: q["submit"])
+
+
+# ---------------------------------------------------------------- the barrier machine's gangs
+
+# Gangs of 4 on 8 processors, 3 per processor, no skewing gang: the measured gang is gang
+# 0, the competitors gangs 1 and 2; a few hundred iterations (a fraction of a second).
+EIGHT = parsched.BarrierConfig(n=4, P=8, l=3, k=400, tq=5.0, skew=False)
+
+
+def _summary(r):
+    return {k: v for k, v in r.summary.items() if k != "wall_seconds"}
+
+
+@needs_core
+@pytest.mark.parametrize("sched", ["gang", "local"])
+@pytest.mark.parametrize("skew", [False, True])
+def test_a_python_first_fit_places_the_barrier_gangs_as_the_built_in(sched, skew):
+    cfg = EIGHT.with_(sched=sched, skew=skew)
+    obj = FirstFitObject()
+    views = []
+
+    def rule(v):
+        views.append((v["id"], v["procs"], v["slot_free"].tolist(), v["slot_jobs"].tolist(),
+                       v["now"], v["mpl"], v["slots"]))
+        return obj.place(v)
+
+    built_in = parsched.simulate_barrier(cfg)
+    mine = parsched.simulate_barrier(cfg, gang_place=rule)
+    assert _summary(mine) == _summary(built_in)
+    assert mine.batch_means == built_in.batch_means
+    assert mine.histogram == built_in.histogram
+    # Once per gang, in order (skew, measured, competitors), with the matrix so far.
+    first = int(skew)
+    assert [v[0] for v in views] == list(range(first + 3))
+    assert views[first] == (first, 4, [0] * first, [1] * first, 0, 2**32 - 1, first)
+    assert views[-1][2:4] == ([0] * first + [0], [1] * first + [2])
+    assert parsched.simulate_barrier(cfg, gang_place=first_fit).summary["events"] == \
+        built_in.summary["events"]
+
+
+@needs_core
+def test_barrier_competitors_each_in_a_new_slot():
+    # First fit: the measured gang (processors 0-3) and the first competitor (4-7) share
+    # slot 0, the second competitor has slot 1 (processors 4-7 idle): the measured gang
+    # runs one slot in 2, a quarter of the cells idle. A new slot for every gang (each on
+    # processors 0-3): the measured gang runs one slot in 3, so an iteration (a few ms,
+    # inside its 5 ms quanta either way) takes 3/2 as long, and half of the cells idle.
+    ff = parsched.simulate_barrier(EIGHT, audit=True)
+    ns = parsched.simulate_barrier(EIGHT, audit=True, gang_place=lambda v: v["slots"])
+    ratio = ns.summary["time_per_iteration"] / ff.summary["time_per_iteration"]
+    assert ratio == pytest.approx(1.5, rel=0.02)
+    assert ff.summary["fragmentation"] == pytest.approx(0.25, rel=0.02)
+    assert ns.summary["fragmentation"] == pytest.approx(0.5, rel=0.02)
+    # Under local round robin the allocation fixes the processors: first fit puts two
+    # threads on processors 0-3 and one on 4-7; new slots put all three on 0-3 and leave
+    # 4-7 idle, so the measured gang's threads wait for two others, not one.
+    local = EIGHT.with_(sched="local", wait="block")
+    ff = parsched.simulate_barrier(local, audit=True)
+    ns = parsched.simulate_barrier(local, audit=True, gang_place=lambda v: v["slots"])
+    assert ns.summary["time_per_iteration"] > 1.3 * ff.summary["time_per_iteration"]
+    assert ns.summary["useful_utilization"] < 0.6 * ff.summary["useful_utilization"]
+
+
+def _boom(v):
+    raise ValueError("no idea")
+
+
+@needs_core
+@pytest.mark.parametrize(("answer", "match"), [
+    (lambda v: 7, r"gang_place for gang 1 \(competitor\): slot 7 is out of range; allowed: "
+                  r"0\.\.1 \(an existing slot\) or 1 \(a new slot\)"),
+    (lambda v: -1, r"gang_place for gang 1 \(competitor\): slot -1 is out of range"),
+    (lambda v: None, r"gang_place for gang 1 \(competitor\): returned None; allowed: a slot "
+                     r"index in 0\.\.=1 \(every gang is placed when the machine is built\)"),
+    (lambda v: 0.0, r"gang_place for gang 1 \(competitor\): returned 0\.0 \(float\); "
+                    r"allowed: a slot index \(int\) in 0\.\.=1$"),
+    (lambda v: "0", r"gang_place for gang 1 \(competitor\): returned '0' \(str\)"),
+    (lambda v: True, r"gang_place for gang 1 \(competitor\): returned True \(bool\)"),
+    (_boom, r"gang_place for gang 1 \(competitor\): place raised ValueError: no idea"),
+])
+def test_a_bad_barrier_placement_is_a_policy_error_naming_the_gang(answer, match):
+    rule = lambda v: answer(v) if v["id"] == 1 else first_fit(v)  # noqa: E731
+    with pytest.raises(parsched.PolicyError, match=match):
+        parsched.simulate_barrier(EIGHT, gang_place=rule)
+
+
+@needs_core
+def test_a_barrier_slot_without_room_and_a_bad_gang_place():
+    # The skewing gang fills slot 0 (all 8 processors): the measured gang has no room there.
+    with pytest.raises(parsched.PolicyError,
+                       match=r"gang_place for gang 1 \(measured\): slot 0 has no room "
+                             r"\(0 free cells, the gang needs 4\)"):
+        parsched.simulate_barrier(EIGHT.with_(skew=True), gang_place=lambda v: 0)
+    with pytest.raises(parsched.PolicyError, match=r"gang_place for gang 0 \(measured\)"):
+        parsched.simulate_barrier(EIGHT, gang_place=lambda v: None)
+    with pytest.raises(ConfigError, match="gang_place") as e:
+        parsched.simulate_barrier(EIGHT, gang_place=3)
+    assert e.value.field == "gang_place"
 
 
 # ---------------------------------------------------------------- the periodic boost

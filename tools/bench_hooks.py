@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Times the Python hooks of gang admission (``gang_place``) and the periodic boost
-(``boost``) against the built-in rules they reproduce: the median of 3 whole calls each,
-the number of hook calls, the time per call above the built-in, and whether the results
-are the same (docs/policies/gang-scheduler.md, docs/policies/cosched.md).
+"""Times the Python hooks of gang admission (``gang_place``, batch and barrier machines)
+and the periodic boost (``boost``) against the built-in rules they reproduce: the median
+of 3 whole calls each (5 for the barrier machine), the number of hook calls, the time per
+call above the built-in, and whether the results are the same
+(docs/policies/gang-scheduler.md, docs/policies/cosched.md).
 
 Usage: .venv/bin/python tools/bench_hooks.py [TRACES_DIR]   (default ../shared/traces)
+       .venv/bin/python tools/bench_hooks.py --barrier   (the barrier machine's gang_place only)
 """
 import statistics
 import sys
@@ -73,8 +75,37 @@ def bench_cosched() -> None:
           f"same={rb.completion_time == rh.completion_time}")
 
 
+def bench_barrier() -> None:
+    """The barrier machine's gang_place: asked once per gang at build time, so its cost
+    is a few calls per run, whatever k."""
+    from parsched import BarrierConfig
+
+    def summary(r):
+        return {k: v for k, v in r.summary.items() if k != "wall_seconds"}
+
+    for name, cfg in [("default (n=10, P=10, l=3, k=50000, gang, busy)", BarrierConfig()),
+                      ("n=4, P=8, l=3, tq=5, no skew, gang, busy",
+                       BarrierConfig(n=4, P=8, l=3, tq=5.0, skew=False)),
+                      ("n=4, P=8, l=3, tq=5, no skew, gang, block, k=20000",
+                       BarrierConfig(n=4, P=8, l=3, tq=5.0, skew=False, wait="block",
+                                     k=20000))]:
+        tb, rb = timed(lambda cfg=cfg: parsched.simulate_barrier(cfg), n=5)
+        c = Count(first_fit)
+        parsched.simulate_barrier(cfg, gang_place=c)
+        th, rh = timed(lambda cfg=cfg: parsched.simulate_barrier(cfg, gang_place=first_fit),
+                       n=5)
+        print(f"barrier {name}: built-in {tb:.4f} s, gang_place {th:.4f} s "
+              f"({th / tb:.2f}x), {c.n} calls, events {rb.summary['events']}, "
+              f"same={summary(rb) == summary(rh)}")
+
+
 if __name__ == "__main__":
-    traces = sys.argv[1] if len(sys.argv) > 1 else "../shared/traces"
+    args = [a for a in sys.argv[1:] if a != "--barrier"]
+    if "--barrier" in sys.argv[1:]:
+        bench_barrier()
+        sys.exit(0)
+    traces = args[0] if args else "../shared/traces"
     for name in ["HPC2N-subset.swf.gz", "lublin_256.swf.gz"]:
         bench_gang(f"{traces}/{name}", name)
     bench_cosched()
+    bench_barrier()

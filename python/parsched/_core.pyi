@@ -216,10 +216,15 @@ class _BarrierOutput(TypedDict):
     config: dict[str, Any]
 
 def simulate_barrier(
-    config: _BarrierConfig | dict[str, Any], audit: bool = False
+    config: _BarrierConfig | dict[str, Any],
+    audit: bool = False,
+    gang_place: Callable[[dict[str, Any]], int | None] | Any | None = None,
 ) -> _BarrierOutput:
     """Seed 001's machine (Rust ``SyncConfig``): unknown keys and bad values raise
-    :class:`ConfigError`; times in ms."""
+    :class:`ConfigError`; times in ms. ``gang_place`` (a function, or an object
+    with ``place``) chooses each gang's slot as the machine is built (once per
+    gang: skew, measured, competitors); a bad answer or ``None`` raises
+    :class:`PolicyError` naming the gang."""
 
 def barrier_keys() -> list[str]:
     """Every key :func:`simulate_barrier` accepts."""

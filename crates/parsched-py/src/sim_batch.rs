@@ -295,11 +295,14 @@ impl parsched_core::policy::batch::QueueScorer for PyScorer {
 pub(crate) struct PySlotChooser {
     f: Py<PyAny>,
     /// What the function raised, kept to re-raise a KeyboardInterrupt.
-    raised: Option<PyErr>,
+    pub(crate) raised: Option<PyErr>,
+    /// Whether `None` (not now) is an answer: not for the barrier machine,
+    /// which places every gang at build time.
+    none_ok: bool,
 }
 
 impl PySlotChooser {
-    fn new(py: Python<'_>, obj: Py<PyAny>) -> PyResult<PySlotChooser> {
+    pub(crate) fn new(py: Python<'_>, obj: Py<PyAny>) -> PyResult<PySlotChooser> {
         let o = obj.bind(py);
         let f = match o.getattr("place") {
             Ok(m) if m.is_callable() => m.unbind(),
@@ -311,7 +314,20 @@ impl PySlotChooser {
                 ))
             }
         };
-        Ok(PySlotChooser { f, raised: None })
+        Ok(PySlotChooser {
+            f,
+            raised: None,
+            none_ok: true,
+        })
+    }
+
+    /// For a machine that must place every gang: `None` is not an answer
+    /// (the caller says so; errors list only slot indices as allowed).
+    pub(crate) fn every_gang(self) -> PySlotChooser {
+        PySlotChooser {
+            none_ok: false,
+            ..self
+        }
     }
 
     fn call(
@@ -339,9 +355,10 @@ impl PySlotChooser {
         let n = v.slots();
         let bad = || -> PyResult<String> {
             Ok(format!(
-                "returned {} ({}); allowed: a slot index (int) in 0..={n} or None",
+                "returned {} ({}); allowed: a slot index (int) in 0..={n}{}",
                 parsched_core::clip(&r.repr()?.to_string(), parsched_core::ECHO_MAX),
-                r.get_type().name()?
+                r.get_type().name()?,
+                if self.none_ok { " or None" } else { "" }
             ))
         };
         if r.is_instance_of::<pyo3::types::PyBool>() {

@@ -245,12 +245,14 @@ def _run_barrier_summary(cfg: dict[str, Any]) -> dict[str, Any]:
     return _barrier_summary(_call_barrier(cfg, audit=False), cfg)[0]
 
 
-def _call_barrier(cfg: dict[str, Any], *, audit: bool) -> dict:
+def _call_barrier(cfg: dict[str, Any], *, audit: bool, gang_place: Any = None) -> dict:
     c = core()
     try:
-        return c.simulate_barrier(cfg, audit=audit)
+        return c.simulate_barrier(cfg, audit=audit, gang_place=gang_place)
     except c.ConfigError as e:
         raise ConfigError.from_message(str(e)) from None
+    except c.PolicyError as e:
+        raise PolicyError(str(e)) from None
     except getattr(c, "SimulationError", ()) as e:
         raise SimulationError(str(e)) from None
 
@@ -342,17 +344,32 @@ class BarrierResult(SimResult):
         return pd.DataFrame([_row(self.config, self.summary)])
 
 
-def simulate_barrier(config: BarrierConfig | None = None, *, audit: bool = False) -> BarrierResult:
+def simulate_barrier(config: BarrierConfig | None = None, *, audit: bool = False,
+                     gang_place: Any = None) -> BarrierResult:
     """Simulates seed 001's machine for ``config`` (default: the Rust defaults:
     n = 10, ℓ = 3, k = 50000, gang scheduling, busy waiting) and returns a
     :class:`BarrierResult`. ``audit=True`` checks the core's invariants as it runs
     (slower). Deterministic: the result depends only on the config (and its seed).
+
+    ``gang_place``: your own slot rule for the matrix every gang is placed in
+    as the machine is built (default: first fit) — a function (or an object
+    with a ``place`` method) called once per gang, in the order skew (if
+    ``config.skew``), measured, competitors, with the batch machine's view: a
+    dict of ``now`` (0), ``id`` (the gang's index in that order), ``procs``
+    (its width), ``requested`` and ``submit`` (0), per existing slot
+    ``slot_free`` and ``slot_jobs`` (int64 arrays), ``mpl`` (unbounded:
+    2**32 − 1) and ``slots``. It returns a slot index: an existing slot with
+    room, or ``slots`` for a new one; the gang gets the slot's lowest free
+    processors, which fix its threads' processors under both ``sched =
+    gang`` and ``local``. ``None``, a bad answer or an exception raises
+    :class:`PolicyError` naming the gang (docs/policies/gang-scheduler.md).
     """
     config = BarrierConfig() if config is None else config
     if not isinstance(config, BarrierConfig):
         raise TypeError(f"config must be a BarrierConfig, not {type(config).__name__}")
     cfg = config.to_dict()
-    summary, means, hist = _barrier_summary(_call_barrier(cfg, audit=audit), cfg)
+    out = _call_barrier(cfg, audit=audit, gang_place=gang_place)
+    summary, means, hist = _barrier_summary(out, cfg)
     return BarrierResult(config=config, summary=summary, batch_means=means,
                          histogram=hist)
 

@@ -87,8 +87,21 @@ pub fn check_slot(
     slot: usize,
     fits: impl Fn(usize) -> bool,
 ) -> Result<SlotId, PolicyError> {
-    let (id, n, w) = (view.job.id, view.slots(), view.procs);
-    let fail = |what: String| Err(PolicyError(format!("gang_place for job {id}: {what}")));
+    check_slot_for(view, slot, fits, "job", &view.job.id.to_string())
+}
+
+/// [`check_slot`] for a caller whose views are of other things than jobs:
+/// the error names `{noun} {name}` (e.g. the barrier machine's "gang 1
+/// (measured)") instead of "job {id}".
+pub fn check_slot_for(
+    view: &SlotView,
+    slot: usize,
+    fits: impl Fn(usize) -> bool,
+    noun: &str,
+    name: &str,
+) -> Result<SlotId, PolicyError> {
+    let (n, w) = (view.slots(), view.procs);
+    let fail = |what: String| Err(PolicyError(format!("gang_place for {noun} {name}: {what}")));
     if slot > n {
         return fail(format!(
             "slot {slot} is out of range; allowed: 0..{n} (an existing slot) or {n} (a new slot)"
@@ -105,7 +118,7 @@ pub fn check_slot(
     }
     if view.slot_free[slot] < w || !fits(slot) {
         return fail(format!(
-            "slot {slot} has no room ({} free cells, the job needs {w})",
+            "slot {slot} has no room ({} free cells, the {noun} needs {w})",
             view.slot_free[slot]
         ));
     }

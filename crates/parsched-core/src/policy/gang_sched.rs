@@ -156,6 +156,22 @@ impl GangScheduler {
         }
     }
 
+    /// Places `gang` with `width` threads in `slot`, chosen by the caller
+    /// (e.g. a [`SlotChooser`](crate::policy::gang_place::SlotChooser)'s
+    /// answer, checked): [`GangMatrix::allocate_in`], never queued.
+    /// `Ok(None)`: no room there. Errors as for [`GangScheduler::admit`].
+    pub fn admit_in(
+        &mut self,
+        gang: GangId,
+        width: u32,
+        slot: SlotId,
+    ) -> Result<Option<Allocation>, MatrixError> {
+        if self.waiting.iter().any(|(g, _)| *g == gang) {
+            return Err(MatrixError::AlreadyQueued { gang });
+        }
+        self.matrix.allocate_in(gang, width, slot)
+    }
+
     /// Queues `gang` behind the gangs already waiting, without trying to
     /// place it: a batch scheduler's arrival, admitted by the next
     /// [`GangScheduler::admit_waiting`] in queue order. Errors as for

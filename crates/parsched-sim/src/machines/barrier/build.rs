@@ -24,6 +24,40 @@ impl<L: LocalScheduler> SyncMachine<L> {
         opts: SyncOptions,
         mut local: impl FnMut(ProcId) -> L,
     ) -> Result<SyncMachine<L>, ConfigError> {
+        match SyncMachine::build(cfg, opts, &mut local, None) {
+            Ok(m) => Ok(m),
+            Err(RunError::Config(e)) => Err(e),
+            Err(RunError::Machine(e)) => unreachable!("only a slot chooser fails here: {e}"),
+        }
+    }
+
+    /// [`SyncMachine::with_local_schedulers`] with each gang's slot chosen
+    /// by `gang_place`, asked once per gang (skew, measured, competitors)
+    /// and checked by the core: `None` or a bad answer is a [`PolicyError`]
+    /// naming the gang.
+    pub fn with_slot_chooser(
+        cfg: &SyncConfig,
+        opts: SyncOptions,
+        mut local: impl FnMut(ProcId) -> L,
+        gang_place: &mut dyn SlotChooser,
+    ) -> Result<SyncMachine<L>, RunError> {
+        SyncMachine::build(cfg, opts, &mut local, Some(gang_place))
+    }
+
+    /// Builds the machine. Every gang (skew, measured, competitors, in that
+    /// order) is placed in the matrix: by its first fit without
+    /// `gang_place`, else in the slot `gang_place` answers for a view of the
+    /// matrix so far (`now` 0, the gang's index as the job's id, its width,
+    /// an unbounded multiprogramming level), checked by the core
+    /// ([`check_slot_for`]); its processors are the slot's lowest free ones.
+    /// Every gang must be placed: `None` is an error, as is a bad answer
+    /// (a [`PolicyError`] naming the gang).
+    fn build(
+        cfg: &SyncConfig,
+        opts: SyncOptions,
+        local: &mut dyn FnMut(ProcId) -> L,
+        mut gang_place: Option<&mut dyn SlotChooser>,
+    ) -> Result<SyncMachine<L>, RunError> {
         cfg.validate()?;
         let p = cfg.procs();
         let specs = gang_specs(cfg)?;
@@ -70,21 +104,19 @@ impl<L: LocalScheduler> SyncMachine<L> {
             watch: crate::cancel::Watch::new(),
         };
         for (g, spec) in specs.into_iter().enumerate() {
-            m.add_gang(g as u32, spec, cfg)?;
+            let alloc = match gang_place.as_deref_mut() {
+                None => m.first_fit(g as u32, spec.1)?,
+                Some(chooser) => m.place(g as u32, spec.0, spec.1, chooser)?,
+            };
+            m.add_gang(g as u32, spec, alloc, cfg);
         }
         m.initial_queues(cfg);
         Ok(m)
     }
 
-    /// Admits gang `g` to the matrix and creates its threads on the
-    /// processors it is given.
-    fn add_gang(
-        &mut self,
-        g: u32,
-        (kind, width, program): (Kind, u32, Program),
-        cfg: &SyncConfig,
-    ) -> Result<(), ConfigError> {
-        let p = self.procs.len();
+    /// Admits gang `g` to the matrix by its own rule (first fit, lowest
+    /// processors).
+    fn first_fit(&mut self, g: u32, width: u32) -> Result<Allocation, ConfigError> {
         let Admission::Placed(alloc) = self
             .gang
             .admit(GangId(g as u64), width)
@@ -92,6 +124,73 @@ impl<L: LocalScheduler> SyncMachine<L> {
         else {
             unreachable!("an unbounded matrix always has room")
         };
+        Ok(alloc)
+    }
+
+    /// Admits gang `g` to the slot `chooser` answers, checked by the core.
+    fn place(
+        &mut self,
+        g: u32,
+        kind: Kind,
+        width: u32,
+        chooser: &mut dyn SlotChooser,
+    ) -> Result<Allocation, RunError> {
+        let name = format!("{g} ({})", kind.name());
+        let fail = |what: String| {
+            RunError::Machine(MachineError::Policy(PolicyError(format!(
+                "gang_place for gang {name}: {what}"
+            ))))
+        };
+        let m = self.gang.matrix();
+        let n = m.num_slots();
+        let free: Vec<u32> = (0..n).map(|s| m.free_cells(SlotId(s))).collect();
+        let jobs: Vec<u32> = (0..n).map(|s| m.gangs_of(SlotId(s)).len() as u32).collect();
+        let view = SlotView {
+            now: 0,
+            job: SlotJob {
+                id: i64::from(g),
+                requested: 0,
+                submit: 0,
+            },
+            procs: width,
+            slot_free: &free,
+            slot_jobs: &jobs,
+            mpl: u32::MAX,
+        };
+        let slot = match chooser.choose(&view).map_err(fail)? {
+            Some(s) => s,
+            None => {
+                return Err(fail(format!(
+                    "returned None; allowed: a slot index in 0..={n} (every gang is placed \
+                     when the machine is built)"
+                )))
+            }
+        };
+        let slot = check_slot_for(
+            &view,
+            slot,
+            |s| m.fits_in(SlotId(s as u32), width),
+            "gang",
+            &name,
+        )
+        .map_err(MachineError::from)?;
+        let gang = GangId(u64::from(g));
+        match self.gang.admit_in(gang, width, slot) {
+            Ok(Some(a)) => Ok(a),
+            Ok(None) => Err(fail(format!("{gang} does not fit in {slot}"))),
+            Err(e) => Err(fail(e.to_string())),
+        }
+    }
+
+    /// Creates gang `g`'s threads on the processors of its allocation.
+    fn add_gang(
+        &mut self,
+        g: u32,
+        (kind, width, program): (Kind, u32, Program),
+        alloc: Allocation,
+        cfg: &SyncConfig,
+    ) {
+        let p = self.procs.len();
         let rng = match kind {
             Kind::Skew => stream(cfg.seed, Stream::Skew, 0),
             _ => stream(cfg.seed, Stream::ThreadDemand, g as u64),
@@ -143,7 +242,6 @@ impl<L: LocalScheduler> SyncMachine<L> {
             iterations: 0,
             voluntary: 0,
         });
-        Ok(())
     }
 
     /// Each thread's first step prepared; under local scheduling, each

@@ -32,8 +32,9 @@
 //!   computing U(0, τq) and exiting, queued first so that processors do not
 //!   start in lockstep. Under gang scheduling they form one more gang (slot 0).
 //! * Every gang is allocated in a [`GangMatrix`] (first fit, lowest
-//!   processors) in the order skew, measured, competitors; the allocation
-//!   fixes each thread's processor under both schedulers.
+//!   processors, or the slot a [`SlotChooser`] answers: [`run_with`]) in
+//!   the order skew, measured, competitors; the allocation fixes each
+//!   thread's processor under both schedulers.
 //!
 //! # Local scheduling (`sched = local`)
 //!
@@ -117,12 +118,13 @@
 //! waiting should pool seeds (harmonic mean of time per iteration).
 
 use crate::engine::{run_watched, Engine, Flow, Model, RunEnd, Timer};
-use crate::machines::common::MachineError;
+use crate::machines::common::{MachineError, RunError};
 use crate::rng::{stream, Stream, StreamRng};
 use crate::stats::mean_ci90;
 use hdrhistogram::Histogram;
 use parsched_core::policy::classify::Observation;
-use parsched_core::policy::gang::{GangId, GangMatrix, SlotId};
+use parsched_core::policy::gang::{Allocation, GangId, GangMatrix, SlotId};
+use parsched_core::policy::gang_place::{check_slot_for, SlotChooser, SlotJob, SlotView};
 use parsched_core::policy::gang_sched::{Admission, GangSchedOptions, GangScheduler};
 use parsched_core::policy::local::{EnqueueReason, LocalScheduler, RoundRobin};
 use parsched_core::policy::wait::WaitAction;
@@ -130,7 +132,7 @@ use parsched_core::program::{Cursor, Dist, Op, Program, Step};
 use parsched_core::time::{ticks_to_units, units_to_ticks, TickUnit, TICKS_PER_UNIT};
 use parsched_core::ThreadId;
 use parsched_core::Value;
-use parsched_core::{ConfigError, ProcId, Time};
+use parsched_core::{ConfigError, PolicyError, ProcId, Time};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -175,6 +177,17 @@ enum Kind {
     Measured,
     Same,
     Compute,
+}
+
+impl Kind {
+    /// As errors name it.
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Skew => "skew",
+            Kind::Measured => "measured",
+            Kind::Same | Kind::Compute => "competitor",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -442,12 +455,26 @@ impl Default for SyncOptions {
 }
 
 /// Runs one configuration.
-pub fn run(
+pub fn run(cfg: &SyncConfig, opts: SyncOptions) -> Result<SyncResult, RunError> {
+    run_with(cfg, opts, None)
+}
+
+/// Runs one configuration, each gang's slot chosen by `gang_place` if given
+/// (else the matrix's first fit: [`run`]). The chooser is asked once per
+/// gang, at build time, in the order skew, measured, competitors; a bad
+/// answer or `None` is a [`PolicyError`] naming the gang.
+pub fn run_with(
     cfg: &SyncConfig,
     opts: SyncOptions,
-) -> Result<SyncResult, crate::machines::common::RunError> {
+    gang_place: Option<&mut dyn SlotChooser>,
+) -> Result<SyncResult, RunError> {
     let wall = Instant::now();
-    let mut m = SyncMachine::new(cfg, opts)?;
+    let capacity = cfg.l as usize + 2;
+    let rr = |_| RoundRobin::with_capacity(ticks(cfg.tq), cfg.wakeup, capacity);
+    let mut m = match gang_place {
+        None => SyncMachine::new(cfg, opts)?,
+        Some(c) => SyncMachine::with_slot_chooser(cfg, opts, rr, c)?,
+    };
     let mut eng = Engine::new();
     let end = m.run(&mut eng)?;
     let start = m.measure.start.unwrap_or(Time::ZERO);
