@@ -389,3 +389,29 @@ def test_a_python_priority_with_an_order_or_gang_or_not_callable_is_refused(swf)
                                 priority=lambda q: q["submit"])
     with pytest.raises(ConfigError, match="priority"):
         parsched.simulate_batch(swf / "good.swf", BatchConfig(), priority=3)
+
+
+@needs_core
+def test_gantt_window_counts_from_the_first_submission(tmp_path):
+    """KTH-SP2's first job is submitted at 599,850 s: "the first day" is
+    0:86400 after it, as the chart's axis counts; an empty window is an error
+    (it drew a blank chart)."""
+    p = tmp_path / "late.swf"
+    p.write_text("; MaxProcs: 4\n" + "".join(
+        f"{i} {600000 + 100 * i} -1 50 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1\n"
+        for i in range(1, 11)))
+    r = parsched.simulate_batch(str(p))
+    start = r.jobs["starting_time"].to_numpy(dtype=float)
+    end = r.jobs["finish_time"].to_numpy(dtype=float)
+    lo, hi, sel = r._gantt_window(start, end, (0, 86400), 2000)
+    assert (lo, hi) == (600100.0, 686500.0) and len(sel) == 10
+    lo, hi, sel = r._gantt_window(start, end, (0, 150), 2000)
+    assert list(r.jobs["job_id"].to_numpy()[sel]) == [1, 2]
+    with pytest.raises(ConfigError, match=r"holds no job; allowed: a window within \[0, 950\]"):
+        r.plot_gantt(tmp_path / "g.png", window=(86400, 2 * 86400))
+    assert not (tmp_path / "g.png").exists()
+    r.plot_gantt(tmp_path / "g.png", window=(0, 86400))
+    assert (tmp_path / "g.png").read_bytes()[:4] == b"\x89PNG"
+    out = run_cli("simulate", "batch", "--trace", str(p), "--gantt", str(tmp_path / "h.png"),
+                  "--gantt-window", "86400:90000")
+    assert out.returncode == 2 and one_error_line(out.stderr).startswith("--gantt-window:")

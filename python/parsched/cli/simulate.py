@@ -161,7 +161,12 @@ def cmd_simulate_batch(args: argparse.Namespace) -> int:
     with _writing(outs) as tmp:
         res = simulate_batch(path, cfg, jobs_csv=tmp["jobs_out"], swf_out=tmp["swf_out"])
         if tmp["gantt"]:
-            res.plot_gantt(tmp["gantt"], window=args.gantt_window)
+            try:
+                res.plot_gantt(tmp["gantt"], window=args.gantt_window)
+            except ConfigError as e:
+                if e.field != "window":
+                    raise
+                raise ConfigError("--gantt-window", e.message, e.allowed) from None
         if tmp["utilization"]:
             res.plot_utilization(tmp["utilization"])
     s = res.summary
@@ -482,7 +487,8 @@ def _batch_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--swf-out", metavar="FILE.swf", help="write the schedule as SWF")
     p.add_argument("--gantt", metavar="FILE.png", help="write a Gantt chart (.png, .svg, .pdf)")
     p.add_argument("--gantt-window", type=_window, default=None, metavar="START:END",
-                   help="the Gantt chart's time window, seconds of trace time")
+                   help="the Gantt chart's time window, seconds since the first submission "
+                        "(the chart's axis)")
     p.add_argument("--utilization", metavar="FILE.png",
                    help="write processors in use and queue length over time (.png, .svg, "
                         ".pdf)")

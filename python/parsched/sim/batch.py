@@ -527,6 +527,35 @@ class BatchResult(SimResult):
             plt.close(fig)
         return path
 
+    def _gantt_window(self, start: Any, end: Any, window: tuple[float, float] | None,
+                      max_jobs: int) -> tuple[float, float, Any]:
+        """The Gantt chart's window in trace time and the jobs running in it;
+        ``window`` counts from the first submission."""
+        import numpy as np
+
+        if window is None:
+            if len(start) <= max_jobs:
+                lo, hi = (start.min(), end.max()) if len(start) else (0.0, 1.0)
+            else:
+                s = np.sort(start)
+                lo, hi = s[0], s[max_jobs - 1]
+                if hi <= lo:
+                    hi = lo + 1
+        else:
+            w0, w1 = float(window[0]), float(window[1])
+            if not w1 > w0:
+                raise ConfigError("window", f"({w0}, {w1}) is empty", "(t0, t1) with t1 > t0")
+            origin = float(self.summary.get("first_submit", 0))
+            lo, hi = origin + w0, origin + w1
+        sel = np.flatnonzero((end >= lo) & (start <= hi))
+        if window is not None and len(sel) == 0:
+            span = float(self.summary.get("makespan", 0))
+            raise ConfigError(
+                "window", f"[{window[0]:g}, {window[1]:g}] s holds no job",
+                f"a window within [0, {span:.0f}] s (seconds since the first submission; "
+                "the run's makespan)")
+        return float(lo), float(hi), sel
+
     def plot_gantt(
         self,
         path: str | os.PathLike[str],
@@ -538,8 +567,10 @@ class BatchResult(SimResult):
         """Writes a Gantt chart: one rectangle per job and allocated processor
         interval over [starting_time, finish_time] (x: time, y: processor).
 
-        Large traces are shown through a time window: ``window=(t0, t1)`` (seconds,
-        trace time) shows the jobs running in it, clipped to it; by default all jobs
+        Large traces are shown through a time window: ``window=(t0, t1)`` (seconds
+        since the first submission, the chart's own axis) shows the jobs running in
+        it, clipped to it (a window holding no job is a :class:`ConfigError` giving
+        the run's span); by default all jobs
         are drawn when there are at most ``max_jobs``, and otherwise the window runs
         from the first start to the start of the ``max_jobs``-th job (by start time),
         so about ``max_jobs`` jobs are drawn; the window is in the title. Without
@@ -560,19 +591,8 @@ class BatchResult(SimResult):
         j = self.jobs
         start = j["starting_time"].to_numpy(dtype=float)
         end = j["finish_time"].to_numpy(dtype=float)
-        if window is None:
-            if len(j) <= max_jobs:
-                lo, hi = (start.min(), end.max()) if len(j) else (0.0, 1.0)
-            else:
-                s = np.sort(start)
-                lo, hi = s[0], s[max_jobs - 1]
-                if hi <= lo:
-                    hi = lo + 1
-        else:
-            lo, hi = float(window[0]), float(window[1])
-            if not hi > lo:
-                raise ConfigError("window", f"({lo}, {hi}) is empty", "(t0, t1) with t1 > t0")
-        sel = np.flatnonzero((end >= lo) & (start <= hi))
+        lo, hi, sel = self._gantt_window(start, end, window, max_jobs)
+        origin = float(self.summary.get("first_submit", 0))
         clipped = window is not None or len(j) > max_jobs
         unit, uname = _time_unit(hi - lo)
         procs = int(self.summary["procs"])
@@ -592,7 +612,7 @@ class BatchResult(SimResult):
             a, b = max(start[i], lo), min(end[i], hi)
             if b <= a:
                 b = a + (hi - lo) * 1e-4  # zero-length jobs as a hairline
-            x0, x1 = (a - lo) / unit, (b - lo) / unit
+            x0, x1 = (a - origin) / unit, (b - origin) / unit
             ivs = parse_intervals(res[i]) if isinstance(res[i], str) and res[i] else []
             if not ivs:  # no processor ids: stack by start order
                 ivs = [(stack % procs, stack % procs + int(width[i]) - 1)]
@@ -612,17 +632,18 @@ class BatchResult(SimResult):
         try:
             ax.add_collection(PolyCollection(verts, facecolors=colors, edgecolors="black",
                                              linewidths=0.2, alpha=0.9))
-            ax.set_xlim(0, (hi - lo) / unit)
+            ax.set_xlim((lo - origin) / unit, (hi - origin) / unit)
             ax.set_ylim(0, procs * nlanes)
-            ax.set_xlabel(f"time since {lo:.0f} s ({uname})")
+            ax.set_xlabel(f"time since the first submission ({uname})")
             what = f"{len(sel)} of {len(j)} jobs"
             if clipped:
-                what += f", window [{lo:.0f}, {hi:.0f}] s"
+                what += f", window [{lo - origin:.0f}, {hi - origin:.0f}] s"
             if gang:
                 for k in range(1, nlanes):
                     ax.axhline(k * procs, color="black", lw=1.0)
                 for k in sorted(set(range(nlanes)) - {int(x) for x in lanes[sel]}):
-                    ax.text((hi - lo) / unit / 2, (nlanes - 1 - k) * procs + procs / 2,
+                    ax.text((lo + hi) / 2 / unit - origin / unit,
+                            (nlanes - 1 - k) * procs + procs / 2,
                             f"slot {k}: no job in this window", ha="center", va="center",
                             color="grey", fontsize=9)
                 ticks = [(nlanes - 1 - k) * procs + procs / 2 for k in range(nlanes)]
