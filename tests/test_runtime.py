@@ -246,3 +246,40 @@ def test_ctrl_c_stops_the_jobs_and_a_loop_of_runs(stop):
     finally:
         t.cancel()
     assert time.monotonic() - t0 < 10  # not the job's 30 s
+
+
+@needs_runtime
+@pytest.mark.parametrize("as_json", [False, True], ids=["table", "json"])
+def test_run_ctrl_c_exits_130_and_json_is_one_object(tmp_path, as_json):
+    """Ctrl-C stops the jobs, the report says so and the exit status is 130
+    (it was 1, as for a failed job); under --json stdout holds exactly one
+    JSON object, the jobs' own output going to stderr."""
+    import signal
+    import sys
+    import time
+
+    env = dict(os.environ, PYTHONWARNINGS="ignore", COLUMNS="120")
+    argv = [sys.executable, "-m", "parsched", "run", "--policy", "default",
+            *(["--json"] if as_json else []), "--",
+            "sh", "-c", "echo from-job-$((40+2)); exec sleep 30"]
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=env)
+    deadline = time.monotonic() + 60
+    # wait until the job runs (its sleep is a child of the controller's process)
+    while time.monotonic() < deadline:
+        kids = subprocess.run(["pgrep", "-f", "^sleep 30$"], capture_output=True, text=True)
+        if kids.stdout.strip():
+            break
+        time.sleep(0.1)
+    time.sleep(0.3)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130, (out, err)
+    if as_json:
+        lines = [ln for ln in out.splitlines() if ln.strip()]
+        assert len(lines) == 1, out
+        d = json.loads(lines[0])
+        assert d["interrupted"] == "SIGINT" and not d["success"]
+        assert "from-job-42" not in out and "from-job-42" in err
+    else:
+        assert "interrupted by SIGINT: the jobs were stopped" in out

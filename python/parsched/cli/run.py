@@ -18,15 +18,21 @@ from parsched.errors import (
 from parsched.report.common import jsonable
 
 
+def _signame(sig: Any) -> str | None:
+    """``SIGINT`` for 2; None for no signal."""
+    if sig is None:
+        return None
+    import signal as _signal
+
+    try:
+        return _signal.Signals(int(sig)).name
+    except ValueError:
+        return str(sig)
+
+
 def _fmt_status(st: dict[str, Any]) -> str:
     if st.get("signal") is not None:
-        import signal as _signal
-
-        try:
-            name = _signal.Signals(st["signal"]).name
-        except ValueError:
-            name = str(st["signal"])
-        return f"killed by {name}"
+        return f"killed by {_signame(st['signal'])}"
     return f"exit {st.get('code')}"
 
 
@@ -54,7 +60,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     exit status, wall time, CPU time, time suspended and slots (under fcs also its
     classes over time, under regions its working set), and the controller's stats;
     --json reports each job's classes as a list of [t_s, class].
-    Exit status 0 if every job succeeded, 1 if any failed, 2 on bad input. Needs
+    With --json stdout holds exactly one JSON object: the jobs' own output goes
+    to stderr (unless a job sets its stdout). Exit status 0 if every job
+    succeeded, 1 if any failed, 2 on bad input, 130 (143) when Ctrl-C (SIGTERM)
+    stopped the run — its jobs are stopped and the report says so. Needs
     cgroups (root or a delegated cgroup) except with --backend signal.
     """
     from parsched.runtime import load_job_file, make_spec, run_jobs, split_commands
@@ -71,6 +80,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ConfigError("command", "no command given",
                           "parsched run [OPTIONS] -- PROGRAM ARGS [: PROGRAM ARGS ...] "
                           "or --jobs FILE.toml")
+    if args.json:
+        # one JSON object on stdout: the jobs write theirs to stderr
+        for job in jobs:
+            if isinstance(job, dict) and not job.get("stdout"):
+                job["stdout"] = "/dev/stderr"
     base["jobs"] = jobs
     spec = make_spec(base, policy=args.policy, slot=args.slot, backend=args.backend,
                      max_slots=args.max_slots, cosched_scheme=args.scheme,
@@ -80,11 +94,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     out = run_jobs(spec, stop_on_signal=False)
     reports, stats = out["jobs"], out["controller"]
     ok = all(r["success"] for r in reports)
+    sig = stats.get("signal")
+    code = 128 + int(sig) if sig else (0 if ok else 1)
     if args.json:
         print(json.dumps(jsonable({"policy": spec.get("policy", "gang"),
                                     "slot": spec.get("slot", "50ms"),
-                                    "success": ok, **out})))
-        return 0 if ok else 1
+                                    "success": ok, "interrupted": _signame(sig), **out})))
+        return code
     import pandas as pd
 
     rows = [{
@@ -133,9 +149,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     ]
     _print_table(con, "controller", pd.DataFrame(crow, columns=["measure", "value"]))
     failed = [r["name"] for r in reports if not r["success"]]
-    if failed:
+    if sig:
+        con.print(f"interrupted by {_signame(sig)}: the jobs were stopped", highlight=False)
+    elif failed:
         con.print(f"failed: {', '.join(failed)}", highlight=False)
-    return 0 if ok else 1
+    return code
 
 
 def cmd_reproduce_desktop(args: argparse.Namespace) -> int:
