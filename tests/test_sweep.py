@@ -5,6 +5,7 @@ interruption, executor equality, CI-target replications, one-line errors."""
 from __future__ import annotations
 
 import concurrent.futures as cf
+import json
 import math
 import os
 import signal
@@ -328,6 +329,8 @@ def test_ci_target_replications_stop(tmp_path):
             assert ss.ci90_half_width(vals[:k]) >= 0.04 * abs(sum(vals[:k]) / k)
         if n < rule.max:
             assert row.rep_ci90_half_width < 0.04 * abs(mean)
+        # the target's outcome is a column (a point stopped at max may miss it)
+        assert row.rep_target_met == (row.rep_ci90_half_width < 0.04 * abs(mean))
         # replication r is the config run with seed + r
         for r in (0, n - 1):
             one = parsched.simulate(point.config.with_(seed=point.config.seed + r),
@@ -342,6 +345,26 @@ def test_ci_target_replications_stop(tmp_path):
         out = ss.run_spec(tight, tmp_path / "tight", ex, progress=False).results
         assert ex.submitted == 4
     assert list(out["replications"]) == [4]
+    # a missed target is said, not silent: a column and a warning line
+    assert list(out["rep_target_met"]) == [False]
+    assert ss.missed_targets(out).startswith("1 of 1 points missed the CI target")
+    tight_file = write(tmp_path / "tight.toml", """
+        model = "pools"
+        [base]
+        jobs = 300
+        warmup = 30
+        reps = 1
+        [[points]]
+        D = 10
+        [replications]
+        ci_half_width = 1e-9
+        min = 2
+        max = 3
+        """)
+    r = run_cli("sweep", tight_file, "--out", str(tmp_path / "tight_cli"), "--json")
+    assert r.returncode == 0, r.stderr
+    assert "parsched: warning: 1 of 1 points missed the CI target" in r.stderr
+    assert json.loads(r.stdout)["missed_ci_target"].startswith("1 of 1 points")
 
 
 # ------------------------------------------------------------------- errors

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from typing import Any
 
@@ -16,6 +17,7 @@ from parsched.sim.sweep_spec import (
     load_spec,
     make_executor,
     pending,
+    missed_targets,
     run_spec,
 )
 
@@ -88,14 +90,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                      code=143 if term else 130)
     elapsed = time.perf_counter() - t0
     assert outcome is not None
+    missed = missed_targets(outcome.results)
     msg = {"spec": args.spec, "model": spec.model, "points": outcome.total,
            "skipped": outcome.skipped, "ran": outcome.ran, "executor": kind,
-           "results": outcome.path, "seconds": round(elapsed, 3)}
+           "results": outcome.path, "seconds": round(elapsed, 3),
+           "missed_ci_target": missed}
     if args.json:
         print(json.dumps(jsonable(msg)))
     else:
         print(f"sweep {spec.model}: {outcome.total} points, {outcome.skipped} already done, "
               f"{outcome.ran} run ({kind}) in {elapsed:.1f} s; wrote {outcome.path}")
+    if missed:
+        print(f"parsched: warning: {missed}", file=sys.stderr)
     return 0
 
 

@@ -123,6 +123,17 @@ class Replications:
         return {"metric": self.metric, "target": self.target, "relative": self.relative,
                 "min": self.min, "max": self.max}
 
+    def met(self, values: Sequence[float]) -> bool | None:
+        """Whether the CI target is met by these values (None without a
+        target): a point stopped at ``max`` may have missed it."""
+        if not self.adaptive or len(values) < 2:
+            return None if not self.adaptive else False
+        hw = ci90_half_width(values)
+        if not math.isfinite(hw):
+            return False
+        mean = math.fsum(values) / len(values)
+        return hw < (self.target * abs(mean) if self.relative else self.target)
+
     def done(self, values: Sequence[float]) -> bool:
         """Whether a point with these metric values (replications 0..n-1) is finished."""
         n = len(values)
@@ -425,7 +436,9 @@ def _aggregate(point: Point, reps: Replications, summaries: list[dict[str, Any]]
     (the mean over replications of every number, a flag if any replication
     has it, other values from the first),
     ``replications``, ``rep_metric``, ``rep_values`` (the metric per
-    replication) and ``rep_ci90_half_width`` (across replications)."""
+    replication), ``rep_ci90_half_width`` (across replications) and, with a CI
+    target, ``rep_target_met`` (False: the point stopped at ``max``
+    replications with a wider interval)."""
     from parsched.sim.api import _row
 
     n = len(summaries)
@@ -447,7 +460,23 @@ def _aggregate(point: Point, reps: Replications, summaries: list[dict[str, Any]]
     row = {"point": point.key, **_row(point.config, summary)}
     row.update(replications=n, rep_metric=metric, rep_values=values,
                rep_ci90_half_width=ci90_half_width(values))
+    if reps.adaptive:
+        row["rep_target_met"] = bool(reps.met(values))
     return row
+
+
+def missed_targets(results: Any) -> str | None:
+    """One line saying how many points stopped at ``max`` replications above
+    their CI target (None if every point met it, or there is no target)."""
+    if results is None or "rep_target_met" not in getattr(results, "columns", ()):
+        return None
+    missed = results[~results["rep_target_met"].astype(bool)]
+    if missed.empty:
+        return None
+    hw = missed["rep_ci90_half_width"].astype(float)
+    return (f"{len(missed)} of {len(results)} points missed the CI target (stopped at "
+            f"max replications; 90% CI half-widths {hw.min():.4g}-{hw.max():.4g}): see the "
+            "rep_target_met column, or raise max")
 
 
 @dataclasses.dataclass
