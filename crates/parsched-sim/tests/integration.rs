@@ -1120,6 +1120,35 @@ mod batch_swf {
         );
     }
 
+    /// Eight zeroed bytes inside a real trace's gzip stream: the corrupt
+    /// archive is the error (it was reported as "line 1260: 14 fields", the
+    /// garbage the damaged stream decoded to).
+    #[test]
+    fn corrupt_real_gzip_is_reported_as_a_corrupt_archive() {
+        let Some(p) = trace("KTH-SP2-1996-2.1-cln.swf.gz") else {
+            return;
+        };
+        let mut bytes = std::fs::read(p).unwrap();
+        let dir = std::env::temp_dir().join(format!("parsched-gz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for k in 1..=3 {
+            let off = bytes.len() * k / 4;
+            let saved: Vec<u8> = bytes[off..off + 8].to_vec();
+            bytes[off..off + 8].fill(0);
+            let f = dir.join("z.swf.gz");
+            std::fs::write(&f, &bytes).unwrap();
+            let e = swf::load_file(&f, &Default::default())
+                .expect_err("a corrupt archive must not load")
+                .to_string();
+            assert!(
+                e.contains("the gzip archive is corrupt"),
+                "offset {off}: {e}"
+            );
+            bytes[off..off + 8].copy_from_slice(&saved);
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
     /// Read, write, read again: the same header fields and records.
     #[test]
     fn real_trace_round_trips_through_the_writer() {

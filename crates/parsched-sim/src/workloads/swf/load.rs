@@ -76,7 +76,42 @@ pub fn load_jobs<R: BufRead>(
     })
 }
 
-/// Opens and loads a trace file.
+/// Opens and loads a trace file. A line that does not parse in a gzip file
+/// whose stream is corrupt (a bad CRC or deflate data further on) is
+/// reported as the corrupt archive it comes from, not as the garbage line
+/// the corruption decoded to.
 pub fn load_file(path: impl AsRef<Path>, rules: &SwfRules) -> Result<Trace, SwfError> {
-    load_jobs(open(path)?, rules)
+    let path = path.as_ref();
+    match load_jobs(open(path)?, rules) {
+        Err(e @ (SwfError::Malformed { .. } | SwfError::Rejected { .. })) => {
+            Err(gzip_corruption(path, &e).unwrap_or(e))
+        }
+        r => r,
+    }
+}
+
+/// The gzip stream's own error, if `path` is a gzip file that does not
+/// decompress cleanly to its end (`bad` is the error it produced first).
+fn gzip_corruption(path: &Path, bad: &SwfError) -> Option<SwfError> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).ok()?;
+    let mut magic = [0u8; 2];
+    f.read_exact(&mut magic).ok()?;
+    if magic != [0x1f, 0x8b] {
+        return None;
+    }
+    let f = std::fs::File::open(path).ok()?;
+    let mut gz = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(f));
+    let e = std::io::copy(&mut gz, &mut std::io::sink()).err()?;
+    let line = match bad {
+        SwfError::Malformed { line, .. } | SwfError::Rejected { line, .. } => *line,
+        SwfError::Io { line, .. } => *line,
+    };
+    Some(SwfError::Io {
+        line,
+        source: std::io::Error::new(
+            e.kind(),
+            format!("the gzip archive is corrupt ({e}); line {line} is its damaged data"),
+        ),
+    })
 }
