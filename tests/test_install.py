@@ -47,3 +47,18 @@ def test_pip_install_in_a_fresh_venv_gives_a_working_command(tmp_path):
     for path in where.stdout.split():
         assert str(env_dir) in path and not path.startswith(os.path.join(ROOT, "python"))
     assert sys.prefix != str(env_dir)
+    # the logs that come with the package: by name, and as reproduce batch's and
+    # bench batch's default (no ../shared/traces beside an installed package)
+    def cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(bin_dir / "parsched"), *args], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=timeout)
+
+    b = cli("simulate", "batch", "--trace", "kth-sp2", "--json")
+    assert b.returncode == 0, b.stderr
+    assert json.loads(b.stdout)["jobs"] == 28475
+    rb = cli("reproduce", "batch", "--out", str(tmp_path / "rb"), "--json")
+    assert rb.returncode == 0, rb.stderr
+    assert len(json.loads(rb.stdout)["traces"]) == 6
+    bb = cli("bench", "batch", "--repeat", "1", "--json")
+    assert bb.returncode == 0, bb.stderr
+    assert "KTH-SP2" in json.loads(bb.stdout)["trace"]

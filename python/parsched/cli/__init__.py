@@ -147,12 +147,17 @@ def build_parser() -> argparse.ArgumentParser:
     ru.add_argument("--max-slots", type=_workers, default=None, metavar="N",
                     help="multiprogramming level (jobs beyond it wait)")
     ru.add_argument("--json", action="store_true",
-                    help="print the reports as one JSON object (the last line of stdout)")
+                    help="print the reports as one JSON object, alone on stdout (the jobs' "
+                         "output goes to stderr)")
     ru.add_argument("command", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS [: ...]",
                     help="jobs separated by a lone ':'")
     ru.set_defaults(func=cmd_run)
 
     add_bench_parser(sub, fmt)
+
+    from parsched.cli.datasets import add_parser as add_datasets
+
+    add_datasets(sub, fmt)
 
     from parsched.report.html import add_subcommand as add_report
 

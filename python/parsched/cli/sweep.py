@@ -16,8 +16,8 @@ from parsched.sim.sweep_spec import (
     SweepOutcome,
     load_spec,
     make_executor,
-    pending,
     missed_targets,
+    pending,
     run_spec,
 )
 

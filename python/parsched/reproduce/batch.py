@@ -35,7 +35,9 @@ COLUMNS = (
 
 def default_traces_dir() -> str:
     """``<repo>/../shared/traces``, the repository root found from this package
-    (``python/parsched`` in a checkout), else from the working directory."""
+    (``python/parsched`` in a checkout), else from the working directory; else
+    (an installed package, no checkout) the logs that come with parsched
+    (:mod:`parsched.datasets`)."""
     candidates = [Path(source_root()) / ".." / "shared" / "traces"]
     cwd = Path.cwd().resolve()
     candidates += [p / ".." / "shared" / "traces" for p in (cwd, *cwd.parents)
@@ -43,7 +45,9 @@ def default_traces_dir() -> str:
     for c in candidates:
         if c.is_dir():
             return os.path.normpath(str(c))
-    return os.path.normpath(str(candidates[0]))
+    from parsched.datasets import directory
+
+    return directory()
 
 
 def find_traces(directory: str) -> list[str]:

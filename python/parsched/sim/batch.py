@@ -57,17 +57,26 @@ def _core():
 
 
 def check_trace(path: str | os.PathLike[str] | None) -> str:
-    """The trace path as a string; a :class:`TraceError` if it cannot be opened."""
+    """The trace path as a string (a bundled log's name, ``kth-sp2``, names
+    its file: :mod:`parsched.datasets`); a :class:`TraceError` if it cannot be
+    opened."""
+    from parsched.datasets import resolve
+
     if path is None:
-        raise ConfigError("trace", "no trace given", "--trace FILE.swf[.gz] or BatchConfig.trace")
-    path = os.fspath(path)
+        raise ConfigError("trace", "no trace given",
+                          "--trace FILE.swf[.gz] (or a bundled log: parsched datasets) or "
+                          "BatchConfig.trace")
+    path = resolve(path)
     if os.path.isdir(path):
         raise TraceError(path, "is a directory")
     try:
         with open(path, "rb"):
             pass
     except OSError as e:
-        raise TraceError(path, f"cannot open: {e.strerror or e}") from None
+        from parsched.datasets import names
+
+        hint = "" if os.sep in path else f" (bundled logs: {', '.join(names())})"
+        raise TraceError(path, f"cannot open: {e.strerror or e}{hint}") from None
     return path
 
 
