@@ -21,11 +21,15 @@ export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(BIN)):$(PATH)
 
 DEPS_STAMP  := $(VENV)/.parsched-deps
+TEST_STAMP  := $(VENV)/.parsched-test-deps
 BUILD_STAMP := $(VENV)/.parsched-build
 RUST_SRC    := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
-PY_DEPS     := "maturin>=1.5,<2" numpy pandas matplotlib rich pyarrow pytest pytest-xdist hypothesis scipy ruff nbclient nbformat ipykernel "dask[distributed]" "gymnasium>=1.0"
+# What the demo (and the package) needs; the test and lint tools come with
+# `make test` only.
+PY_DEPS     := "maturin>=1.5,<2" numpy pandas matplotlib rich pyarrow scipy
+TEST_DEPS   := pytest pytest-xdist hypothesis ruff nbclient nbformat ipykernel "dask[distributed]" "gymnasium>=1.0"
 
-.PHONY: all demo test develop venv lint rust-test py-test clean bench-bin fuzz cc mpi mpi-deps
+.PHONY: all demo test test-deps develop venv lint rust-test py-test clean bench-bin fuzz cc mpi mpi-deps
 
 all: develop
 
@@ -37,11 +41,17 @@ $(DEPS_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet $(PY_DEPS)
 	@touch $@
 
+$(TEST_STAMP): $(DEPS_STAMP)
+	$(BIN)/python -m pip install --quiet $(TEST_DEPS)
+	@touch $@
+
 $(BUILD_STAMP): $(DEPS_STAMP) $(RUST_SRC) pyproject.toml
 	PIP_QUIET=1 $(BIN)/maturin develop --release --quiet
 	@touch $@
 
 venv: $(DEPS_STAMP)
+
+test-deps: $(TEST_STAMP)
 
 develop: $(BUILD_STAMP)
 
@@ -91,13 +101,13 @@ rust-test: cc mpi
 	cargo test --workspace --release --exclude parsched-py
 	sh crates/parsched-runtime/tests/privileged.sh --release
 
-lint: venv
-	$(BIN)/ruff check python tests
+lint: test-deps
+	$(BIN)/ruff check python tests tools
 
 # Two processes for the tests that do not time real processes (one file per
 # worker, so a file's session fixtures are built once); then, alone, the
 # tests marked `serial` (tests/conftest.py: real jobs on this machine's CPUs).
-py-test: develop cc mpi
+py-test: develop test-deps cc mpi
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not serial" tests
 	$(BIN)/python -m pytest -q -m serial tests
 
@@ -106,9 +116,9 @@ test: rust-test lint py-test
 FUZZ_CASES    ?= 200000
 FUZZ_EXAMPLES ?= 3000
 
-fuzz: develop
+fuzz: develop test-deps
 	PARSCHED_FUZZ_CASES=$(FUZZ_CASES) cargo test --release -p parsched-sim --test integration fuzz_swf
 	PARSCHED_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q tests/test_fuzz_inputs.py
 
 clean:
-	rm -rf $(DEPS_STAMP) $(BUILD_STAMP) python/parsched/_core*.so results/pools
+	rm -rf $(DEPS_STAMP) $(TEST_STAMP) $(BUILD_STAMP) python/parsched/_core*.so results/pools
