@@ -283,3 +283,14 @@ def test_run_ctrl_c_exits_130_and_json_is_one_object(tmp_path, as_json):
         assert "from-job-42" not in out and "from-job-42" in err
     else:
         assert "interrupted by SIGINT: the jobs were stopped" in out
+
+
+@needs_runtime
+def test_run_names_a_slot_only_where_slots_are_switched():
+    r = run_cli("run", "--policy", "default", "--", "true", timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "policy default, backend" in r.stdout and "slot" not in r.stdout.splitlines()[0]
+    r = run_cli("run", "--policy", "gang", "--slot", "20ms", "--backend", "signal", "--",
+                "true", timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "policy gang, slot 20ms, backend signal" in r.stdout

@@ -97,8 +97,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     sig = stats.get("signal")
     code = 128 + int(sig) if sig else (0 if ok else 1)
     if args.json:
+        slotted = spec.get("policy", "gang") in ("gang", "fcs", "flexible")
         print(json.dumps(jsonable({"policy": spec.get("policy", "gang"),
-                                    "slot": spec.get("slot", "50ms"),
+                                    "slot": spec.get("slot", "50ms") if slotted else None,
                                     "success": ok, "interrupted": _signame(sig), **out})))
         return code
     import pandas as pd
@@ -122,9 +123,12 @@ def cmd_run(args: argparse.Namespace) -> int:
            if spec.get("policy") == "cosched" else {}),
     } for r in reports]
     con = _console()
-    what = (f"scheme {spec.get('cosched_scheme', 'Local')}" if spec.get("policy") == "cosched"
-            else f"slot {spec.get('slot', '50ms')}")
-    con.print(f"parsched run: policy {spec.get('policy', 'gang')}, {what}, backend "
+    policy = spec.get("policy", "gang")
+    # the slot only means something where slots are switched
+    what = (f", scheme {spec.get('cosched_scheme', 'Local')}" if policy == "cosched"
+            else f", slot {spec.get('slot', '50ms')}" if policy in ("gang", "fcs", "flexible")
+            else "")
+    con.print(f"parsched run: policy {policy}{what}, backend "
               f"{stats['backend']}"
               f"{' (controller at SCHED_FIFO)' if stats['realtime'] else ''}", highlight=False)
     _print_table(con, "", pd.DataFrame(rows))
