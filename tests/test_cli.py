@@ -181,3 +181,30 @@ def test_json_runs_do_not_import_pandas(args):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        timeout=120, check=False)
     assert r.stdout.split() == ["0", "False", "False"], r.stdout + r.stderr
+
+
+def test_tables_fit_the_terminal_without_cutting_a_header_or_a_number():
+    """Headers wrap at spaces, text folds, numbers stay whole; what cannot fit
+    is left out with a line naming it (it was cut to 'DC…', 'va…')."""
+    import io
+
+    import pandas as pd
+    from rich.console import Console
+
+    from parsched.cli.common import _print_table
+
+    df = pd.DataFrame({"scheme": ["DCS-SB", "PB-SY"], "over_optimal": [1.234, 2.5],
+                       "completion time (s)": [123456.7, 5.0],
+                       "command": ["./a.out --a-long-argument here", "x"],
+                       "DC slots": [3, 4], "variance of the thing": [0.1, 0.2]})
+    for width in (40, 80, 200):
+        buf = io.StringIO()
+        _print_table(Console(file=buf, width=width, color_system=None), "t", df)
+        out = buf.getvalue()
+        assert "…" not in out and all(len(ln) <= width for ln in out.splitlines()), out
+        assert "123456.7" in out
+        if width == 40:
+            assert "not shown at this width: command, DC slots, variance of the" in \
+                " ".join(out.split())
+        if width == 200:
+            assert "not shown" not in out and "variance of the thing" in out

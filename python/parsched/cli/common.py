@@ -109,6 +109,9 @@ def _console():
 
 
 def _print_table(console, title: str, obj: Any) -> None:
+    """A DataFrame as a table that fits the console: no header or number is cut
+    (headers wrap at spaces, text cells fold); columns that still do not fit
+    are left out, rightmost first, with a line naming them."""
     from rich.table import Table
 
     try:
@@ -116,13 +119,31 @@ def _print_table(console, title: str, obj: Any) -> None:
     except ImportError:  # pragma: no cover
         pd = None
     if pd is not None and isinstance(obj, pd.DataFrame):
+        cells = {c: [_cell(v) for v in obj[c]] for c in obj.columns}
+        numeric = {c: pd.api.types.is_numeric_dtype(obj[c]) for c in obj.columns}
+
+        def need(c: Any) -> int:
+            words = max((len(w) for w in str(c).split()), default=1)
+            if numeric[c]:  # numbers never wrap
+                return max([words, *(len(x) for x in cells[c])])
+            return max(words, min(12, max((len(x) for x in cells[c]), default=1)))
+
+        cols = list(obj.columns)
+        width = console.width
+        while len(cols) > 1 and sum(need(c) + 3 for c in cols) + 1 > width:
+            cols.pop()
+        left = [str(c) for c in obj.columns if c not in cols]
         t = Table(title=title or None, title_justify="left")
-        for col in obj.columns:
-            numeric = pd.api.types.is_numeric_dtype(obj[col])
-            t.add_column(str(col), justify="right" if numeric else "left")
-        for _, row in obj.iterrows():
-            t.add_row(*(_cell(v) for v in row))
+        for c in cols:
+            t.add_column(str(c), justify="right" if numeric[c] else "left",
+                         min_width=need(c), overflow="fold")
+        for k in range(len(obj)):
+            t.add_row(*(cells[c][k] for c in cols))
         console.print(t)
+        if left:
+            console.print(f"({len(left)} more column{'s' if len(left) > 1 else ''} not shown "
+                          f"at this width: {', '.join(left)}; widen the terminal or use --json)",
+                          highlight=False)
     else:
         console.print(f"[bold]{title}[/bold]: {obj}" if title else str(obj), highlight=False)
 
