@@ -119,6 +119,11 @@ def test_cli_reproduce_cosched_miniature(tmp_path, monkeypatch, capsys):
     assert -1 <= obj["spearman_mean"] <= 1 and not math.isnan(obj["spearman_mean"])
     assert "Findings:" in (out / "summary.md").read_text()
     assert "what they were fitted to" in (out / "summary.md").read_text()
+    # an explanation shared by several findings is written once, then referred to
+    # (one ~400-word paragraph was repeated 13 times)
+    whys = [ln for ln in (out / "summary.md").read_text().splitlines()
+            if ln.strip().startswith("Why:") and len(ln) > 200]
+    assert len(whys) == len(set(whys)), "a long explanation is repeated"
     assert set(obj["spins_us"]) == {"LIFE3.5", "LIFE12", "MG", "LU", "EP"}
     assert 0 <= obj["cells_within_1_25"] <= obj["cells_predicted"] == 90
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".parsched-")]

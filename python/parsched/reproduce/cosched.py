@@ -693,11 +693,16 @@ def summary_markdown(plan, tab, rho, t5, fair, found, mech, sens, heads) -> str:
         f"## Findings: {heads['findings_held']} of {heads['findings']} hold",
         "",
     ]
+    explained: dict[str, str] = {}  # an explanation given once, then referred to
     for f in found:
         mark = "holds" if f["holds"] else "does not hold"
         lines.append(f"- **{f['id']}** ({mark}): {f['claim']}. Simulated: {f['evidence']}.")
-        if f.get("explanation"):
-            lines.append(f"  Why: {f['explanation']}")
+        why = f.get("explanation")
+        if why and why in explained:
+            lines.append(f"  Why: as for **{explained[why]}** above.")
+        elif why:
+            explained[why] = f["id"]
+            lines.append(f"  Why: {why}")
     mw = _mech_wide(mech)
     lines += [
         "",
