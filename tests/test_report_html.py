@@ -318,3 +318,14 @@ def test_score_badges():
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_report_help_names_every_reproduction_it_reads():
+    """`report --help` listed five of the seven kinds it reads."""
+    from parsched.report.sections import BUILDERS
+
+    r = run_cli("report", "--help")
+    assert r.returncode == 0
+    text = " ".join(r.stdout.split())
+    for kind in BUILDERS:
+        assert kind in text, kind

@@ -159,7 +159,8 @@ def cmd_report(args: Any) -> int:
     """Build one self-contained HTML page from the reproductions' outputs.
 
     RESULTS_DIR: output directories of parsched reproduce pools, gang, batch,
-    desktop or cosched (which one is told from the files in it), or directories
+    cosched, fcs, regions or desktop (which one is told from the files in it; the
+    list is sections.BUILDERS), or directories
     holding such directories; default: every reproduction under results/. Per
     seed: the paper's title, the checks (holds or not, with the reproduction's
     explanation where one does not), the paper's numbers beside parsched's, the
