@@ -172,6 +172,9 @@ def test_page_is_self_contained_with_every_section(report, results):
     assert "Headlines: paper, formula, simulation" in page
     assert page.count("class='badge pass'") + page.count("class='badge fail'") > 20
     assert "<b>Why:</b>" in page  # a miniature cosched run misses findings, explained
+    # the overall count says the runs were quick (it read as reproductions failing)
+    assert re.search(r"checks hold</span> <span class='mode'>from quick runs of [a-z, ]*gang",
+                     page), "the quick runs are not said"
     assert "<nav class=\"toc\">" in page and page.count("<section id=") == len(results)
     for kind, d in results.items():
         sec = report_html.BUILDERS[kind](str(d))

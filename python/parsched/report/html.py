@@ -126,6 +126,12 @@ def build_html(results: Iterable[tuple[str, str]], *, title: str = "parsched: th
     held = sum(c.holds for s in sections for c in s.checks)
     n = sum(len(s.checks) for s in sections)
     overall = score_badge(held, n) if n else ""
+    quick = [s.kind for s in sections if "quick" in (s.mode or "").lower()]
+    if quick and n:
+        # a check that does not hold in a smaller run is not a failed reproduction
+        overall += (f" <span class='mode'>from quick runs of {esc(', '.join(quick))} "
+                    "(shorter than the papers': some checks need the full runs, "
+                    "<code>parsched reproduce …</code> without <code>--quick</code>)</span>")
     lead = ("Each section is one reproduction's output directory: the paper's title, the "
             "checks (where one does not hold, the reproduction's own explanation), the "
             "paper's numbers beside parsched's, the figures, and the full write-up. "
