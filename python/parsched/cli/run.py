@@ -36,6 +36,27 @@ def _fmt_status(st: dict[str, Any]) -> str:
     return f"exit {st.get('code')}"
 
 
+def _job_row(r: dict[str, Any], policy: str | None) -> dict[str, Any]:
+    """One job's row of the report table (the policy's own columns added)."""
+    return {
+        "job": r["name"],
+        "command": " ".join(r["argv"])[:40],
+        "status": _fmt_status(r["status"]),
+        "ok": bool(r["success"]),
+        "wall s": float(r["wall_s"]),
+        "CPU s": float(r["user_s"]) + float(r["sys_s"]),
+        "suspended s": float(r["suspended_s"]),
+        "slots": int(r["slots_run"]),
+        "width": r["width"] if r["width"] is not None else "",
+        "cpus": ",".join(str(c) for c in r["cpus"]),
+        **({"classes": " ".join(f"{c}@{float(t):.1f}s" for t, c in r.get("classes", []))}
+           if policy in ("fcs", "flexible") else {}),
+        **({"WSS MB": float(r.get("wss_bytes") or 0) / 2**20} if policy == "regions" else {}),
+        **({"ranks@cpu": " ".join(f"{k}@{c}" for k, c in r.get("ranks", []))}
+           if policy == "cosched" else {}),
+    }
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Run real programs on this Linux machine under a scheduling policy.
 
@@ -104,24 +125,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return code
     import pandas as pd
 
-    rows = [{
-        "job": r["name"],
-        "command": " ".join(r["argv"])[:40],
-        "status": _fmt_status(r["status"]),
-        "ok": bool(r["success"]),
-        "wall s": float(r["wall_s"]),
-        "CPU s": float(r["user_s"]) + float(r["sys_s"]),
-        "suspended s": float(r["suspended_s"]),
-        "slots": int(r["slots_run"]),
-        "width": r["width"] if r["width"] is not None else "",
-        "cpus": ",".join(str(c) for c in r["cpus"]),
-        **({"classes": " ".join(f"{c}@{float(t):.1f}s" for t, c in r.get("classes", []))}
-           if spec.get("policy") in ("fcs", "flexible") else {}),
-        **({"WSS MB": float(r.get("wss_bytes") or 0) / 2**20}
-           if spec.get("policy") == "regions" else {}),
-        **({"ranks@cpu": " ".join(f"{k}@{c}" for k, c in r.get("ranks", []))}
-           if spec.get("policy") == "cosched" else {}),
-    } for r in reports]
+    rows = [_job_row(r, spec.get("policy")) for r in reports]
     con = _console()
     policy = spec.get("policy", "gang")
     # the slot only means something where slots are switched
