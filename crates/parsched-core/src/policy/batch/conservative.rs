@@ -2,6 +2,7 @@
 //! checking pass that re-places only jobs an early completion can move: see
 //! the module documentation of [`super`] and docs/policies/batch.md.
 
+use super::profile::PrefixMin;
 use super::*;
 
 /// Conservative backfilling: a reservation for every queued job.
@@ -35,6 +36,8 @@ pub struct Conservative {
     reservations: Vec<u64>,
     /// Queue positions of the jobs that may start now.
     cands: Vec<u32>,
+    /// The profile's least free processors from now, for the candidates.
+    pmin: PrefixMin,
     lb: LowerBounds,
     fits: FitBounds,
     /// Whether this pass keeps `fits` (only for queues long enough that
@@ -647,24 +650,27 @@ impl Conservative {
                 .filter(|(_, j)| j.procs <= free0)
                 .map(|(i, _)| i as u32),
         );
-        // cands[..last]: the candidates still possible; the last one is
-        // known to fit now unless `dirty`.
+        // cands[..last]: the candidates still possible, the last one
+        // checked against `pmin` (the profile's least free processors from
+        // now, kept up to date as jobs are reserved) before each job.
+        let horizon = self
+            .cands
+            .iter()
+            .map(|&c| now.saturating_add(duration(&q[c as usize])))
+            .max()
+            .unwrap_or(now);
+        self.pmin.build(&self.profile, horizon);
         let mut last = self.cands.len();
-        let mut dirty = from > 0;
-        'pass: for (i, job) in q.iter().enumerate().skip(from) {
-            loop {
-                if last == 0 || (self.cands[last - 1] as usize) < i {
-                    break 'pass;
-                }
-                if !dirty {
-                    break;
-                }
+        for (i, job) in q.iter().enumerate().skip(from) {
+            while last > 0 && self.cands[last - 1] as usize >= i {
                 let c = &q[self.cands[last - 1] as usize];
-                if self.profile.min_free(duration(c)) >= c.procs {
-                    dirty = false;
+                if self.pmin.fits(now, duration(c), c.procs) {
                     break;
                 }
                 last -= 1;
+            }
+            if last == 0 || (self.cands[last - 1] as usize) < i {
+                break;
             }
             if job.procs > view.total {
                 self.reservations.push(u64::MAX);
@@ -678,12 +684,8 @@ impl Conservative {
             if t == now {
                 start.push(i);
             }
-            if last > 0 {
-                let c = &q[self.cands[last - 1] as usize];
-                if t < now.saturating_add(duration(c)) {
-                    dirty = true;
-                }
-            }
+            self.pmin
+                .reserved(&self.profile, t, t.saturating_add(duration(job)));
         }
     }
 

@@ -141,23 +141,6 @@ impl Profile {
         Some((t, tf))
     }
 
-    /// The fewest processors free over `[now, now + dur)` (`now`: the
-    /// profile's first time).
-    pub(super) fn min_free(&self, dur: u64) -> u32 {
-        let (Some(&t0), Some(&f0)) = (self.t.first(), self.f.first()) else {
-            return 0;
-        };
-        let end = t0.saturating_add(dur);
-        let mut m = f0;
-        for (&t, &f) in self.t[1..].iter().zip(&self.f[1..]) {
-            if t >= end || m == 0 {
-                break;
-            }
-            m = m.min(f);
-        }
-        m
-    }
-
     /// Reserves `procs` processors on `[t[i], end)` where `j` is the first
     /// step at or after `end`.
     pub(super) fn reserve_at(&mut self, i: usize, j: usize, end: u64, procs: u32) {
@@ -233,5 +216,85 @@ impl Profile {
     /// Free processors at the profile's first time.
     pub fn free_now(&self) -> u32 {
         self.f.first().copied().unwrap_or(0)
+    }
+}
+
+/// The fewest processors free from a profile's first time `now` up to each
+/// time, as the steps where that least count drops: entry `(t, m)` means
+/// `m` is the least over `[now, T]` for every `T` from `t` to the next
+/// entry's time (times increasing, counts decreasing). A job of `procs` ×
+/// `dur` fits now iff the first entry below `procs` is at or after
+/// `now + dur` (a binary search). Kept up to date as a pass reserves
+/// windows ([`PrefixMin::reserved`]): a reservation on `[a, b)` can only
+/// lower the least count at times in `[a, b)` (recomputed from the
+/// reservation's own steps) and, after `b`, to the least count reached at
+/// `b` (entries not below it are dropped). Only times before a horizon
+/// are kept exact (the entries up to it are; later ones may be missing or
+/// too high), which answers every query whose window ends by then.
+#[derive(Debug, Clone, Default)]
+pub(super) struct PrefixMin {
+    s: Vec<(u64, u32)>,
+    horizon: u64,
+    scratch: Vec<(u64, u32)>,
+}
+
+impl PrefixMin {
+    /// Recomputes the steps from `p`, exact before `horizon`.
+    pub(super) fn build(&mut self, p: &Profile, horizon: u64) {
+        self.s.clear();
+        self.horizon = horizon;
+        let mut cur = u32::MAX;
+        for (&t, &f) in p.t.iter().zip(&p.f) {
+            if t >= horizon && !self.s.is_empty() {
+                break;
+            }
+            if f < cur {
+                cur = f;
+                self.s.push((t, f));
+                if f == 0 {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Whether `procs` processors are free over `[now, now + dur)` (`now`
+    /// the profile's first time, `now + dur` at most the horizon).
+    pub(super) fn fits(&self, now: u64, dur: u64, procs: u32) -> bool {
+        let k = self.s.partition_point(|e| e.1 >= procs);
+        k == self.s.len() || self.s[k].0 >= now.saturating_add(dur)
+    }
+
+    /// After `p` lost processors on `[a, b)` (`a` a time of one of its
+    /// steps).
+    pub(super) fn reserved(&mut self, p: &Profile, a: u64, b: u64) {
+        let b = b.min(self.horizon);
+        if a >= b {
+            return;
+        }
+        // the entries before a, and the least count before a
+        let k0 = self.s.partition_point(|e| e.0 < a);
+        let mut cur = if k0 == 0 { u32::MAX } else { self.s[k0 - 1].1 };
+        if cur == 0 {
+            return;
+        }
+        self.scratch.clear();
+        let i = p.index(a);
+        for (&t, &f) in p.t[i..].iter().zip(&p.f[i..]) {
+            if t >= b {
+                break;
+            }
+            if f < cur {
+                cur = f;
+                self.scratch.push((t, f));
+                if f == 0 {
+                    break;
+                }
+            }
+        }
+        // the old entries in [a, b), and those after b not below cur
+        let k1 = k0 + self.s[k0..].partition_point(|e| e.0 < b);
+        let k2 = k1 + self.s[k1..].partition_point(|e| e.1 >= cur);
+        self.s.splice(k0..k2, self.scratch.drain(..));
     }
 }
