@@ -29,6 +29,50 @@ pub(super) fn skip_below(f: &[u32], mut i: usize, procs: u32) -> usize {
     i
 }
 
+/// Whether the window from step `i` to time `end` has `procs` processors
+/// free at every step after `i` (step `i` itself is the caller's):
+/// `Ok(j)`, `j` the first step at or after `end`, or `Err(k)`, `k` the
+/// first step lacking them. The first steps one at a time (a window that
+/// fails mostly fails there); beyond them, the window's end by a binary
+/// search and its counts tested in blocks (with thousands of steps a
+/// window that holds spans a hundred steps or more).
+#[inline]
+pub(super) fn check_window(
+    t: &[u64],
+    f: &[u32],
+    i: usize,
+    end: u64,
+    procs: u32,
+) -> Result<usize, usize> {
+    const ONE_BY_ONE: usize = 8;
+    const W: usize = 16;
+    let n = t.len();
+    let mut j = i + 1;
+    let stop = (j + ONE_BY_ONE).min(n);
+    while j < stop {
+        if t[j] >= end {
+            return Ok(j);
+        }
+        if f[j] < procs {
+            return Err(j);
+        }
+        j += 1;
+    }
+    let e = j + t[j..].partition_point(|&x| x < end);
+    let mut k = j;
+    while k + W <= e {
+        let block: &[u32; W] = f[k..k + W].try_into().expect("a block of W");
+        if block.iter().fold(false, |a, &x| a | (x < procs)) {
+            break;
+        }
+        k += W;
+    }
+    match f[k..e].iter().position(|&x| x < procs) {
+        Some(p) => Err(k + p),
+        None => Ok(e),
+    }
+}
+
 impl Profile {
     /// The profile from `now` given `free` processors now and running jobs
     /// releasing processors at `ends` (sorted by time, all after `now`).
@@ -84,17 +128,11 @@ impl Profile {
         let n = f.len();
         let mut i = skip_below(f, from, procs);
         let first = i;
-        'outer: while i < n {
-            let end = t[i].saturating_add(dur);
-            let mut j = i + 1;
-            while j < n && t[j] < end {
-                if f[j] < procs {
-                    i = skip_below(f, j + 1, procs);
-                    continue 'outer;
-                }
-                j += 1;
+        while i < n {
+            match check_window(t, f, i, t[i].saturating_add(dur), procs) {
+                Ok(j) => return Some((i, j, first)),
+                Err(k) => i = skip_below(f, k + 1, procs),
             }
-            return Some((i, j, first));
         }
         None
     }
@@ -110,22 +148,15 @@ impl Profile {
         limit: usize,
     ) -> (Option<(usize, usize)>, usize) {
         let (t, f) = (&self.t[..], &self.f[..]);
-        let n = f.len();
         // the steps before limit
         let fl = &f[..limit];
         let mut i = skip_below(fl, from.min(fl.len()), procs);
         let first = if i < fl.len() { i } else { usize::MAX };
-        'outer: while i < fl.len() {
-            let end = t[i].saturating_add(dur);
-            let mut j = i + 1;
-            while j < n && t[j] < end {
-                if f[j] < procs {
-                    i = skip_below(fl, (j + 1).min(fl.len()), procs);
-                    continue 'outer;
-                }
-                j += 1;
+        while i < fl.len() {
+            match check_window(t, f, i, t[i].saturating_add(dur), procs) {
+                Ok(j) => return (Some((i, j)), first),
+                Err(k) => i = skip_below(fl, (k + 1).min(fl.len()), procs),
             }
-            return (Some((i, j)), first);
         }
         (None, first)
     }
