@@ -25,9 +25,15 @@ use super::*;
 /// searched, then the window at `told` (which holds unless `diff < 0`
 /// there) and on. Jobs the last pass did not reach (it stopped early) keep
 /// older placements with the `diff` of the pass that stopped before them
-/// (a carry, added when a later pass reaches them). Its decisions are
-/// those of the straightforward pass ([`reference::Conservative`]), which
-/// tests check on random workloads.
+/// (a carry, added when a later pass reaches them). (5) The stop test of
+/// (2) reads a staircase of the profile's least free processors from now
+/// ([`PrefixMin`](super::profile::PrefixMin)), updated from each
+/// reservation's own steps, rather than scanning the candidate's window
+/// after every reservation meeting it (with thousands of running jobs
+/// that scan was most of a pass: docs/policies/batch.md, "Conservative
+/// backfilling at scale"). Its decisions are those of the straightforward
+/// pass ([`reference::Conservative`]), which tests check on random
+/// workloads.
 #[derive(Debug, Clone, Default)]
 pub struct Conservative {
     ends: Vec<(u64, u32)>,
@@ -38,6 +44,8 @@ pub struct Conservative {
     cands: Vec<u32>,
     /// The profile's least free processors from now, for the candidates.
     pmin: PrefixMin,
+    /// The steps `[i, j)` of the last reservation made.
+    window: (usize, usize),
     lb: LowerBounds,
     fits: FitBounds,
     /// Whether this pass keeps `fits` (only for queues long enough that
@@ -416,10 +424,11 @@ impl Conservative {
         } else {
             0
         };
-        let (t, first) = self
+        let (t, first, window) = self
             .profile
             .place_after(lb.max(bound), procs, dur)
             .expect("a job no wider than the machine fits once all reservations end");
+        self.window = window;
         if bound <= lb {
             self.lb.raise(procs, first);
         }
@@ -570,6 +579,7 @@ impl Conservative {
         };
         let t = self.profile.t[i];
         self.profile.reserve_at(i, j, t.saturating_add(dur), procs);
+        self.window = (i, j);
         if t != told {
             self.diff_add(told, told.saturating_add(dur), procs as i64);
             self.diff_add(t, t.saturating_add(dur), -(procs as i64));
@@ -685,7 +695,7 @@ impl Conservative {
                 start.push(i);
             }
             self.pmin
-                .reserved(&self.profile, t, t.saturating_add(duration(job)));
+                .reserved(&self.profile, self.window.0, self.window.1);
         }
     }
 

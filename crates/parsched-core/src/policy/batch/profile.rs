@@ -73,6 +73,24 @@ pub(super) fn check_window(
     }
 }
 
+/// The first index `>= i` whose count is below `v` (`f.len()` if none):
+/// blocks of counts are tested at once, then one at a time.
+#[inline]
+pub(super) fn first_below(f: &[u32], mut i: usize, v: u32) -> usize {
+    const W: usize = 16;
+    while i + W <= f.len() {
+        let block: &[u32; W] = f[i..i + W].try_into().expect("a block of W");
+        if block.iter().fold(false, |a, &x| a | (x < v)) {
+            break;
+        }
+        i += W;
+    }
+    while i < f.len() && f[i] >= v {
+        i += 1;
+    }
+    i
+}
+
 impl Profile {
     /// The profile from `now` given `free` processors now and running jobs
     /// releasing processors at `ends` (sorted by time, all after `now`).
@@ -164,12 +182,18 @@ impl Profile {
     /// `place` skipping the steps before `lb` (the caller knows that none
     /// has `procs` processors free); returns the fit's time and the time of
     /// the first step with `procs` free.
-    pub(super) fn place_after(&mut self, lb: u64, procs: u32, dur: u64) -> Option<(u64, u64)> {
+    /// (Also returns the steps `[i, j)` reserved.)
+    pub(super) fn place_after(
+        &mut self,
+        lb: u64,
+        procs: u32,
+        dur: u64,
+    ) -> Option<(u64, u64, (usize, usize))> {
         let from = self.index(lb);
         let (i, j, first) = self.find_from(from, procs, dur)?;
         let (t, tf) = (self.t[i], self.t[first]);
         self.reserve_at(i, j, t.saturating_add(dur), procs);
-        Some((t, tf))
+        Some((t, tf, (i, j)))
     }
 
     /// Reserves `procs` processors on `[t[i], end)` where `j` is the first
@@ -296,11 +320,11 @@ impl PrefixMin {
         k == self.s.len() || self.s[k].0 >= now.saturating_add(dur)
     }
 
-    /// After `p` lost processors on `[a, b)` (`a` a time of one of its
-    /// steps).
-    pub(super) fn reserved(&mut self, p: &Profile, a: u64, b: u64) {
-        let b = b.min(self.horizon);
-        if a >= b {
+    /// After `p` lost processors on its steps `[i, j)` (a reservation:
+    /// step `j` starts at its end).
+    pub(super) fn reserved(&mut self, p: &Profile, i: usize, j: usize) {
+        let (a, b) = (p.t[i], p.t[j]);
+        if a >= self.horizon {
             return;
         }
         // the entries before a, and the least count before a
@@ -310,18 +334,16 @@ impl PrefixMin {
             return;
         }
         self.scratch.clear();
-        let i = p.index(a);
-        for (&t, &f) in p.t[i..].iter().zip(&p.f[i..]) {
-            if t >= b {
+        // the steps of [a, b), from the first below cur to the next
+        let f = &p.f[..j];
+        let mut k = first_below(f, i, cur);
+        while k < j {
+            cur = f[k];
+            self.scratch.push((p.t[k], cur));
+            if cur == 0 {
                 break;
             }
-            if f < cur {
-                cur = f;
-                self.scratch.push((t, f));
-                if f == 0 {
-                    break;
-                }
-            }
+            k = first_below(f, k + 1, cur);
         }
         // the old entries in [a, b), and those after b not below cur
         let k1 = k0 + self.s[k0..].partition_point(|e| e.0 < b);
