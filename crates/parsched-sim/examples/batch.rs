@@ -12,7 +12,8 @@
 //! `estimates=random` replaces requested times by pseudo-random ones (30%
 //! exact, 10% half the run time, 10% up to 10 min over, 50% 2-10× over;
 //! the rule of the `batch_digest` example), as users' estimates are.
-//! Prints the load report, the metrics
+//! Prints the load report, the metrics, the schedule's digest (that of
+//! the `batch_digest` example)
 //! and the speed in jobs per second (simulation only, and including reading
 //! the trace).
 use parsched_sim::machines::batch::{self, run_loaded, BatchConfig};
@@ -140,6 +141,7 @@ fn main() {
         r.policy, r.procs, s.jobs, s.avg_wait, s.avg_bounded_slowdown, s.avg_slowdown,
         s.utilization, s.makespan, s.max_queue, s.avg_queue, s.killed, s.slot_switches
     );
+    println!("digest {:016x}", common::digest(&r));
     println!(
         "simulation {:.4}s (best of {repeat}): {:.0} jobs/s; with reading {:.0} jobs/s",
         best,

@@ -7,40 +7,12 @@
 //! pseudo-random requested times (exact, over- and under-estimates), load
 //! scaled, under fcfs, easy and conservative (`synthetic ...` lines).
 use parsched_core::Value;
-use parsched_sim::machines::batch::{
-    offered_load, run_loaded, scale_load, simulate, BatchConfig, BatchResult,
-};
+use parsched_sim::machines::batch::{offered_load, run_loaded, scale_load, simulate, BatchConfig};
 use parsched_sim::workloads::{lublin, swf};
 
 mod common;
 
-fn fnv(h: &mut u64, bytes: &[u8]) {
-    for b in bytes {
-        *h ^= *b as u64;
-        *h = h.wrapping_mul(0x100_0000_01b3);
-    }
-}
-
-fn digest(r: &BatchResult) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for (i, o) in r.outcomes.iter().enumerate() {
-        fnv(&mut h, &o.start.to_le_bytes());
-        fnv(&mut h, &o.end.to_le_bytes());
-        fnv(&mut h, &[o.killed as u8]);
-        for (a, b) in r.resources(i) {
-            fnv(&mut h, &a.to_le_bytes());
-            fnv(&mut h, &b.to_le_bytes());
-        }
-    }
-    for (t, q) in &r.queue_length {
-        fnv(&mut h, &t.to_le_bytes());
-        fnv(&mut h, &q.to_le_bytes());
-    }
-    let mut s = r.summary.clone();
-    s.wall_seconds = 0.0;
-    fnv(&mut h, format!("{s:?}").as_bytes());
-    h
-}
+use common::{digest, fnv};
 
 fn main() {
     let dir = std::env::args().nth(1).expect("usage: batch_digest DIR");

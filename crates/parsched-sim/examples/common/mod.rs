@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use parsched_core::Value;
+use parsched_sim::machines::batch::BatchResult;
 use parsched_sim::workloads::swf::BatchJob;
 use std::fmt::Display;
 
@@ -53,4 +54,36 @@ pub fn random_estimates(jobs: &mut [BatchJob], seed: u64) {
             _ => j.runtime.max(1) * (2 + (x >> 8) % 9),
         };
     }
+}
+
+/// FNV-1a over `bytes`, into `h`.
+pub fn fnv(h: &mut u64, bytes: &[u8]) {
+    for b in bytes {
+        *h ^= *b as u64;
+        *h = h.wrapping_mul(0x100_0000_01b3);
+    }
+}
+
+/// A digest of a schedule: each job's start, end, killed flag and
+/// processors, the queue-length series, the summary without the wall-clock
+/// time.
+pub fn digest(r: &BatchResult) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for (i, o) in r.outcomes.iter().enumerate() {
+        fnv(&mut h, &o.start.to_le_bytes());
+        fnv(&mut h, &o.end.to_le_bytes());
+        fnv(&mut h, &[o.killed as u8]);
+        for (a, b) in r.resources(i) {
+            fnv(&mut h, &a.to_le_bytes());
+            fnv(&mut h, &b.to_le_bytes());
+        }
+    }
+    for (t, q) in &r.queue_length {
+        fnv(&mut h, &t.to_le_bytes());
+        fnv(&mut h, &q.to_le_bytes());
+    }
+    let mut s = r.summary.clone();
+    s.wall_seconds = 0.0;
+    fnv(&mut h, format!("{s:?}").as_bytes());
+    h
 }

@@ -2,6 +2,7 @@
 //! checking pass that re-places only jobs an early completion can move: see
 //! the module documentation of [`super`] and docs/policies/batch.md.
 
+use super::profile::PrefixMin;
 use super::*;
 
 /// Conservative backfilling: a reservation for every queued job.
@@ -24,9 +25,15 @@ use super::*;
 /// searched, then the window at `told` (which holds unless `diff < 0`
 /// there) and on. Jobs the last pass did not reach (it stopped early) keep
 /// older placements with the `diff` of the pass that stopped before them
-/// (a carry, added when a later pass reaches them). Its decisions are
-/// those of the straightforward pass ([`reference::Conservative`]), which
-/// tests check on random workloads.
+/// (a carry, added when a later pass reaches them). (5) The stop test of
+/// (2) reads a staircase of the profile's least free processors from now
+/// ([`PrefixMin`](super::profile::PrefixMin)), updated from each
+/// reservation's own steps, rather than scanning the candidate's window
+/// after every reservation meeting it (with thousands of running jobs
+/// that scan was most of a pass: docs/policies/batch.md, "Conservative
+/// backfilling at scale"). Its decisions are those of the straightforward
+/// pass ([`reference::Conservative`]), which tests check on random
+/// workloads.
 #[derive(Debug, Clone, Default)]
 pub struct Conservative {
     ends: Vec<(u64, u32)>,
@@ -35,6 +42,10 @@ pub struct Conservative {
     reservations: Vec<u64>,
     /// Queue positions of the jobs that may start now.
     cands: Vec<u32>,
+    /// The profile's least free processors from now, for the candidates.
+    pmin: PrefixMin,
+    /// The steps `[i, j)` of the last reservation made.
+    window: (usize, usize),
     lb: LowerBounds,
     fits: FitBounds,
     /// Whether this pass keeps `fits` (only for queues long enough that
@@ -413,10 +424,11 @@ impl Conservative {
         } else {
             0
         };
-        let (t, first) = self
+        let (t, first, window) = self
             .profile
             .place_after(lb.max(bound), procs, dur)
             .expect("a job no wider than the machine fits once all reservations end");
+        self.window = window;
         if bound <= lb {
             self.lb.raise(procs, first);
         }
@@ -567,6 +579,7 @@ impl Conservative {
         };
         let t = self.profile.t[i];
         self.profile.reserve_at(i, j, t.saturating_add(dur), procs);
+        self.window = (i, j);
         if t != told {
             self.diff_add(told, told.saturating_add(dur), procs as i64);
             self.diff_add(t, t.saturating_add(dur), -(procs as i64));
@@ -647,24 +660,27 @@ impl Conservative {
                 .filter(|(_, j)| j.procs <= free0)
                 .map(|(i, _)| i as u32),
         );
-        // cands[..last]: the candidates still possible; the last one is
-        // known to fit now unless `dirty`.
+        // cands[..last]: the candidates still possible, the last one
+        // checked against `pmin` (the profile's least free processors from
+        // now, kept up to date as jobs are reserved) before each job.
+        let horizon = self
+            .cands
+            .iter()
+            .map(|&c| now.saturating_add(duration(&q[c as usize])))
+            .max()
+            .unwrap_or(now);
+        self.pmin.build(&self.profile, horizon);
         let mut last = self.cands.len();
-        let mut dirty = from > 0;
-        'pass: for (i, job) in q.iter().enumerate().skip(from) {
-            loop {
-                if last == 0 || (self.cands[last - 1] as usize) < i {
-                    break 'pass;
-                }
-                if !dirty {
-                    break;
-                }
+        for (i, job) in q.iter().enumerate().skip(from) {
+            while last > 0 && self.cands[last - 1] as usize >= i {
                 let c = &q[self.cands[last - 1] as usize];
-                if self.profile.min_free(duration(c)) >= c.procs {
-                    dirty = false;
+                if self.pmin.fits(now, duration(c), c.procs) {
                     break;
                 }
                 last -= 1;
+            }
+            if last == 0 || (self.cands[last - 1] as usize) < i {
+                break;
             }
             if job.procs > view.total {
                 self.reservations.push(u64::MAX);
@@ -678,12 +694,8 @@ impl Conservative {
             if t == now {
                 start.push(i);
             }
-            if last > 0 {
-                let c = &q[self.cands[last - 1] as usize];
-                if t < now.saturating_add(duration(c)) {
-                    dirty = true;
-                }
-            }
+            self.pmin
+                .reserved(&self.profile, self.window.0, self.window.1);
         }
     }
 

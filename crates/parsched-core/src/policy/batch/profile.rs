@@ -29,6 +29,68 @@ pub(super) fn skip_below(f: &[u32], mut i: usize, procs: u32) -> usize {
     i
 }
 
+/// Whether the window from step `i` to time `end` has `procs` processors
+/// free at every step after `i` (step `i` itself is the caller's):
+/// `Ok(j)`, `j` the first step at or after `end`, or `Err(k)`, `k` the
+/// first step lacking them. The first steps one at a time (a window that
+/// fails mostly fails there); beyond them, the window's end by a binary
+/// search and its counts tested in blocks (with thousands of steps a
+/// window that holds spans a hundred steps or more).
+#[inline]
+pub(super) fn check_window(
+    t: &[u64],
+    f: &[u32],
+    i: usize,
+    end: u64,
+    procs: u32,
+) -> Result<usize, usize> {
+    const ONE_BY_ONE: usize = 8;
+    const W: usize = 16;
+    let n = t.len();
+    let mut j = i + 1;
+    let stop = (j + ONE_BY_ONE).min(n);
+    while j < stop {
+        if t[j] >= end {
+            return Ok(j);
+        }
+        if f[j] < procs {
+            return Err(j);
+        }
+        j += 1;
+    }
+    let e = j + t[j..].partition_point(|&x| x < end);
+    let mut k = j;
+    while k + W <= e {
+        let block: &[u32; W] = f[k..k + W].try_into().expect("a block of W");
+        if block.iter().fold(false, |a, &x| a | (x < procs)) {
+            break;
+        }
+        k += W;
+    }
+    match f[k..e].iter().position(|&x| x < procs) {
+        Some(p) => Err(k + p),
+        None => Ok(e),
+    }
+}
+
+/// The first index `>= i` whose count is below `v` (`f.len()` if none):
+/// blocks of counts are tested at once, then one at a time.
+#[inline]
+pub(super) fn first_below(f: &[u32], mut i: usize, v: u32) -> usize {
+    const W: usize = 16;
+    while i + W <= f.len() {
+        let block: &[u32; W] = f[i..i + W].try_into().expect("a block of W");
+        if block.iter().fold(false, |a, &x| a | (x < v)) {
+            break;
+        }
+        i += W;
+    }
+    while i < f.len() && f[i] >= v {
+        i += 1;
+    }
+    i
+}
+
 impl Profile {
     /// The profile from `now` given `free` processors now and running jobs
     /// releasing processors at `ends` (sorted by time, all after `now`).
@@ -84,17 +146,11 @@ impl Profile {
         let n = f.len();
         let mut i = skip_below(f, from, procs);
         let first = i;
-        'outer: while i < n {
-            let end = t[i].saturating_add(dur);
-            let mut j = i + 1;
-            while j < n && t[j] < end {
-                if f[j] < procs {
-                    i = skip_below(f, j + 1, procs);
-                    continue 'outer;
-                }
-                j += 1;
+        while i < n {
+            match check_window(t, f, i, t[i].saturating_add(dur), procs) {
+                Ok(j) => return Some((i, j, first)),
+                Err(k) => i = skip_below(f, k + 1, procs),
             }
-            return Some((i, j, first));
         }
         None
     }
@@ -110,22 +166,15 @@ impl Profile {
         limit: usize,
     ) -> (Option<(usize, usize)>, usize) {
         let (t, f) = (&self.t[..], &self.f[..]);
-        let n = f.len();
         // the steps before limit
         let fl = &f[..limit];
         let mut i = skip_below(fl, from.min(fl.len()), procs);
         let first = if i < fl.len() { i } else { usize::MAX };
-        'outer: while i < fl.len() {
-            let end = t[i].saturating_add(dur);
-            let mut j = i + 1;
-            while j < n && t[j] < end {
-                if f[j] < procs {
-                    i = skip_below(fl, (j + 1).min(fl.len()), procs);
-                    continue 'outer;
-                }
-                j += 1;
+        while i < fl.len() {
+            match check_window(t, f, i, t[i].saturating_add(dur), procs) {
+                Ok(j) => return (Some((i, j)), first),
+                Err(k) => i = skip_below(fl, (k + 1).min(fl.len()), procs),
             }
-            return (Some((i, j)), first);
         }
         (None, first)
     }
@@ -133,29 +182,18 @@ impl Profile {
     /// `place` skipping the steps before `lb` (the caller knows that none
     /// has `procs` processors free); returns the fit's time and the time of
     /// the first step with `procs` free.
-    pub(super) fn place_after(&mut self, lb: u64, procs: u32, dur: u64) -> Option<(u64, u64)> {
+    /// (Also returns the steps `[i, j)` reserved.)
+    pub(super) fn place_after(
+        &mut self,
+        lb: u64,
+        procs: u32,
+        dur: u64,
+    ) -> Option<(u64, u64, (usize, usize))> {
         let from = self.index(lb);
         let (i, j, first) = self.find_from(from, procs, dur)?;
         let (t, tf) = (self.t[i], self.t[first]);
         self.reserve_at(i, j, t.saturating_add(dur), procs);
-        Some((t, tf))
-    }
-
-    /// The fewest processors free over `[now, now + dur)` (`now`: the
-    /// profile's first time).
-    pub(super) fn min_free(&self, dur: u64) -> u32 {
-        let (Some(&t0), Some(&f0)) = (self.t.first(), self.f.first()) else {
-            return 0;
-        };
-        let end = t0.saturating_add(dur);
-        let mut m = f0;
-        for (&t, &f) in self.t[1..].iter().zip(&self.f[1..]) {
-            if t >= end || m == 0 {
-                break;
-            }
-            m = m.min(f);
-        }
-        m
+        Some((t, tf, (i, j)))
     }
 
     /// Reserves `procs` processors on `[t[i], end)` where `j` is the first
@@ -233,5 +271,83 @@ impl Profile {
     /// Free processors at the profile's first time.
     pub fn free_now(&self) -> u32 {
         self.f.first().copied().unwrap_or(0)
+    }
+}
+
+/// The fewest processors free from a profile's first time `now` up to each
+/// time, as the steps where that least count drops: entry `(t, m)` means
+/// `m` is the least over `[now, T]` for every `T` from `t` to the next
+/// entry's time (times increasing, counts decreasing). A job of `procs` ×
+/// `dur` fits now iff the first entry below `procs` is at or after
+/// `now + dur` (a binary search). Kept up to date as a pass reserves
+/// windows ([`PrefixMin::reserved`]): a reservation on `[a, b)` can only
+/// lower the least count at times in `[a, b)` (recomputed from the
+/// reservation's own steps) and, after `b`, to the least count reached at
+/// `b` (entries not below it are dropped). Only times before a horizon
+/// are kept exact (the entries up to it are; later ones may be missing or
+/// too high), which answers every query whose window ends by then.
+#[derive(Debug, Clone, Default)]
+pub(super) struct PrefixMin {
+    s: Vec<(u64, u32)>,
+    horizon: u64,
+    scratch: Vec<(u64, u32)>,
+}
+
+impl PrefixMin {
+    /// Recomputes the steps from `p`, exact before `horizon`.
+    pub(super) fn build(&mut self, p: &Profile, horizon: u64) {
+        self.s.clear();
+        self.horizon = horizon;
+        let mut cur = u32::MAX;
+        for (&t, &f) in p.t.iter().zip(&p.f) {
+            if t >= horizon && !self.s.is_empty() {
+                break;
+            }
+            if f < cur {
+                cur = f;
+                self.s.push((t, f));
+                if f == 0 {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Whether `procs` processors are free over `[now, now + dur)` (`now`
+    /// the profile's first time, `now + dur` at most the horizon).
+    pub(super) fn fits(&self, now: u64, dur: u64, procs: u32) -> bool {
+        let k = self.s.partition_point(|e| e.1 >= procs);
+        k == self.s.len() || self.s[k].0 >= now.saturating_add(dur)
+    }
+
+    /// After `p` lost processors on its steps `[i, j)` (a reservation:
+    /// step `j` starts at its end).
+    pub(super) fn reserved(&mut self, p: &Profile, i: usize, j: usize) {
+        let (a, b) = (p.t[i], p.t[j]);
+        if a >= self.horizon {
+            return;
+        }
+        // the entries before a, and the least count before a
+        let k0 = self.s.partition_point(|e| e.0 < a);
+        let mut cur = if k0 == 0 { u32::MAX } else { self.s[k0 - 1].1 };
+        if cur == 0 {
+            return;
+        }
+        self.scratch.clear();
+        // the steps of [a, b), from the first below cur to the next
+        let f = &p.f[..j];
+        let mut k = first_below(f, i, cur);
+        while k < j {
+            cur = f[k];
+            self.scratch.push((p.t[k], cur));
+            if cur == 0 {
+                break;
+            }
+            k = first_below(f, k + 1, cur);
+        }
+        // the old entries in [a, b), and those after b not below cur
+        let k1 = k0 + self.s[k0..].partition_point(|e| e.0 < b);
+        let k2 = k1 + self.s[k1..].partition_point(|e| e.1 >= cur);
+        self.s.splice(k0..k2, self.scratch.drain(..));
     }
 }
