@@ -332,3 +332,13 @@ def test_report_help_names_every_reproduction_it_reads():
     text = " ".join(r.stdout.split())
     for kind in BUILDERS:
         assert kind in text, kind
+
+
+def test_check_ids_are_cut_between_words():
+    """An id was cut mid-word ('fig-8-a-d-20-p-120-mean-over-poo')."""
+    from parsched.report.markup import slug
+
+    s = slug("Fig. 8(a) D=20, P=120: mean over pools of the response time")
+    assert s == "fig-8-a-d-20-p-120-mean-over-pools-of-the"
+    assert len(s) <= 48 and slug("short one") == "short-one"
+    assert slug("x" * 60) == "x" * 48

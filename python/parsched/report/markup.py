@@ -69,9 +69,14 @@ def _maybe_number(v: Any) -> Any:
     return v
 
 
-def slug(text: str, most: int = 32) -> str:
+def slug(text: str, most: int = 48) -> str:
+    """An id from ``text``: lower-case words joined by ``-``, at most ``most``
+    characters, cut between words (a cut word read as a typo: "…-over-poo")."""
     s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return s[:most].rstrip("-")
+    if len(s) <= most:
+        return s
+    cut = s.rfind("-", 0, most + 1)
+    return s[:cut] if cut > 0 else s[:most]
 
 
 def drop_lead_in(text: str) -> str:
