@@ -234,3 +234,14 @@ def test_cancel_stops_a_long_regions_run_in_another_thread():
     assert out["seconds"] < 2.0
     # later runs are not affected
     assert parsched.simulate_regions(accesses=1 << 20).normalized_performance > 0
+
+
+def test_heatmap_colour_scale_reaches_the_data():
+    """The scale stopped at 2.0 while values reached 5.04: diverging at 1,
+    to the data's own extremes."""
+    from parsched.reproduce.regions import _norm
+
+    n = _norm([0.4, 1.0, 5.04])
+    assert (n.vmin, n.vcenter, n.vmax) == (0.4, 1.0, 5.04)
+    n = _norm([1.0, 1.0])
+    assert n.vmin < 1.0 < n.vmax

@@ -204,6 +204,20 @@ def band(df: Any) -> dict[str, Any]:
     }
 
 
+def _norm(values: Any) -> Any:
+    """The heatmaps' colour scale: diverging at 1 (the standard machine's
+    performance), reaching the data's own extremes (a fixed 0-2 scale
+    coloured 5.04 like 2.0)."""
+    import numpy as np
+    from matplotlib.colors import TwoSlopeNorm
+
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    lo = float(v.min()) if v.size else 0.5
+    hi = float(v.max()) if v.size else 2.0
+    return TwoSlopeNorm(vcenter=1.0, vmin=min(lo, 0.99), vmax=max(hi, 1.01))
+
+
 def _plot_abs(df: Any, path: str, title: str) -> None:
     """Rows: the settings; columns: the machines; same axes everywhere."""
     plt = pyplot()
@@ -214,6 +228,7 @@ def _plot_abs(df: Any, path: str, title: str) -> None:
                              squeeze=False)
     fig.subplots_adjust(left=0.06, right=0.84, top=0.94, bottom=0.04, hspace=0.45,
                         wspace=0.2)
+    norm = _norm(df.normalized_performance)
     for i, s in enumerate(settings):
         for j, m in enumerate(machines):
             ax = axes[i][j]
@@ -221,7 +236,7 @@ def _plot_abs(df: Any, path: str, title: str) -> None:
             piv = sub.pivot(index="log2_access", columns="region_mb",
                             values="normalized_performance")
             im = ax.imshow(piv.values, origin="lower", aspect="auto", cmap="RdYlGn",
-                           vmin=0.0, vmax=2.0)
+                           norm=norm)
             ax.set_xticks(range(len(piv.columns)), [f"2x{x:g}" for x in piv.columns],
                           fontsize=7)
             ax.set_yticks(range(len(piv.index)), [f"2^{k}" for k in piv.index])
@@ -248,10 +263,11 @@ def _plot(grids: dict[str, Any], path: str, title: str) -> None:
 
     plt = pyplot()
     fig, axes = plt.subplots(1, len(grids), figsize=(6.0 * len(grids), 4.2))
+    norm = _norm(np.concatenate([g.normalized_performance.to_numpy() for g in grids.values()]))
     for ax, (machine, df) in zip(np.atleast_1d(axes), grids.items(), strict=True):
         piv = df.pivot(index="log2_access", columns="wss_caches", values="normalized_performance")
         im = ax.imshow(piv.values, origin="lower", aspect="auto", cmap="RdYlGn",
-                       vmin=0.0, vmax=2.0)
+                       norm=norm)
         ax.set_xticks(range(len(piv.columns)),
                       [f"{m * CACHE_MB[machine]:g}" for m in piv.columns])
         ax.set_yticks(range(len(piv.index)), [f"2^{k}" for k in piv.index])
