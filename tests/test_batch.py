@@ -415,3 +415,26 @@ def test_gantt_window_counts_from_the_first_submission(tmp_path):
     out = run_cli("simulate", "batch", "--trace", str(p), "--gantt", str(tmp_path / "h.png"),
                   "--gantt-window", "86400:90000")
     assert out.returncode == 2 and one_error_line(out.stderr).startswith("--gantt-window:")
+
+
+def test_binned_mean_of_a_step_function_is_exact():
+    """The utilization plot bins long runs (330 days of steps drew a solid
+    block): the time-weighted mean per bin, exact."""
+    from parsched.sim.batch import binned_mean
+
+    # 2 on [0, 10), 6 on [10, 20), 0 on [20, 40)
+    x, m = binned_mean([0, 10, 20], [2, 6, 0], 40, bins=4)
+    assert list(x) == [0, 10, 20, 30] and list(m) == [2, 6, 0, 0]
+    x, m = binned_mean([0, 10, 20], [2, 6, 0], 40, bins=2)
+    assert list(m) == [4, 0]
+    _, m = binned_mean([0, 5, 15], [1, 3, 1], 20, bins=1)  # (5 + 30 + 5) / 20
+    assert list(m) == [2.0]
+
+
+@needs_core
+@needs_traces
+def test_utilization_plot_of_a_long_trace(tmp_path):
+    r = parsched.simulate_batch(os.path.join(TRACES, "KTH-SP2-1996-2.1-cln.swf.gz"))
+    assert len(r.busy()) > 2000
+    r.plot_utilization(tmp_path / "u.png")
+    assert (tmp_path / "u.png").read_bytes()[:4] == b"\x89PNG"
