@@ -105,3 +105,17 @@ def test_bounded_geometric_is_the_cores_solve():
     assert sum(k * p for k, p in enumerate(pmf, start=1)) == pytest.approx(20.0, rel=1e-9)
     with pytest.raises(reproduce.ConfigError, match=r"^D: .*allowed: 1 <= D < \(P\+1\)/2"):
         bounded_geometric_pmf(31, 60)
+
+
+def test_figure_8_legend_and_axis():
+    """Figure 8's legend did not say its solid lines are P = 120, and its
+    one-pool P = 120 point flattened every other curve (now a log axis when
+    the times span more than 10x)."""
+    from parsched.reproduce import pools as rp
+
+    f8 = next(f for f in rp.build_figures(quick=True) if f.number == 8)
+    assert rp.legend_label(f8, "D=10", dotted=False) == "D=10, P=120"
+    assert rp.legend_label(f8, "D=10, P=60", dotted=True) == "D=10, P=60"
+    f3 = next(f for f in rp.build_figures(quick=True) if f.number == 3)
+    assert rp.legend_label(f3, "D=10", dotted=False) == "D=10"
+    assert rp.wants_log_y([50, 60, 900]) and not rp.wants_log_y([50, 60, 400])

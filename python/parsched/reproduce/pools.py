@@ -293,6 +293,25 @@ def comparisons(figs: dict[str, Figure], tables: dict[str, pd.DataFrame]) -> pd.
 # ---------------------------------------------------------------- output
 
 
+def legend_label(fig: Figure, series: str, dotted: bool) -> str:
+    """A series' legend entry: Figure 8's solid lines are the P = 120 machine,
+    which the legend did not say (the dotted ones name P = 60)."""
+    if fig.number == 8 and not dotted and "P=" not in series:
+        return f"{series}, P=120"
+    return series
+
+
+def wants_log_y(values: Any) -> bool:
+    """Whether the response times span more than a factor of 10 (one point
+    far above the others flattens every other curve on a linear axis, as
+    Figure 8's one-pool P = 120 point did)."""
+    import numpy as np
+
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    return bool(v.size) and float(v.max()) > 10 * float(v.min())
+
+
 def plot_figure(fig: Figure, table: pd.DataFrame, path: str) -> None:
     plt = pyplot()
     fg, ax = plt.subplots(figsize=(6.4, 4.6))
@@ -300,8 +319,11 @@ def plot_figure(fig: Figure, table: pd.DataFrame, path: str) -> None:
         dotted = bool(g["dotted"].iloc[0])
         ax.errorbar(
             g[fig.xname], g["mean_rt"], yerr=g["ci90"], marker="o", markersize=3.5, capsize=3,
-            linestyle=":" if dotted else "-", label=series,
+            linestyle=":" if dotted else "-", label=legend_label(fig, str(series), dotted),
         )
+    log_y = wants_log_y(table["mean_rt"])
+    if log_y:
+        ax.set_yscale("log")
     paper = table[table["paper_rt"].notna()]
     if len(paper):
         ax.plot(paper[fig.xname], paper["paper_rt"], "kx", markersize=8, label="paper (text)")
@@ -312,7 +334,8 @@ def plot_figure(fig: Figure, table: pd.DataFrame, path: str) -> None:
         ax.set_xticklabels([str(t) for t in ticks])
         ax.minorticks_off()
     ax.set_xlabel(f"{fig.xlabel} (processors)" if fig.xname == "pool_size" else fig.xlabel)
-    ax.set_ylabel("mean response time (time units; bars: 90% CI)")
+    ax.set_ylabel("mean response time (time units; bars: 90% CI"
+                  + ("; log scale)" if log_y else ")"))
     ax.set_title(f"Figure {fig.number}: {fig.title}", fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
