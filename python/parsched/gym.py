@@ -130,6 +130,19 @@ def _options(window: int, order: str, backfill: bool, wait_action: bool, reward:
             "invalid_action": invalid_action}
 
 
+def _draw(n: int, episode_jobs: int | None, rng: Any, k: int
+          ) -> tuple[list[int], int, list[int]]:
+    """``k`` episodes from ``rng``: their starts, their length and their
+    generator seeds. A trace of ``n`` jobs: windows of ``episode_jobs`` (the
+    whole trace when None); a generated workload (``n`` = 0): a fresh seed
+    each."""
+    if n == 0:
+        length = episode_jobs or 256
+        return [0] * k, length, [int(s) for s in rng.integers(0, 2**63 - 1, k)]
+    length = min(episode_jobs or n, n)
+    return [int(s) for s in rng.integers(0, n - length + 1, k)], length, [0] * k
+
+
 def _check_episode_jobs(episode_jobs: int | None) -> None:
     if episode_jobs is not None and (not isinstance(episode_jobs, int) or episode_jobs < 1):
         raise ConfigError("episode_jobs", repr(episode_jobs),
@@ -164,12 +177,8 @@ class BatchEnv(gym.Env):
 
     def _episode(self) -> tuple[int, int, int]:
         """(start, length, seed) of the next episode, from ``np_random``."""
-        n = self._core.n_jobs
-        if n == 0:  # generated: a fresh workload per episode
-            length = self.episode_jobs or 256
-            return 0, length, int(self.np_random.integers(0, 2**63 - 1))
-        length = min(self.episode_jobs or n, n)
-        return int(self.np_random.integers(0, n - length + 1)), length, 0
+        starts, length, seeds = _draw(self._core.n_jobs, self.episode_jobs, self.np_random, 1)
+        return starts[0], length, seeds[0]
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict]:
@@ -256,12 +265,7 @@ class BatchVectorEnv(VectorEnv):
         self._autoreset = np.zeros(num_envs, dtype=bool)
 
     def _draw(self, k: int) -> tuple[list[int], int, list[int]]:
-        n = self._core.n_jobs
-        if n == 0:
-            length = self.episode_jobs or 256
-            return [0] * k, length, [int(s) for s in self.np_random.integers(0, 2**63 - 1, k)]
-        length = min(self.episode_jobs or n, n)
-        return [int(s) for s in self.np_random.integers(0, n - length + 1, k)], length, [0] * k
+        return _draw(self._core.n_jobs, self.episode_jobs, self.np_random, k)
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict]:
