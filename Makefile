@@ -10,6 +10,11 @@
 #                 3000); make test runs both briefly (a few hundred cases, seconds)
 #   make mpi    - build libparsched_mpi.so for Open MPI and MPICH (target/mpi/<impl>/),
 #                 installing them (Debian, as root) where missing
+#   make docs   - the documentation site in build/site (mkdocs-material): the pages of
+#                 docs/, the model pages from the configuration schema, the reproduction
+#                 pages from `parsched reproduce ... --quick` outputs (build/docs-results,
+#                 rerun when the code is newer), the CLI and Python references; warnings
+#                 are errors and every link and image is checked (tools/docs_site.py)
 #   make develop, make clean
 # Idempotent: the venv, the Python dependencies and the extension build are
 # redone only when their inputs change (stamp files under .venv/).
@@ -27,9 +32,12 @@ RUST_SRC    := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs
 # What the demo (and the package) needs; the test and lint tools come with
 # `make test` only.
 PY_DEPS     := "maturin>=1.5,<2" numpy pandas matplotlib rich pyarrow scipy
-TEST_DEPS   := pytest pytest-xdist hypothesis ruff nbclient nbformat ipykernel "dask[distributed]" "gymnasium>=1.0"
+# The documentation site (make docs; make test builds it and renders every page).
+DOCS_DEPS   := "mkdocs>=1.6,<2" "mkdocs-material>=9.5,<10" "mkdocstrings-python>=1.10"
+TEST_DEPS   := pytest pytest-xdist hypothesis ruff nbclient nbformat ipykernel "dask[distributed]" "gymnasium>=1.0" \
+               $(DOCS_DEPS)
 
-.PHONY: all demo test test-deps develop venv lint rust-test py-test clean bench-bin fuzz cc mpi mpi-deps
+.PHONY: all demo test test-deps develop venv lint rust-test py-test clean bench-bin fuzz cc mpi mpi-deps docs
 
 all: develop
 
@@ -41,7 +49,7 @@ $(DEPS_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet $(PY_DEPS)
 	@touch $@
 
-$(TEST_STAMP): $(DEPS_STAMP)
+$(TEST_STAMP): $(DEPS_STAMP) Makefile
 	$(BIN)/python -m pip install --quiet $(TEST_DEPS)
 	@touch $@
 
@@ -107,11 +115,14 @@ lint: test-deps
 # Two processes for the tests that do not time real processes (one file per
 # worker, so a file's session fixtures are built once); then, alone, the
 # tests marked `serial` (tests/conftest.py: real jobs on this machine's CPUs).
-py-test: develop test-deps cc mpi
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not serial" tests
+py-test: develop test-deps cc mpi docs
+	PARSCHED_DOCS_SITE=$(abspath build/site) $(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not serial" tests
 	$(BIN)/python -m pytest -q -m serial tests
 
 test: rust-test lint py-test
+
+docs: develop test-deps
+	$(BIN)/python tools/docs_site.py
 
 FUZZ_CASES    ?= 200000
 FUZZ_EXAMPLES ?= 3000
@@ -121,4 +132,4 @@ fuzz: develop test-deps
 	PARSCHED_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q tests/test_fuzz_inputs.py
 
 clean:
-	rm -rf $(DEPS_STAMP) $(TEST_STAMP) $(BUILD_STAMP) python/parsched/_core*.so results/pools
+	rm -rf $(DEPS_STAMP) $(TEST_STAMP) $(BUILD_STAMP) python/parsched/_core*.so results/pools build

@@ -342,3 +342,18 @@ def test_check_ids_are_cut_between_words():
     assert s == "fig-8-a-d-20-p-120-mean-over-pools-of-the"
     assert len(s) <= 48 and slug("short one") == "short-one"
     assert slug("x" * 60) == "x" * 48
+
+
+def test_fcs_table1_fits_a_page(results):
+    """Table 1 had eleven columns (one per number) and was cut at the page's
+    edge: it now has one column per measure, parsched's value beside the
+    paper's in each cell."""
+    from parsched.report.sections import BUILDERS
+
+    sec = BUILDERS["fcs"](str(results["fcs"]))
+    body = next(b for t, b in sec.tables if t.startswith("Table 1"))
+    header = re.search(r"<thead><tr>(.*?)</tr></thead>", body).group(1)
+    assert header.count("<th>") <= 6, header
+    rows = re.findall(r"<tr>(.*?)</tr>", body.split("<tbody>")[1])
+    assert len(rows) == 5  # the five schemes
+    assert all(r.count("· paper") == 5 for r in rows), rows[0]

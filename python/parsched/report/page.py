@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import os
 import re
+from collections.abc import Callable
 from string import Template
 
 from parsched.report.markup import badge, esc, inline, markdown_html, score_badge
@@ -25,15 +26,19 @@ def _figure_id(sec: Section, name: str) -> str:
     return f"{sec.anchor}-fig-{re.sub(r'[^A-Za-z0-9_-]+', '-', name)}"
 
 
-def render_section(sec: Section) -> tuple[str, str]:
-    """(body html, toc entry html) of one reproduction."""
+def render_section(sec: Section, figure_src: Callable[[str], str] | None = None,
+                   heading: bool = True) -> tuple[str, str]:
+    """(body html, toc entry html) of one reproduction. ``figure_src(path)`` is
+    the ``src`` of a figure file (default: the file embedded as a ``data:``
+    URI); ``heading=False`` leaves out the ``<h2>`` title (a page that has its
+    own, as the documentation site's)."""
     s = sec.seed
     a = sec.anchor
     held = sum(c.holds for c in sec.checks)
     n = len(sec.checks)
     score = score_badge(held, n)
     parts = [f"<section id='{a}'>",
-             f"<h2>{esc(s.title)}</h2>",
+             f"<h2>{esc(s.title)}</h2>" if heading else "",
              f"<p class='cite'>{esc(s.cite)} · <code>{esc(s.command)}</code> → "
              f"<code>{esc(sec.path)}</code> · {score}</p>"]
     if sec.mode:
@@ -76,7 +81,7 @@ def render_section(sec: Section) -> tuple[str, str]:
         parts.append(f"<h3 id='{a}-figures'>Figures</h3>")
         toc_sub.append(f"<li><a href='#{a}-figures'>Figures</a></li>")
         for name, caption in sec.figures:
-            uri = _data_uri(os.path.join(sec.path, name))
+            uri = (figure_src or _data_uri)(os.path.join(sec.path, name))
             cap = f"{esc(caption)} — " if caption else ""
             parts.append(f"<figure id='{_figure_id(sec, name)}'><img src='{uri}' "
                          f"alt='{esc(name)}' loading='eager'><figcaption>{cap}"
@@ -144,6 +149,7 @@ tbody tr:nth-child(even) { background: var(--zebra); }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 table.checks td:first-child { white-space: nowrap; }
 table.checks tr.bad td { background: #fff8f7; }
+.paper { color: var(--muted); white-space: nowrap; }
 .why { margin-top: .35rem; color: #4a3b36; font-size: .84rem; }
 figure { margin: 1.2rem 0 2rem; text-align: center; }
 figure img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px;

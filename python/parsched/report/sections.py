@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from parsched.errors import ConfigError
 from parsched.report.common import fmt_3g, fmt_precise, fmt_short
-from parsched.report.markup import IMG, drop_lead_in, html_table, inline, slug
+from parsched.report.markup import IMG, drop_lead_in, esc, html_table, inline, slug
 from parsched.report.seeds import FIELD, FIGURE_EXTS, Check, Section
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -186,10 +186,19 @@ def _fcs(d: str) -> Section:
     found = _csv(d, "findings.csv").fillna("")
     sec = Section("fcs", d, mode=_first_paragraph(md, "Run:"), summary_md=md)
     sec.checks += _finding_checks(found, "measured")
-    sec.tables.append(("Table 1 (s): parsched beside the paper", html_table(
-        tab, ["scheme", "job1", "paper_job1", "job2", "paper_job2", "job3", "paper_job3",
-              "makespan", "paper_makespan", "over_optimum_%", "paper_over_optimum_%"],
-        fmt=fmt_3g)))
+    # one column per measure, each cell "parsched · paper" (eleven columns, one
+    # per number, did not fit a page: issue 27)
+    measures = {"job1": "job 1", "job2": "job 2", "job3": "job 3", "makespan": "makespan",
+                "over_optimum_%": "over optimum %"}
+
+    def beside(c: str, v: object, r: object) -> str | None:
+        if c not in measures:
+            return None
+        return (f"{esc(fmt_3g(v))} <span class='paper'>· paper "
+                f"{esc(fmt_3g(r['paper_' + c]))}</span>")  # type: ignore[index]
+
+    sec.tables.append(("Table 1 (s): parsched · paper", html_table(
+        tab, ["scheme", *measures], fmt=fmt_3g, headers=measures, cell=beside)))
     var = _csv(d, "variants.csv")
     sec.tables.append(("Open choices as variants", html_table(
         var, ["scheme", "variant", "what", "makespan", "over_optimum_%"], fmt=fmt_3g)))
