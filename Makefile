@@ -106,6 +106,7 @@ rust-test: cc mpi
 	$(PYTHON) tools/check_msrv.py
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps --workspace --exclude parsched-py
 	cargo test --workspace --release --exclude parsched-py
 	sh crates/parsched-runtime/tests/privileged.sh --release
 

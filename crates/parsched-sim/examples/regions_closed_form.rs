@@ -2,7 +2,7 @@
 //! forced cache unification over the standard scheduler, for working-set
 //! sizes × access times, on the Clovertown-like and Westmere-like machines,
 //! from the footprint miss model (`parsched_core::cache`) and the timings
-//! of `parsched_sim::machines::regions::analytic::RegionTiming` (latencies [ext]).
+//! of `parsched_sim::machines::regions::analytic::RegionTiming` (latencies \[ext\]).
 //!
 //! `cargo run --release -p parsched-sim --example regions_closed_form`
 

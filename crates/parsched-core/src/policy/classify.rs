@@ -64,7 +64,7 @@
 //! The defaults of `discovery_s` and `blocking_rate` are the runtime's
 //! (`flexible_observe_s = 0.2`, `flexible_blocking_rate = 25`). Seed 002 does
 //! not state FCS's thresholds (NS); `coarse_grain_s` and
-//! `frustrated_wait_ratio` are our choices [ext], explained on the fields.
+//! `frustrated_wait_ratio` are our choices \[ext\], explained on the fields.
 //!
 //! # Revising the class: [`ClassTracker`]
 //!
@@ -230,26 +230,26 @@ pub struct ClassifierConfig {
     pub blocking_rate: f64,
     /// Sync rule: mean computation granularity (seconds per synchronization)
     /// at or above which a job does not care about coscheduling. Default
-    /// 0.01 s [ext]: ten times seed 002's basic granularity of 1 ms and a
+    /// 0.01 s \[ext\]: ten times seed 002's basic granularity of 1 ms and a
     /// fifth of a 50 ms slot, where a descheduled partner costs a job a small
     /// part of its computation.
     pub coarse_grain_s: f64,
     /// Sync rule: mean wait per synchronization divided by the granularity
-    /// above which a fine-grained job is frustrated (F). Default 0.25 [ext]:
+    /// above which a fine-grained job is frustrated (F). Default 0.25 \[ext\]:
     /// seed 002's imbalanced jobs wait on average 1/3 of their granularity
     /// (half their processes compute 1 ms and wait 1 ms, the other half
     /// compute 2 ms), its balanced job, coscheduled, close to 0.
     pub frustrated_wait_ratio: f64,
     /// [`ClassTracker`]: the revision window. A tracked job is classified
     /// over its most recent periods covering at least this many observed
-    /// seconds (and at least `discovery_s`). Default 1.0 s [ext]: five
+    /// seconds (and at least `discovery_s`). Default 1.0 s \[ext\]: five
     /// discovery periods, twenty 50 ms slots; long enough to average over
     /// several slots, short enough to follow a job whose behaviour changes
     /// within a few seconds. Seed 002 does not revise classes (NS).
     pub window_s: f64,
     /// [`ClassTracker`]: a new class must come out of this many consecutive
     /// periods before a tracked job's class changes (hysteresis). Default 2
-    /// [ext]: one period that disagrees is not enough. At least 1.
+    /// \[ext\]: one period that disagrees is not enough. At least 1.
     pub revise_after: u32,
 }
 

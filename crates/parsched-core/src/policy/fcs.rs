@@ -144,7 +144,7 @@ pub struct FcsConfig {
     /// machine measures it, [`Fcs::advance`]), the next slot is a DC slot
     /// (the released jobs alone, at normal priority), unless DC slots
     /// already took this share of the time since its release. 0 turns DC
-    /// slots off. Default 0 [ext]: the simulator's fill queue already gives
+    /// slots off. Default 0 \[ext\]: the simulator's fill queue already gives
     /// a released job every processor the rows leave idle and it does not
     /// measure "wanted"; the runtime's key `dc_min_share` defaults to 0.1.
     pub dc_min_share: f64,
@@ -154,7 +154,7 @@ pub struct FcsConfig {
     /// own slot keeps its processors whenever it wants them, so what is
     /// observed stays its own behaviour). With [`FillIn::FSlots`], a slot
     /// held by F and discovering jobs alone counts as an F slot. Default
-    /// false [ext]: a job in discovery runs alone in its slot, and the
+    /// false \[ext\]: a job in discovery runs alone in its slot, and the
     /// processors it leaves idle stay idle (the runtime's
     /// `fcs_discovery_fill`).
     pub discovery_fill: bool,

@@ -50,7 +50,7 @@ pub enum TsSemantics {
     /// `ts_dispwait > ts_maxwait` (else the thread keeps its level and the
     /// rest of its quantum); `ts_update` counts `ts_dispwait` for every
     /// thread, ages queued ones to `ts_lwait` and only marks the others for
-    /// `ts_trapret` (see the [`solaris`] rules).
+    /// `ts_trapret` (see the `solaris` rules).
     Solaris,
 }
 

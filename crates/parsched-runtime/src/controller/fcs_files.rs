@@ -69,7 +69,7 @@ pub(crate) fn read_sync_file(f: &std::fs::File) -> Option<SyncCounts> {
 }
 
 /// Bytes of one rank's slot in the MPI library's extension, after the first
-/// [`SYNC_FILE_BYTES`] (docs/formats/fcs-sync-file.md).
+/// `SYNC_FILE_BYTES` (docs/formats/fcs-sync-file.md).
 pub const RANK_SLOT_BYTES: usize = 64;
 
 /// How a rank waits now (the extension's "waiting" word).
@@ -94,7 +94,7 @@ pub struct RankView {
     /// CLOCK_MONOTONIC ns of the last send to it (0: none).
     pub last_arrival_ns: u64,
     /// What it rang the controller's bell for (`PARSCHED_MPI_BELL`), until
-    /// the controller clears it ([`ClassFiles::clear_bell`]).
+    /// the controller clears it (`ClassFiles::clear_bell`).
     pub bell: Bell,
     /// CLOCK_MONOTONIC ns of its last poll while spinning (recent: it runs).
     pub poll_ns: u64,

@@ -27,7 +27,7 @@ use super::*;
 /// older placements with the `diff` of the pass that stopped before them
 /// (a carry, added when a later pass reaches them). (5) The stop test of
 /// (2) reads a staircase of the profile's least free processors from now
-/// ([`PrefixMin`](super::profile::PrefixMin)), updated from each
+/// (`profile::PrefixMin`), updated from each
 /// reservation's own steps, rather than scanning the candidate's window
 /// after every reservation meeting it (with thousands of running jobs
 /// that scan was most of a pass: docs/policies/batch.md, "Conservative

@@ -12,7 +12,7 @@
 //! | the region map: region → one cache, global or unmapped; cache loads | §2.1, §2.2, §4 ("cache load is the sum of the mapped regions' sizes") | [`map`] |
 //! | the page-touch decision: micro-schedule to the region's cache or open it here | §2.2.1–2.2.2 | [`touch`] |
 //! | the working-set estimator over access-bit histories (§4's weights) | §4, Figure 15 | [`wss`] |
-//! | cache balancing (greedy bin packing by load), unification, partitioning | §1, §2.1 (Figure 2), §4, §5.2, §5.5 | [`balance`] |
+//! | cache balancing (greedy bin packing by load), unification, partitioning | §1, §2.1 (Figure 2), §4, §5.2, §5.5 | [`balance`](mod@balance) |
 //! | regioning by idle-time merging (threshold q, p = 1 %, teardown) | §3.2–3.3, Table 2, Figures 11–12 | [`regioning`] |
 //! | the fallback to the standard scheduler (conditions 1–3, idle prevention) | §3.1, Figure 10; §2.2.2 | [`fallback`] |
 //! | placing whole jobs by cpusets: the CPU-share repair and the 10% hysteresis around `balance` | (runtime constraints, not the paper's) | [`shares`] |

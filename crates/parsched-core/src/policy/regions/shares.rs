@@ -1,5 +1,5 @@
 //! Placing whole jobs on caches by cpusets: two constraints around
-//! [`super::balance`] that the paper's machine did not need (moved here from
+//! [`super::balance`](mod@super::balance) that the paper's machine did not need (moved here from
 //! the Linux runtime's controller, which calls them).
 //!
 //! * **CPU-share repair** ([`cpu_share_repair`]): the balancer packs by

@@ -8,8 +8,8 @@
 //! The parts: [`config`] (the configuration and its keys), [`result`] (the
 //! schedule, its metrics and exports), [`space`] (the space-sharing model),
 //! [`gang`] (the gang-scheduling model); this module loads and prepares
-//! traces and runs them. Both machines are [`Model`](crate::engine::Model)s
-//! on the one [`Engine`](crate::engine::Engine).
+//! traces and runs them. Both machines are [`Model`]s
+//! on the one [`Engine`].
 //!
 //! # Events and their order at equal times
 //!
@@ -46,7 +46,7 @@
 //!
 //! # Gang scheduling
 //!
-//! Each admitted job occupies `procs` cells of one slot of a [`GangMatrix`]
+//! Each admitted job occupies `procs` cells of one slot of a `GangMatrix`
 //! with at most `mpl` slots. The occupied slots run round robin, `quantum`
 //! seconds each (a job progresses only while its slot runs; there is no
 //! switch overhead). A slot that empties ends its quantum early; with a single

@@ -3,7 +3,7 @@
 //! its whole run. A [`Model`] on the [`Engine`]; see the
 //! [module documentation](super) for the order of events at equal times.
 //! The machine itself (queue, running jobs, processors) is
-//! [`SpaceState`](super::state::SpaceState).
+//! `SpaceState` (`state.rs`).
 
 use super::state::{SpaceEvent, SpaceState};
 use super::{check_jobs, BatchConfig, BatchError, BatchResult};

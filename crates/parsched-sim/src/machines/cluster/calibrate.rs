@@ -45,11 +45,11 @@ use std::sync::{Mutex, OnceLock};
 
 /// Cost of one Life cell update (µs) on the paper's 167 MHz UltraSPARC-I:
 /// 8–9 loads and a store through one load/store pipe, ~7 adds and 2–3
-/// data-dependent branches, about 25 cycles [estimate].
+/// data-dependent branches, about 25 cycles \[estimate\].
 pub const LIFE_CELL_US: f64 = 0.15;
 /// Data memory per process (bytes): the node's 64 MB (paper §3.1) less about
 /// 16 MB for Solaris 2.5.1, its daemons and the messaging buffers
-/// [estimate], over the four processes of a workload.
+/// \[estimate\], over the four processes of a workload.
 pub const PROCESS_MEMORY_B: f64 = 12.0 * 1024.0 * 1024.0;
 /// MG's grid edge: NPB class S (32³, 5 levels).
 pub const MG_EDGE: u32 = 32;
@@ -61,7 +61,7 @@ pub const MG_FLOP_PER_POINT: f64 = 17.0;
 /// below 3 on the 4 × 2 grid).
 pub const LU_MIN_EDGE: u32 = 12;
 /// Share of an LU iteration's flops in the two SSOR sweeps (jacld/blts,
-/// jacu/buts); the rest is `rhs` [estimate].
+/// jacu/buts); the rest is `rhs` \[estimate\].
 pub const LU_SWEEP_SHARE: f64 = 0.6;
 /// Time each application runs alone (s, paper §3.1).
 pub const ALONE_S: f64 = 25.0;
@@ -120,7 +120,7 @@ fn flatten(steps: &[Step], out: &mut Vec<Step>) {
 /// overhead, a receive waits for the matching message (FIFO per pair, wire
 /// time plus bytes, one transfer at a time on a node's link) and then its
 /// overhead. Peers absent for a rank
-/// ([`Peer::absent`]) are skipped, as the machine does.
+/// (`Peer::absent`) are skipped, as the machine does.
 pub fn dedicated(
     body: &[Step],
     width: u32,

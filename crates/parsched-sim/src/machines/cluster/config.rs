@@ -280,7 +280,7 @@ pub struct ClusterConfig {
     /// With `smt_threads_per_core = 2`: the fraction of full speed each of
     /// two sibling hardware threads progresses at while both run a process
     /// (any activity: computing, spinning, a system call); a thread whose
-    /// sibling is idle runs at full speed. [ext] 0.6: two busy siblings
+    /// sibling is idle runs at full speed. \[ext\] 0.6: two busy siblings
     /// together do 1.2x the work of one thread alone, a modest gain, since
     /// homogeneous compute threads "collide requesting the same CPU
     /// functional units" (seed 002 §4.1, citing Bulpin & Pratt's

@@ -93,7 +93,7 @@ pub enum RunQueues {
     PerCpu,
 }
 
-/// Seed 002's Table 1 model (defaults: the paper's values; [ext] marks
+/// Seed 002's Table 1 model (defaults: the paper's values; \[ext\] marks
 /// parsched's choices where the paper is silent).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -129,13 +129,13 @@ pub struct DesktopConfig {
     pub rr_quantum_ms: f64,
     /// The kernel's tick (ms; HZ = 1000).
     pub tick_ms: f64,
-    /// One-way MPI latency of a small message (µs; QsNet [ext]).
+    /// One-way MPI latency of a small message (µs; QsNet \[ext\]).
     pub latency_us: f64,
-    /// Context switch (µs) [ext].
+    /// Context switch (µs) \[ext\].
     pub context_switch_us: f64,
-    /// The interrupt that wakes a blocked receiver (µs) [ext].
+    /// The interrupt that wakes a blocked receiver (µs) \[ext\].
     pub interrupt_us: f64,
-    /// The call that blocks (µs) [ext].
+    /// The call that blocks (µs) \[ext\].
     pub syscall_us: f64,
     /// Processes start within this of time 0 (ms).
     pub start_skew_ms: f64,

@@ -75,7 +75,7 @@ impl FigureMachine {
     }
 
     /// Threads per parallel program: 7 on Potomac (the paper); on the ES40
-    /// the paper does not say: 4, one per processor [ext].
+    /// the paper does not say: 4, one per processor \[ext\].
     pub fn default_threads(self) -> u32 {
         match self {
             FigureMachine::Es40 => 4,
@@ -83,7 +83,7 @@ impl FigureMachine {
         }
     }
 
-    /// One compute loop (µs) [ext]: 100 µs on the 833 MHz Alpha, a quarter
+    /// One compute loop (µs) \[ext\]: 100 µs on the 833 MHz Alpha, a quarter
     /// of that on the 3.3 GHz Xeon (about the clock ratio; the paper only
     /// says Potomac's absolute times are "much shorter").
     pub fn default_loop_us(self) -> f64 {
@@ -126,7 +126,7 @@ impl FigureScheduler {
     }
 }
 
-/// Seed 002's Exp. A ([ext]: every value the paper leaves open).
+/// Seed 002's Exp. A (\[ext\]: every value the paper leaves open).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FigureConfig {
@@ -172,9 +172,9 @@ pub struct FigureConfig {
     /// shared memory].
     pub latency_us: f64,
     pub context_switch_us: f64,
-    /// Waking a blocked thread (µs) [ext].
+    /// Waking a blocked thread (µs) \[ext\].
     pub interrupt_us: f64,
-    /// The system call that blocks (µs) [ext].
+    /// The system call that blocks (µs) \[ext\].
     pub syscall_us: f64,
     /// Threads start within this of time 0 (ms).
     pub start_skew_ms: f64,

@@ -7,7 +7,7 @@
 //! one region of S bytes, then `a` within the other, and so on.
 //!
 //! * Standard scheduler: the single thread stays on one cache (an
-//!   assumption [ext]: Xen's credit scheduler may also migrate it, which
+//!   assumption \[ext\]: Xen's credit scheduler may also migrate it, which
 //!   only costs it more), so both regions share one last-level cache of C
 //!   bytes; each visit starts with what the other region's visit left
 //!   ([`memlat_shared_miss_ratio`]).
@@ -56,7 +56,7 @@ impl RegionTiming {
     }
 
     /// Clovertown (X5365, 3.00 GHz): 4 MB L2 per core pair; micro-schedule
-    /// 15.86 µs (47,600 cycles, §5.1). Latencies [ext]: an L2 hit is about
+    /// 15.86 µs (47,600 cycles, §5.1). Latencies \[ext\]: an L2 hit is about
     /// 14 cycles (4.7 ns) and memlat's loop (random index, load) about 10
     /// more, so 8 ns per hitting access; a miss adds about 100 ns (FSB and
     /// FB-DIMM memory of the 5000-series chipsets).
@@ -65,7 +65,7 @@ impl RegionTiming {
     }
 
     /// Westmere (X5660, 2.80 GHz): 12 MB L3 per socket; micro-schedule
-    /// 6.357 µs (17,800 cycles, §5.1). Latencies [ext]: an L3 hit is about
+    /// 6.357 µs (17,800 cycles, §5.1). Latencies \[ext\]: an L3 hit is about
     /// 40–45 cycles (15 ns) plus the loop, 18 ns per hitting access; a miss
     /// to local DDR3 adds about 55 ns (≈ 70 ns load-to-use).
     pub fn westmere() -> Self {

@@ -24,7 +24,7 @@
 //! estimator fed with simulated access bits every scan and the regions
 //! re-balanced after each. A program whose working set fits one
 //! cache is one balancing item; otherwise each region is one (unification).
-//! [`balance`] packs the items over the last-level caches; each thread starts
+//! [`balance`](mod@balance) packs the items over the last-level caches; each thread starts
 //! on a processor of its first region's cache. At every touch,
 //! [`on_touch`] decides: proceed, open the region here (unmapped), or
 //! micro-schedule to a free processor of the region's cache at the paper's
@@ -133,7 +133,7 @@ pub struct Placed {
 /// the standard scheduler would), scans the regions' simulated access bits
 /// every `scan_ns` of simulated time into §4's estimator
 /// ([`WssEstimator`]), and after every scan re-balances the regions with
-/// their estimates ([`balance`]); threads follow their regions by
+/// their estimates ([`balance`](mod@balance)); threads follow their regions by
 /// micro-schedules at their next touch. Scans cost no time (the paper
 /// measures `do_clock()` under 1%).
 #[derive(Debug, Clone, Copy, PartialEq)]
