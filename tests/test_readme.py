@@ -123,3 +123,14 @@ def test_getting_started_runs_as_written(tmp_path):
     missing = [x for x in links if not x.startswith(site_only)
                and not os.path.exists(os.path.join(ROOT, "docs", x))]
     assert not missing, missing
+
+
+@needs_core
+def test_every_reproduction_takes_quick():
+    """`reproduce batch --quick` was an error while the six others take it."""
+    from parsched.report.seeds import SEEDS
+
+    for kind in SEEDS:
+        r = subprocess.run([sys.executable, "-m", "parsched", "reproduce", kind, "--help"],
+                           env=_env(), capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0 and "--quick" in r.stdout, kind

@@ -117,7 +117,7 @@ def _code_mtime() -> float:
 
 #: How the site runs each reproduction: the quick runs, and for ``desktop``
 #: the shortest real one (about 15 s of real processes).
-QUICK_ARGS = {"batch": [], "desktop": ["--quick", "--solo-seconds", "0.02", "--reps", "1"]}
+QUICK_ARGS = {"desktop": ["--quick", "--solo-seconds", "0.02", "--reps", "1"]}
 
 
 # ------------------------------------------------------------------ assembling

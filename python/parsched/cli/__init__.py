@@ -210,6 +210,11 @@ def _add_reproduce_parsers(sub: Any, fmt: Any) -> None:
     rb.add_argument("--traces", metavar="DIR", default=None,
                     help="directory of .swf/.swf.gz traces (default: <repo>/../shared/traces)")
     rb.add_argument("--json", action="store_true", help="print the rows as one JSON object")
+    # every other reproduction takes --quick; batch's full run takes seconds,
+    # so the same command works for all seven (issue 27)
+    rb.add_argument("--quick", action="store_true",
+                    help="accepted as by the other reproductions: the full run takes seconds, "
+                         "so --quick runs the same")
     rb.set_defaults(func=cmd_reproduce_batch)
 
     rd = rep_sub.add_parser("desktop", help=_doc(cmd_reproduce_desktop).splitlines()[0],
