@@ -62,3 +62,21 @@ def test_pip_install_in_a_fresh_venv_gives_a_working_command(tmp_path):
     bb = cli("bench", "batch", "--repeat", "1", "--json")
     assert bb.returncode == 0, bb.stderr
     assert "KTH-SP2" in json.loads(bb.stdout)["trace"]
+    # the README's every command and Python block, as written, from the
+    # installed package (its Python blocks use gymnasium: installed as a user would)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import test_readme
+
+    g = subprocess.run([str(bin_dir / "pip"), "install", "--quiet", "gymnasium>=1.0"], env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert g.returncode == 0, g.stderr[-2000:]
+    lines = test_readme._shell_lines()
+    assert len(lines) >= 6
+    for line in lines:
+        r = cli(*line.split()[1:])
+        assert r.returncode == 0, (line, r.stderr[-2000:])
+    for lang, body in test_readme.BLOCKS:
+        if lang == "python":
+            r = subprocess.run([str(bin_dir / "python"), "-c", body], env=env, cwd=tmp_path,
+                               capture_output=True, text=True, timeout=300)
+            assert r.returncode == 0, r.stderr[-2000:]
