@@ -161,7 +161,7 @@ def model_page(m: Model) -> str:
         title = "Keys" if len(m.schemas) == 1 else f"Keys of `{schema}`"
         out += ["", f"## {title}", "",
                 "Generated from the Rust core's schema: the defaults are the paper's "
-                "values, the *paper* column names its symbol and section.", "",
+                "values; *paper* names a key's symbol and section there.", "",
                 markdown_table(schema)]
     return "\n".join(out) + "\n"
 

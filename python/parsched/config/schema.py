@@ -169,14 +169,21 @@ def _cell(text: str) -> str:
 
 
 def markdown_table(model: str) -> str:
-    """The key table of ``model`` in docs/formats/config-toml.md."""
-    lines = ["| key | allowed | default | unit | paper | meaning |",
-             "|---|---|---|---|---|---|"]
+    """The key table of ``model`` (docs/formats/config-toml.md and the site's
+    model pages): two columns, the key with its default, then what it means,
+    what it allows, its unit and where the paper gives it (six columns did
+    not fit a page)."""
+    lines = ["| key = default | meaning |", "|---|---|"]
     for k in _schema(model):
+        facts = [f"*allowed:* {range_text(k)}"]
+        if k["unit"]:
+            facts.append(f"*unit:* {k['unit']}")
         paper = ", ".join(x for x in (k["symbol"], k["section"]) if x)
+        if paper:
+            facts.append(f"*paper:* {paper}")
         lines.append("| " + " | ".join(_cell(x) for x in (
-            f"`{k['key']}`", range_text(k), f"`{_shown_default(k)}`", k["unit"], paper,
-            k["doc"])) + " |")
+            f"`{k['key']}` = `{_shown_default(k)}`",
+            f"{k['doc']}<br>{'; '.join(facts)}")) + " |")
     return "\n".join(lines)
 
 
