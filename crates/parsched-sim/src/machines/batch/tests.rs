@@ -114,6 +114,10 @@ fn config_keys_and_errors() {
         ("workload_load", Value::Float(0.7)),
         ("workload_seed", Value::Int(9)),
         ("workload_types", Value::Bool(false)),
+        ("workload_requested", Value::Str("tsafrir05".into())),
+        ("workload_estimate_max", Value::Int(36000)),
+        ("workload_estimate_max_percent", Value::Float(30.0)),
+        ("workload_estimate_bins", Value::Str("power".into())),
         ("extra_fields", Value::Str("error".into())),
         ("max_events", Value::Int(5)),
         ("order", Value::Str("wfp3".into())),
@@ -131,7 +135,7 @@ fn config_keys_and_errors() {
     ] {
         c.set(k, &v).unwrap();
     }
-    assert_eq!(super::keys().len(), 38);
+    assert_eq!(super::keys().len(), 42);
     let m = &c.multifactor;
     assert_eq!(
         (
@@ -172,6 +176,11 @@ fn config_keys_and_errors() {
             c.workload_types
         ),
         (500, Some(0.7), 9, false)
+    );
+    let lc = super::lublin_config(&c);
+    assert_eq!(
+        (lc.requested.name(), lc.estimate_max, lc.estimate_max_percent, lc.estimate_bins.name()),
+        ("tsafrir05", 36000, Some(30.0), "power")
     );
     c.validate().unwrap();
     assert_eq!(c.policy, BatchPolicyKind::Gang);
