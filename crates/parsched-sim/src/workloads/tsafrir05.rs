@@ -273,16 +273,28 @@ pub fn bin_count(n: u64, model: BinCount) -> usize {
 }
 
 /// The tail: time (seconds) → share (percent), for `k` tail estimates.
-fn tail(max: u64, taken: &BTreeSet<u64>, k: usize, big_k: usize, rng: &mut StreamRng) -> Vec<(u64, f64)> {
+fn tail(
+    max: u64,
+    taken: &BTreeSet<u64>,
+    k: usize,
+    big_k: usize,
+    rng: &mut StreamRng,
+) -> Vec<(u64, f64)> {
     let a = 1.0 + TAIL_TIME.0 * (big_k as f64).powf(TAIL_TIME.1);
     let mut times = BTreeSet::new();
     for i in 1..=k {
         let x = i as f64 / k as f64;
         let y = (a - 1.0) * x / (a - x);
         let sec = ((y * max as f64 / 60.0).round() * 60.0) as i64;
-        let free = [0i64, 30, -30, 20, -20, 10, -10].iter().map(|o| sec + o).find(|&s| {
-            s > 0 && (s as u64) < max && !taken.contains(&(s as u64)) && !times.contains(&(s as u64))
-        });
+        let free = [0i64, 30, -30, 20, -20, 10, -10]
+            .iter()
+            .map(|o| sec + o)
+            .find(|&s| {
+                s > 0
+                    && (s as u64) < max
+                    && !taken.contains(&(s as u64))
+                    && !times.contains(&(s as u64))
+            });
         if let Some(s) = free {
             times.insert(s as u64);
         }
@@ -318,7 +330,9 @@ pub fn histogram(m: &EstimateModel, n: u64, rng: &mut StreamRng) -> Vec<(u64, u6
     let taken: BTreeSet<u64> = percent.keys().copied().collect();
     let k = big_k.saturating_sub(head.len());
     percent.extend(tail(m.max, &taken, k, big_k, rng));
-    let fixed = m.max_percent.map(|p| (m.max, (p * n as f64 / 100.0).round() as u64));
+    let fixed = m
+        .max_percent
+        .map(|p| (m.max, (p * n as f64 / 100.0).round() as u64));
     let mut jobs: BTreeMap<u64, u64> = percent
         .iter()
         .map(|(&t, &p)| match fixed {
@@ -342,7 +356,11 @@ fn adjust(jobs: &mut BTreeMap<u64, u64>, fixed: Option<u64>, n: u64) {
         .sum();
     let add = n > total;
     let mut diff = n.abs_diff(total);
-    let f = if free_sum > 0 { diff as f64 / free_sum as f64 } else { 0.0 };
+    let f = if free_sum > 0 {
+        diff as f64 / free_sum as f64
+    } else {
+        0.0
+    };
     for attempt in 0..4 {
         let mut order: Vec<(u64, u64)> = jobs
             .iter()
@@ -385,7 +403,11 @@ fn adjust(jobs: &mut BTreeMap<u64, u64>, fixed: Option<u64>, n: u64) {
 /// (each ≤ the largest estimate): longest job first, a uniform pick among
 /// the estimates left that are ≥ its run time. `Err(rank)` when the
 /// estimates cannot cover the run times (the `rank`-th longest job).
-pub fn assign(runtimes: &[u64], hist: &[(u64, u64)], rng: &mut StreamRng) -> Result<Vec<u64>, usize> {
+pub fn assign(
+    runtimes: &[u64],
+    hist: &[(u64, u64)],
+    rng: &mut StreamRng,
+) -> Result<Vec<u64>, usize> {
     let n = runtimes.len();
     let mut est: Vec<u64> = Vec::with_capacity(n);
     for &(t, j) in hist.iter().rev() {
@@ -393,7 +415,11 @@ pub fn assign(runtimes: &[u64], hist: &[(u64, u64)], rng: &mut StreamRng) -> Res
     }
     assert_eq!(est.len(), n, "the histogram holds one estimate per job");
     let mut order: Vec<u32> = (0..n as u32).collect();
-    order.sort_by(|&a, &b| runtimes[b as usize].cmp(&runtimes[a as usize]).then(a.cmp(&b)));
+    order.sort_by(|&a, &b| {
+        runtimes[b as usize]
+            .cmp(&runtimes[a as usize])
+            .then(a.cmp(&b))
+    });
     if let Some(k) = (0..n).find(|&k| runtimes[order[k] as usize] > est[k]) {
         return Err(k + 1);
     }
@@ -415,7 +441,11 @@ pub fn assign(runtimes: &[u64], hist: &[(u64, u64)], rng: &mut StreamRng) -> Res
 
 /// Estimates for jobs of run times `runtimes` (cut to `m.max` first, as
 /// the model does): the histogram for `runtimes.len()` jobs, assigned.
-pub fn estimates(m: &EstimateModel, runtimes: &mut [u64], rng: &mut StreamRng) -> Result<Vec<u64>, String> {
+pub fn estimates(
+    m: &EstimateModel,
+    runtimes: &mut [u64],
+    rng: &mut StreamRng,
+) -> Result<Vec<u64>, String> {
     for r in runtimes.iter_mut() {
         *r = (*r).min(m.max);
     }
@@ -426,4 +456,267 @@ pub fn estimates(m: &EstimateModel, runtimes: &mut [u64], rng: &mut StreamRng) -
              estimate left >= its run time)"
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::{stream, Stream};
+    use crate::workloads::lublin::{LublinConfig, LublinGenerator};
+
+    const M: u64 = 36_000;
+
+    fn model(max: u64, max_percent: Option<f64>) -> EstimateModel {
+        EstimateModel {
+            max,
+            max_percent,
+            bins: BinCount::Linear,
+        }
+    }
+
+    /// The published head-share fit, written out here: rank r in 2..=20.
+    fn published_head(r: usize) -> f64 {
+        14.0491 * (-0.177531 * r as f64).exp() + 0.462513
+    }
+
+    #[test]
+    fn head_values_follow_the_published_rule() {
+        for max in [MIN_MAX_ESTIMATE, 18_000, M, 64_800, 162_755] {
+            let h = head_times(max);
+            assert_eq!(h.len(), TOP, "{max}");
+            assert_eq!(h[0], max);
+            assert!(h[1..].windows(2).all(|w| w[0] < w[1]), "{h:?}");
+            assert!(h[1..].iter().all(|&e| e < max));
+            // every value popular in all four traces and below the maximum
+            for e in [
+                300, 600, 900, 1200, 1800, 3600, 7200, 10_800, 14_400, 18_000, 21_600, 28_800,
+                36_000, 43_200, 64_800,
+            ] {
+                assert_eq!(h.contains(&e), e <= max, "{max}: {e}");
+            }
+            // the others are "round": multiples of 5 minutes
+            assert!(h.iter().skip(1).all(|e| e % 300 == 0), "{h:?}");
+        }
+        // below 96 minutes the rule yields fewer than 20 values
+        assert!(head_times(3600).len() < TOP);
+    }
+
+    #[test]
+    fn bin_count_follows_the_published_fits() {
+        // linear through (10^4, 90), (7·10^4, 340), (2.5·10^5, 565)
+        assert_eq!(bin_count(10_000, BinCount::Linear), 90);
+        assert_eq!(bin_count(40_000, BinCount::Linear), 90 + 125);
+        assert_eq!(bin_count(1_000_000, BinCount::Linear), 565);
+        assert_eq!(bin_count(10, BinCount::Linear), 5);
+        let p = (0.653566 * 100_000f64.powf(0.547761)).round() as usize;
+        assert_eq!(bin_count(100_000, BinCount::Power), p);
+    }
+
+    /// Shares of the maximum, the other head values and the tail against
+    /// the published fits (rank 1: the rest of 89 %).
+    #[test]
+    fn histogram_shares_follow_the_published_fits() {
+        let n = 100_000u64;
+        let mut rng = stream(3, Stream::Estimates, 0);
+        let hist = histogram(&model(M, None), n, &mut rng);
+        assert_eq!(hist.iter().map(|x| x.1).sum::<u64>(), n);
+        // linear fit: 340 + 30000 * 225 / 180000 = 377.5 -> 378 values
+        assert_eq!(hist.len(), 378);
+        let head = head_times(M);
+        let pct =
+            |t: u64| 100.0 * hist.iter().find(|x| x.0 == t).map_or(0, |x| x.1) as f64 / n as f64;
+        let rest: f64 = (2..=TOP).map(published_head).sum();
+        assert!(
+            (pct(M) - (89.0 - rest)).abs() < 0.05,
+            "{} {}",
+            pct(M),
+            89.0 - rest
+        );
+        let mut others: Vec<f64> = head[1..].iter().map(|&t| pct(t)).collect();
+        others.sort_by(|a, b| b.total_cmp(a));
+        for (i, &got) in others.iter().enumerate() {
+            let want = published_head(i + 2);
+            assert!((got - want).abs() < 0.05, "rank {}: {got} {want}", i + 2);
+        }
+        let head_total: f64 = head.iter().map(|&t| pct(t)).sum();
+        assert!((head_total - 89.0).abs() < 0.1, "{head_total}");
+        // tail: shares proportional to rank^-2.267 (ranks 21..), 11 % in all
+        let mut tail: Vec<u64> = hist
+            .iter()
+            .filter(|x| !head.contains(&x.0))
+            .map(|x| x.1)
+            .collect();
+        tail.sort_by(|a, b| b.cmp(a));
+        let norm: f64 = (0..tail.len())
+            .map(|i| ((21 + i) as f64).powf(-2.267))
+            .sum();
+        for (i, &j) in tail.iter().take(10).enumerate() {
+            let want = 11.0 * ((21 + i) as f64).powf(-2.267) / norm;
+            let got = 100.0 * j as f64 / n as f64;
+            assert!(
+                (got - want).abs() < 0.02,
+                "tail rank {}: {got} {want}",
+                21 + i
+            );
+        }
+        // tail times are whole minutes (± the collision offsets) below M
+        assert!(hist.iter().all(|x| x.0 <= M && x.0 % 10 == 0));
+    }
+
+    #[test]
+    fn max_percent_fixes_the_share_of_the_maximum() {
+        let n = 50_000u64;
+        for p in [5.0, 40.0] {
+            let mut rng = stream(4, Stream::Estimates, 0);
+            let hist = histogram(&model(M, Some(p)), n, &mut rng);
+            assert_eq!(hist.iter().map(|x| x.1).sum::<u64>(), n);
+            let at_max = hist.iter().find(|x| x.0 == M).unwrap().1;
+            assert_eq!(at_max, (p * n as f64 / 100.0).round() as u64);
+            let head = head_times(M);
+            let head_jobs: u64 = hist
+                .iter()
+                .filter(|x| head.contains(&x.0))
+                .map(|x| x.1)
+                .sum();
+            assert!((100.0 * head_jobs as f64 / n as f64 - 89.0).abs() < 0.1);
+        }
+    }
+
+    /// With run times that admit every estimate, the assignment is a
+    /// uniform shuffle: a given job's estimate is distributed as the
+    /// histogram, so its accuracy 1/estimate is 1/M with the share of M.
+    #[test]
+    fn assignment_is_uniform_among_admissible_estimates() {
+        let n = 200;
+        let trials = 4000;
+        let mut hits = 0;
+        let mut share = 0.0;
+        for seed in 0..trials {
+            let mut rng = stream(seed, Stream::Estimates, 0);
+            let hist = histogram(&model(M, None), n, &mut rng);
+            share += hist.iter().find(|x| x.0 == M).unwrap().1 as f64 / n as f64;
+            let est = assign(&vec![1; n as usize], &hist, &mut rng).unwrap();
+            hits += (est[17] == M) as u32;
+        }
+        let p = share / trials as f64;
+        let f = hits as f64 / trials as f64;
+        let sigma = (p * (1.0 - p) / trials as f64).sqrt();
+        assert!((f - p).abs() < 4.0 * sigma, "{f} {p} {sigma}");
+        // a job as long as M can only take M
+        let mut rng = stream(1, Stream::Estimates, 0);
+        let hist = histogram(&model(M, None), n, &mut rng);
+        let mut rt = vec![1u64; n as usize];
+        rt[5] = M;
+        assert_eq!(assign(&rt, &hist, &mut rng).unwrap()[5], M);
+        // more jobs of length M than estimates M: the model fails
+        let at_max = hist.iter().find(|x| x.0 == M).unwrap().1 as usize;
+        let rt: Vec<u64> = (0..n as usize)
+            .map(|i| if i <= at_max { M } else { 1 })
+            .collect();
+        assert_eq!(assign(&rt, &hist, &mut rng), Err(at_max + 1));
+    }
+
+    fn lublin(
+        jobs: u64,
+        requested: RequestedTimes,
+        max: u64,
+    ) -> Vec<crate::workloads::swf::SwfRecord> {
+        let mut c = LublinConfig::for_machine(128);
+        c.jobs = jobs;
+        c.seed = 11;
+        c.requested = requested;
+        c.estimate_max = max;
+        LublinGenerator::new(&c).unwrap().collect()
+    }
+
+    #[test]
+    fn lublin_estimates_cover_run_times_and_take_only_the_model_values() {
+        let n = 20_000;
+        let plain = lublin(n, RequestedTimes::None, M);
+        let exact = lublin(n, RequestedTimes::Exact, M);
+        for max in [M, crate::workloads::lublin::DEFAULT_ESTIMATE_MAX] {
+            let est = lublin(n, RequestedTimes::Tsafrir05, max);
+            assert_eq!(est.len(), plain.len());
+            let mut hist: BTreeMap<i64, u64> = BTreeMap::new();
+            for ((e, p), x) in est.iter().zip(&plain).zip(&exact) {
+                // same arrivals, sizes, types; run times cut at the maximum
+                assert_eq!(
+                    (e.submit_time, e.allocated_procs, e.queue),
+                    (p.submit_time, p.allocated_procs, p.queue)
+                );
+                assert_eq!(e.run_time, p.run_time.min(max as i64));
+                assert_eq!((p.requested_time, x.requested_time), (-1, p.run_time));
+                assert!(e.requested_time >= e.run_time && e.requested_time <= max as i64);
+                *hist.entry(e.requested_time).or_default() += 1;
+            }
+            // only the model's values: the head values and at most K - 20 more
+            let head = head_times(max);
+            let k = bin_count(n, BinCount::Linear);
+            assert!(hist.len() <= k, "{} {k}", hist.len());
+            assert!(head.iter().all(|t| hist.contains_key(&(*t as i64))));
+            // the maximum is the most popular estimate, with the model's share
+            let top = hist.iter().max_by_key(|x| x.1).unwrap();
+            assert_eq!(*top.0, max as i64);
+            let rest: f64 = (2..=TOP).map(published_head).sum();
+            let share = 100.0 * *top.1 as f64 / n as f64;
+            assert!((share - (89.0 - rest)).abs() < 0.05, "{share}");
+            let head_jobs: u64 = head.iter().map(|t| hist[&(*t as i64)]).sum();
+            assert!((100.0 * head_jobs as f64 / n as f64 - 89.0).abs() < 0.1);
+        }
+        // no run time reaches the default maximum: nothing is cut
+        assert!(plain
+            .iter()
+            .all(|r| r.run_time <= crate::workloads::lublin::DEFAULT_ESTIMATE_MAX as i64));
+    }
+
+    #[test]
+    fn estimates_have_their_own_stream_and_are_deterministic() {
+        let a = lublin(3000, RequestedTimes::Tsafrir05, M);
+        assert_eq!(a, lublin(3000, RequestedTimes::Tsafrir05, M));
+        let mut c = LublinConfig::for_machine(128);
+        c.jobs = 3000;
+        c.seed = 12;
+        c.requested = RequestedTimes::Tsafrir05;
+        c.estimate_max = M;
+        let b: Vec<_> = LublinGenerator::new(&c).unwrap().collect();
+        assert_ne!(
+            a.iter().map(|r| r.requested_time).collect::<Vec<_>>(),
+            b.iter().map(|r| r.requested_time).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn keys_and_errors() {
+        let mut c = LublinConfig::default();
+        for (k, v) in [
+            ("requested", "tsafrir05"),
+            ("estimate_max", "36000"),
+            ("estimate_max_percent", "30"),
+            ("estimate_bins", "power"),
+            ("procs", "256"),
+        ] {
+            let v = match v.parse::<i64>() {
+                Ok(i) => parsched_core::Value::Int(i),
+                Err(_) => parsched_core::Value::Str(v.into()),
+            };
+            c.set(k, &v).unwrap();
+        }
+        // procs keeps the other keys
+        assert_eq!(c.requested, RequestedTimes::Tsafrir05);
+        assert_eq!(
+            (c.estimate_max, c.estimate_max_percent, c.estimate_bins),
+            (M, Some(30.0), BinCount::Power)
+        );
+        c.validate().unwrap();
+        c.set("estimate_max", &parsched_core::Value::Int(3600))
+            .unwrap();
+        assert_eq!(c.validate().unwrap_err().field, "estimate_max");
+        c.estimate_max = M;
+        c.set("estimate_max_percent", &parsched_core::Value::Float(95.0))
+            .unwrap();
+        assert_eq!(c.validate().unwrap_err().field, "estimate_max_percent");
+        assert!(c
+            .set("requested", &parsched_core::Value::Str("guess".into()))
+            .is_err());
+    }
 }

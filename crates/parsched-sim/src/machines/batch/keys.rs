@@ -8,9 +8,9 @@ use super::config::{BatchConfig, BatchPolicyKind, TooWide, WorkloadKind, MAX_WOR
 use crate::workloads::swf::{
     ExtraFields, KeepDrop, MissingRequested, MissingRuntime, ProcsRule, Unsorted,
 };
+use crate::workloads::tsafrir05::{BinCount, RequestedTimes, MIN_MAX_ESTIMATE};
 use parsched_core::policy::batch::{BackfillOrder, QueueOrder};
 use parsched_core::policy::gang::SlotAllocation;
-use crate::workloads::tsafrir05::{BinCount, RequestedTimes, MIN_MAX_ESTIMATE};
 use parsched_core::schema::{Field, Kind, Schema, Typed, U32, U64};
 use parsched_core::Value;
 use parsched_core::{choices, field, ConfigError};
@@ -281,7 +281,10 @@ static FIELDS: &[Field<C>] = &[
         Kind::float_range(0.0, false, 89.0, true), "percent", "", "",
         "workload=lublin, workload_requested=tsafrir05: percent of jobs whose estimate is \
          workload_estimate_max; unset (none, model): the model's own (about 21.7)")
-    .worded("{} is not a percent of jobs", "a number in (0, 89], or none (the model's share)")
+    .worded(
+        "{} is not a percent of jobs",
+        "a number in (0, 89], or none (the model's share)",
+    )
     .aliased(&[("model", "")]),
     field!(C, "workload_estimate_bins", workload_estimate_bins: choice,
         Kind::choice::<BinCount>(), "", "", "",
