@@ -530,37 +530,10 @@ impl LublinGenerator {
             t.arrivals.advance(&mut g.arrivals_rng);
         }
         if cfg.requested == RequestedTimes::Tsafrir05 {
-            g.estimates = estimates_of(cfg)?;
+            g.estimates = tsafrir05::lublin_estimates(cfg)?;
         }
         Ok(g)
     }
-}
-
-/// The Tsafrir05 estimates of the jobs of `cfg` (a first pass over the
-/// jobs: the model needs every run time), with the run times cut to the
-/// maximal estimate.
-fn estimates_of(cfg: &LublinConfig) -> Result<Vec<(u32, u32)>, ConfigError> {
-    let plain = LublinConfig {
-        requested: RequestedTimes::None,
-        ..cfg.clone()
-    };
-    let mut runtimes: Vec<u64> = LublinGenerator::new(&plain)?
-        .map(|r| r.run_time as u64)
-        .collect();
-    let mut rng = stream(cfg.seed, Stream::Estimates, 0);
-    let est =
-        tsafrir05::estimates(&cfg.estimate_model(), &mut runtimes, &mut rng).map_err(|e| {
-            ConfigError::new(
-                "estimate_max",
-                e,
-                "a larger estimate_max or estimate_max_percent",
-            )
-        })?;
-    Ok(est
-        .iter()
-        .zip(&runtimes)
-        .map(|(&e, &r)| (e as u32, r as u32))
-        .collect())
 }
 
 impl Iterator for LublinGenerator {
@@ -632,16 +605,7 @@ pub fn header(cfg: &LublinConfig) -> SwfHeader {
         cfg.seed,
         if cfg.include_types { "with" } else { "without" }
     ));
-    match cfg.requested {
-        RequestedTimes::None => {}
-        RequestedTimes::Exact => h.notes.push("requested times: the run times".into()),
-        RequestedTimes::Tsafrir05 => h.notes.push(format!(
-            "requested times: Tsafrir-Etsion-Feitelson 2005 model, max estimate {} s, {}",
-            cfg.estimate_max,
-            cfg.estimate_max_percent
-                .map_or("model share at max".into(), |p| format!("{p}% at max"))
-        )),
-    }
+    h.notes.extend(tsafrir05::header_note(cfg));
     h
 }
 
@@ -889,19 +853,18 @@ mod tests {
     }
 }
 
-/// FNV-1a of the SWF text of a generated workload (tests).
-#[cfg(test)]
-pub(crate) fn swf_digest(cfg: &LublinConfig) -> u64 {
-    let mut out = Vec::new();
-    write_swf(cfg, &mut out).unwrap();
-    out.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
 #[cfg(test)]
 mod unchanged {
     use super::*;
+
+    /// FNV-1a of the SWF text of a generated workload (tests).
+    fn swf_digest(cfg: &LublinConfig) -> u64 {
+        let mut out = Vec::new();
+        write_swf(cfg, &mut out).unwrap();
+        out.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+            (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+        })
+    }
 
     /// The SWF output with the default keys (no requested times) is the
     /// one of the generator before requested times existed: digests taken

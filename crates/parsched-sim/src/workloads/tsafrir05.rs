@@ -2,8 +2,8 @@
 //! Y. Etsion and D. G. Feitelson, "Modeling User Runtime Estimates", JSSPP
 //! 2005 (LNCS 3834), as its authors distribute it with the Parallel
 //! Workloads Archive (`m_tsafrir05`). An independent implementation from
-//! the model's description; `docs/formats/lublin-estimates.md` lists the
-//! parameters and the choices made here.
+//! the model's description; `docs/policies/batch.md` ("Requested times")
+//! lists the parameters and the choices made here.
 //!
 //! The model works on a whole workload: it builds a histogram of estimates
 //! for `n` jobs, then hands the estimates out so that every job gets one at
@@ -47,7 +47,9 @@
 //! by ascending time; pool shuffles are omitted (a uniform pick from a
 //! pool does not depend on its order).
 
-use crate::rng::StreamRng;
+use super::lublin::{LublinConfig, LublinGenerator};
+use crate::rng::{stream, Stream, StreamRng};
+use parsched_core::ConfigError;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -458,11 +460,51 @@ pub fn estimates(
     })
 }
 
+/// The estimates of the jobs of the Lublin–Feitelson workload `cfg`, by
+/// job, with their run times cut to the maximal estimate: a first pass over
+/// the jobs (the model needs every run time), then the model on the
+/// estimates' own stream of the workload's seed.
+pub(crate) fn lublin_estimates(cfg: &LublinConfig) -> Result<Vec<(u32, u32)>, ConfigError> {
+    let plain = LublinConfig {
+        requested: RequestedTimes::None,
+        ..cfg.clone()
+    };
+    let mut runtimes: Vec<u64> = LublinGenerator::new(&plain)?
+        .map(|r| r.run_time as u64)
+        .collect();
+    let mut rng = stream(cfg.seed, Stream::Estimates, 0);
+    let est = estimates(&cfg.estimate_model(), &mut runtimes, &mut rng).map_err(|e| {
+        ConfigError::new(
+            "estimate_max",
+            e,
+            "a larger estimate_max or estimate_max_percent",
+        )
+    })?;
+    Ok(est
+        .iter()
+        .zip(&runtimes)
+        .map(|(&e, &r)| (e as u32, r as u32))
+        .collect())
+}
+
+/// The SWF header note of a generated workload's requested times (none
+/// for `requested = "none"`, so that the default output is unchanged).
+pub(crate) fn header_note(cfg: &LublinConfig) -> Option<String> {
+    match cfg.requested {
+        RequestedTimes::None => None,
+        RequestedTimes::Exact => Some("requested times: the run times".into()),
+        RequestedTimes::Tsafrir05 => Some(format!(
+            "requested times: Tsafrir-Etsion-Feitelson 2005 model, max estimate {} s, {}",
+            cfg.estimate_max,
+            cfg.estimate_max_percent
+                .map_or("model share at max".into(), |p| format!("{p}% at max"))
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::{stream, Stream};
-    use crate::workloads::lublin::{LublinConfig, LublinGenerator};
 
     const M: u64 = 36_000;
 
