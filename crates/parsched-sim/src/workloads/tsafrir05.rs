@@ -539,6 +539,12 @@ mod tests {
             // the others are "round": multiples of 5 minutes
             assert!(h.iter().skip(1).all(|e| e % 300 == 0), "{h:?}");
         }
+        // 18 h (CTC-SP2's maximum), by hand: the 14 joint values below it,
+        // then 15 h (5 h step), 16 h, 14 h (2 h steps), 17 h, 13 h (1 h steps)
+        let h = 3600;
+        let mut want = vec![300, 600, 900, 1200, 1800];
+        want.extend([1, 2, 3, 4, 5, 6, 8, 10, 12, 13, 14, 15, 16, 17].map(|x| x * h));
+        assert_eq!(head_times(18 * h)[1..], want[..]);
         // below 96 minutes the rule yields fewer than 20 values
         assert!(head_times(3600).len() < TOP);
     }
