@@ -120,8 +120,40 @@ def test_cli_generate_then_simulate(tmp_path):
         assert ja[k] == jb[k], k
 
 
+def test_requested_times_option_keeps_the_jobs_and_reaches_batch_runs(tmp_path):
+    plain = parsched.generate_lublin(**GEN)
+    assert (plain["requested_time"] == -1).all()  # default: unknown, as before
+    # default maximum (the model's longest run time): the very same jobs
+    full = parsched.generate_lublin(config=parsched.LublinConfig(**GEN, requested="tsafrir05"))
+    for k in ("submit_time", "run_time", "allocated_procs", "queue"):
+        np.testing.assert_array_equal(full[k], plain[k])
+    assert (full["requested_time"] >= full["run_time"]).all()
+    # a 10 h maximum cuts longer run times (and so changes the load factor)
+    cfg = parsched.LublinConfig(**GEN, requested="tsafrir05", estimate_max=36000)
+    est = parsched.generate_lublin(config=cfg)
+    np.testing.assert_array_equal(est["allocated_procs"], plain["allocated_procs"])
+    np.testing.assert_array_equal(est["run_time"], np.minimum(plain["run_time"], 36000))
+    assert (est["requested_time"] >= est["run_time"]).all()
+    counts = est["requested_time"].value_counts()
+    assert counts.index[0] == 36000  # the maximum is the most popular estimate
+    exact = parsched.generate_lublin(config=cfg.with_(requested="exact"))
+    np.testing.assert_array_equal(exact["requested_time"], plain["run_time"])
+    # the same keys through a batch run (workload_*), and through the file
+    base = BatchConfig(workload="lublin", policy="easy", procs=GEN["procs"],
+                       workload_jobs=GEN["jobs"], workload_load=GEN["load"],
+                       workload_seed=GEN["seed"], workload_estimate_max=36000)
+    a = parsched.simulate_batch(base.with_(workload_requested="tsafrir05"))
+    np.testing.assert_array_equal(a.jobs["requested_time"], est["requested_time"])
+    b = parsched.simulate_batch(base.with_(workload_requested="exact"))
+    assert a.summary["avg_wait"] != b.summary["avg_wait"]
+    path = parsched.generate_lublin(str(tmp_path / "e.swf"), config=cfg)
+    np.testing.assert_array_equal(_swf_rows(path)[:, 8], est["requested_time"])
+
+
 @pytest.mark.parametrize(("args", "needle"), [
     (["--set", "procz=8"], "did you mean procs"),
+    (["--set", "requested=guess"], "requested"),
+    (["--set", "requested=tsafrir05", "estimate_max=600"], "estimate_max"),
     (["--set", "jobs=-3"], "jobs"),
     (["--set", "load=0"], "load"),
 ])

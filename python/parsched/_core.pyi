@@ -277,6 +277,10 @@ class _BatchConfig(TypedDict, total=False):
     workload_load: float | Literal["model"] | None
     workload_seed: int
     workload_types: bool
+    workload_requested: Literal["none", "exact", "tsafrir05"]
+    workload_estimate_max: int
+    workload_estimate_max_percent: float | Literal["model"] | None
+    workload_estimate_bins: Literal["linear", "power"]
     max_events: int
     # END schema fields: batch
 

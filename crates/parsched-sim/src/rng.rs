@@ -23,6 +23,8 @@ pub enum Stream {
     Skew = 7,
     /// Seed 004: the addresses of region touches (per thread).
     Accesses = 8,
+    /// Generated workloads' requested times (user runtime estimates).
+    Estimates = 9,
 }
 
 /// SplitMix64's finaliser: a bijective mixer of 64-bit words.

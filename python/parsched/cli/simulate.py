@@ -292,10 +292,13 @@ def cmd_generate_lublin(args: argparse.Namespace) -> int:
     Keys (--set KEY=VALUE): procs (processors, default 128), jobs (default
     10000), load (offered load the arrivals are scaled to, e.g. 0.9; default
     none: the model's own arrivals), seed (default 1), include_types (batch and
-    interactive types, default true; false: the typeless model). -o FILE.swf or
-    FILE.swf.gz (gzip). The same jobs run without a file through `parsched
-    simulate batch --set workload=lublin workload_jobs=N workload_load=L
-    workload_seed=S procs=P`.
+    interactive types, default true; false: the typeless model), requested
+    (requested times: none, the default, leaves them unknown; exact: the run
+    time; tsafrir05: user estimates of Tsafrir, Etsion & Feitelson, JSSPP
+    2005, tuned by estimate_max, estimate_max_percent, estimate_bins). -o
+    FILE.swf or FILE.swf.gz (gzip). The same jobs run without a file through
+    `parsched simulate batch --set workload=lublin workload_jobs=N
+    workload_load=L workload_seed=S workload_requested=R procs=P`.
     """
     from parsched._io import atomic_file, check_output_file
     from parsched.sim.api import core

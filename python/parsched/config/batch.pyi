@@ -58,6 +58,10 @@ class BatchConfig(ConfigBase):
     workload_load: float | None
     workload_seed: int
     workload_types: bool
+    workload_requested: Literal["none", "exact", "tsafrir05"]
+    workload_estimate_max: int
+    workload_estimate_max_percent: float | None
+    workload_estimate_bins: Literal["linear", "power"]
     max_events: int
     # END schema fields: batch
     def __init__(self, **values: Any) -> None: ...

@@ -37,9 +37,15 @@
 //! Run times and submit times are rounded to whole seconds (SWF's
 //! resolution). Output records follow the original program: `id submit -1
 //! runtime size -1 -1 size -1 -1 1 -1 -1 -1 type -1 -1 -1` with type 1 for
-//! batch and 0 for interactive (or typeless) jobs, and no requested times
-//! (the loader's `missing_requested_time` rule applies).
+//! batch and 0 for interactive (or typeless) jobs, and by default no
+//! requested times (the loader's `missing_requested_time` rule applies).
+//! `requested = "exact"` writes the run time as the requested time;
+//! `requested = "tsafrir05"` draws requested times from the user-estimate
+//! model of [`super::tsafrir05`] (its own random stream: the jobs'
+//! arrivals, sizes and run times are those of `requested = "none"`, except
+//! run times above `estimate_max`, cut to it as the model does).
 
+use super::tsafrir05::{self, BinCount, EstimateModel, RequestedTimes};
 use crate::rng::{stream, Stream, StreamRng};
 use crate::workloads::swf::{LoadReport, SwfHeader, SwfRecord, SwfRules, SwfWriter, Trace};
 use parsched_core::ConfigError;
@@ -172,7 +178,21 @@ pub struct LublinConfig {
     /// Offered load the interarrival times are scaled to (`None`: the
     /// model's own arrival process); used by the writers' callers.
     pub load: Option<f64>,
+    /// Where requested times come from (none, exact, the Tsafrir05 model).
+    pub requested: RequestedTimes,
+    /// `requested = "tsafrir05"`: the maximal estimate (seconds).
+    pub estimate_max: u64,
+    /// `requested = "tsafrir05"`: percent of jobs whose estimate is
+    /// `estimate_max` (`None`: the model's own, about 21.7 %).
+    pub estimate_max_percent: Option<f64>,
+    /// `requested = "tsafrir05"`: the model of the number of distinct
+    /// estimates.
+    pub estimate_bins: BinCount,
 }
+
+/// The default maximal estimate: the model's largest run time, round(e^12)
+/// = 162,755 s (about 45 h), so that no run time is cut.
+pub const DEFAULT_ESTIMATE_MAX: u64 = 162_755;
 
 impl Default for LublinConfig {
     /// The published model: 128 processors, 1000 jobs, with types.
@@ -186,6 +206,10 @@ impl Default for LublinConfig {
             interactive: TypeParams::INTERACTIVE,
             typeless: TypeParams::TYPELESS,
             load: None,
+            requested: RequestedTimes::None,
+            estimate_max: DEFAULT_ESTIMATE_MAX,
+            estimate_max_percent: None,
+            estimate_bins: BinCount::Linear,
         }
     }
 }
@@ -216,6 +240,15 @@ impl LublinConfig {
         LublinConfig {
             jobs: 10_000,
             ..LublinConfig::default()
+        }
+    }
+
+    /// The estimate model's parameters (`requested = "tsafrir05"`).
+    pub fn estimate_model(&self) -> EstimateModel {
+        EstimateModel {
+            max: self.estimate_max,
+            max_percent: self.estimate_max_percent,
+            bins: self.estimate_bins,
         }
     }
 
@@ -470,6 +503,9 @@ pub struct LublinGenerator {
     types: Vec<TypeGen>,
     arrivals_rng: StreamRng,
     jobs_rng: StreamRng,
+    requested: RequestedTimes,
+    /// `requested = "tsafrir05"`: each job's estimate and (cut) run time.
+    estimates: Vec<(u32, u32)>,
 }
 
 impl LublinGenerator {
@@ -487,9 +523,14 @@ impl LublinGenerator {
             types,
             arrivals_rng: stream(cfg.seed, Stream::Arrivals, 0),
             jobs_rng: stream(cfg.seed, Stream::WorkSize, 0),
+            requested: cfg.requested,
+            estimates: Vec::new(),
         };
         for t in &mut g.types {
             t.arrivals.advance(&mut g.arrivals_rng);
+        }
+        if cfg.requested == RequestedTimes::Tsafrir05 {
+            g.estimates = tsafrir05::lublin_estimates(cfg)?;
         }
         Ok(g)
     }
@@ -516,11 +557,21 @@ impl Iterator for LublinGenerator {
         let submit = t.arrivals.next;
         t.arrivals.advance(&mut self.arrivals_rng);
         let size = t.size(self.procs, &mut self.jobs_rng);
-        let runtime = t.runtime(size, &mut self.jobs_rng);
+        let mut run_time = t.runtime(size, &mut self.jobs_rng).round() as i64;
+        let requested_time = match self.requested {
+            RequestedTimes::None => -1,
+            RequestedTimes::Exact => run_time,
+            RequestedTimes::Tsafrir05 => {
+                let (est, cut) = self.estimates[(self.id - 1) as usize];
+                run_time = cut as i64;
+                est as i64
+            }
+        };
         Some(SwfRecord {
             job_number: self.id,
             submit_time: submit.round() as i64,
-            run_time: runtime.round() as i64,
+            run_time,
+            requested_time,
             allocated_procs: size as i64,
             requested_procs: size as i64,
             status: 1,
@@ -554,11 +605,12 @@ pub fn header(cfg: &LublinConfig) -> SwfHeader {
         cfg.seed,
         if cfg.include_types { "with" } else { "without" }
     ));
+    h.notes.extend(tsafrir05::header_note(cfg));
     h
 }
 
-/// Generates a trace: the header, the jobs after `rules` (requested times
-/// are unknown in the model), and the rules' report.
+/// Generates a trace: the header, the jobs after `rules` (which decide the
+/// requested times when `requested = "none"`), and the rules' report.
 pub fn generate(cfg: &LublinConfig, rules: &SwfRules) -> Result<Trace, ConfigError> {
     let mut report = LoadReport::default();
     let jobs = LublinGenerator::new(cfg)?
@@ -799,6 +851,44 @@ mod tests {
         assert_eq!(c.batch.uhi, 10.0);
         assert_eq!(c.procs, 1024);
     }
+}
+
+#[cfg(test)]
+mod unchanged {
+    use super::*;
+
+    /// FNV-1a of the SWF text of a generated workload (tests).
+    fn swf_digest(cfg: &LublinConfig) -> u64 {
+        let mut out = Vec::new();
+        write_swf(cfg, &mut out).unwrap();
+        out.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+            (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+        })
+    }
+
+    /// The SWF output with the default keys (no requested times) is the
+    /// one of the generator before requested times existed: digests taken
+    /// at commit 94fed99 (main), before the option was added.
+    #[test]
+    fn default_output_is_bit_identical_to_before_requested_times() {
+        let mut c = LublinConfig::for_machine(128);
+        c.jobs = 3000;
+        c.seed = 7;
+        let a = swf_digest(&c);
+        let mut d = LublinConfig::for_machine(256);
+        d.jobs = 3000;
+        d.seed = 7;
+        d.include_types = false;
+        let b = swf_digest(&d);
+        assert_eq!((a, b), (PINNED_A, PINNED_B), "{a:#x} {b:#x}");
+        // Setting the option's other keys without turning it on changes
+        // nothing either.
+        c.estimate_max = 36_000;
+        c.estimate_max_percent = Some(40.0);
+        assert_eq!(swf_digest(&c), PINNED_A);
+    }
+    const PINNED_A: u64 = 0xbd34_14d4_37fc_b59a;
+    const PINNED_B: u64 = 0xacb6_244f_7aef_a396;
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 
 use super::lublin::LublinConfig;
 use super::lublin::MAX_WORKLOAD_JOBS;
+use super::tsafrir05::{BinCount, RequestedTimes, MIN_MAX_ESTIMATE};
 use parsched_core::schema::{Field, Kind, Schema, Typed};
 use parsched_core::Value;
 use parsched_core::{field, ConfigError};
@@ -15,9 +16,9 @@ type C = LublinConfig;
 /// `procs` retargets the model's size parameters (the other keys are kept).
 fn set_procs(c: &mut C, v: &Value) -> Result<(), ConfigError> {
     let p = v.as_u32("procs")?;
-    let keep = (c.jobs, c.seed, c.include_types, c.load);
-    *c = LublinConfig::for_machine(p);
-    (c.jobs, c.seed, c.include_types, c.load) = keep;
+    let fresh = LublinConfig::for_machine(p);
+    (c.procs, c.batch, c.interactive, c.typeless) =
+        (p, fresh.batch, fresh.interactive, fresh.typeless);
     Ok(())
 }
 
@@ -44,6 +45,25 @@ static FIELDS: &[Field<C>] = &[
         "the model's seed (its own random streams: the same keys give the same jobs)"),
     field!(C, "include_types", include_types: bool, Kind::Bool, "", "", "",
         "batch and interactive job types (the published model) or the typeless variant"),
+    field!(C, "requested", requested: choice, Kind::choice::<RequestedTimes>(), "", "", "",
+        "requested times: none (unknown, -1: the loader's missing_requested_time rule \
+         applies), exact (the run time) or tsafrir05 (user estimates drawn from Tsafrir, \
+         Etsion & Feitelson, JSSPP 2005; their own random stream)"),
+    field!(C, "estimate_max", estimate_max: u64, Kind::int_min(MIN_MAX_ESTIMATE, u32::MAX as u64),
+        "s", "", "",
+        "requested=tsafrir05: the maximal estimate, the most popular one; longer run times \
+         are cut to it (default: the model's longest run time, round(e^12), none cut; the \
+         model authors used 36000 for this workload)")
+    .worded("{} seconds", "an integer >= 7200 (seconds)"),
+    field!(C, "estimate_max_percent", estimate_max_percent: opt_f64,
+        Kind::float_range(0.0, false, 89.0, true), "percent", "", "",
+        "requested=tsafrir05: percent of jobs whose estimate is estimate_max; unset (none, \
+         model): the model's own (about 21.7)")
+    .worded("{} is not a percent of jobs", "a number in (0, 89], or none (the model's share)")
+    .aliased(&[("model", "")]),
+    field!(C, "estimate_bins", estimate_bins: choice, Kind::choice::<BinCount>(), "", "", "",
+        "requested=tsafrir05: how the number of distinct estimates grows with the jobs: the \
+         model's linear fit or its power fit"),
 ];
 
 /// The schema of [`LublinConfig`].

@@ -110,6 +110,16 @@ pub struct BatchConfig {
     /// Generated workload: batch and interactive job types (the published
     /// model) or the typeless variant.
     pub workload_types: bool,
+    /// Generated workload: where requested times come from.
+    pub workload_requested: crate::workloads::tsafrir05::RequestedTimes,
+    /// Generated workload, `requested = tsafrir05`: the maximal estimate (s).
+    pub workload_estimate_max: u64,
+    /// Generated workload, `requested = tsafrir05`: percent of jobs at the
+    /// maximal estimate (`None`: the model's own).
+    pub workload_estimate_max_percent: Option<f64>,
+    /// Generated workload, `requested = tsafrir05`: the model of the number
+    /// of distinct estimates.
+    pub workload_estimate_bins: crate::workloads::tsafrir05::BinCount,
     /// A gang run whose estimated event count ([`BatchConfig::estimate_events`])
     /// is above this is refused before it starts; 0: no limit.
     pub max_events: u64,
@@ -139,6 +149,10 @@ impl Default for BatchConfig {
             workload_load: None,
             workload_seed: 1,
             workload_types: true,
+            workload_requested: Default::default(),
+            workload_estimate_max: crate::workloads::lublin::DEFAULT_ESTIMATE_MAX,
+            workload_estimate_max_percent: None,
+            workload_estimate_bins: Default::default(),
             max_events: crate::machines::common::DEFAULT_MAX_EVENTS,
         }
     }

@@ -8,6 +8,7 @@ use super::config::{BatchConfig, BatchPolicyKind, TooWide, WorkloadKind, MAX_WOR
 use crate::workloads::swf::{
     ExtraFields, KeepDrop, MissingRequested, MissingRuntime, ProcsRule, Unsorted,
 };
+use crate::workloads::tsafrir05::{BinCount, RequestedTimes, MIN_MAX_ESTIMATE};
 use parsched_core::policy::batch::{BackfillOrder, QueueOrder};
 use parsched_core::policy::gang::SlotAllocation;
 use parsched_core::schema::{Field, Kind, Schema, Typed, U32, U64};
@@ -265,6 +266,30 @@ static FIELDS: &[Field<C>] = &[
     field!(C, "workload_types", workload_types: bool, Kind::Bool, "", "", "",
         "workload=lublin: batch and interactive job types (the published model) or the \
          typeless variant"),
+    field!(C, "workload_requested", workload_requested: choice, Kind::choice::<RequestedTimes>(),
+        "", "", "",
+        "workload=lublin: requested times: none (unknown: missing_requested_time applies), \
+         exact (the run time) or tsafrir05 (user estimates of Tsafrir, Etsion & Feitelson, \
+         JSSPP 2005)"),
+    field!(C, "workload_estimate_max", workload_estimate_max: u64,
+        Kind::int_min(MIN_MAX_ESTIMATE, U32), "s", "", "",
+        "workload=lublin, workload_requested=tsafrir05: the maximal (and most popular) \
+         estimate; longer run times are cut to it (default round(e^12), the model's longest \
+         run time)")
+    .worded("{} seconds", "an integer >= 7200 (seconds)"),
+    field!(C, "workload_estimate_max_percent", workload_estimate_max_percent: opt_f64,
+        Kind::float_range(0.0, false, 89.0, true), "percent", "", "",
+        "workload=lublin, workload_requested=tsafrir05: percent of jobs whose estimate is \
+         workload_estimate_max; unset (none, model): the model's own (about 21.7)")
+    .worded(
+        "{} is not a percent of jobs",
+        "a number in (0, 89], or none (the model's share)",
+    )
+    .aliased(&[("model", "")]),
+    field!(C, "workload_estimate_bins", workload_estimate_bins: choice,
+        Kind::choice::<BinCount>(), "", "", "",
+        "workload=lublin, workload_requested=tsafrir05: the number of distinct estimates: \
+         the model's linear or power fit of it against the jobs"),
     field!(C, "max_events", max_events: u64, Kind::int(U64), "events", "", "",
         "gang: a run whose estimated event count (a few per job plus two per quantum over the \
          jobs' total run time) is above this is refused before it starts; 0: no limit"),

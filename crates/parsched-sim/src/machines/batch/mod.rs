@@ -378,7 +378,7 @@ pub fn run_trace_ordered(
 
 /// The Lublin–Feitelson configuration a `workload = "lublin"` batch config
 /// describes (`procs`, else 128 processors; `workload_jobs`, `_seed`,
-/// `_types`).
+/// `_types`, `_requested`, `_estimate_*`).
 pub fn lublin_config(cfg: &BatchConfig) -> crate::workloads::lublin::LublinConfig {
     let mut lc = crate::workloads::lublin::LublinConfig::for_machine(
         cfg.procs.unwrap_or(config::LUBLIN_DEFAULT_PROCS),
@@ -386,6 +386,10 @@ pub fn lublin_config(cfg: &BatchConfig) -> crate::workloads::lublin::LublinConfi
     lc.jobs = cfg.workload_jobs;
     lc.seed = cfg.workload_seed;
     lc.include_types = cfg.workload_types;
+    lc.requested = cfg.workload_requested;
+    lc.estimate_max = cfg.workload_estimate_max;
+    lc.estimate_max_percent = cfg.workload_estimate_max_percent;
+    lc.estimate_bins = cfg.workload_estimate_bins;
     lc
 }
 

@@ -1,5 +1,6 @@
 use super::*;
 use crate::workloads::swf::SwfRules;
+use parsched_core::schema::Choice;
 use parsched_core::Value;
 
 fn j(id: i64, submit: u64, runtime: u64, procs: u32, requested: u64) -> BatchJob {
@@ -114,6 +115,10 @@ fn config_keys_and_errors() {
         ("workload_load", Value::Float(0.7)),
         ("workload_seed", Value::Int(9)),
         ("workload_types", Value::Bool(false)),
+        ("workload_requested", Value::Str("tsafrir05".into())),
+        ("workload_estimate_max", Value::Int(36000)),
+        ("workload_estimate_max_percent", Value::Float(30.0)),
+        ("workload_estimate_bins", Value::Str("power".into())),
         ("extra_fields", Value::Str("error".into())),
         ("max_events", Value::Int(5)),
         ("order", Value::Str("wfp3".into())),
@@ -131,7 +136,7 @@ fn config_keys_and_errors() {
     ] {
         c.set(k, &v).unwrap();
     }
-    assert_eq!(super::keys().len(), 38);
+    assert_eq!(super::keys().len(), 42);
     let m = &c.multifactor;
     assert_eq!(
         (
@@ -172,6 +177,16 @@ fn config_keys_and_errors() {
             c.workload_types
         ),
         (500, Some(0.7), 9, false)
+    );
+    let lc = super::lublin_config(&c);
+    assert_eq!(
+        (
+            lc.requested.name(),
+            lc.estimate_max,
+            lc.estimate_max_percent,
+            lc.estimate_bins.name()
+        ),
+        ("tsafrir05", 36000, Some(30.0), "power")
     );
     c.validate().unwrap();
     assert_eq!(c.policy, BatchPolicyKind::Gang);
@@ -680,5 +695,46 @@ fn gang_slot_rule_from_outside_hand_worked() {
     assert!(
         matches!(&e, BatchError::Config(c) if c.field == "gang_place"),
         "{e}"
+    );
+}
+
+/// EASY backfilling sees the requested times: the same generated jobs
+/// (arrivals, sizes and run times) with Tsafrir05 user estimates instead of
+/// exact ones give another schedule, and none of them overruns.
+#[test]
+fn lublin_estimates_change_an_easy_schedule() {
+    let run = |requested: &str| {
+        let mut c = BatchConfig::default();
+        for (k, v) in [
+            ("policy", Value::Str("easy".into())),
+            ("workload", Value::Str("lublin".into())),
+            ("procs", Value::Int(64)),
+            ("workload_jobs", Value::Int(3000)),
+            ("workload_load", Value::Float(0.9)),
+            ("workload_requested", Value::Str(requested.into())),
+        ] {
+            c.set(k, &v).unwrap();
+        }
+        run_generated(&c).unwrap()
+    };
+    let exact = run("exact");
+    let est = run("tsafrir05");
+    let none = run("none");
+    // same jobs; "none" is exact through the loader's default rule
+    let key = |r: &BatchResult| {
+        r.jobs
+            .iter()
+            .map(|j| (j.submit, j.runtime, j.procs))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(key(&exact), key(&est));
+    assert_eq!(none.summary.avg_wait, exact.summary.avg_wait);
+    assert!(exact.jobs.iter().all(|j| j.requested == j.runtime));
+    assert!(est.jobs.iter().all(|j| j.requested >= j.runtime));
+    assert!(est.jobs.iter().filter(|j| j.requested > j.runtime).count() > 2500);
+    assert_ne!(exact.summary.avg_wait, est.summary.avg_wait);
+    eprintln!(
+        "avg wait exact {} tsafrir05 {}",
+        exact.summary.avg_wait, est.summary.avg_wait
     );
 }
