@@ -118,7 +118,9 @@ MODELS: tuple[Model, ...] = (
           "U. Lublin and D. G. Feitelson, *The workload on parallel supercomputers: "
           "modeling the characteristics of rigid jobs*, JPDC 2003",
           "A generator of rigid batch jobs (sizes, runtimes and daily-cycle arrivals) "
-          "written as an SWF trace, for the batch model.",
+          "written as an SWF trace, for the batch model. Requested times can be drawn "
+          "from the user-estimate model of Tsafrir, Etsion and Feitelson (JSSPP 2005): "
+          "`requested = tsafrir05`.",
           "parsched generate lublin -o lublin.swf --set procs=128 jobs=5000",
           'parsched.generate_lublin("lublin.swf", procs=128, jobs=5000)',
           ("lublin",), (("The SWF format", "formats/swf.md"),), ("batch",)),
