@@ -89,6 +89,10 @@ pub struct MachineStats {
     pub preemptions: u64,
     pub jobs_finished: u64,
     pub threads_created: u64,
+    /// Pools handed to the placement policy (all of them at every arrival
+    /// and every fork): the placement's work grows with it.
+    #[serde(default)]
+    pub pool_visits: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -192,6 +196,9 @@ pub struct PoolMachine<'a> {
     pub stats: MachineStats,
     pub records: Vec<JobRecord>,
     last_seg_end: Vec<Time>,
+    /// The run's cancel flag, also looked at before every scan of 4096
+    /// pools or more (one scan of 10^6 pools takes ~30 ms).
+    cancel: crate::cancel::Watch,
 }
 
 impl<'a> PoolMachine<'a> {
@@ -247,6 +254,7 @@ impl<'a> PoolMachine<'a> {
             stats: MachineStats::default(),
             records: Vec::new(),
             last_seg_end: vec![Time::ZERO; n],
+            cancel: crate::cancel::Watch::new(),
         }
     }
 
@@ -263,7 +271,11 @@ impl<'a> PoolMachine<'a> {
         Ok(engine.now())
     }
 
-    fn refresh_view(&mut self) {
+    fn refresh_view(&mut self) -> Result<(), MachineError> {
+        if self.pools.len() >= 4096 && self.cancel.stopped() {
+            return Err(MachineError::Interrupted);
+        }
+        self.stats.pool_visits += self.pools.len() as u64;
         self.view.clear();
         self.view.extend(self.pools.iter().map(|p| {
             let idle = p.idle.len() as u32;
@@ -273,6 +285,7 @@ impl<'a> PoolMachine<'a> {
                 load: p.size - idle + p.queue.len() as u32,
             }
         }));
+        Ok(())
     }
 
     fn new_thread(
@@ -433,7 +446,7 @@ impl<'a> PoolMachine<'a> {
         if spec.program.touches_regions() {
             return Err(no_caches(id));
         }
-        self.refresh_view();
+        self.refresh_view()?;
         let home = self.policy.home_pool(JobId(id), &self.view)?;
         if home.idx() >= self.pools.len() {
             return Err(PolicyError(format!(
@@ -512,7 +525,7 @@ impl<'a> PoolMachine<'a> {
     ) -> Result<(), MachineError> {
         let slot = self.threads[master as usize].job;
         self.threads[master as usize].state = ThreadState::Sleeping;
-        self.refresh_view();
+        self.refresh_view()?;
         let (id, home) = {
             let j = &self.jobs[slot as usize];
             (j.id, j.home)

@@ -6,6 +6,9 @@
 //! replications — in parallel threads if asked, with identical results — and
 //! reports the mean response time with a 90% confidence interval.
 
+pub mod estimate;
+#[cfg(test)]
+mod estimate_tests;
 pub mod machine;
 pub mod overheads;
 
@@ -103,7 +106,7 @@ pub struct PoolsConfig {
     pub reps: u32,
     pub seed: u64,
     pub ci: CiMethod,
-    /// A run whose estimated event count ([`PoolsConfig::estimate_events`])
+    /// A run whose estimated cost ([`PoolsConfig::estimate`], in events)
     /// is above this is refused before it starts; 0: no limit.
     #[serde(default = "default_max_events")]
     pub max_events: u64,
@@ -208,15 +211,19 @@ impl PoolsConfig {
                 }
             }
         }
-        let est = self.estimate_events();
-        if self.max_events > 0 && est > self.max_events as f64 {
+        let est = self.estimate();
+        if self.max_events > 0 && est.cost() > self.max_events as f64 {
             return Err(ConfigError::new(
                 "max_events",
                 format!(
-                    "the run would take about {est:.1e} events (~{} at 10^7 events/s; \
-                     estimated from reps, jobs, their parallelism and work, and the time \
-                     slice T), above max_events = {}",
-                    crate::machines::common::human_ms(est / 1e7 * 1e3),
+                    "the run would take about {:.1e} events (~{} at 10^7 events/s; \
+                     estimated from reps, jobs, their parallelism and work inflated by the \
+                     overheads of P = {} in pools of {}, the time slice T and the placement's \
+                     scans of the pools), above max_events = {}",
+                    est.cost(),
+                    crate::machines::common::human_ms(est.cost() / 1e7 * 1e3),
+                    self.procs,
+                    self.pool_size,
                     self.max_events
                 ),
                 "fewer jobs or reps, a longer T, or max_events=0 (or a larger limit) to run \
@@ -224,37 +231,6 @@ impl PoolsConfig {
             ));
         }
         Ok(())
-    }
-
-    /// An upper estimate of a run's events (all replications), from the
-    /// configuration alone: per job its arrival, the master's phases and
-    /// a few events per thread (d threads, d the desired parallelism), and
-    /// per processor one event per time slice T of work (twice the work,
-    /// for the overheads and slices cut short). `validate` refuses a run
-    /// above `max_events`; a test checks the estimate against real runs.
-    pub fn estimate_events(&self) -> f64 {
-        let (jobs, threads, work) = match &self.arrivals {
-            Some(list) => {
-                let threads: f64 = list.iter().map(|a| a.d as f64).sum();
-                let work: f64 = list
-                    .iter()
-                    .map(|a| {
-                        self.init + a.para_work.unwrap_or(self.para_unit * a.d as f64) + self.final_
-                    })
-                    .sum();
-                (list.len() as f64, threads, work)
-            }
-            None => {
-                let n = self.jobs as f64;
-                (n, n * self.mean_parallelism, n * self.mean_demand())
-            }
-        };
-        let slices = if self.slice > 0.0 {
-            2.0 * work / self.slice
-        } else {
-            0.0
-        };
-        self.reps as f64 * (64.0 + 8.0 * jobs + 4.0 * threads + slices)
     }
 
     /// The placement policy's options.
@@ -602,36 +578,6 @@ mod tests {
         assert_eq!(a.summary.rep_means, b.summary.rep_means);
         assert_eq!(a.reps[1].records, b.reps[1].records);
         assert!(a.summary.mean_response_time > 120.0);
-    }
-
-    /// The event estimate bounds real runs (and not by orders of magnitude).
-    #[test]
-    fn event_estimate_bounds_real_runs() {
-        for (set, val) in [
-            ("T", Value::Float(10.0)),
-            ("T", Value::Float(0.5)),
-            ("D", Value::Float(2.0)),
-            ("L", Value::Float(0.9)),
-            ("parallelism", Value::Str("unrestricted".into())),
-            ("spanning", Value::Str("unlimited".into())),
-        ] {
-            let mut c = PoolsConfig {
-                jobs: 400,
-                warmup: 40,
-                reps: 2,
-                ..Default::default()
-            };
-            c.set(set, &val).unwrap();
-            c.validate().unwrap();
-            let r = run(&c, RunOptions::default(), None).unwrap();
-            let real: u64 = r.reps.iter().map(|r| r.events).sum();
-            let est = c.estimate_events();
-            assert!(est >= real as f64, "{set}: estimate {est} < {real} events");
-            assert!(
-                est < 50.0 * real as f64,
-                "{set}: estimate {est} >> {real} events"
-            );
-        }
     }
 
     /// A run estimated above `max_events` is refused with one line naming
