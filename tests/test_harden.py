@@ -126,6 +126,26 @@ def test_the_estimate_is_reported_and_lifted_by_max_events():
     assert res.summary["events"] <= est["events"]
 
 
+@pytest.mark.parametrize("pool_size", ["1000000", "1"])
+def test_a_million_pool_processors_are_refused_unless_max_events_is_0(capsys, pool_size):
+    """Issue #27: P = 10^6 in one pool was estimated at ~2 s and ran for tens
+    of minutes (the overheads inflate its work x5000); in 10^6 pools of one
+    each job's placement sorts 10^6 pools. Both are refused at once."""
+    t0 = time.perf_counter()
+    assert main(["simulate", "pools", "--set", "P=1000000", f"pool_size={pool_size}"]) == 2
+    err = one_error_line(capsys.readouterr().err)
+    assert err.startswith("max_events: the run would take about"), err
+    assert "P = 1000000" in err and "max_events=0" in err, err
+    assert time.perf_counter() - t0 < 10.0
+    cfg = {"P": 1000000, "pool_size": int(pool_size)}
+    assert parsched._core.estimate_run("pools", cfg)["cost"] > 1e10
+    parsched.PoolsConfig(P=1000000, pool_size=int(pool_size), max_events=0)  # accepted
+    # the estimate bounds a real run's events
+    cfg = parsched.PoolsConfig(P=1000, pool_size=1000, jobs=100, warmup=10, reps=1)
+    res = parsched.simulate(cfg)
+    assert res.summary["events"] <= parsched._core.estimate_run("pools", cfg.to_dict())["events"]
+
+
 # ------------------------------------------------------------------ trace errors
 
 

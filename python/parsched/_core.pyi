@@ -554,9 +554,11 @@ def cancel_runs() -> None:
     regions), in any thread (KeyboardInterrupt within ~50 ms): Ctrl-C reaches
     only the main thread."""
 
-def estimate_run(model: Literal["barrier"], config: dict[str, Any]) -> dict[str, float]:
+def estimate_run(model: Literal["barrier", "pools"], config: dict[str, Any]) -> dict[str, float]:
     """Upper estimates of a run's cost from its configuration alone:
-    ``{"sim_time": ms, "events": n}``; ``validate_config`` refuses a run
+    barrier ``{"sim_time": ms, "events": n}``; pools ``{"events": n,
+    "placement": n, "cost": n}`` (the placement's scans of the pools in
+    event-equivalents, ``cost`` the sum); ``validate_config`` refuses a run
     estimated above its ``max_events`` (0: no limit)."""
 
 def validate_config(

@@ -346,8 +346,10 @@ pub(crate) fn config_values<'py>(
 
 /// What a run of `model`'s configuration `config` will cost, estimated from
 /// the configuration alone (an upper bound): `{"sim_time": ..., "events":
-/// ...}` (simulated time in the model's unit: ms for barrier). `validate`
-/// refuses a run estimated above its `max_events`. Models: barrier.
+/// ...}` (simulated time in the model's unit: ms for barrier; pools:
+/// `events`, `placement` (the placement's scans of the pools, in
+/// event-equivalents) and `cost`, their sum). `validate` refuses a run
+/// estimated above its `max_events`. Models: barrier, pools.
 #[pyfunction]
 pub(crate) fn estimate_run<'py>(
     py: Python<'py>,
@@ -361,11 +363,17 @@ pub(crate) fn estimate_run<'py>(
             out.set_item("sim_time", e.sim_time_ms)?;
             out.set_item("events", e.events)?;
         }
+        ModelConfig::Pools(c) => {
+            let e = c.estimate();
+            out.set_item("events", e.events)?;
+            out.set_item("placement", e.placement)?;
+            out.set_item("cost", e.cost())?;
+        }
         _ => {
             return Err(config_err(parsched_core::ConfigError::new(
                 "model",
                 format!("no estimate for {model}"),
-                "barrier",
+                "barrier, pools",
             )))
         }
     }

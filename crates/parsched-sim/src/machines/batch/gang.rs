@@ -384,7 +384,9 @@ pub fn simulate_gang_placed(
         (Vec::new(), Vec::new())
     };
     let (outcomes, points, switches) = (model.outcomes, model.series.points, model.switches);
-    Ok(finish(
+    let mut r = finish(
         "gang", procs, cfg, jobs, outcomes, points, switches, res, res_index, wall,
-    ))
+    );
+    r.summary.events = engine.processed();
+    Ok(r)
 }

@@ -40,6 +40,10 @@ pub struct BatchSummary {
     /// Gang: slot switches.
     pub slot_switches: u64,
     pub wall_seconds: f64,
+    /// Gang: engine events (what `max_events` bounds; 0 under space
+    /// sharing). Not exported.
+    #[serde(skip)]
+    pub events: u64,
 }
 
 /// The schedule and its metrics.

@@ -738,3 +738,50 @@ fn lublin_estimates_change_an_easy_schedule() {
         exact.summary.avg_wait, est.summary.avg_wait
     );
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+    /// The gang estimate (`BatchConfig::estimate_events`) bounds a run's
+    /// engine events, for any jobs, machine, mpl, quantum and slot rule.
+    /// It counts every job's run time as time-sliced: a job alone in the
+    /// matrix has no slot ends, so it can be far above a run whose jobs do
+    /// not overlap; when they all do (wide jobs, submitted together, of
+    /// equal length, mpl >= 2) it is within 64 + 4x the events.
+    #[test]
+    fn the_gang_estimate_bounds_events(
+        specs in proptest::collection::vec(
+            (0u64..2000, 0u64..5000, 1u32..64, 0u64..3), 1..120),
+        procs in 1u32..64, mpl in 1u32..6, quantum in 1u64..300,
+        backfill in proptest::bool::ANY, best in proptest::bool::ANY,
+    ) {
+        let mut t = 0;
+        let jobs: Vec<BatchJob> = specs.iter().enumerate().map(|(i, &(gap, run, w, over))| {
+            t += gap;
+            // Some jobs ask for less than they run (killed at their request).
+            let req = if over == 0 { run / 2 + 1 } else { run + 100 };
+            j(i as i64 + 1, t, run, 1 + (w - 1) % procs, req)
+        }).collect();
+        let mut cfg = BatchConfig::default();
+        cfg.set("policy", &Value::Str("gang".into())).unwrap();
+        cfg.set("kill_on_overrun", &Value::Bool(true)).unwrap();
+        cfg.set("gang_backfill", &Value::Bool(backfill)).unwrap();
+        cfg.set("slot_allocation",
+            &Value::Str(if best { "best_fit" } else { "first_fit" }.into())).unwrap();
+        cfg.mpl = mpl;
+        cfg.quantum = quantum;
+        let est = cfg.estimate_events(&jobs);
+        let r = simulate(jobs.clone(), procs, &cfg).unwrap();
+        let ev = r.summary.events as f64;
+        proptest::prop_assert!(ev > 0.0 && ev <= est, "{ev} events > estimate {est}");
+        // All overlapping: as many wide jobs as slots, submitted together.
+        let run = 1000 + specs[0].1;
+        let wide: Vec<BatchJob> = (0..mpl.max(2))
+            .map(|i| j(i as i64 + 1, 0, run, procs / 2 + 1, run))
+            .collect();
+        cfg.mpl = mpl.max(2);
+        cfg.quantum = quantum.min(run / 10);
+        let est = cfg.estimate_events(&wide);
+        let ev = simulate(wide, procs, &cfg).unwrap().summary.events as f64;
+        proptest::prop_assert!(ev <= est && est <= 64.0 + 4.0 * ev, "estimate {est}, {ev} events");
+    }
+}
