@@ -9,6 +9,11 @@ use thiserror::Error;
 /// of an hour).
 pub const DEFAULT_MAX_EVENTS: u64 = 10_000_000_000;
 
+/// [`DEFAULT_MAX_EVENTS`] (for `#[serde(default = ...)]`).
+pub fn default_max_events() -> u64 {
+    DEFAULT_MAX_EVENTS
+}
+
 /// Errors while running a machine of threads (the pool and barrier machines).
 #[derive(Debug, Error)]
 pub enum MachineError {

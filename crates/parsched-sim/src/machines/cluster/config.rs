@@ -298,6 +298,10 @@ pub struct ClusterConfig {
     pub alone_s: f64,
     /// The run stops with an error past this simulated time (s).
     pub max_time_s: f64,
+    /// The run stops with an error (naming `max_events`) past this many
+    /// engine events; 0: no limit.
+    #[serde(default = "crate::machines::common::default_max_events")]
+    pub max_events: u64,
     pub seed: u64,
     /// Replications (different seeds).
     pub reps: u32,
@@ -362,6 +366,7 @@ impl Default for ClusterConfig {
             scale: 1.0,
             alone_s: 25.0,
             max_time_s: 20_000.0,
+            max_events: crate::machines::common::DEFAULT_MAX_EVENTS,
             seed: 1,
             reps: 1,
         }

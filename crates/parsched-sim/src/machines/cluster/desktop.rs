@@ -151,6 +151,10 @@ pub struct DesktopConfig {
     pub reps: u32,
     /// The run stops with an error past this simulated time (s).
     pub max_time_s: f64,
+    /// A run stops with an error (naming `max_events`) past this many
+    /// engine events; 0: no limit.
+    #[serde(default = "crate::machines::common::default_max_events")]
+    pub max_events: u64,
 }
 
 impl Default for DesktopConfig {
@@ -186,6 +190,7 @@ impl Default for DesktopConfig {
             seed: 1,
             reps: 1,
             max_time_s: 100_000.0,
+            max_events: crate::machines::common::DEFAULT_MAX_EVENTS,
         }
     }
 }
@@ -354,6 +359,7 @@ macro_rules! desktop_cluster_base {
             seed: $c.seed,
             reps: $c.reps,
             max_time_s: $c.max_time_s,
+            max_events: $c.max_events,
             ..$crate::machines::cluster::ClusterConfig::default()
         }
     };

@@ -186,6 +186,10 @@ pub struct FigureConfig {
     pub reps: u32,
     /// A run stops with an error past this simulated time (s).
     pub max_time_s: f64,
+    /// A run stops with an error (naming `max_events`) past this many
+    /// engine events; 0: no limit.
+    #[serde(default = "crate::machines::common::default_max_events")]
+    pub max_events: u64,
 }
 
 impl Default for FigureConfig {
@@ -218,6 +222,7 @@ impl Default for FigureConfig {
             seed: 1,
             reps: 1,
             max_time_s: 100_000.0,
+            max_events: crate::machines::common::DEFAULT_MAX_EVENTS,
         }
     }
 }

@@ -90,6 +90,9 @@ macro_rules! desktop_cluster_fields {
             field!($C, "max_time_s", max_time_s: f64, Kind::POSITIVE, "s", "", "",
                 "a run stops with an error past this simulated time")
             .worded("{}", "a finite number > 0"),
+            field!($C, "max_events", max_events: u64, Kind::int(U64), "events", "", "",
+                "a run stops with an error naming max_events past this many events; 0: no \
+                 limit"),
         ]
     };
 }

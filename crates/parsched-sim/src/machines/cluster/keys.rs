@@ -350,6 +350,10 @@ static FIELDS: &[Field<C>] = &[
     field!(C, "max_time_s", max_time_s: f64, Kind::POSITIVE, "s", "", "",
         "the run stops with TimeLimitError past this much simulated time (a livelock or \
          deadlock)"),
+    field!(C, "max_events", max_events: u64, Kind::int(U64), "events", "", "",
+        "a replication stops with an error naming max_events past this many events (the \
+         cost cannot be bounded before the run: local scheduling can stretch it 100x); \
+         0: no limit"),
     field!(C, "seed", seed: u64, Kind::int(U64), "", "", "",
         "random seed; replication i uses a seed derived from it"),
     field!(C, "reps", reps: u32, Kind::int_min(1, 10_000), "", "", "",

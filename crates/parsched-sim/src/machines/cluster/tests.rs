@@ -223,7 +223,7 @@ fn every_key_is_settable_and_names_itself_in_errors() {
         assert_ne!(e.message, "unknown key", "{key} is listed but not handled");
     }
     let e = ClusterConfig::default()
-        .set("nodez", &Value::Int(3))
+        .set("nodez", &parsched_core::Value::Int(3))
         .unwrap_err();
     assert_eq!(
         (e.field.as_str(), e.message.as_str()),
@@ -330,7 +330,7 @@ fn boost_to_takes_a_name_a_level_or_an_offset() {
         assert!(!e.to_string().contains('\n'), "{e}");
     }
     // a level is checked against the table in use
-    c.set("boost_to", &Value::Int(60)).unwrap();
+    c.set("boost_to", &parsched_core::Value::Int(60)).unwrap();
     let e = c.validate().unwrap_err();
     assert_eq!(e.field, "boost_to");
     assert!(e.to_string().contains("0..=59"), "{e}");
@@ -714,4 +714,55 @@ fn a_boost_rule_from_outside_is_checked_and_pb_from_the_view_is_pb() {
         matches!(&e, ClusterError::Config(c) if c.field == "boost"),
         "{e}"
     );
+}
+
+/// Issue #27: networks of workstations (cosched) and the parallel desktop
+/// (fcs) had no bound on a run's cost (`scale=200` runs for hours). Their
+/// cost cannot be bounded before the run (local scheduling stretches a run
+/// 100x), so a replication stops once it passes `max_events`, with one line
+/// naming the key; a run under the limit is unchanged, and 0 lifts it.
+#[test]
+fn runs_past_max_events_stop_with_one_line_naming_the_key() {
+    let mut c = cfg(CoschedScheme::Gang, 7, 0.02);
+    let full = run(&c, &ClusterOptions::default()).unwrap();
+    let events = full.runs[0].events;
+    c.set("max_events", &parsched_core::Value::Int(events as i64))
+        .unwrap();
+    let same = run(&c, &ClusterOptions::default()).unwrap();
+    assert_eq!(
+        same.runs[0].job_completion_times,
+        full.runs[0].job_completion_times
+    );
+    assert_eq!(same.runs[0].events, events);
+    c.set("max_events", &parsched_core::Value::Int(events as i64 / 2))
+        .unwrap();
+    let e = run(&c, &ClusterOptions::default()).unwrap_err();
+    let ClusterError::Config(e) = e else {
+        panic!("{e}")
+    };
+    assert_eq!(e.field, "max_events");
+    let line = e.to_string();
+    assert!(
+        !line.contains('\n') && line.contains("max_events=0"),
+        "{line}"
+    );
+    c.set("max_events", &parsched_core::Value::Int(0)).unwrap();
+    assert_eq!(
+        run(&c, &ClusterOptions::default()).unwrap().runs[0].events,
+        events
+    );
+    // The parallel desktop and its figures take the key too.
+    let mut d = desktop::DesktopConfig {
+        scale: 0.01,
+        ..Default::default()
+    };
+    d.set("max_events", &parsched_core::Value::Int(100))
+        .unwrap();
+    match desktop::run(&d, &ClusterOptions::default()) {
+        Err(ClusterError::Config(e)) => assert_eq!(e.field, "max_events", "{e}"),
+        other => panic!("{:?}", other.map(|r| r.makespan)),
+    }
+    let mut f = desktop_figs::FigureConfig::default();
+    f.set("max_events", &parsched_core::Value::Int(0)).unwrap();
+    assert_eq!(f.max_events, 0);
 }

@@ -122,9 +122,10 @@ static FIELDS: &[Field<C>] = &[
         "confidence interval method: across replications, batch means within them, or auto \
          (replications when reps >= 2, batch means when reps == 1)"),
     field!(C, "max_events", max_events: u64, Kind::int(U64), "events", "", "",
-        "a run whose estimated event count is above this is refused before it starts (an \
-         upper estimate over all replications: per job a few events per thread, and one per \
-         time slice T of work, doubled); 0: no limit"),
+        "a run whose estimated cost is above this is refused before it starts (an upper \
+         estimate over all replications, in events: per job a few per thread and one per \
+         time slice T of its work inflated by the overheads, plus the placement's scans of \
+         the pools); 0: no limit"),
 ];
 
 /// The schema of [`PoolsConfig`].

@@ -337,6 +337,11 @@ impl ClusterMachine {
             probe: ms(cfg.probe_ms),
             probe_node: cfg.probe_node,
             max_time: (cfg.max_time_s * TICKS_PER_S as f64) as u64,
+            max_events: if cfg.max_events == 0 {
+                u64::MAX
+            } else {
+                cfg.max_events
+            },
             audit,
             literal_pending: cfg.pending == PendingRule::Unconsumed,
             age_running: cfg.age_running || solaris,

@@ -371,6 +371,8 @@ pub(crate) struct ClusterMachine {
     probe: u64,
     probe_node: u32,
     max_time: u64,
+    /// `max_events` (0 there: `u64::MAX`).
+    max_events: u64,
     audit: bool,
     literal_pending: bool,
     age_running: bool,
@@ -452,6 +454,21 @@ impl ClusterMachine {
                 self.max_time as f64 * 1e-9,
                 self.jobs_left,
             ));
+        }
+        if eng.processed() > self.max_events {
+            return Err(parsched_core::ConfigError::new(
+                "max_events",
+                format!(
+                    "the run passed {} events at {:.3} s of simulated time with {} of its \
+                     jobs unfinished",
+                    self.max_events,
+                    now as f64 * 1e-9,
+                    self.jobs_left
+                ),
+                "fewer or shorter jobs (scale), or max_events=0 (or a larger limit) to run it \
+                 anyway",
+            )
+            .into());
         }
         match ev {
             Ev::CpuTimerFired { cpu } => self.on_cpu_timer(cpu as usize, now, eng),
