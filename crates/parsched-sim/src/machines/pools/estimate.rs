@@ -148,12 +148,16 @@ impl PoolsConfig {
             }
             None => {
                 let n = self.jobs as f64;
-                let Ok(dist) = BoundedGeometric::with_mean(self.mean_parallelism, self.procs)
-                else {
+                // (At most 2^31 - 1: the distribution's powers take an i32.)
+                let max = self.procs.min(i32::MAX as u32);
+                let Ok(dist) = BoundedGeometric::with_mean(self.mean_parallelism, max) else {
+                    // D is refused later; every job of parallelism ⌈D⌉ until then.
+                    let d = (self.mean_parallelism.ceil().max(1.0) as u32).min(max);
+                    let para = self.para_unit * d as f64;
                     return PoolsEstimate {
-                        events: 0.0,
-                        pool_visits: 0.0,
-                        placement: 0.0,
+                        events: reps * (64.0 + n * b.events(d, para)),
+                        pool_visits: reps * 2.0 * n * pools as f64,
+                        placement: reps * n * b.placement(d),
                     };
                 };
                 let g = |d: u32| match self.workload {

@@ -135,6 +135,14 @@ fn a_million_processors_are_refused_unless_max_events_is_0() {
         c.set("max_events", &Value::Int(0)).unwrap();
         c.validate().unwrap();
     }
+    // Refused before the topology (memory proportional to P) is built.
+    let big = with(&[
+        ("P", Value::Int(4_000_000_000)),
+        ("pool_size", Value::Int(4_000_000_000)),
+    ]);
+    let t = std::time::Instant::now();
+    assert_eq!(big.validate().unwrap_err().field, "max_events");
+    assert!(t.elapsed().as_secs_f64() < 1.0, "{:?}", t.elapsed());
 }
 
 /// At P = 10^5 in one pool the estimate was 200x below the events; it is

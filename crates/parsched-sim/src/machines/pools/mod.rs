@@ -170,6 +170,26 @@ impl PoolsConfig {
                 "T > 0",
             ));
         }
+        // Before the topology is built: its memory grows with P.
+        let est = self.estimate();
+        if self.max_events > 0 && est.cost() > self.max_events as f64 {
+            return Err(ConfigError::new(
+                "max_events",
+                format!(
+                    "the run would take about {:.1e} events (~{} at 10^7 events/s; \
+                     estimated from reps, jobs, their parallelism and work inflated by the \
+                     overheads of P = {} in pools of {}, the time slice T and the placement's \
+                     scans of the pools), above max_events = {}",
+                    est.cost(),
+                    crate::machines::common::human_ms(est.cost() / 1e7 * 1e3),
+                    self.procs,
+                    self.pool_size,
+                    self.max_events
+                ),
+                "fewer jobs or reps, a longer T, or max_events=0 (or a larger limit) to run \
+                 it anyway",
+            ));
+        }
         PoolLayout::equal(&Topology::flat(self.procs)?, self.pool_size)?;
         self.placement().validate()?;
         match &self.arrivals {
@@ -210,25 +230,6 @@ impl PoolsConfig {
                     ));
                 }
             }
-        }
-        let est = self.estimate();
-        if self.max_events > 0 && est.cost() > self.max_events as f64 {
-            return Err(ConfigError::new(
-                "max_events",
-                format!(
-                    "the run would take about {:.1e} events (~{} at 10^7 events/s; \
-                     estimated from reps, jobs, their parallelism and work inflated by the \
-                     overheads of P = {} in pools of {}, the time slice T and the placement's \
-                     scans of the pools), above max_events = {}",
-                    est.cost(),
-                    crate::machines::common::human_ms(est.cost() / 1e7 * 1e3),
-                    self.procs,
-                    self.pool_size,
-                    self.max_events
-                ),
-                "fewer jobs or reps, a longer T, or max_events=0 (or a larger limit) to run \
-                 it anyway",
-            ));
         }
         Ok(())
     }
