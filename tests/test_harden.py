@@ -146,6 +146,16 @@ def test_a_million_pool_processors_are_refused_unless_max_events_is_0(capsys, po
     assert res.summary["events"] <= parsched._core.estimate_run("pools", cfg.to_dict())["events"]
 
 
+@pytest.mark.parametrize("model", ["cosched", "fcs"])
+def test_cosched_and_fcs_runs_stop_past_max_events(capsys, model):
+    """Issue #27: their cost cannot be estimated before the run, so a run
+    stops once it passes max_events (one line naming the key, exit 2)."""
+    assert main(["simulate", model, "--set", "scale=0.02", "max_events=1000"]) == 2
+    err = one_error_line(capsys.readouterr().err)
+    assert err.startswith("max_events: the run passed 1000 events"), err
+    assert "max_events=0" in err
+
+
 # ------------------------------------------------------------------ trace errors
 
 

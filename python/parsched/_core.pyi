@@ -436,6 +436,7 @@ class _CoschedConfig(TypedDict, total=False):
     scale: float
     alone_s: float
     max_time_s: float
+    max_events: int
     seed: int
     reps: int
     # END schema fields: cosched

@@ -70,6 +70,7 @@ class CoschedConfig(ConfigBase):
     scale: float
     alone_s: float
     max_time_s: float
+    max_events: int
     seed: int
     reps: int
     # END schema fields: cosched

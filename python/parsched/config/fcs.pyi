@@ -36,6 +36,7 @@ class FcsConfig(ConfigBase):
     seed: int
     reps: int
     max_time_s: float
+    max_events: int
     runqueues: Literal["per_node", "per_cpu"]
     discovery_s: float
     coarse_grain_s: float
@@ -84,6 +85,7 @@ class FcsFigureConfig(ConfigBase):
     seed: int
     reps: int
     max_time_s: float
+    max_events: int
     # END schema fields: fcs_figure
     def __init__(self, **values: Any) -> None: ...
     def with_(self, **changes: Any) -> FcsFigureConfig: ...
