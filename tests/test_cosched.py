@@ -87,6 +87,7 @@ NONDEFAULT = {
     "scale": 0.5,
     "alone_s": 30.0,
     "max_time_s": 900.0,
+    "max_events": 123456789,
     "seed": 2**64 - 1,
     "reps": 3,
 }
