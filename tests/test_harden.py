@@ -5,6 +5,7 @@ the line, extra SWF fields, and values echoed in errors are cut."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -154,6 +155,29 @@ def test_cosched_and_fcs_runs_stop_past_max_events(capsys, model):
     err = one_error_line(capsys.readouterr().err)
     assert err.startswith("max_events: the run passed 1000 events"), err
     assert "max_events=0" in err
+
+
+def test_a_long_run_shows_its_progress_on_stderr(tmp_path):
+    """Issue #27: a long run showed nothing until it ended. Past 2 s, the
+    events simulated so far are shown on stderr every second (on a terminal;
+    PARSCHED_PROGRESS=1 here), and the line is erased at the end."""
+    env = dict(os.environ, PYTHONWARNINGS="ignore", PARSCHED_PROGRESS="1")
+    p = subprocess.run([sys.executable, "-m", "parsched", "simulate", "pools", "--set",
+                        "P=1000", "pool_size=1000", "jobs=150000", "reps=1", "--json"],
+                       env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    lines = [x for x in p.stderr.split("\r") if "events simulated in" in x]
+    assert lines, p.stderr
+    counts = [float(x.split()[1]) for x in lines]
+    assert counts == sorted(counts) and counts[-1] > 0, lines
+    assert p.stderr.endswith("\r\x1b[K"), repr(p.stderr[-80:])
+    assert json.loads(p.stdout)["events"] >= counts[-1]
+    # without a terminal (and the variable), nothing
+    env.pop("PARSCHED_PROGRESS")
+    p = subprocess.run([sys.executable, "-m", "parsched", "simulate", "pools", "--set",
+                        "jobs=200", "reps=1"], env=env, cwd=tmp_path, capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 0 and p.stderr == "", p.stderr
 
 
 # ------------------------------------------------------------------ trace errors

@@ -555,6 +555,12 @@ def cancel_runs() -> None:
     regions), in any thread (KeyboardInterrupt within ~50 ms): Ctrl-C reaches
     only the main thread."""
 
+def show_progress(on: bool) -> None:
+    """Turns on (or off) the progress line of runs longer than 2 s on stderr:
+    events simulated so far and seconds, refreshed every second, erased when
+    the run ends (every model). ``parsched simulate`` turns it on when stderr
+    is a terminal or ``PARSCHED_PROGRESS=1``."""
+
 def estimate_run(model: Literal["barrier", "pools"], config: dict[str, Any]) -> dict[str, float]:
     """Upper estimates of a run's cost from its configuration alone:
     barrier ``{"sim_time": ms, "events": n}``; pools ``{"events": n,

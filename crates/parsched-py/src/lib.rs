@@ -86,6 +86,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_regions, m)?)?;
     m.add_function(wrap_pyfunction!(regions_keys, m)?)?;
     m.add_function(wrap_pyfunction!(cancel_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(show_progress, m)?)?;
     #[cfg(all(feature = "runtime", target_os = "linux"))]
     m.add_function(wrap_pyfunction!(run_jobs, m)?)?;
     m.add_function(wrap_pyfunction!(validate_config, m)?)?;

@@ -14,9 +14,14 @@
 //!
 //! The flag belongs to the thread: a runner that spawns threads (the pools
 //! replications) passes it on with [`current`] and [`with_cancel`].
+//!
+//! Progress goes the same way: [`with_progress`] installs a counter to which
+//! every [`Watch`] adds its steps at each look (every [`CHECK_EVERY`]), so a
+//! caller on another thread can show how far a long run has come (the
+//! bindings do, on stderr, for the command line).
 
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// Events (or loop steps) between two looks at the flag.
@@ -24,6 +29,43 @@ pub const CHECK_EVERY: u32 = 4096;
 
 thread_local! {
     static CANCEL: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
+    static PROGRESS: RefCell<Option<Arc<AtomicU64>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with `counter` counting the events (or steps) of this thread's
+/// runs, in steps of [`CHECK_EVERY`]. Nested calls restore the outer one.
+pub fn with_progress<T>(counter: &Arc<AtomicU64>, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<Arc<AtomicU64>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let old = self.0.take();
+            PROGRESS.with(|c| *c.borrow_mut() = old);
+        }
+    }
+    let _restore = Restore(PROGRESS.with(|c| c.replace(Some(counter.clone()))));
+    f()
+}
+
+/// This thread's progress counter, if a [`with_progress`] is in force.
+pub fn current_progress() -> Option<Arc<AtomicU64>> {
+    PROGRESS.with(|c| c.borrow().clone())
+}
+
+/// Runs `f` under this thread's cancel flag and progress counter, taken
+/// with [`current`] and [`current_progress`] on the spawning thread.
+pub fn inherit<T>(
+    flag: &Option<Arc<AtomicBool>>,
+    progress: &Option<Arc<AtomicU64>>,
+    f: impl FnOnce() -> T,
+) -> T {
+    let g = || match progress {
+        Some(p) => with_progress(p, f),
+        None => f(),
+    };
+    match flag {
+        Some(c) => with_cancel(c, g),
+        None => g(),
+    }
 }
 
 /// Runs `f` so that setting `flag` stops any run of this thread within a few
@@ -50,6 +92,7 @@ pub fn current() -> Option<Arc<AtomicBool>> {
 /// looked at every [`CHECK_EVERY`] ticks.
 pub struct Watch {
     flag: Option<Arc<AtomicBool>>,
+    progress: Option<Arc<AtomicU64>>,
     n: u32,
 }
 
@@ -58,6 +101,7 @@ impl Watch {
     pub fn new() -> Watch {
         Watch {
             flag: current(),
+            progress: current_progress(),
             n: 0,
         }
     }
@@ -66,16 +110,20 @@ impl Watch {
     #[inline]
     pub fn tick(&mut self) -> bool {
         self.n = self.n.wrapping_add(1);
-        self.n.is_multiple_of(CHECK_EVERY)
-            && self
-                .flag
-                .as_ref()
-                .is_some_and(|f| f.load(Ordering::Relaxed))
+        if !self.n.is_multiple_of(CHECK_EVERY) {
+            return false;
+        }
+        if let Some(p) = &self.progress {
+            p.fetch_add(CHECK_EVERY as u64, Ordering::Relaxed);
+        }
+        self.flag
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
     }
 
-    /// Whether a flag is watched at all.
+    /// Whether a flag or a progress counter is watched at all.
     pub fn is_armed(&self) -> bool {
-        self.flag.is_some()
+        self.flag.is_some() || self.progress.is_some()
     }
 
     /// Whether the flag is set now.
@@ -110,6 +158,27 @@ mod tests {
             });
         });
         assert!(current().is_none());
+    }
+
+    #[test]
+    fn progress_counts_the_steps_of_every_thread_it_is_passed_to() {
+        let n = Arc::new(AtomicU64::new(0));
+        with_progress(&n, || {
+            let mut w = Watch::new();
+            assert!(w.is_armed());
+            (0..3 * CHECK_EVERY + 5).for_each(|_| assert!(!w.tick()));
+            let (flag, prog) = (current(), current_progress());
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    inherit(&flag, &prog, || {
+                        let mut w = Watch::new();
+                        (0..CHECK_EVERY).for_each(|_| assert!(!w.tick()));
+                    })
+                });
+            });
+        });
+        assert_eq!(n.load(Ordering::Relaxed), 4 * CHECK_EVERY as u64);
+        assert!(current_progress().is_none() && !Watch::new().is_armed());
     }
 
     #[test]

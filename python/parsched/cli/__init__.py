@@ -352,12 +352,30 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout = sys.stdout._stream
 
 
+@contextlib.contextmanager
+def _progress_line(simulate: bool):
+    """``parsched simulate``: a run longer than 2 s shows its events so far on
+    stderr when stderr is a terminal (or ``PARSCHED_PROGRESS=1``)."""
+    on = simulate and (sys.stderr.isatty() or os.environ.get("PARSCHED_PROGRESS") == "1")
+    if not on:
+        yield
+        return
+    from parsched import _core
+
+    _core.show_progress(True)
+    try:
+        yield
+    finally:
+        _core.show_progress(False)
+
+
 def _main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     try:
         args = parser.parse_args(argv)
         if getattr(args, "model_opt", None):
             args.model = args.model_opt
-        return int(args.func(args) or 0)
+        with _progress_line(getattr(args.func, "__name__", "").startswith("cmd_simulate_")):
+            return int(args.func(args) or 0)
     except UsageError as e:
         return _fail(str(e))
     except (ConfigError, TraceError) as e:

@@ -305,6 +305,8 @@ pub fn run(cfg: &ClusterConfig, opts: &ClusterOptions) -> Result<ClusterResult, 
         cancel: flag,
         ..opts.clone()
     };
+    let progress = crate::cancel::current_progress();
+    let progress = &progress;
     std::thread::scope(|scope| {
         let chunks: Vec<_> = slots.chunks_mut(reps.div_ceil(workers)).collect();
         let mut start = 0;
@@ -313,9 +315,11 @@ pub fn run(cfg: &ClusterConfig, opts: &ClusterOptions) -> Result<ClusterResult, 
             let seeds = &seeds[start..start + n];
             start += n;
             scope.spawn(move || {
-                for (slot, &seed) in chunk.iter_mut().zip(seeds) {
-                    *slot = Some(run_once(cfg, seed, opts));
-                }
+                crate::cancel::inherit(&None, progress, || {
+                    for (slot, &seed) in chunk.iter_mut().zip(seeds) {
+                        *slot = Some(run_once(cfg, seed, opts));
+                    }
+                })
             });
         }
     });

@@ -445,12 +445,10 @@ pub fn run(
                 .into_iter()
                 .map(|c| {
                     let flag = crate::cancel::current();
+                    let progress = crate::cancel::current_progress();
                     s.spawn(move || {
                         let reps = || c.into_iter().map(|r| (r, one(r))).collect::<Vec<_>>();
-                        match &flag {
-                            Some(f) => crate::cancel::with_cancel(f, reps),
-                            None => reps(),
-                        }
+                        crate::cancel::inherit(&flag, &progress, reps)
                     })
                 })
                 .collect();
