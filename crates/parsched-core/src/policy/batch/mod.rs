@@ -187,7 +187,9 @@ impl BatchPolicy for Fcfs {
     }
 }
 
+mod bounds;
 mod conservative;
+mod deferred;
 mod depth;
 mod easy;
 pub mod multifactor;
