@@ -87,6 +87,10 @@ pub struct Conservative {
     deferred: Deferred,
     /// Whether the last job placed was deferred.
     was_deferred: bool,
+    /// At least the most processors free at any time in `pos_span`
+    /// (the span it was computed for first; the profile only loses
+    /// processors during a pass).
+    span_most: ((u64, u64), u32),
     /// The deferred windows `pmin` does not have yet (those starting
     /// before the candidates' horizon) and their processors in all:
     /// `pmin` is at most that much above the profile's least counts.
@@ -350,7 +354,7 @@ impl Conservative {
             }
         }
         let (lo, hi) = self.pos_span;
-        if lo < hi {
+        if lo < hi && job.procs <= self.most_free_in_span() {
             let limit = hi.min(told);
             let from_t = self
                 .lb
@@ -368,6 +372,20 @@ impl Conservative {
             }
         }
         true
+    }
+
+    /// At least the most processors free at any time in `pos_span`: a job
+    /// wider cannot have a new fit.
+    pub(super) fn most_free_in_span(&mut self) -> u32 {
+        let (lo, hi) = self.pos_span;
+        if self.span_most.0 != (lo, hi) {
+            let (t, f) = (&self.profile.t, &self.profile.f);
+            let a = t.partition_point(|&x| x <= lo).max(1) - 1;
+            let b = t.partition_point(|&x| x < hi).max(a + 1);
+            let most = f[a..b].iter().copied().max().unwrap_or(u32::MAX);
+            self.span_most = ((lo, hi), most);
+        }
+        self.span_most.1
     }
 
     /// The placement of the job at queue position `i` in the last pass (or
@@ -639,29 +657,30 @@ impl Conservative {
         // (the profile never gains processors during a pass).
         let free0 = self.profile.free_now();
         self.fits_on = q.len() >= MIN_CHECKED;
-        self.cands.clear();
-        self.cands.extend(
-            q.iter()
-                .enumerate()
-                .skip(from)
-                .filter(|(_, j)| j.procs <= free0)
-                .map(|(i, _)| i as u32),
-        );
         // cands[..last]: the candidates still possible, the last one
         // checked against `pmin` (the profile's least free processors from
         // now, kept up to date as jobs are reserved) before each job.
+        self.cands.clear();
         self.cand_horizon.clear();
         self.cand_horizon.push(now);
         let mut horizon = now;
-        for &c in &self.cands {
-            horizon = horizon.max(now.saturating_add(duration(&q[c as usize])));
-            self.cand_horizon.push(horizon);
+        for (i, j) in q.iter().enumerate().skip(from) {
+            if j.procs <= free0 {
+                self.cands.push(i as u32);
+                horizon = horizon.max(now.saturating_add(duration(j)));
+                self.cand_horizon.push(horizon);
+            }
         }
         self.pmin.build(&self.profile, horizon);
         self.owed.clear();
         self.owed_procs = 0;
         self.owed_until = 0;
+        // (a new profile)
+        self.span_most = ((u64::MAX, u64::MAX), u32::MAX);
         let mut last = self.cands.len();
+        // (`pmin`'s least count for the candidate `cands[cached.0 - 1]`,
+        // until `pmin` changes)
+        let mut cached = (usize::MAX, 0u64);
         for (i, job) in q.iter().enumerate().skip(from) {
             while last > 0 && self.cands[last - 1] as usize >= i {
                 let c = &q[self.cands[last - 1] as usize];
@@ -677,12 +696,15 @@ impl Conservative {
                         .map(|w| w.2 as u64)
                         .sum();
                 }
-                let least = self.pmin.least(now, duration(c)) as u64;
-                if least >= c.procs as u64 + self.owed_procs {
+                if cached.0 != last {
+                    cached = (last, self.pmin.least(now, duration(c)) as u64);
+                }
+                if cached.1 >= c.procs as u64 + self.owed_procs {
                     break;
                 }
                 if self.owed_procs > 0 {
                     self.settle_pmin(self.cand_horizon[last]);
+                    cached.0 = usize::MAX;
                     continue;
                 }
                 last -= 1;
@@ -705,6 +727,7 @@ impl Conservative {
             if !self.was_deferred {
                 self.pmin
                     .reserved(&self.profile, self.window.0, self.window.1);
+                cached.0 = usize::MAX;
             }
         }
         self.apply_deferred();
