@@ -112,12 +112,15 @@ impl FitBounds {
     /// known): the latest kept fit of a job no wider and no longer.
     pub(super) fn bound(&self, procs: u32, dur: u64) -> u64 {
         let d = dur.min(u32::MAX as u64) as u32;
-        let mut m = 0u32;
-        // (masks rather than branches: the loop compiles to vector code)
-        for ((&p, &du), &t) in self.procs.iter().zip(&self.dur).zip(&self.time) {
-            let dominated = ((p <= procs) & (du <= d)) as u32;
-            m = m.max(t & 0u32.wrapping_sub(dominated));
+        // (masks rather than branches, and four independent maxima rather
+        // than one chain of sixteen dependent ones)
+        let mut acc = [0u32; 4];
+        for k in 0..FITS_KEPT {
+            let dominated = ((self.procs[k] <= procs) & (self.dur[k] <= d)) as u32;
+            let a = &mut acc[k % 4];
+            *a = (*a).max(self.time[k] & 0u32.wrapping_sub(dominated));
         }
+        let m = acc[0].max(acc[1]).max(acc[2].max(acc[3]));
         if m == 0 {
             0
         } else {

@@ -3,9 +3,11 @@
 //! the module documentation of [`super`] and docs/policies/batch.md.
 
 pub(super) use super::bounds::{FitBounds, LowerBounds};
-use super::deferred::Deferred;
+#[path = "deferred.rs"]
+mod deferred;
 use super::profile::PrefixMin;
 use super::*;
+use deferred::Deferred;
 
 /// Conservative backfilling: a reservation for every queued job.
 ///
@@ -33,7 +35,12 @@ use super::*;
 /// reservation's own steps, rather than scanning the candidate's window
 /// after every reservation meeting it (with thousands of running jobs
 /// that scan was most of a pass: docs/policies/batch.md, "Conservative
-/// backfilling at scale"). Its decisions are those of the straightforward
+/// backfilling at scale"). (6) A job whose old placement provably holds
+/// without reading the profile (`diff >= 0` over its window, no new fit
+/// possible before it) is not checked: its reservation is deferred and
+/// applied with the others in one merge before the profile is next read
+/// ([`Conservative::defer`]); the stop test allows for the deferred
+/// windows `pmin` lacks. Its decisions are those of the straightforward
 /// pass ([`reference::Conservative`]), which tests check on random
 /// workloads.
 #[derive(Debug, Clone, Default)]
@@ -304,88 +311,6 @@ impl Conservative {
             Some(told) => self.replace(now, job, told),
             None => self.place_fresh(job.procs, duration(job)),
         }
-    }
-
-    /// Brings `pmin` up to date with the deferred windows it lacks
-    /// (exact up to `horizon`).
-    pub(super) fn settle_pmin(&mut self, horizon: u64) {
-        self.apply_deferred();
-        if self.owed.len() > 8 {
-            self.pmin.build(&self.profile, horizon);
-        } else {
-            for &(a, b, _) in &self.owed {
-                let (i, j) = (self.profile.index(a), self.profile.index(b));
-                self.pmin.reserved(&self.profile, i, j);
-            }
-        }
-        self.owed.clear();
-        self.owed_procs = 0;
-    }
-
-    /// Reserves the deferred placements on the profile.
-    pub(super) fn apply_deferred(&mut self) {
-        if !self.deferred.is_empty() {
-            self.deferred.apply(&mut self.profile);
-        }
-    }
-
-    /// Whether `job`'s placement at `told` (from the last pass, `diff` up
-    /// to date) is known to hold without reading the profile; if so, its
-    /// reservation is deferred. It holds if (1) its window at `told` meets
-    /// no time where `diff < 0` (the window held on the last profile, and
-    /// this one has at least as many processors free there) and (2) no
-    /// window starting before `told` can be new: none meets `diff > 0`
-    /// after the job's lower bound (as in [`Conservative::replace`]).
-    /// (3) The stop test must not need the reservation: it starts at or
-    /// after `horizon`, which no candidate still checked reaches, so
-    /// `pmin` is left as it is (exact up to there).
-    pub(super) fn defer(&mut self, job: &QueuedJob, told: u64, horizon: u64) -> bool {
-        let dur = duration(job);
-        let end = told.saturating_add(dur);
-        let (nlo, nhi) = self.neg_span;
-        if nlo < nhi && told < nhi && end > nlo {
-            let d = &self.diff;
-            let mut k = d.partition_point(|s| s.0 <= told) - 1;
-            while k < d.len() && d[k].0 < end {
-                if d[k].1 < 0 {
-                    return false;
-                }
-                k += 1;
-            }
-        }
-        let (lo, hi) = self.pos_span;
-        if lo < hi && job.procs <= self.most_free_in_span() {
-            let limit = hi.min(told);
-            let from_t = self
-                .lb
-                .get(job.procs)
-                .max(lo.wrapping_add(1).saturating_sub(dur));
-            if from_t < limit && self.fits.bound(job.procs, dur) < limit {
-                return false;
-            }
-        }
-        self.deferred.push(told, end, job.procs);
-        if told < horizon {
-            self.owed.push((told, end, job.procs));
-            if told < self.owed_until {
-                self.owed_procs += job.procs as u64;
-            }
-        }
-        true
-    }
-
-    /// At least the most processors free at any time in `pos_span`: a job
-    /// wider cannot have a new fit.
-    pub(super) fn most_free_in_span(&mut self) -> u32 {
-        let (lo, hi) = self.pos_span;
-        if self.span_most.0 != (lo, hi) {
-            let (t, f) = (&self.profile.t, &self.profile.f);
-            let a = t.partition_point(|&x| x <= lo).max(1) - 1;
-            let b = t.partition_point(|&x| x < hi).max(a + 1);
-            let most = f[a..b].iter().copied().max().unwrap_or(u32::MAX);
-            self.span_most = ((lo, hi), most);
-        }
-        self.span_most.1
     }
 
     /// The placement of the job at queue position `i` in the last pass (or

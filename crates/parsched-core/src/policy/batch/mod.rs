@@ -189,7 +189,6 @@ impl BatchPolicy for Fcfs {
 
 mod bounds;
 mod conservative;
-mod deferred;
 mod depth;
 mod easy;
 pub mod multifactor;
