@@ -158,3 +158,49 @@ impl Conservative {
         self.span_most.1
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Windows applied together (in any order, through the merge from
+        /// 8 on) give the steps and counts of reserving them one after the
+        /// other as a pass does.
+        #[test]
+        fn deferred_windows_applied_at_once_equal_reserving_them_in_turn(
+            now in 0u64..1000,
+            free in 0u32..=16,
+            ends in proptest::collection::vec((1u64..200, 1u32..=8), 0..8),
+            jobs in proptest::collection::vec((1u32..=16, 1u64..120), 1..40),
+            rotate in 0usize..40,
+        ) {
+            let mut ends: Vec<(u64, u32)> =
+                ends.into_iter().map(|(d, p)| (now + d, p)).collect();
+            ends.sort_unstable();
+            let total = free + ends.iter().map(|e| e.1).sum::<u32>();
+            let mut start = Profile::default();
+            start.rebuild(now, free, &ends);
+            let mut one_by_one = start.clone();
+            let mut windows = Vec::new();
+            for (procs, dur) in jobs {
+                if procs > total {
+                    continue;
+                }
+                let t = one_by_one.place(procs, dur).expect("a fit");
+                windows.push((t, t + dur, procs));
+            }
+            let k = rotate % windows.len().max(1);
+            windows.rotate_left(k);
+            let mut d = Deferred::default();
+            for &(a, b, p) in &windows {
+                d.push(a, b, p);
+            }
+            let mut at_once = start.clone();
+            d.apply(&mut at_once);
+            prop_assert!(d.is_empty());
+            prop_assert_eq!(at_once.steps(), one_by_one.steps());
+        }
+    }
+}
