@@ -2,8 +2,12 @@
 //! checking pass that re-places only jobs an early completion can move: see
 //! the module documentation of [`super`] and docs/policies/batch.md.
 
+pub(super) use super::bounds::{FitBounds, LowerBounds};
+#[path = "deferred.rs"]
+mod deferred;
 use super::profile::PrefixMin;
 use super::*;
+use deferred::Deferred;
 
 /// Conservative backfilling: a reservation for every queued job.
 ///
@@ -31,7 +35,12 @@ use super::*;
 /// reservation's own steps, rather than scanning the candidate's window
 /// after every reservation meeting it (with thousands of running jobs
 /// that scan was most of a pass: docs/policies/batch.md, "Conservative
-/// backfilling at scale"). Its decisions are those of the straightforward
+/// backfilling at scale"). (6) A job whose old placement provably holds
+/// without reading the profile (`diff >= 0` over its window, no new fit
+/// possible before it) is not checked: its reservation is deferred and
+/// applied with the others in one merge before the profile is next read
+/// ([`Conservative::defer`]); the stop test allows for the deferred
+/// windows `pmin` lacks. Its decisions are those of the straightforward
 /// pass ([`reference::Conservative`]), which tests check on random
 /// workloads.
 #[derive(Debug, Clone, Default)]
@@ -78,20 +87,41 @@ pub struct Conservative {
     /// pass's had at the same point of the queue, as steps `(from, value)`
     /// (the last step extends forever).
     diff: Vec<(u64, i64)>,
+    /// A span holding every time where `diff < 0`, as `pos_span`.
+    neg_span: (u64, u64),
+    /// Reservations kept without reading the profile, not yet on it
+    /// ([`Conservative::defer`]).
+    deferred: Deferred,
+    /// Whether the last job placed was deferred.
+    was_deferred: bool,
+    /// At least the most processors free at any time in `pos_span`
+    /// (the span it was computed for first; the profile only loses
+    /// processors during a pass).
+    span_most: ((u64, u64), u32),
+    /// The deferred windows `pmin` does not have yet (those starting
+    /// before the candidates' horizon) and their processors in all:
+    /// `pmin` is at most that much above the profile's least counts.
+    owed: Vec<(u64, u64, u32)>,
+    owed_procs: u64,
+    /// The time before which `owed_procs` counts the windows owed.
+    owed_until: u64,
+    /// `now` plus the longest of `cands[..x]`, by `x`.
+    cand_horizon: Vec<u64>,
 }
 
-/// The span `[lo, hi)` of the times where the step function `d` is
-/// positive (`lo >= hi`: nowhere).
-pub(super) fn positive_span(d: &[(u64, i64)]) -> (u64, u64) {
-    let mut lo = u64::MAX;
-    let mut hi = 0;
+/// The spans `[lo, hi)` of the times where the step function `d` is
+/// positive, and negative (`lo >= hi`: nowhere).
+pub(super) fn sign_spans(d: &[(u64, i64)]) -> ((u64, u64), (u64, u64)) {
+    let mut pos = (u64::MAX, 0);
+    let mut neg = (u64::MAX, 0);
     for (k, &(t, v)) in d.iter().enumerate() {
-        if v > 0 {
-            lo = lo.min(t);
-            hi = d.get(k + 1).map_or(u64::MAX, |s| s.0);
+        if v != 0 {
+            let s = if v > 0 { &mut pos } else { &mut neg };
+            s.0 = s.0.min(t);
+            s.1 = d.get(k + 1).map_or(u64::MAX, |s| s.0);
         }
     }
-    (lo, hi)
+    (pos, neg)
 }
 
 /// `out` = the sorted lists `a` and `b` merged.
@@ -115,130 +145,6 @@ pub(super) const MIN_CHECKED: usize = 64;
 /// The id of the tail's first job when it is empty (ids count down as
 /// jobs are pushed in front).
 pub(super) const TAIL_BASE: u64 = 1 << 62;
-
-/// Per processor count `p`, a time before which no step of the profile has
-/// `p` processors free; a query for `p` takes the maximum over counts
-/// `<= p` (a Fenwick tree of maxima). Entries of earlier passes are stale
-/// (epoch).
-#[derive(Debug, Clone, Default)]
-pub(super) struct LowerBounds {
-    epoch: u32,
-    tree: Vec<(u32, u64)>,
-}
-
-impl LowerBounds {
-    pub(super) fn reset(&mut self, total: u32) {
-        let n = total as usize + 1;
-        if self.tree.len() != n || self.epoch == u32::MAX {
-            self.tree.clear();
-            self.tree.resize(n, (0, 0));
-            self.epoch = 0;
-        }
-        self.epoch += 1;
-    }
-
-    pub(super) fn raise(&mut self, p: u32, t: u64) {
-        let mut i = p as usize;
-        while i < self.tree.len() {
-            let e = &mut self.tree[i];
-            if e.0 != self.epoch {
-                *e = (self.epoch, t);
-            } else if e.1 < t {
-                e.1 = t;
-            }
-            i += i & i.wrapping_neg();
-        }
-    }
-
-    pub(super) fn get(&self, p: u32) -> u64 {
-        let mut i = (p as usize).min(self.tree.len().saturating_sub(1));
-        let mut m = 0;
-        while i > 0 {
-            let e = self.tree[i];
-            if e.0 == self.epoch {
-                m = m.max(e.1);
-            }
-            i &= i - 1;
-        }
-        m
-    }
-}
-
-/// How many of a pass's latest earliest fits [`FitBounds`] keeps.
-pub(super) const FITS_KEPT: usize = 16;
-
-/// The latest earliest fits found in the current pass, as lower bounds on
-/// the searches of the jobs after them. The profile only loses processors
-/// during a pass, so once a job of `p` processors for `d` ticks had its
-/// earliest fit at `t`, no job of at least `p` processors for at least `d`
-/// ticks has a fit starting before `t` for the rest of the pass: its
-/// window over such a start would contain that job's window there, with
-/// no more processors free than when that job found none. (The queue's
-/// order makes the latest fits the latest in time too, so a short ring of
-/// them, scanned whole, gives most of the bound.) Entries are 32-bit, for
-/// a scan in vector registers: times are kept as offsets from the pass's
-/// time, rounded down to `u32::MAX` (a lower bound stays one), and fits of
-/// `u32::MAX` ticks or more are not kept.
-#[derive(Debug, Clone)]
-pub(super) struct FitBounds {
-    base: u64,
-    procs: [u32; FITS_KEPT],
-    dur: [u32; FITS_KEPT],
-    time: [u32; FITS_KEPT],
-    next: usize,
-}
-
-impl Default for FitBounds {
-    fn default() -> Self {
-        FitBounds {
-            base: 0,
-            procs: [u32::MAX; FITS_KEPT],
-            dur: [u32::MAX; FITS_KEPT],
-            time: [0; FITS_KEPT],
-            next: 0,
-        }
-    }
-}
-
-impl FitBounds {
-    /// Forgets every fit (a new pass at `now`, a new profile).
-    pub(super) fn reset(&mut self, now: u64) {
-        *self = FitBounds {
-            base: now,
-            ..FitBounds::default()
-        };
-    }
-
-    /// Records that a job of `procs` × `dur` had its earliest fit at `t`
-    /// (at or after the pass's time).
-    pub(super) fn record(&mut self, procs: u32, dur: u64, t: u64) {
-        if dur >= u32::MAX as u64 {
-            return;
-        }
-        let k = self.next;
-        self.procs[k] = procs;
-        self.dur[k] = dur as u32;
-        self.time[k] = t.saturating_sub(self.base).min(u32::MAX as u64) as u32;
-        self.next = (k + 1) % FITS_KEPT;
-    }
-
-    /// A time before which no fit of `procs` × `dur` starts (0 if none is
-    /// known): the latest kept fit of a job no wider and no longer.
-    pub(super) fn bound(&self, procs: u32, dur: u64) -> u64 {
-        let d = dur.min(u32::MAX as u64) as u32;
-        let mut m = 0u32;
-        // (masks rather than branches: the loop compiles to vector code)
-        for ((&p, &du), &t) in self.procs.iter().zip(&self.dur).zip(&self.time) {
-            let dominated = ((p <= procs) & (du <= d)) as u32;
-            m = m.max(t & 0u32.wrapping_sub(dominated));
-        }
-        if m == 0 {
-            0
-        } else {
-            self.base + m as u64
-        }
-    }
-}
 
 impl Conservative {
     /// The reservations computed by the last pass, by queue position; jobs
@@ -369,7 +275,7 @@ impl Conservative {
                 _ => self.diff.push((t, cur)),
             }
         }
-        self.pos_span = positive_span(&self.diff);
+        (self.pos_span, self.neg_span) = sign_spans(&self.diff);
         true
     }
 
@@ -389,11 +295,31 @@ impl Conservative {
 
     /// Places `job` at queue position `i` as a pass from scratch would:
     /// by checking its earlier placement if it has one, else by a search.
-    pub(super) fn place_job(&mut self, now: u64, i: usize, job: &QueuedJob) -> u64 {
+    /// `horizon`: `now` plus the longest duration of the candidates still
+    /// checked by the stop test.
+    pub(super) fn place_job(&mut self, now: u64, i: usize, job: &QueuedJob, horizon: u64) -> u64 {
+        let told = self.old_placement(i, job);
+        self.was_deferred = false;
+        if let Some(told) = told {
+            if told >= now && self.defer(job, told, horizon) {
+                self.was_deferred = true;
+                return told;
+            }
+        }
+        self.apply_deferred();
+        match told {
+            Some(told) => self.replace(now, job, told),
+            None => self.place_fresh(job.procs, duration(job)),
+        }
+    }
+
+    /// The placement of the job at queue position `i` in the last pass (or
+    /// an earlier one, for the tail), if it has one (`diff` is brought up
+    /// to it).
+    pub(super) fn old_placement(&mut self, i: usize, job: &QueuedJob) -> Option<u64> {
         let m = self.old.len();
         if i < m {
-            let told = self.old[i].1;
-            return self.replace(now, job, told);
+            return Some(self.old[i].1);
         }
         let k = i - m;
         if k < self.tail.len() {
@@ -403,15 +329,14 @@ impl Conservative {
                     let (_, c) = self.tail_carries.pop_front().expect("a carry");
                     self.diff_merge(&c);
                 }
-                let told = self.tail[k].1;
-                return self.replace(now, job, told);
+                return Some(self.tail[k].1);
             }
             // (the queue changed otherwise than by starts and arrivals)
             self.tail.truncate(k);
             let end = self.tail_base + k as u64;
             self.tail_carries.retain(|c| c.0 < end);
         }
-        self.place_fresh(job.procs, duration(job))
+        None
     }
 
     /// Places `procs` × `dur` at its earliest fit by a search from the
@@ -470,7 +395,7 @@ impl Conservative {
             }
         }
         std::mem::swap(&mut self.diff, &mut self.merged);
-        self.pos_span = positive_span(&self.diff);
+        (self.pos_span, self.neg_span) = sign_spans(&self.diff);
     }
 
     /// Adds `v` to `diff` on `[a, b)` (`a >= diff[0].0`).
@@ -488,8 +413,12 @@ impl Conservative {
         for s in &mut self.diff[i..j] {
             s.1 += v;
         }
-        if v > 0 {
-            let (lo, hi) = &mut self.pos_span;
+        if v != 0 {
+            let (lo, hi) = if v > 0 {
+                &mut self.pos_span
+            } else {
+                &mut self.neg_span
+            };
             if *lo >= *hi {
                 (*lo, *hi) = (a, b);
             } else {
@@ -628,6 +557,7 @@ impl Conservative {
             self.diff.clear();
             self.diff.push((now, 0));
             self.pos_span = (u64::MAX, 0);
+            self.neg_span = (u64::MAX, 0);
             m
         } else {
             self.profile.rebuild(now, view.free, &self.ends);
@@ -652,30 +582,55 @@ impl Conservative {
         // (the profile never gains processors during a pass).
         let free0 = self.profile.free_now();
         self.fits_on = q.len() >= MIN_CHECKED;
-        self.cands.clear();
-        self.cands.extend(
-            q.iter()
-                .enumerate()
-                .skip(from)
-                .filter(|(_, j)| j.procs <= free0)
-                .map(|(i, _)| i as u32),
-        );
         // cands[..last]: the candidates still possible, the last one
         // checked against `pmin` (the profile's least free processors from
         // now, kept up to date as jobs are reserved) before each job.
-        let horizon = self
-            .cands
-            .iter()
-            .map(|&c| now.saturating_add(duration(&q[c as usize])))
-            .max()
-            .unwrap_or(now);
+        self.cands.clear();
+        self.cand_horizon.clear();
+        self.cand_horizon.push(now);
+        let mut horizon = now;
+        for (i, j) in q.iter().enumerate().skip(from) {
+            if j.procs <= free0 {
+                self.cands.push(i as u32);
+                horizon = horizon.max(now.saturating_add(duration(j)));
+                self.cand_horizon.push(horizon);
+            }
+        }
         self.pmin.build(&self.profile, horizon);
+        self.owed.clear();
+        self.owed_procs = 0;
+        self.owed_until = 0;
+        // (a new profile)
+        self.span_most = ((u64::MAX, u64::MAX), u32::MAX);
         let mut last = self.cands.len();
+        // (`pmin`'s least count for the candidate `cands[cached.0 - 1]`,
+        // until `pmin` changes)
+        let mut cached = (usize::MAX, 0u64);
         for (i, job) in q.iter().enumerate().skip(from) {
             while last > 0 && self.cands[last - 1] as usize >= i {
                 let c = &q[self.cands[last - 1] as usize];
-                if self.pmin.fits(now, duration(c), c.procs) {
+                // (with windows owed, `pmin` may be too high by the sum of
+                // those starting before the candidate's end)
+                let until = now.saturating_add(duration(c));
+                if until != self.owed_until {
+                    self.owed_until = until;
+                    self.owed_procs = self
+                        .owed
+                        .iter()
+                        .filter(|w| w.0 < until)
+                        .map(|w| w.2 as u64)
+                        .sum();
+                }
+                if cached.0 != last {
+                    cached = (last, self.pmin.least(now, duration(c)) as u64);
+                }
+                if cached.1 >= c.procs as u64 + self.owed_procs {
                     break;
+                }
+                if self.owed_procs > 0 {
+                    self.settle_pmin(self.cand_horizon[last]);
+                    cached.0 = usize::MAX;
+                    continue;
                 }
                 last -= 1;
             }
@@ -686,7 +641,7 @@ impl Conservative {
                 self.reservations.push(u64::MAX);
                 continue;
             }
-            let t = self.place_job(now, i, job);
+            let t = self.place_job(now, i, job, self.cand_horizon[last]);
             if self.fits_on {
                 self.fits.record(job.procs, duration(job), t);
             }
@@ -694,9 +649,13 @@ impl Conservative {
             if t == now {
                 start.push(i);
             }
-            self.pmin
-                .reserved(&self.profile, self.window.0, self.window.1);
+            if !self.was_deferred {
+                self.pmin
+                    .reserved(&self.profile, self.window.0, self.window.1);
+                cached.0 = usize::MAX;
+            }
         }
+        self.apply_deferred();
     }
 
     /// For the next pass, after this one placed `reservations`: the

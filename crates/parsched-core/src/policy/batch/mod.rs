@@ -187,6 +187,7 @@ impl BatchPolicy for Fcfs {
     }
 }
 
+mod bounds;
 mod conservative;
 mod depth;
 mod easy;

@@ -313,11 +313,12 @@ impl PrefixMin {
         }
     }
 
-    /// Whether `procs` processors are free over `[now, now + dur)` (`now`
-    /// the profile's first time, `now + dur` at most the horizon).
-    pub(super) fn fits(&self, now: u64, dur: u64, procs: u32) -> bool {
-        let k = self.s.partition_point(|e| e.1 >= procs);
-        k == self.s.len() || self.s[k].0 >= now.saturating_add(dur)
+    /// The fewest processors free over `[now, now + dur)` (`now` the
+    /// profile's first time, `dur >= 1`, `now + dur` at most the horizon).
+    pub(super) fn least(&self, now: u64, dur: u64) -> u32 {
+        let end = now.saturating_add(dur);
+        let k = self.s.partition_point(|e| e.0 < end);
+        self.s[k - 1].1
     }
 
     /// After `p` lost processors on its steps `[i, j)` (a reservation:

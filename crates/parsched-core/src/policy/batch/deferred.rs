@@ -1,0 +1,206 @@
+//! Reservations a conservative pass decided without reading the profile,
+//! applied to it later in one merge (see `Conservative::defer` and
+//! docs/policies/batch.md, "Conservative backfilling at scale").
+
+use super::*;
+
+/// Below this many windows, [`Deferred::apply`] reserves them one by one.
+const ONE_BY_ONE: usize = 8;
+
+/// Windows `(start, end, procs)` to reserve on a profile, each starting at
+/// one of its steps or at another window's end (as the reservations of a
+/// pass do): applied together they give the profile (steps and counts)
+/// that reserving them one after the other would.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Deferred {
+    windows: Vec<(u64, u64, u32)>,
+    /// Scratch: the windows' changes `(time, delta)`, and the new steps.
+    events: Vec<(u64, i64)>,
+    t: Vec<u64>,
+    f: Vec<u32>,
+}
+
+impl Deferred {
+    pub(super) fn push(&mut self, start: u64, end: u64, procs: u32) {
+        self.windows.push((start, end, procs));
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.windows.is_empty()
+    }
+
+    /// Reserves the windows on `p` and forgets them.
+    pub(super) fn apply(&mut self, p: &mut Profile) {
+        if self.windows.len() < ONE_BY_ONE {
+            for &(a, b, procs) in &self.windows {
+                p.reserve(a, b - a, procs);
+            }
+            self.windows.clear();
+            return;
+        }
+        self.events.clear();
+        for &(a, b, procs) in &self.windows {
+            self.events.push((a, -(procs as i64)));
+            self.events.push((b, procs as i64));
+        }
+        self.windows.clear();
+        self.events.sort_unstable_by_key(|e| e.0);
+        let (t, f, ev) = (&p.t, &p.f, &self.events);
+        self.t.clear();
+        self.f.clear();
+        let (mut i, mut k) = (0, 0);
+        let (mut base, mut acc) = (0u32, 0i64);
+        while i < t.len() || k < ev.len() {
+            let time = match (t.get(i), ev.get(k)) {
+                (Some(&x), Some(&(y, _))) => x.min(y),
+                (Some(&x), None) => x,
+                (None, Some(&(y, _))) => y,
+                (None, None) => unreachable!(),
+            };
+            if i < t.len() && t[i] == time {
+                base = f[i];
+                i += 1;
+            }
+            while k < ev.len() && ev[k].0 == time {
+                acc += ev[k].1;
+                k += 1;
+            }
+            let free = base as i64 + acc;
+            debug_assert!(free >= 0, "a deferred window lacks processors");
+            self.t.push(time);
+            self.f.push(free as u32);
+        }
+        std::mem::swap(&mut p.t, &mut self.t);
+        std::mem::swap(&mut p.f, &mut self.f);
+    }
+}
+
+impl Conservative {
+    /// Brings `pmin` up to date with the deferred windows it lacks
+    /// (exact up to `horizon`).
+    pub(super) fn settle_pmin(&mut self, horizon: u64) {
+        self.apply_deferred();
+        if self.owed.len() > 8 {
+            self.pmin.build(&self.profile, horizon);
+        } else {
+            for &(a, b, _) in &self.owed {
+                let (i, j) = (self.profile.index(a), self.profile.index(b));
+                self.pmin.reserved(&self.profile, i, j);
+            }
+        }
+        self.owed.clear();
+        self.owed_procs = 0;
+    }
+
+    /// Reserves the deferred placements on the profile.
+    pub(super) fn apply_deferred(&mut self) {
+        if !self.deferred.is_empty() {
+            self.deferred.apply(&mut self.profile);
+        }
+    }
+
+    /// Whether `job`'s placement at `told` (from the last pass, `diff` up
+    /// to date) is known to hold without reading the profile; if so, its
+    /// reservation is deferred. It holds if (1) its window at `told` meets
+    /// no time where `diff < 0` (the window held on the last profile, and
+    /// this one has at least as many processors free there) and (2) no
+    /// window starting before `told` can be new: none meets `diff > 0`
+    /// after the job's lower bound (as in [`Conservative::replace`]).
+    /// (3) The stop test must not need the reservation: it starts at or
+    /// after `horizon`, which no candidate still checked reaches, so
+    /// `pmin` is left as it is (exact up to there).
+    pub(super) fn defer(&mut self, job: &QueuedJob, told: u64, horizon: u64) -> bool {
+        let dur = duration(job);
+        let end = told.saturating_add(dur);
+        let (nlo, nhi) = self.neg_span;
+        if nlo < nhi && told < nhi && end > nlo {
+            let d = &self.diff;
+            let mut k = d.partition_point(|s| s.0 <= told) - 1;
+            while k < d.len() && d[k].0 < end {
+                if d[k].1 < 0 {
+                    return false;
+                }
+                k += 1;
+            }
+        }
+        let (lo, hi) = self.pos_span;
+        if lo < hi && job.procs <= self.most_free_in_span() {
+            let limit = hi.min(told);
+            let from_t = self
+                .lb
+                .get(job.procs)
+                .max(lo.wrapping_add(1).saturating_sub(dur));
+            if from_t < limit && self.fits.bound(job.procs, dur) < limit {
+                return false;
+            }
+        }
+        self.deferred.push(told, end, job.procs);
+        if told < horizon {
+            self.owed.push((told, end, job.procs));
+            if told < self.owed_until {
+                self.owed_procs += job.procs as u64;
+            }
+        }
+        true
+    }
+
+    /// At least the most processors free at any time in `pos_span`: a job
+    /// wider cannot have a new fit.
+    pub(super) fn most_free_in_span(&mut self) -> u32 {
+        let (lo, hi) = self.pos_span;
+        if self.span_most.0 != (lo, hi) {
+            let (t, f) = (&self.profile.t, &self.profile.f);
+            let a = t.partition_point(|&x| x <= lo).max(1) - 1;
+            let b = t.partition_point(|&x| x < hi).max(a + 1);
+            let most = f[a..b].iter().copied().max().unwrap_or(u32::MAX);
+            self.span_most = ((lo, hi), most);
+        }
+        self.span_most.1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Windows applied together (in any order, through the merge from
+        /// 8 on) give the steps and counts of reserving them one after the
+        /// other as a pass does.
+        #[test]
+        fn deferred_windows_applied_at_once_equal_reserving_them_in_turn(
+            now in 0u64..1000,
+            free in 0u32..=16,
+            ends in proptest::collection::vec((1u64..200, 1u32..=8), 0..8),
+            jobs in proptest::collection::vec((1u32..=16, 1u64..120), 1..40),
+            rotate in 0usize..40,
+        ) {
+            let mut ends: Vec<(u64, u32)> =
+                ends.into_iter().map(|(d, p)| (now + d, p)).collect();
+            ends.sort_unstable();
+            let total = free + ends.iter().map(|e| e.1).sum::<u32>();
+            let mut start = Profile::default();
+            start.rebuild(now, free, &ends);
+            let mut one_by_one = start.clone();
+            let mut windows = Vec::new();
+            for (procs, dur) in jobs {
+                if procs > total {
+                    continue;
+                }
+                let t = one_by_one.place(procs, dur).expect("a fit");
+                windows.push((t, t + dur, procs));
+            }
+            let k = rotate % windows.len().max(1);
+            windows.rotate_left(k);
+            let mut d = Deferred::default();
+            for &(a, b, p) in &windows {
+                d.push(a, b, p);
+            }
+            let mut at_once = start.clone();
+            d.apply(&mut at_once);
+            prop_assert!(d.is_empty());
+            prop_assert_eq!(at_once.steps(), one_by_one.steps());
+        }
+    }
+}
