@@ -39,7 +39,7 @@ use deferred::Deferred;
 /// without reading the profile (`diff >= 0` over its window, no new fit
 /// possible before it) is not checked: its reservation is deferred and
 /// applied with the others in one merge before the profile is next read
-/// ([`Conservative::defer`]); the stop test allows for the deferred
+/// (`Conservative::defer`); the stop test allows for the deferred
 /// windows `pmin` lacks. Its decisions are those of the straightforward
 /// pass ([`reference::Conservative`]), which tests check on random
 /// workloads.
