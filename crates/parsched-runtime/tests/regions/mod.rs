@@ -119,6 +119,27 @@ fn regions_mock_pairs_large_with_small_across_fake_caches() {
     assert!(rs.scans >= 26, "{} scans", rs.scans);
     let first = &rs.decisions[0];
     assert_eq!(first.decision, "regioning", "{first:?}");
+    // A DAMON monitor that clears the jobs' accessed bits (this machine kind
+    // runs a paddr one) marks every estimate, its decisions and the run,
+    // naming it; without one nothing is marked.
+    let damon = parsched_runtime::damon::status();
+    for j in &r {
+        assert_eq!(j.wss_unreliable, damon.disturbs(j.pid), "{}", j.name);
+    }
+    let marked: Vec<String> = r.iter().filter_map(|j| j.wss_unreliable.clone()).collect();
+    assert_eq!(rs.wss_unreliable.is_empty(), marked.is_empty(), "{rs:?}");
+    assert!(rs.wss_unreliable.iter().all(|w| marked.contains(w)));
+    assert_eq!(
+        first.wss_unreliable.is_some(),
+        !marked.is_empty(),
+        "{first:?}"
+    );
+    if !damon.monitors.is_empty() {
+        eprintln!(
+            "DAMON: {:?}; marked: {:?}",
+            damon.monitors, rs.wss_unreliable
+        );
+    }
     // Working sets (private data only): 4 MB (two 2 MB regions) and 16 KB
     // plus memlat's own stack and data (≈ 12-30 KB), each final estimate
     // within a factor 1.5 of that. Before the TLB flush was added to the
