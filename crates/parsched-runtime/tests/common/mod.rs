@@ -320,8 +320,9 @@ pub fn retry_under_foreign_load(tries: usize, mut attempt: impl FnMut() -> Resul
         let (r, foreign) = with_foreign_load(&mut attempt);
         match r {
             Ok(()) => {
+                eprintln!("passed on attempt {k} (foreign load {foreign:.2} CPUs)");
                 if k > 1 {
-                    eprintln!("passed on attempt {k}; earlier failures: {seen:?}");
+                    eprintln!("earlier failures: {seen:?}");
                 }
                 return;
             }
