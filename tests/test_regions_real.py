@@ -133,6 +133,32 @@ def test_run_policy_regions_reports_working_sets_and_decisions(memlat):
         assert truth / 1.5 <= wss[name] <= truth * 1.5, (name, wss)
     assert all(d["decision"] in ("regioning", "one_cache") or d["decision"].startswith("fallback")
                for d in reg["decisions"])
+    # A DAMON monitor clearing accessed bits (this machine kind runs one)
+    # marks the estimates and names itself; without one nothing is marked.
+    damon = _damon_on()
+    for j in out["jobs"]:
+        assert (j["wss_unreliable"] is not None) == damon, (j["name"], j["wss_unreliable"])
+    assert bool(reg["wss_unreliable"]) == damon, reg["wss_unreliable"]
+    assert all("DAMON" in w and "clears accessed bits" in w for w in reg["wss_unreliable"])
+
+
+def _damon_on() -> bool:
+    """Whether a DAMON monitor on physical addresses runs (it touches every
+    process): a kdamond of the admin interface whose state is on and whose
+    context's operations are paddr, or an enabled DAMON module."""
+    def read(*parts: str) -> str:
+        try:
+            with open(os.path.join(*parts)) as fh:
+                return fh.read().strip()
+        except OSError:
+            return ""
+    root = "/sys/kernel/mm/damon/admin/kdamonds"
+    kds = os.listdir(root) if os.path.isdir(root) else []
+    if any(read(root, k, "state") == "on"
+           and read(root, k, "contexts", "0", "operations") == "paddr" for k in kds):
+        return True
+    return any(read("/sys/module", m, "parameters", "enabled") == "Y"
+               for m in ("damon_reclaim", "damon_lru_sort", "damon_stat"))
 
 
 @needs_runtime

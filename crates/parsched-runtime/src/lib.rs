@@ -8,6 +8,8 @@
 //! * [`controller`] applies the core crate's policies — the Ousterhout
 //!   `GangMatrix` and Zhou–Brecht pool placement — to processes.
 //! * [`safety`] makes sure no job is ever left frozen.
+//! * [`damon`] says whether a kernel DAMON monitor clears the page accessed
+//!   bits the working-set estimates read.
 //! * [`run_jobs`] is the entry point the CLI calls.
 //!
 //! See `docs/runtime.md` for the design and the measurements.
@@ -24,6 +26,7 @@ compile_error!(
 
 pub mod cgroup;
 pub mod controller;
+pub mod damon;
 pub mod error;
 pub mod procfs;
 pub mod safety;

@@ -240,19 +240,6 @@ mod tests {
         assert!(tasks(i32::MAX).is_empty());
     }
 
-    /// Whether a DAMON monitor runs (`/sys/kernel/mm/damon/admin`): it
-    /// clears accessed bits too, so a reading may miss pages touched since
-    /// `clear_refs`.
-    fn damon_running() -> bool {
-        std::fs::read_dir("/sys/kernel/mm/damon/admin/kdamonds")
-            .into_iter()
-            .flatten()
-            .flatten()
-            .any(|d| {
-                std::fs::read_to_string(d.path().join("state")).is_ok_and(|s| s.trim() == "on")
-            })
-    }
-
     /// Clears the accessed bits, touches the first `touch` bytes of `buf`
     /// (one byte per page) and returns (referenced after − referenced
     /// before, referenced after) by `read`.
@@ -282,8 +269,9 @@ mod tests {
     /// this machine 80–86% of 8 MB seen in every one of five readings), so
     /// the floor there is half of `lo`: what a machine without DAMON must
     /// show is unchanged, and `hi` holds on both. (Issue #27: the
-    /// working-set estimator itself is to detect DAMON and say its estimate
-    /// is unreliable.)
+    /// working-set estimator says its estimate is unreliable there:
+    /// `crate::damon`, and the regions policy marks its
+    /// estimates with the reason.)
     fn assert_measures(
         buf: &mut [u8],
         touch: usize,
@@ -291,8 +279,9 @@ mod tests {
         (lo, hi): (u64, u64),
     ) {
         const ATTEMPTS: usize = 5;
-        let damon = damon_running();
-        let lo = if damon { lo / 2 } else { lo };
+        let me = std::process::id() as i32;
+        let damon = crate::damon::status().disturbs(me);
+        let lo = if damon.is_some() { lo / 2 } else { lo };
         let mut seen = Vec::new();
         for _ in 0..ATTEMPTS {
             let (touched, hot) = touched_since_clear(buf, touch, read);
@@ -305,7 +294,9 @@ mod tests {
                 return;
             }
         }
-        panic!("touched {touch} bytes, {ATTEMPTS} readings below {lo}: {seen:?} (DAMON running: {damon})");
+        panic!(
+            "touched {touch} bytes, {ATTEMPTS} readings below {lo}: {seen:?} (DAMON: {damon:?})"
+        );
     }
 
     /// A working set appears in `Referenced` only once touched after a

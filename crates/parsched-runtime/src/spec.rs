@@ -565,6 +565,12 @@ pub struct JobReport {
     /// crate's `WssEstimator` over /proc scans).
     #[serde(default)]
     pub wss_bytes: Option<u64>,
+    /// Regions policy: why `wss_bytes` is unreliable, when it is — another
+    /// user of the page accessed bits (a kernel DAMON monitor, named) cleared
+    /// them during the job's scans, so the estimate can be low
+    /// (`crate::damon`). `None`: every scan was clean (or no estimate).
+    #[serde(default)]
+    pub wss_unreliable: Option<String>,
     /// FCS policy: whether the job's last class keeps it gang scheduled
     /// (`true`: CS or F) or released to fill idle time (`false`: DC); `None`
     /// otherwise or if it ended before it was classified.

@@ -51,7 +51,10 @@ def _job_row(r: dict[str, Any], policy: str | None) -> dict[str, Any]:
         "cpus": ",".join(str(c) for c in r["cpus"]),
         **({"classes": " ".join(f"{c}@{float(t):.1f}s" for t, c in r.get("classes", []))}
            if policy in ("fcs", "flexible") else {}),
-        **({"WSS MB": float(r.get("wss_bytes") or 0) / 2**20} if policy == "regions" else {}),
+        **({"WSS MB": float(r.get("wss_bytes") or 0) / 2**20,
+            # "unreliable": another user of the accessed bits (DAMON) cleared them.
+            "WSS": "unreliable" if r.get("wss_unreliable") else "measured"}
+           if policy == "regions" else {}),
         **({"ranks@cpu": " ".join(f"{k}@{c}" for k, c in r.get("ranks", []))}
            if policy == "cosched" else {}),
     }

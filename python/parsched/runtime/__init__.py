@@ -131,11 +131,14 @@ def run_jobs(spec: Mapping[str, Any] | str | os.PathLike[str] | None = None, *,
     argv, pid, status {code, signal}, success, wall_s, user_s, sys_s,
     suspended_s, width, slots_run, cpus, pool, coscheduled, classes (fcs: [t_s,
     class] at each change), observed, wss_bytes (regions: the last working-set
-    estimate), ranks (cosched: [MPI rank, CPU] pinned); the controller's
+    estimate), wss_unreliable (regions: why that estimate is unreliable — a
+    kernel DAMON monitor, named, cleared the accessed bits it is read from —
+    or None), ranks (cosched: [MPI rank, CPU] pinned); the controller's
     switches, wakeups, switch_s, max_switch_s, spread_s, cpu_s, wall_s, realtime,
     backend, dc_slots, dc_slot_s, boosts (cosched), and under
     ``policy="regions"`` ``regions`` (caches, scans, scan_s, decisions: at_s,
-    wss_bytes, decision, placement, loads). Policy ``"flexible"`` is an alias
+    wss_bytes, decision, placement, loads, wss_unreliable; wss_unreliable: each
+    distinct reason an estimate of the run is unreliable). Policy ``"flexible"`` is an alias
     of ``"fcs"``.
     """
     full = make_spec(spec, **keys)

@@ -41,13 +41,26 @@
 //! Only the job's leader process is measured (its address space); children
 //! it forks are not summed in (a job that is a process tree is measured by
 //! its leader).
+//!
+//! Another user of the accessed bits makes the reading low: a kernel DAMON
+//! monitor ([`crate::damon`]) clears them too, between a job's `clear_refs`
+//! and its reading. Each scan asks [`crate::damon::status`] whether a running
+//! monitor touches the job's pages; if one does, the estimate is kept (it is
+//! all there is) but marked — the job's report (`wss_unreliable`), the
+//! decision's record and [`RegionsStats::wss_unreliable`] name the monitor,
+//! and the run warns once — never passed off as a clean measurement. (DAMON's
+//! own virtual-address monitoring would be the kernel's estimate for the
+//! job, but a kdamond can only be added through the admin interface by
+//! rewriting `nr_kdamonds`, which the kernel refuses while one runs and
+//! which would rebuild the running one's configuration: the runtime never
+//! touches another user's monitor.)
 
 use super::mechanism::{mono_ns, Decision, Mechanism};
 use super::policy::{Needs, RuntimePolicy};
 use crate::error::Result;
-use crate::procfs;
 use crate::spec::{JobReport, RegionsSpec, RunSpec};
 use crate::topology::MachineTopology;
+use crate::{damon, procfs};
 use parsched_core::policy::regions::{
     balance, cpu_share_repair, keep_current, Bin, Conditions, HistogramReading, Item, Observation,
     RegionDecision, WssEstimator,
@@ -81,6 +94,10 @@ pub struct RegionsRecord {
     /// Each cache's load (sum of its jobs' working sets), bytes, in cache
     /// order; empty on a fallback.
     pub loads: Vec<u64>,
+    /// Why the working sets decided on are unreliable (a DAMON monitor
+    /// cleared the jobs' accessed bits during their scans), `None` when
+    /// every scan behind them was clean.
+    pub wss_unreliable: Option<String>,
 }
 
 /// What the regions policy saw and did.
@@ -96,6 +113,10 @@ pub struct RegionsStats {
     /// seconds.
     pub scan_s: f64,
     pub decisions: Vec<RegionsRecord>,
+    /// Why some working-set estimates of the run are unreliable (each
+    /// distinct reason once: `unreliable: DAMON kdamond 0 (pid 77) with paddr
+    /// operations clears accessed bits`); empty when every scan was clean.
+    pub wss_unreliable: Vec<String>,
 }
 
 /// The regions policy's state.
@@ -118,6 +139,10 @@ pub(crate) struct RegionsPolicy {
     current: Vec<Vec<u32>>,
     /// Each job's last working-set estimate, bytes.
     wss_bytes: Vec<Option<u64>>,
+    /// Why a job's estimate is unreliable: the last reason one of its scans
+    /// was disturbed (an estimate weighs past scans in: once disturbed, it
+    /// stays marked).
+    unreliable: Vec<Option<String>>,
     placed_once: bool,
     deadline: Option<u64>,
 }
@@ -176,6 +201,7 @@ impl RegionsPolicy {
             cache_cpus,
             current: vec![Vec::new(); n],
             wss_bytes: vec![None; n],
+            unreliable: vec![None; n],
             placed_once: false,
             deadline: None,
         }
@@ -189,6 +215,8 @@ impl RegionsPolicy {
         }
         let period = self.cfg.scan.as_secs_f64();
         let mut observations = 0;
+        // Read once per wake-up, only when a job is scanned.
+        let mut damon: Option<damon::DamonStatus> = None;
         for i in 0..m.jobs().len() {
             let j = m.job(i);
             if !j.live() {
@@ -210,6 +238,10 @@ impl RegionsPolicy {
                 let r = ((refd / self.page) as usize).min(pages);
                 self.est.observe_count(RegionId(i as u64), pages, r);
                 self.wss_bytes[i] = Some(self.est.estimate_bytes(RegionId(i as u64)));
+                let why = damon.get_or_insert_with(damon::status).disturbs(pid);
+                if let Some(why) = why {
+                    self.mark_unreliable(m, i, why);
+                }
             }
             let _ = procfs::clear_refs_flush(pid);
         }
@@ -233,6 +265,23 @@ impl RegionsPolicy {
             self.place(m)?;
         }
         Ok(())
+    }
+
+    /// Job `i`'s estimate is unreliable for `why`: its report and the run's
+    /// statistics say so, and the run warns the first time.
+    fn mark_unreliable(&mut self, m: &mut Mechanism, i: usize, why: String) {
+        let stats = m.stats_mut().regions.as_mut();
+        let new = stats.is_some_and(|s| {
+            let new = !s.wss_unreliable.contains(&why);
+            if new {
+                s.wss_unreliable.push(why.clone());
+            }
+            new
+        });
+        if new {
+            m.warn(format!("regions: working-set estimates {why}"));
+        }
+        self.unreliable[i] = Some(why);
     }
 
     /// Decides with the core crate and applies.
@@ -281,6 +330,7 @@ impl RegionsPolicy {
                 .map(|&i| (m.job(i).name().to_string(), m.job(i).cpus().to_vec()))
                 .collect(),
             loads,
+            wss_unreliable: live.iter().find_map(|&i| self.unreliable[i].clone()),
         };
         if let Some(s) = m.stats_mut().regions.as_mut() {
             s.decisions.push(rec);
@@ -425,6 +475,7 @@ impl RuntimePolicy for RegionsPolicy {
 
     fn annotate(&self, i: usize, r: &mut JobReport) {
         r.wss_bytes = self.wss_bytes[i];
+        r.wss_unreliable = self.unreliable[i].clone();
     }
 
     fn as_any(&self) -> &dyn Any {

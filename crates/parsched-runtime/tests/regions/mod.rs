@@ -119,6 +119,27 @@ fn regions_mock_pairs_large_with_small_across_fake_caches() {
     assert!(rs.scans >= 26, "{} scans", rs.scans);
     let first = &rs.decisions[0];
     assert_eq!(first.decision, "regioning", "{first:?}");
+    // A DAMON monitor that clears the jobs' accessed bits (this machine kind
+    // runs a paddr one) marks every estimate, its decisions and the run,
+    // naming it; without one nothing is marked.
+    let damon = parsched_runtime::damon::status();
+    for j in &r {
+        assert_eq!(j.wss_unreliable, damon.disturbs(j.pid), "{}", j.name);
+    }
+    let marked: Vec<String> = r.iter().filter_map(|j| j.wss_unreliable.clone()).collect();
+    assert_eq!(rs.wss_unreliable.is_empty(), marked.is_empty(), "{rs:?}");
+    assert!(rs.wss_unreliable.iter().all(|w| marked.contains(w)));
+    assert_eq!(
+        first.wss_unreliable.is_some(),
+        !marked.is_empty(),
+        "{first:?}"
+    );
+    if !damon.monitors.is_empty() {
+        eprintln!(
+            "DAMON: {:?}; marked: {:?}",
+            damon.monitors, rs.wss_unreliable
+        );
+    }
     // Working sets (private data only): 4 MB (two 2 MB regions) and 16 KB
     // plus memlat's own stack and data (≈ 12-30 KB), each final estimate
     // within a factor 1.5 of that. Before the TLB flush was added to the
@@ -318,6 +339,16 @@ fn real_regions_confines_jobs_to_their_caches_with_cpusets() {
     spec.regions.cpusets = true;
     spec.regions.cache_level = Some(level);
     spec.regions.replace_every = 10;
+    // Jobs that get too little CPU (foreign load) are not scanned often
+    // enough to be placed before they end: retried only when the machine
+    // was busy.
+    retry_under_foreign_load(4, || confined_by_cpusets(&spec, &exe, m.cpus.len()));
+}
+
+/// One run of [`real_regions_confines_jobs_to_their_caches_with_cpusets`]
+/// and its checks.
+fn confined_by_cpusets(spec: &RunSpec, exe: &Path, ncpus: usize) -> Result<(), String> {
+    let spec = spec.clone();
     let h = std::thread::spawn(move || {
         let mut c = Controller::new(spec).unwrap();
         let r = c.run().unwrap();
@@ -356,39 +387,48 @@ fn real_regions_confines_jobs_to_their_caches_with_cpusets() {
     let (r, stats) = h.join().unwrap();
     assert!(r.iter().all(|j| j.success), "{r:?}");
     let rs = stats.regions.unwrap();
+    check!(!rs.decisions.is_empty(), "no decision: {rs:?}");
     let first = &rs.decisions[0];
     eprintln!(
         "first decision at {:.2} s: {} {:?}",
         first.at_s, first.decision, first.wss_bytes
     );
-    assert_eq!(first.decision, "regioning", "{:?}", rs.decisions);
+    check!(
+        first.decision == "regioning",
+        "first decision {}: {:?}",
+        first.decision,
+        rs.decisions
+    );
     let at = |n: &str| -> Vec<u32> {
         first
             .placement
             .iter()
             .find(|(j, _)| j == n)
             .map(|(_, c)| c.clone())
-            .unwrap()
+            .unwrap_or_default()
     };
-    assert_ne!(at("large0"), at("large1"), "{first:?}");
-    assert!(at("large0").len() < m.cpus.len());
+    check!(at("large0") != at("large1"), "{first:?}");
+    check!(
+        !at("large0").is_empty() && at("large0").len() < ncpus,
+        "{first:?}"
+    );
     // The kernel confined each large memlat to one cache's CPUs (the cpuset
     // group; the hysteresis keeps it there), and the two to different caches.
-    let confined: Vec<Vec<u32>> = seen
-        .iter()
-        .filter(|(k, _)| k.starts_with("large"))
-        .map(|(k, sets)| {
-            let c: Vec<&Vec<u32>> = sets.iter().filter(|a| a.len() < m.cpus.len()).collect();
-            assert_eq!(
-                c.len(),
-                1,
-                "{k} confined to one cache only: {seen:?}; decisions {:#?}",
-                rs.decisions
-            );
-            c[0].clone()
-        })
-        .collect();
-    assert_eq!(confined.len(), 2, "{seen:?}");
-    assert_ne!(confined[0], confined[1], "{seen:?}");
-    assert!(confined.contains(&at("large0")) && confined.contains(&at("large1")));
+    let mut confined: Vec<Vec<u32>> = Vec::new();
+    for (k, sets) in seen.iter().filter(|(k, _)| k.starts_with("large")) {
+        let c: Vec<&Vec<u32>> = sets.iter().filter(|a| a.len() < ncpus).collect();
+        check!(
+            c.len() == 1,
+            "{k} confined to one cache only: {seen:?}; decisions {:#?}",
+            rs.decisions
+        );
+        confined.push(c[0].clone());
+    }
+    check!(confined.len() == 2, "{seen:?}");
+    check!(confined[0] != confined[1], "{seen:?}");
+    check!(
+        confined.contains(&at("large0")) && confined.contains(&at("large1")),
+        "{seen:?}; {first:?}"
+    );
+    Ok(())
 }

@@ -169,6 +169,7 @@ impl Mechanism {
             cpus: j.cpus.clone(),
             pool: None,
             wss_bytes: None,
+            wss_unreliable: None,
             coscheduled: fixed.map(CoschedClass::is_coscheduled),
             classes: fixed
                 .map(|c| (0.0, c.short_name().to_string()))
@@ -211,6 +212,7 @@ impl Mechanism {
                 cpus: Vec::new(),
                 pool: None,
                 wss_bytes: None,
+                wss_unreliable: None,
                 coscheduled: None,
                 classes: Vec::new(),
                 observed: None,
