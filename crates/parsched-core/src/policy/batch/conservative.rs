@@ -604,14 +604,24 @@ impl Conservative {
         self.span_most = ((u64::MAX, u64::MAX), u32::MAX);
         let mut last = self.cands.len();
         // (`pmin`'s least count for the candidate `cands[cached.0 - 1]`,
-        // until `pmin` changes)
-        let mut cached = (usize::MAX, 0u64);
+        // until `pmin` changes before the candidate's end `cached.2`)
+        let mut cached = (usize::MAX, 0u64, 0u64);
         for (i, job) in q.iter().enumerate().skip(from) {
             while last > 0 && self.cands[last - 1] as usize >= i {
                 let c = &q[self.cands[last - 1] as usize];
+                let until = now.saturating_add(duration(c));
+                if cached.0 != last {
+                    cached = (last, self.pmin.least(now, duration(c)) as u64, until);
+                }
+                // (`pmin` is at least the profile's least count: below the
+                // candidate's processors, it cannot start now, whatever is
+                // owed; most candidates are dropped here)
+                if cached.1 < c.procs as u64 {
+                    last -= 1;
+                    continue;
+                }
                 // (with windows owed, `pmin` may be too high by the sum of
                 // those starting before the candidate's end)
-                let until = now.saturating_add(duration(c));
                 if until != self.owed_until {
                     self.owed_until = until;
                     self.owed_procs = self
@@ -620,9 +630,6 @@ impl Conservative {
                         .filter(|w| w.0 < until)
                         .map(|w| w.2 as u64)
                         .sum();
-                }
-                if cached.0 != last {
-                    cached = (last, self.pmin.least(now, duration(c)) as u64);
                 }
                 if cached.1 >= c.procs as u64 + self.owed_procs {
                     break;
@@ -652,7 +659,10 @@ impl Conservative {
             if !self.was_deferred {
                 self.pmin
                     .reserved(&self.profile, self.window.0, self.window.1);
-                cached.0 = usize::MAX;
+                // (`pmin` changes only from the reservation's start on)
+                if t < cached.2 {
+                    cached.0 = usize::MAX;
+                }
             }
         }
         self.apply_deferred();

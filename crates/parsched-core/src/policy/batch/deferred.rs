@@ -114,9 +114,11 @@ impl Conservative {
         let end = told.saturating_add(dur);
         let (nlo, nhi) = self.neg_span;
         if nlo < nhi && told < nhi && end > nlo {
+            // (only the part of the window in the span can meet `diff < 0`)
+            let (a, b) = (told.max(nlo), end.min(nhi));
             let d = &self.diff;
-            let mut k = d.partition_point(|s| s.0 <= told) - 1;
-            while k < d.len() && d[k].0 < end {
+            let mut k = d.partition_point(|s| s.0 <= a) - 1;
+            while k < d.len() && d[k].0 < b {
                 if d[k].1 < 0 {
                     return false;
                 }
