@@ -89,6 +89,11 @@ pub struct Conservative {
     diff: Vec<(u64, i64)>,
     /// A span holding every time where `diff < 0`, as `pos_span`.
     neg_span: (u64, u64),
+    /// Counts the changes of `diff`; `diff_known` holds, for the version
+    /// `.0`, a span where `diff >= 0` (`.1`) and one meeting `diff < 0`
+    /// (`.2`), as the deferral tests found them.
+    diff_version: u64,
+    diff_known: (u64, (u64, u64), (u64, u64)),
     /// Reservations kept without reading the profile, not yet on it
     /// ([`Conservative::defer`]).
     deferred: Deferred,
@@ -276,6 +281,7 @@ impl Conservative {
             }
         }
         (self.pos_span, self.neg_span) = sign_spans(&self.diff);
+        self.diff_version += 1;
         true
     }
 
@@ -396,6 +402,7 @@ impl Conservative {
         }
         std::mem::swap(&mut self.diff, &mut self.merged);
         (self.pos_span, self.neg_span) = sign_spans(&self.diff);
+        self.diff_version += 1;
     }
 
     /// Adds `v` to `diff` on `[a, b)` (`a >= diff[0].0`).
@@ -408,6 +415,7 @@ impl Conservative {
             }
             k
         };
+        self.diff_version += 1;
         let i = split(&mut self.diff, a);
         let j = split(&mut self.diff, b);
         for s in &mut self.diff[i..j] {
@@ -558,6 +566,7 @@ impl Conservative {
             self.diff.push((now, 0));
             self.pos_span = (u64::MAX, 0);
             self.neg_span = (u64::MAX, 0);
+            self.diff_version += 1;
             m
         } else {
             self.profile.rebuild(now, view.free, &self.ends);
