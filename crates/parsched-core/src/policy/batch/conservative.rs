@@ -89,6 +89,11 @@ pub struct Conservative {
     diff: Vec<(u64, i64)>,
     /// A span holding every time where `diff < 0`, as `pos_span`.
     neg_span: (u64, u64),
+    /// Counts the changes of `diff`; `diff_known` holds, for the version
+    /// `.0`, a span where `diff >= 0` (`.1`) and one meeting `diff < 0`
+    /// (`.2`), as the deferral tests found them.
+    diff_version: u64,
+    diff_known: (u64, (u64, u64), (u64, u64)),
     /// Reservations kept without reading the profile, not yet on it
     /// ([`Conservative::defer`]).
     deferred: Deferred,
@@ -276,6 +281,7 @@ impl Conservative {
             }
         }
         (self.pos_span, self.neg_span) = sign_spans(&self.diff);
+        self.diff_version += 1;
         true
     }
 
@@ -396,6 +402,7 @@ impl Conservative {
         }
         std::mem::swap(&mut self.diff, &mut self.merged);
         (self.pos_span, self.neg_span) = sign_spans(&self.diff);
+        self.diff_version += 1;
     }
 
     /// Adds `v` to `diff` on `[a, b)` (`a >= diff[0].0`).
@@ -408,6 +415,7 @@ impl Conservative {
             }
             k
         };
+        self.diff_version += 1;
         let i = split(&mut self.diff, a);
         let j = split(&mut self.diff, b);
         for s in &mut self.diff[i..j] {
@@ -558,6 +566,7 @@ impl Conservative {
             self.diff.push((now, 0));
             self.pos_span = (u64::MAX, 0);
             self.neg_span = (u64::MAX, 0);
+            self.diff_version += 1;
             m
         } else {
             self.profile.rebuild(now, view.free, &self.ends);
@@ -604,14 +613,24 @@ impl Conservative {
         self.span_most = ((u64::MAX, u64::MAX), u32::MAX);
         let mut last = self.cands.len();
         // (`pmin`'s least count for the candidate `cands[cached.0 - 1]`,
-        // until `pmin` changes)
-        let mut cached = (usize::MAX, 0u64);
+        // until `pmin` changes before the candidate's end `cached.2`)
+        let mut cached = (usize::MAX, 0u64, 0u64);
         for (i, job) in q.iter().enumerate().skip(from) {
             while last > 0 && self.cands[last - 1] as usize >= i {
                 let c = &q[self.cands[last - 1] as usize];
+                let until = now.saturating_add(duration(c));
+                if cached.0 != last {
+                    cached = (last, self.pmin.least(now, duration(c)) as u64, until);
+                }
+                // (`pmin` is at least the profile's least count: below the
+                // candidate's processors, it cannot start now, whatever is
+                // owed; most candidates are dropped here)
+                if cached.1 < c.procs as u64 {
+                    last -= 1;
+                    continue;
+                }
                 // (with windows owed, `pmin` may be too high by the sum of
                 // those starting before the candidate's end)
-                let until = now.saturating_add(duration(c));
                 if until != self.owed_until {
                     self.owed_until = until;
                     self.owed_procs = self
@@ -620,9 +639,6 @@ impl Conservative {
                         .filter(|w| w.0 < until)
                         .map(|w| w.2 as u64)
                         .sum();
-                }
-                if cached.0 != last {
-                    cached = (last, self.pmin.least(now, duration(c)) as u64);
                 }
                 if cached.1 >= c.procs as u64 + self.owed_procs {
                     break;
@@ -652,7 +668,10 @@ impl Conservative {
             if !self.was_deferred {
                 self.pmin
                     .reserved(&self.profile, self.window.0, self.window.1);
-                cached.0 = usize::MAX;
+                // (`pmin` changes only from the reservation's start on)
+                if t < cached.2 {
+                    cached.0 = usize::MAX;
+                }
             }
         }
         self.apply_deferred();

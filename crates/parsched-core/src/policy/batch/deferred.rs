@@ -114,13 +114,37 @@ impl Conservative {
         let end = told.saturating_add(dur);
         let (nlo, nhi) = self.neg_span;
         if nlo < nhi && told < nhi && end > nlo {
-            let d = &self.diff;
-            let mut k = d.partition_point(|s| s.0 <= told) - 1;
-            while k < d.len() && d[k].0 < end {
-                if d[k].1 < 0 {
-                    return false;
+            // (only the part of the window in the span can meet `diff < 0`)
+            let (mut a, b) = (told.max(nlo), end.min(nhi));
+            if self.diff_known.0 != self.diff_version {
+                self.diff_known = (self.diff_version, (0, 0), (0, 0));
+            }
+            let (_, clean, neg) = self.diff_known;
+            // (a step with `diff < 0` inside the window, found before)
+            if neg.0 < neg.1 && neg.0 < b && a < neg.1 {
+                return false;
+            }
+            // (a part known to have none)
+            if clean.0 <= a && a < clean.1 {
+                a = clean.1;
+            }
+            if a < b {
+                let d = &self.diff;
+                let mut k = d.partition_point(|s| s.0 <= a) - 1;
+                while k < d.len() && d[k].0 < b {
+                    if d[k].1 < 0 {
+                        let next = d.get(k + 1).map_or(u64::MAX, |s| s.0);
+                        self.diff_known.2 = (d[k].0, next);
+                        return false;
+                    }
+                    k += 1;
                 }
-                k += 1;
+                // (no step with `diff < 0` meets [a, b))
+                self.diff_known.1 = if clean.0 <= a && a <= clean.1 {
+                    (clean.0, b.max(clean.1))
+                } else {
+                    (a, b)
+                };
             }
         }
         let (lo, hi) = self.pos_span;

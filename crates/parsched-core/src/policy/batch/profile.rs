@@ -317,6 +317,12 @@ impl PrefixMin {
     /// profile's first time, `dur >= 1`, `now + dur` at most the horizon).
     pub(super) fn least(&self, now: u64, dur: u64) -> u32 {
         let end = now.saturating_add(dur);
+        // (the stop test drops most candidates here: their windows reach
+        // past the staircase's last drop, often to no processor free)
+        let last = self.s[self.s.len() - 1];
+        if last.0 < end {
+            return last.1;
+        }
         let k = self.s.partition_point(|e| e.0 < end);
         self.s[k - 1].1
     }
