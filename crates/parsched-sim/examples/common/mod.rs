@@ -88,6 +88,9 @@ pub fn digest(r: &BatchResult) -> u64 {
     // schedule (a faster algorithm may take fewer events): left out, so the
     // digest is the one taken before the field existed
     s.events = 0;
-    fnv(&mut h, format!("{s:?}").replace(", events: 0 }", " }").as_bytes());
+    fnv(
+        &mut h,
+        format!("{s:?}").replace(", events: 0 }", " }").as_bytes(),
+    );
     h
 }
