@@ -35,14 +35,27 @@ thread_local! {
 /// Runs `f` with `counter` counting the events (or steps) of this thread's
 /// runs, in steps of [`CHECK_EVERY`]. Nested calls restore the outer one.
 pub fn with_progress<T>(counter: &Arc<AtomicU64>, f: impl FnOnce() -> T) -> T {
-    struct Restore(Option<Arc<AtomicU64>>);
-    impl Drop for Restore {
+    scoped(&PROGRESS, counter.clone(), f)
+}
+
+/// Runs `f` with `slot` holding `value`, and its former value restored on
+/// return (also when `f` unwinds).
+fn scoped<V: 'static, T>(
+    slot: &'static std::thread::LocalKey<RefCell<Option<V>>>,
+    value: V,
+    f: impl FnOnce() -> T,
+) -> T {
+    struct Restore<V: 'static>(
+        &'static std::thread::LocalKey<RefCell<Option<V>>>,
+        Option<V>,
+    );
+    impl<V: 'static> Drop for Restore<V> {
         fn drop(&mut self) {
-            let old = self.0.take();
-            PROGRESS.with(|c| *c.borrow_mut() = old);
+            let old = self.1.take();
+            self.0.with(|c| *c.borrow_mut() = old);
         }
     }
-    let _restore = Restore(PROGRESS.with(|c| c.replace(Some(counter.clone()))));
+    let _restore = Restore(slot, slot.with(|c| c.replace(Some(value))));
     f()
 }
 
@@ -72,15 +85,7 @@ pub fn inherit<T>(
 /// thousand events with its `Interrupted` error. Nested calls restore the
 /// outer flag on return.
 pub fn with_cancel<T>(flag: &Arc<AtomicBool>, f: impl FnOnce() -> T) -> T {
-    struct Restore(Option<Arc<AtomicBool>>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            let old = self.0.take();
-            CANCEL.with(|c| *c.borrow_mut() = old);
-        }
-    }
-    let _restore = Restore(CANCEL.with(|c| c.replace(Some(flag.clone()))));
-    f()
+    scoped(&CANCEL, flag.clone(), f)
 }
 
 /// This thread's flag, if a [`with_cancel`] is in force.

@@ -59,14 +59,18 @@ impl JobBound<'_> {
     /// Pools a job of parallelism `d` may span (the built-in policy's
     /// candidates; a policy of one's own is estimated as the paper's).
     fn span(&self, d: u32) -> u32 {
-        let cand = match self.cfg.spanning {
+        self.candidates(d).min(d.max(1)).min(self.pools)
+    }
+
+    /// The candidate pools the placement looks at for parallelism `d`.
+    fn candidates(&self, d: u32) -> u32 {
+        match self.cfg.spanning {
             SpanningMode::None => 1,
             _ => self
                 .policy
                 .candidate_count(d, self.cfg.pool_size, self.pools)
                 .max(1),
-        };
-        cand.min(d.max(1)).min(self.pools)
+        }
     }
 
     /// Events of one job of parallelism `d` and PARA work `para`.
@@ -87,13 +91,7 @@ impl JobBound<'_> {
 
     /// The placement's event-equivalents for one job of parallelism `d`.
     fn placement(&self, d: u32) -> f64 {
-        let cand = match self.cfg.spanning {
-            SpanningMode::None => 1,
-            _ => self
-                .policy
-                .candidate_count(d, self.cfg.pool_size, self.pools)
-                .max(1),
-        };
+        let cand = self.candidates(d);
         let n = self.pools as f64;
         2.0 * n * (1.0 + n.log2()) / 32.0 + d as f64 * cand as f64 / 8.0
     }
