@@ -160,8 +160,11 @@ def assemble(src: pathlib.Path, results: dict[str, str]) -> None:
     if src.exists():
         shutil.rmtree(src)
     shutil.copytree(ROOT / "docs", src)
-    w = lambda rel, text: (src / rel).parent.mkdir(parents=True, exist_ok=True) or \
-        (src / rel).write_text(text, encoding="utf-8")  # noqa: E731
+
+    def w(rel: str, text: str) -> None:
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(text, encoding="utf-8")
+
     w("index.md", _home((ROOT / "README.md").read_text(encoding="utf-8")))
     w("changelog.md", (ROOT / "CHANGELOG.md").read_text(encoding="utf-8"))
     w("assets/parsched.css", SITE_CSS)
