@@ -30,7 +30,9 @@ use deferred::Deferred;
 /// there) and on. Jobs the last pass did not reach (it stopped early) keep
 /// older placements with the `diff` of the pass that stopped before them
 /// (a carry, added when a later pass reaches them). (5) The stop test of
-/// (2) reads a staircase of the profile's least free processors from now
+/// (2) finds the last job that can still start now by a scan back from
+/// the queue's end (not a list of the candidates built over the whole
+/// queue at every pass), and reads a staircase of the profile's least free processors from now
 /// (`profile::PrefixMin`), updated from each
 /// reservation's own steps, rather than scanning the candidate's window
 /// after every reservation meeting it (with thousands of running jobs
@@ -49,8 +51,6 @@ pub struct Conservative {
     profile: Profile,
     /// Reservations of the last pass (start times), by queue position.
     reservations: Vec<u64>,
-    /// Queue positions of the jobs that may start now.
-    cands: Vec<u32>,
     /// The profile's least free processors from now, for the candidates.
     pmin: PrefixMin,
     /// The steps `[i, j)` of the last reservation made.
@@ -104,14 +104,12 @@ pub struct Conservative {
     /// processors during a pass).
     span_most: ((u64, u64), u32),
     /// The deferred windows `pmin` does not have yet (those starting
-    /// before the candidates' horizon) and their processors in all:
+    /// before `PrefixMin::limit`) and their processors in all:
     /// `pmin` is at most that much above the profile's least counts.
     owed: Vec<(u64, u64, u32)>,
     owed_procs: u64,
     /// The time before which `owed_procs` counts the windows owed.
     owed_until: u64,
-    /// `now` plus the longest of `cands[..x]`, by `x`.
-    cand_horizon: Vec<u64>,
 }
 
 /// The spans `[lo, hi)` of the times where the step function `d` is
@@ -301,8 +299,8 @@ impl Conservative {
 
     /// Places `job` at queue position `i` as a pass from scratch would:
     /// by checking its earlier placement if it has one, else by a search.
-    /// `horizon`: `now` plus the longest duration of the candidates still
-    /// checked by the stop test.
+    /// `horizon`: a time by which every window that can still start now
+    /// ends (`PrefixMin::limit`).
     pub(super) fn place_job(&mut self, now: u64, i: usize, job: &QueuedJob, horizon: u64) -> u64 {
         let told = self.old_placement(i, job);
         self.was_deferred = false;
@@ -591,42 +589,34 @@ impl Conservative {
         // (the profile never gains processors during a pass).
         let free0 = self.profile.free_now();
         self.fits_on = q.len() >= MIN_CHECKED;
-        // cands[..last]: the candidates still possible, the last one
-        // checked against `pmin` (the profile's least free processors from
-        // now, kept up to date as jobs are reserved) before each job.
-        self.cands.clear();
-        self.cand_horizon.clear();
-        self.cand_horizon.push(now);
-        let mut horizon = now;
-        for (i, j) in q.iter().enumerate().skip(from) {
-            if j.procs <= free0 {
-                self.cands.push(i as u32);
-                horizon = horizon.max(now.saturating_add(duration(j)));
-                self.cand_horizon.push(horizon);
-            }
-        }
-        self.pmin.build(&self.profile, horizon);
+        // (exact over the whole profile: the candidates' windows end by
+        // then)
+        self.pmin.build(&self.profile);
         self.owed.clear();
         self.owed_procs = 0;
         self.owed_until = 0;
         // (a new profile)
         self.span_most = ((u64::MAX, u64::MAX), u32::MAX);
-        let mut last = self.cands.len();
-        // (`pmin`'s least count for the candidate `cands[cached.0 - 1]`,
+        // The last candidate still possible is at `last - 1` (none if
+        // `last <= i`), checked against `pmin` (the profile's least free
+        // processors from now, kept up to date as jobs are reserved)
+        // before each job; those after it cannot start now.
+        let mut last = self.pmin.prev_alive(q, from, q.len(), now, free0);
+        // (`pmin`'s least count for the candidate `last - 1` (`cached.0`),
         // until `pmin` changes before the candidate's end `cached.2`)
         let mut cached = (usize::MAX, 0u64, 0u64);
         for (i, job) in q.iter().enumerate().skip(from) {
-            while last > 0 && self.cands[last - 1] as usize >= i {
-                let c = &q[self.cands[last - 1] as usize];
+            while last > i {
+                let c = &q[last - 1];
                 let until = now.saturating_add(duration(c));
                 if cached.0 != last {
                     cached = (last, self.pmin.least(now, duration(c)) as u64, until);
                 }
                 // (`pmin` is at least the profile's least count: below the
                 // candidate's processors, it cannot start now, whatever is
-                // owed; most candidates are dropped here)
+                // owed; most candidates are dropped here, many at once)
                 if cached.1 < c.procs as u64 {
-                    last -= 1;
+                    last = self.pmin.prev_alive(q, i, last - 1, now, free0);
                     continue;
                 }
                 // (with windows owed, `pmin` may be too high by the sum of
@@ -644,20 +634,20 @@ impl Conservative {
                     break;
                 }
                 if self.owed_procs > 0 {
-                    self.settle_pmin(self.cand_horizon[last]);
+                    self.settle_pmin();
                     cached.0 = usize::MAX;
                     continue;
                 }
-                last -= 1;
+                last = self.pmin.prev_alive(q, i, last - 1, now, free0);
             }
-            if last == 0 || (self.cands[last - 1] as usize) < i {
+            if last <= i {
                 break;
             }
             if job.procs > view.total {
                 self.reservations.push(u64::MAX);
                 continue;
             }
-            let t = self.place_job(now, i, job, self.cand_horizon[last]);
+            let t = self.place_job(now, i, job, self.pmin.limit());
             if self.fits_on {
                 self.fits.record(job.procs, duration(job), t);
             }

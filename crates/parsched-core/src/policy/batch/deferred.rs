@@ -76,12 +76,11 @@ impl Deferred {
 }
 
 impl Conservative {
-    /// Brings `pmin` up to date with the deferred windows it lacks
-    /// (exact up to `horizon`).
-    pub(super) fn settle_pmin(&mut self, horizon: u64) {
+    /// Brings `pmin` up to date with the deferred windows it lacks.
+    pub(super) fn settle_pmin(&mut self) {
         self.apply_deferred();
         if self.owed.len() > 8 {
-            self.pmin.build(&self.profile, horizon);
+            self.pmin.build(&self.profile);
         } else {
             for &(a, b, _) in &self.owed {
                 let (i, j) = (self.profile.index(a), self.profile.index(b));
@@ -106,9 +105,9 @@ impl Conservative {
     /// this one has at least as many processors free there) and (2) no
     /// window starting before `told` can be new: none meets `diff > 0`
     /// after the job's lower bound (as in [`Conservative::replace`]).
-    /// (3) The stop test must not need the reservation: it starts at or
-    /// after `horizon`, which no candidate still checked reaches, so
-    /// `pmin` is left as it is (exact up to there).
+    /// The reservation is owed to `pmin` (the stop test allows for it)
+    /// if it starts before `horizon`, a time by which every window that
+    /// can still start now ends; later ones cannot change the test.
     pub(super) fn defer(&mut self, job: &QueuedJob, told: u64, horizon: u64) -> bool {
         let dur = duration(job);
         let end = told.saturating_add(dur);

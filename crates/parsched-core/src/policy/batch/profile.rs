@@ -283,26 +283,20 @@ impl Profile {
 /// windows ([`PrefixMin::reserved`]): a reservation on `[a, b)` can only
 /// lower the least count at times in `[a, b)` (recomputed from the
 /// reservation's own steps) and, after `b`, to the least count reached at
-/// `b` (entries not below it are dropped). Only times before a horizon
-/// are kept exact (the entries up to it are; later ones may be missing or
-/// too high), which answers every query whose window ends by then.
+/// `b` (entries not below it are dropped). The steps end at the first
+/// time with no processor free, if any.
 #[derive(Debug, Clone, Default)]
 pub(super) struct PrefixMin {
     s: Vec<(u64, u32)>,
-    horizon: u64,
     scratch: Vec<(u64, u32)>,
 }
 
 impl PrefixMin {
-    /// Recomputes the steps from `p`, exact before `horizon`.
-    pub(super) fn build(&mut self, p: &Profile, horizon: u64) {
+    /// Recomputes the steps from `p`.
+    pub(super) fn build(&mut self, p: &Profile) {
         self.s.clear();
-        self.horizon = horizon;
         let mut cur = u32::MAX;
         for (&t, &f) in p.t.iter().zip(&p.f) {
-            if t >= horizon && !self.s.is_empty() {
-                break;
-            }
             if f < cur {
                 cur = f;
                 self.s.push((t, f));
@@ -314,7 +308,7 @@ impl PrefixMin {
     }
 
     /// The fewest processors free over `[now, now + dur)` (`now` the
-    /// profile's first time, `dur >= 1`, `now + dur` at most the horizon).
+    /// profile's first time, `dur >= 1`).
     pub(super) fn least(&self, now: u64, dur: u64) -> u32 {
         let end = now.saturating_add(dur);
         // (the stop test drops most candidates here: their windows reach
@@ -327,13 +321,54 @@ impl PrefixMin {
         self.s[k - 1].1
     }
 
+    /// A time by which every window that can still start now ends: the
+    /// first with no processor free (`u64::MAX` if none).
+    pub(super) fn limit(&self) -> u64 {
+        let last = self.s[self.s.len() - 1];
+        if last.1 == 0 {
+            last.0
+        } else {
+            u64::MAX
+        }
+    }
+
+    /// `k + 1` for the last position `k` in `[lo, hi)` of `q` whose job
+    /// fits in `free0` processors and in the least count over its window
+    /// from `now`; `lo` if none. (A backward scan: on a long queue most
+    /// jobs fit in the processors free now but not for their whole
+    /// requested time once the pass has reserved the holes.)
+    pub(super) fn prev_alive(
+        &self,
+        q: &[super::QueuedJob],
+        lo: usize,
+        hi: usize,
+        now: u64,
+        free0: u32,
+    ) -> usize {
+        let (last_t, last_f) = self.s[self.s.len() - 1];
+        let mut k = hi;
+        while k > lo {
+            let j = &q[k - 1];
+            if j.procs <= free0 {
+                let end = now.saturating_add(super::duration(j));
+                let least = if end > last_t {
+                    last_f
+                } else {
+                    self.least(now, super::duration(j))
+                };
+                if least >= j.procs {
+                    return k;
+                }
+            }
+            k -= 1;
+        }
+        lo
+    }
+
     /// After `p` lost processors on its steps `[i, j)` (a reservation:
     /// step `j` starts at its end).
     pub(super) fn reserved(&mut self, p: &Profile, i: usize, j: usize) {
         let (a, b) = (p.t[i], p.t[j]);
-        if a >= self.horizon {
-            return;
-        }
         // the entries before a, and the least count before a
         let k0 = self.s.partition_point(|e| e.0 < a);
         let mut cur = if k0 == 0 { u32::MAX } else { self.s[k0 - 1].1 };
