@@ -72,6 +72,8 @@ pub(super) struct FitBounds {
     dur: [u32; FITS_KEPT],
     time: [u32; FITS_KEPT],
     next: usize,
+    /// The latest fit recorded, `(procs, dur, time)`, exact.
+    last: (u32, u64, u64),
 }
 
 impl Default for FitBounds {
@@ -82,6 +84,7 @@ impl Default for FitBounds {
             dur: [u32::MAX; FITS_KEPT],
             time: [0; FITS_KEPT],
             next: 0,
+            last: (u32::MAX, u64::MAX, 0),
         }
     }
 }
@@ -98,6 +101,7 @@ impl FitBounds {
     /// Records that a job of `procs` × `dur` had its earliest fit at `t`
     /// (at or after the pass's time).
     pub(super) fn record(&mut self, procs: u32, dur: u64, t: u64) {
+        self.last = (procs, dur, t);
         if dur >= u32::MAX as u64 {
             return;
         }
@@ -106,6 +110,29 @@ impl FitBounds {
         self.dur[k] = dur as u32;
         self.time[k] = t.saturating_sub(self.base).min(u32::MAX as u64) as u32;
         self.next = (k + 1) % FITS_KEPT;
+    }
+
+    /// Whether the latest fit recorded shows that no fit of `procs` ×
+    /// `dur` starts before `limit` (a job no wider and no longer, its
+    /// earliest fit at or after `limit`): an O(1) test that, on long
+    /// queues, decides most of the questions [`FitBounds::bound`] would
+    /// (consecutive jobs of a queue are often alike and placed in turn).
+    #[inline]
+    pub(super) fn last_reaches(&self, procs: u32, dur: u64, limit: u64) -> bool {
+        let (p, d, t) = self.last;
+        p <= procs && d <= dur && t >= limit
+    }
+
+    /// A time before which no fit of `procs` × `dur` starts: the latest
+    /// fit's if it shows none starts before `limit`
+    /// ([`FitBounds::last_reaches`]), else [`FitBounds::bound`].
+    #[inline]
+    pub(super) fn bound_before(&self, procs: u32, dur: u64, limit: u64) -> u64 {
+        if self.last_reaches(procs, dur, limit) {
+            self.last.2
+        } else {
+            self.bound(procs, dur)
+        }
     }
 
     /// A time before which no fit of `procs` × `dur` starts (0 if none is

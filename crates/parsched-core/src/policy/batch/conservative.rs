@@ -464,7 +464,7 @@ impl Conservative {
         let mut from_t = lb.max(lo.wrapping_add(1).saturating_sub(dur));
         // (the fits' bound, only worth its cost before a search)
         let bound = if lo < hi && from_t < limit {
-            self.fits.bound(procs, dur)
+            self.fits.bound_before(procs, dur, limit)
         } else {
             0
         };

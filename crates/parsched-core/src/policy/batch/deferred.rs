@@ -153,7 +153,10 @@ impl Conservative {
                 .lb
                 .get(job.procs)
                 .max(lo.wrapping_add(1).saturating_sub(dur));
-            if from_t < limit && self.fits.bound(job.procs, dur) < limit {
+            if from_t < limit
+                && !self.fits.last_reaches(job.procs, dur, limit)
+                && self.fits.bound(job.procs, dur) < limit
+            {
                 return false;
             }
         }
