@@ -87,6 +87,8 @@ pub struct Conservative {
     /// pass's had at the same point of the queue, as steps `(from, value)`
     /// (the last step extends forever).
     diff: Vec<(u64, i64)>,
+    /// The length above which `diff_add` drops `diff`'s redundant steps.
+    diff_compact: usize,
     /// A span holding every time where `diff < 0`, as `pos_span`.
     neg_span: (u64, u64),
     /// Counts the changes of `diff`; `diff_known` holds, for the version
@@ -418,6 +420,13 @@ impl Conservative {
         let j = split(&mut self.diff, b);
         for s in &mut self.diff[i..j] {
             s.1 += v;
+        }
+        // (windows added and taken away leave steps equal to the one
+        // before them: about half of them on long queues; dropped when
+        // `diff` has doubled since it was last compact)
+        if self.diff.len() > self.diff_compact {
+            self.diff.dedup_by(|b, a| a.1 == b.1);
+            self.diff_compact = (2 * self.diff.len()).max(64);
         }
         if v != 0 {
             let (lo, hi) = if v > 0 {
