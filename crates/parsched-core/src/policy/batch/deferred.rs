@@ -14,55 +14,86 @@ const ONE_BY_ONE: usize = 8;
 #[derive(Debug, Clone, Default)]
 pub(super) struct Deferred {
     windows: Vec<(u64, u64, u32)>,
-    /// Scratch: the windows' changes `(time, delta)`, and the new steps.
-    events: Vec<(u64, i64)>,
+    /// Whether every window packs into [`Deferred::key`]s.
+    wide: bool,
+    /// Scratch: the windows' changes as sort keys, and the new steps.
+    keys: Vec<u64>,
     t: Vec<u64>,
     f: Vec<u32>,
 }
 
+/// Bits of a change's processors in its key; one more for its sign.
+const PROC_BITS: u32 = 24;
+
 impl Deferred {
     pub(super) fn push(&mut self, start: u64, end: u64, procs: u32) {
         self.windows.push((start, end, procs));
+        self.wide |= end >> (63 - PROC_BITS) != 0 || procs >> PROC_BITS != 0;
     }
 
     pub(super) fn is_empty(&self) -> bool {
         self.windows.is_empty()
     }
 
+    /// A change of `procs` at `time` as one integer whose order is the
+    /// time's (a start takes them, an end gives them back).
+    #[inline]
+    fn key(time: u64, start: bool, procs: u32) -> u64 {
+        (time << (PROC_BITS + 1)) | ((start as u64) << PROC_BITS) | procs as u64
+    }
+
+    /// `(time, change in free processors)` of a key.
+    #[inline]
+    fn change(key: u64) -> (u64, i64) {
+        let procs = (key & ((1 << PROC_BITS) - 1)) as i64;
+        let start = (key >> PROC_BITS) & 1 == 1;
+        (key >> (PROC_BITS + 1), if start { -procs } else { procs })
+    }
+
     /// Reserves the windows on `p` and forgets them.
     pub(super) fn apply(&mut self, p: &mut Profile) {
-        if self.windows.len() < ONE_BY_ONE {
+        if self.windows.len() < ONE_BY_ONE || self.wide {
             for &(a, b, procs) in &self.windows {
                 p.reserve(a, b - a, procs);
             }
             self.windows.clear();
+            self.wide = false;
             return;
         }
-        self.events.clear();
+        // (one sort of plain integers, then one merge with the steps from
+        // the first change on: the steps before it are kept as they are)
+        self.keys.clear();
         for &(a, b, procs) in &self.windows {
-            self.events.push((a, -(procs as i64)));
-            self.events.push((b, procs as i64));
+            self.keys.push(Self::key(a, true, procs));
+            self.keys.push(Self::key(b, false, procs));
         }
         self.windows.clear();
-        self.events.sort_unstable_by_key(|e| e.0);
-        let (t, f, ev) = (&p.t, &p.f, &self.events);
+        self.keys.sort_unstable();
+        let first = Self::change(self.keys[0]).0;
+        let from = p.index(first);
+        let (t, f, keys) = (&p.t[from..], &p.f[from..], &self.keys);
         self.t.clear();
         self.f.clear();
         let (mut i, mut k) = (0, 0);
-        let (mut base, mut acc) = (0u32, 0i64);
-        while i < t.len() || k < ev.len() {
-            let time = match (t.get(i), ev.get(k)) {
-                (Some(&x), Some(&(y, _))) => x.min(y),
+        let (mut base, mut acc) = (if from > 0 { p.f[from - 1] } else { 0 }, 0i64);
+        while i < t.len() || k < keys.len() {
+            let next = keys.get(k).map(|&e| Self::change(e));
+            let time = match (t.get(i), next) {
+                (Some(&x), Some((y, _))) => x.min(y),
                 (Some(&x), None) => x,
-                (None, Some(&(y, _))) => y,
+                (None, Some((y, _))) => y,
                 (None, None) => unreachable!(),
             };
             if i < t.len() && t[i] == time {
                 base = f[i];
                 i += 1;
             }
-            while k < ev.len() && ev[k].0 == time {
-                acc += ev[k].1;
+            while k < keys.len() {
+                let (y, d) = Self::change(keys[k]);
+                if y != time {
+                    break;
+                }
+                acc += d;
                 k += 1;
             }
             let free = base as i64 + acc;
@@ -70,8 +101,10 @@ impl Deferred {
             self.t.push(time);
             self.f.push(free as u32);
         }
-        std::mem::swap(&mut p.t, &mut self.t);
-        std::mem::swap(&mut p.f, &mut self.f);
+        p.t.truncate(from);
+        p.f.truncate(from);
+        p.t.extend_from_slice(&self.t);
+        p.f.extend_from_slice(&self.f);
     }
 }
 
