@@ -405,6 +405,29 @@ impl Conservative {
         self.diff_version += 1;
     }
 
+    /// Records in `diff` that a job of `procs` × `dur` moved from `told`
+    /// to `t`: `+procs` on its old window, `-procs` on its new one, only
+    /// where they differ (a job moved a little changes `diff` on two short
+    /// spans rather than on two whole windows).
+    pub(super) fn diff_move(&mut self, told: u64, t: u64, dur: u64, procs: u32) {
+        let p = procs as i64;
+        let (old_end, new_end) = (told.saturating_add(dur), t.saturating_add(dur));
+        if t < told && told < new_end {
+            self.diff_add(t, told, -p);
+            if new_end < old_end {
+                self.diff_add(new_end, old_end, p);
+            }
+        } else if told < t && t < old_end {
+            self.diff_add(told, t, p);
+            if old_end < new_end {
+                self.diff_add(old_end, new_end, -p);
+            }
+        } else {
+            self.diff_add(told, old_end, p);
+            self.diff_add(t, new_end, -p);
+        }
+    }
+
     /// Adds `v` to `diff` on `[a, b)` (`a >= diff[0].0`).
     pub(super) fn diff_add(&mut self, a: u64, b: u64, v: i64) {
         let split = |d: &mut Vec<(u64, i64)>, t: u64| -> usize {
@@ -525,8 +548,7 @@ impl Conservative {
         self.profile.reserve_at(i, j, t.saturating_add(dur), procs);
         self.window = (i, j);
         if t != told {
-            self.diff_add(told, told.saturating_add(dur), procs as i64);
-            self.diff_add(t, t.saturating_add(dur), -(procs as i64));
+            self.diff_move(told, t, dur, procs);
         }
         t
     }
