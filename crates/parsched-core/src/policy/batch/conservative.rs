@@ -504,8 +504,8 @@ impl Conservative {
         // (the index of limit, computed once: it is often told's)
         let mut limit_index = None;
         let (fit, first) = if lo < hi && from_t < limit {
-            let from = self.profile.index(from_t);
-            let l = self.profile.index(limit);
+            let from = self.profile.index_after(0, from_t);
+            let l = self.profile.index_after(from, limit);
             limit_index = Some(l);
             self.profile.find_before(from, procs, dur, l)
         } else {
@@ -525,7 +525,8 @@ impl Conservative {
                 let start = told.max(lb).max(bound);
                 let from = match limit_index {
                     Some(l) if start == limit => l,
-                    _ => self.profile.index(start),
+                    Some(l) => self.profile.index_after(l, start),
+                    None => self.profile.index(start),
                 };
                 let (i, j, f) = self
                     .profile

@@ -121,6 +121,24 @@ impl Profile {
         self.t.partition_point(|&x| x < t)
     }
 
+    /// As [`Profile::index`], knowing that the steps before `lo` are
+    /// before `t`: an exponential search from `lo` (cheaper than a binary
+    /// search over the whole profile when the step is near `lo`).
+    pub(super) fn index_after(&self, lo: usize, t: u64) -> usize {
+        let ts = &self.t;
+        let n = ts.len();
+        let (mut a, mut step) = (lo, 1);
+        // ts[..a] are before t; look at a + step - 1
+        while a + step <= n {
+            if ts[a + step - 1] >= t {
+                return a + ts[a..a + step - 1].partition_point(|&x| x < t);
+            }
+            a += step;
+            step *= 2;
+        }
+        a + ts[a..].partition_point(|&x| x < t)
+    }
+
     /// The earliest time at which `procs` processors are free for `dur`
     /// ticks. `None` if never (more processors than the profile's maximum).
     pub fn earliest(&self, procs: u32, dur: u64) -> Option<u64> {
