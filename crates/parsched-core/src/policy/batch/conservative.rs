@@ -101,6 +101,9 @@ pub struct Conservative {
     deferred: Deferred,
     /// Whether the last job placed was deferred.
     was_deferred: bool,
+    /// Whether the job being placed is known to fit at its old time
+    /// (`diff >= 0` over its window there: [`Conservative::defer`]).
+    told_holds: bool,
     /// At least the most processors free at any time in `pos_span`
     /// (the span it was computed for first; the profile only loses
     /// processors during a pass).
@@ -306,6 +309,7 @@ impl Conservative {
     pub(super) fn place_job(&mut self, now: u64, i: usize, job: &QueuedJob, horizon: u64) -> u64 {
         let told = self.old_placement(i, job);
         self.was_deferred = false;
+        self.told_holds = false;
         if let Some(told) = told {
             if told >= now && self.defer(job, told, horizon) {
                 self.was_deferred = true;
@@ -528,21 +532,28 @@ impl Conservative {
                     Some(l) => self.profile.index_after(l, start),
                     None => self.profile.index(start),
                 };
-                let (i, j, f) = self
-                    .profile
-                    .find_from(from, procs, dur)
-                    .expect("a job no wider than the machine fits once all reservations end");
-                if from_lb {
-                    let t = if first != usize::MAX {
-                        self.profile.t[first]
-                    } else if limit == told {
-                        self.profile.t[f]
-                    } else {
-                        limit
-                    };
-                    self.lb.raise(procs, t);
+                if self.told_holds && start == told {
+                    // (its window at told holds, and nothing before it
+                    // does: only its end step is needed)
+                    let j = self.profile.index_after(from + 1, told.saturating_add(dur));
+                    (from, j)
+                } else {
+                    let (i, j, f) = self
+                        .profile
+                        .find_from(from, procs, dur)
+                        .expect("a job no wider than the machine fits once all reservations end");
+                    if from_lb {
+                        let t = if first != usize::MAX {
+                            self.profile.t[first]
+                        } else if limit == told {
+                            self.profile.t[f]
+                        } else {
+                            limit
+                        };
+                        self.lb.raise(procs, t);
+                    }
+                    (i, j)
                 }
-                (i, j)
             }
         };
         let t = self.profile.t[i];

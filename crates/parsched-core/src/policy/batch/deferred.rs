@@ -179,6 +179,7 @@ impl Conservative {
                 };
             }
         }
+        self.told_holds = true;
         let (lo, hi) = self.pos_span;
         if lo < hi && job.procs <= self.most_free_in_span() {
             let limit = hi.min(told);
