@@ -530,7 +530,7 @@ impl Conservative {
                 let from = match limit_index {
                     Some(l) if start == limit => l,
                     Some(l) => self.profile.index_after(l, start),
-                    None => self.profile.index(start),
+                    None => self.profile.index_near(self.window.0, start),
                 };
                 if self.told_holds && start == told {
                     // (its window at told holds, and nothing before it

@@ -121,6 +121,26 @@ impl Profile {
         self.t.partition_point(|&x| x < t)
     }
 
+    /// As [`Profile::index`], by an exponential search from step `hint`
+    /// (either way): cheaper than a binary search when the step is near.
+    pub(super) fn index_near(&self, hint: usize, t: u64) -> usize {
+        let ts = &self.t;
+        let h = hint.min(ts.len());
+        if h < ts.len() && ts[h] < t {
+            return self.index_after(h + 1, t);
+        }
+        // ts[h..] are at or after t: look back from h
+        let (mut b, mut step) = (h, 1);
+        while b >= step {
+            if ts[b - step] < t {
+                return b - step + 1 + ts[b - step + 1..b].partition_point(|&x| x < t);
+            }
+            b -= step;
+            step *= 2;
+        }
+        ts[..b].partition_point(|&x| x < t)
+    }
+
     /// As [`Profile::index`], knowing that the steps before `lo` are
     /// before `t`: an exponential search from `lo` (cheaper than a binary
     /// search over the whole profile when the step is near `lo`).
