@@ -434,8 +434,16 @@ impl Conservative {
 
     /// Adds `v` to `diff` on `[a, b)` (`a >= diff[0].0`).
     pub(super) fn diff_add(&mut self, a: u64, b: u64, v: i64) {
-        let split = |d: &mut Vec<(u64, i64)>, t: u64| -> usize {
-            let k = d.partition_point(|s| s.0 < t);
+        // (the step at t, split off if need be, searched for from `from`
+        // on: the steps before it are before t)
+        let split = |d: &mut Vec<(u64, i64)>, from: usize, t: u64| -> usize {
+            let (mut k, mut step) = (from, 1);
+            while k + step <= d.len() && d[k + step - 1].0 < t {
+                k += step;
+                step *= 2;
+            }
+            let end = (k + step).min(d.len());
+            let k = k + d[k..end].partition_point(|s| s.0 < t);
             if k == d.len() || d[k].0 != t {
                 let val = d[k - 1].1;
                 d.insert(k, (t, val));
@@ -443,8 +451,8 @@ impl Conservative {
             k
         };
         self.diff_version += 1;
-        let i = split(&mut self.diff, a);
-        let j = split(&mut self.diff, b);
+        let i = split(&mut self.diff, 0, a);
+        let j = split(&mut self.diff, i + 1, b);
         for s in &mut self.diff[i..j] {
             s.1 += v;
         }
