@@ -265,12 +265,36 @@ impl SpaceState {
                 self.queue_idx.drain(..self.head);
                 self.head = 0;
             }
+        } else if taken[n - 1] < self.queue.len() - head - taken[0] {
+            // Keep the jobs not started, in order: those before the last
+            // position taken move up by the ones taken below them, and the
+            // head follows (cheaper than moving the rest of a long queue
+            // down when the jobs started are near its front, as
+            // backfilled ones mostly are).
+            let mut w = head + taken[n - 1];
+            let mut d = n - 1;
+            for r in (head..head + taken[n - 1]).rev() {
+                if d > 0 && taken[d - 1] == r - head {
+                    d -= 1;
+                    continue;
+                }
+                self.queue[w] = self.queue[r];
+                self.queue_idx[w] = self.queue_idx[r];
+                w -= 1;
+            }
+            self.head = w + 1;
+            debug_assert_eq!(self.head, head + n);
+            if self.head * 2 > self.queue.len() {
+                self.queue.drain(..self.head);
+                self.queue_idx.drain(..self.head);
+                self.head = 0;
+            }
         } else {
-            // Keep the jobs not started, in order (a merge with the sorted
-            // positions).
-            let mut w = head;
+            // Keep the jobs not started, in order: those after the first
+            // position taken move down.
+            let mut w = head + taken[0];
             let mut d = 0;
-            for r in head..self.queue.len() {
+            for r in head + taken[0]..self.queue.len() {
                 if d < n && taken[d] == r - head {
                     d += 1;
                     continue;
