@@ -99,8 +99,11 @@ pub struct Conservative {
     /// Reservations kept without reading the profile, not yet on it
     /// ([`Conservative::defer`]).
     deferred: Deferred,
-    /// Whether the last job placed was deferred.
+    /// Whether the last job placed was deferred; if so, the job, its time
+    /// and the version of `diff` then.
     was_deferred: bool,
+    deferred_job: QueuedJob,
+    deferred_at: (u64, u64),
     /// Whether the job being placed is known to fit at its old time
     /// (`diff >= 0` over its window there: [`Conservative::defer`]).
     told_holds: bool,
@@ -308,11 +311,27 @@ impl Conservative {
     /// ends (`PrefixMin::limit`).
     pub(super) fn place_job(&mut self, now: u64, i: usize, job: &QueuedJob, horizon: u64) -> u64 {
         let told = self.old_placement(i, job);
+        if let Some(told) = told {
+            // (the same job as the one before, deferred at the same time:
+            // its window there holds as that one's did (`diff` unchanged),
+            // and nothing earlier fits, that job's earliest fit being
+            // there; long queues are mostly runs of identical jobs)
+            if self.was_deferred
+                && self.deferred_at == (told, self.diff_version)
+                && i > 0
+                && self.deferred_job == *job
+            {
+                self.keep_deferred(job, told, horizon);
+                return told;
+            }
+        }
         self.was_deferred = false;
         self.told_holds = false;
         if let Some(told) = told {
             if told >= now && self.defer(job, told, horizon) {
                 self.was_deferred = true;
+                self.deferred_at = (told, self.diff_version);
+                self.deferred_job = *job;
                 return told;
             }
         }

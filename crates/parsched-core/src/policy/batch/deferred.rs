@@ -26,8 +26,18 @@ pub(super) struct Deferred {
 const PROC_BITS: u32 = 24;
 
 impl Deferred {
+    /// Adds a window (to the last one if it has the same times).
     pub(super) fn push(&mut self, start: u64, end: u64, procs: u32) {
-        self.windows.push((start, end, procs));
+        let procs = match self.windows.last_mut() {
+            Some(w) if (w.0, w.1) == (start, end) && w.2.checked_add(procs).is_some() => {
+                w.2 += procs;
+                w.2
+            }
+            _ => {
+                self.windows.push((start, end, procs));
+                procs
+            }
+        };
         self.wide |= end >> (63 - PROC_BITS) != 0 || procs >> PROC_BITS != 0;
     }
 
@@ -194,14 +204,26 @@ impl Conservative {
                 return false;
             }
         }
+        self.keep_deferred(job, told, horizon);
+        true
+    }
+
+    /// Defers `job`'s reservation at `told`, owed to `pmin` if it starts
+    /// before `horizon` (see [`Conservative::defer`]).
+    pub(super) fn keep_deferred(&mut self, job: &QueuedJob, told: u64, horizon: u64) {
+        let end = told.saturating_add(duration(job));
         self.deferred.push(told, end, job.procs);
         if told < horizon {
-            self.owed.push((told, end, job.procs));
+            match self.owed.last_mut() {
+                Some(w) if (w.0, w.1) == (told, end) && w.2.checked_add(job.procs).is_some() => {
+                    w.2 += job.procs
+                }
+                _ => self.owed.push((told, end, job.procs)),
+            }
             if told < self.owed_until {
                 self.owed_procs += job.procs as u64;
             }
         }
-        true
     }
 
     /// At least the most processors free at any time in `pos_span`: a job

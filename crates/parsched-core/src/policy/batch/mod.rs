@@ -67,7 +67,7 @@ pub struct RunningJob {
 }
 
 /// A waiting job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct QueuedJob {
     pub procs: u32,
     /// Requested (estimated) duration.
