@@ -101,6 +101,11 @@ impl FitBounds {
     /// Records that a job of `procs` × `dur` had its earliest fit at `t`
     /// (at or after the pass's time).
     pub(super) fn record(&mut self, procs: u32, dur: u64, t: u64) {
+        // (runs of identical jobs at one time would fill the ring with
+        // copies of one fit)
+        if self.last == (procs, dur, t) {
+            return;
+        }
         self.last = (procs, dur, t);
         if dur >= u32::MAX as u64 {
             return;
