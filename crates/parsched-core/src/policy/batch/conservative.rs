@@ -428,6 +428,38 @@ impl Conservative {
         self.diff_version += 1;
     }
 
+    /// Defers the jobs from queue position `i` up to `end` that are the
+    /// same as the one before, were placed at `t` by the last pass (not
+    /// the tail's) and `t` is not owed to `pmin`: each as
+    /// [`Conservative::place_job`] would by its first test, the windows
+    /// as one. Returns the position of the first job not deferred.
+    pub(super) fn defer_run(&mut self, mut i: usize, end: usize, q: &[QueuedJob], t: u64) -> usize {
+        if self.deferred_at != (t, self.diff_version) {
+            return i;
+        }
+        let job = self.deferred_job;
+        let end = end.min(self.old.len());
+        let first = i;
+        while i < end && q[i] == job && self.old[i].1 == t {
+            i += 1;
+        }
+        let n = (i - first) as u64;
+        if n > 0 {
+            // (processors summed in pieces that fit in a u32)
+            let per = (u32::MAX / job.procs.max(1)) as u64;
+            let mut left = n;
+            while left > 0 {
+                let k = left.min(per);
+                self.deferred
+                    .push(t, t.saturating_add(duration(&job)), k as u32 * job.procs);
+                left -= k;
+            }
+            self.reservations
+                .resize(self.reservations.len() + n as usize, t);
+        }
+        i
+    }
+
     /// Records in `diff` that a job of `procs` × `dur` moved from `told`
     /// to `t`: `+procs` on its old window, `-procs` on its new one, only
     /// where they differ (a job moved a little changes `diff` on two short
@@ -675,7 +707,9 @@ impl Conservative {
         // (`pmin`'s least count for the candidate `last - 1` (`cached.0`),
         // until `pmin` changes before the candidate's end `cached.2`)
         let mut cached = (usize::MAX, 0u64, 0u64);
-        for (i, job) in q.iter().enumerate().skip(from) {
+        let mut i = from;
+        while i < q.len() {
+            let job = &q[i];
             while last > i {
                 let c = &q[last - 1];
                 let until = now.saturating_add(duration(c));
@@ -715,15 +749,24 @@ impl Conservative {
             }
             if job.procs > view.total {
                 self.reservations.push(u64::MAX);
+                i += 1;
                 continue;
             }
-            let t = self.place_job(now, i, job, self.pmin.limit());
+            let horizon = self.pmin.limit();
+            let t = self.place_job(now, i, job, horizon);
             if self.fits_on {
                 self.fits.record(job.procs, duration(job), t);
             }
             self.reservations.push(t);
             if t == now {
                 start.push(i);
+            }
+            i += 1;
+            if self.was_deferred && t >= horizon {
+                // (the identical jobs after it, deferred at the same time,
+                // as `place_job` would; not owed to `pmin`, they leave the
+                // stop test as it is)
+                i = self.defer_run(i, last.min(q.len()), q, t);
             }
             if !self.was_deferred {
                 self.pmin
