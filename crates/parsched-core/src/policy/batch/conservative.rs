@@ -541,11 +541,7 @@ impl Conservative {
         if told < now {
             // (reserved at a time now past: placed afresh)
             let t = self.place_fresh(procs, dur);
-            let old_end = told.saturating_add(dur);
-            if old_end > now {
-                self.diff_add(now, old_end, procs as i64);
-            }
-            self.diff_add(t, t.saturating_add(dur), -(procs as i64));
+            self.record_move(now, told, t, dur, procs);
             return t;
         }
         // The span of the times where this profile has more free.
@@ -618,10 +614,62 @@ impl Conservative {
         let t = self.profile.t[i];
         self.profile.reserve_at(i, j, t.saturating_add(dur), procs);
         self.window = (i, j);
-        if t != told {
+        self.record_move(now, told, t, dur, procs);
+        t
+    }
+
+    /// Records in `diff` that a job placed at `told` by the last pass is
+    /// placed at `t` by this one.
+    pub(super) fn record_move(&mut self, now: u64, told: u64, t: u64, dur: u64, procs: u32) {
+        if told < now {
+            // (only its old window's part from now on is in `diff`)
+            let old_end = told.saturating_add(dur);
+            if old_end > now {
+                self.diff_add(now, old_end, procs as i64);
+            }
+            self.diff_add(t, t.saturating_add(dur), -(procs as i64));
+        } else if t != told {
             self.diff_move(told, t, dur, procs);
         }
-        t
+    }
+
+    /// Places the jobs from queue position `i` up to `end` that are the
+    /// same as the one before, which was just reserved at `t` on the steps
+    /// `window` (not deferred): as many as still fit there, their earliest
+    /// fit (the same job's was there, and a pass only takes processors
+    /// away), in one reservation. Returns the position of the first job
+    /// not placed. (Long queues are mostly runs of identical jobs.)
+    pub(super) fn place_run(
+        &mut self,
+        mut i: usize,
+        end: usize,
+        q: &[QueuedJob],
+        now: u64,
+        t: u64,
+    ) -> usize {
+        let job = q[i - 1];
+        let (a, b) = self.window;
+        if job.procs == 0 || i >= end || q[i] != job {
+            return i;
+        }
+        let fit = (self.profile.f[a..b].iter().copied().min().unwrap_or(0) / job.procs) as usize;
+        let first = i;
+        let dur = duration(&job);
+        while i < end && i - first < fit && q[i] == job {
+            if let Some(told) = self.old_placement(i, &job) {
+                self.record_move(now, told, t, dur, job.procs);
+            }
+            self.reservations.push(t);
+            i += 1;
+        }
+        let taken = (i - first) as u32 * job.procs;
+        if taken > 0 {
+            for f in &mut self.profile.f[a..b] {
+                *f -= taken;
+            }
+            self.pmin.reserved(&self.profile, a, b);
+        }
+        i
     }
 
     /// One pass: the reservations of the queue's jobs in order (up to the
@@ -774,6 +822,10 @@ impl Conservative {
                 // (`pmin` changes only from the reservation's start on)
                 if t < cached.2 {
                     cached.0 = usize::MAX;
+                } else if cached.0 == last {
+                    // (the identical jobs after it, placed at the same
+                    // time, leave the stop test as it is)
+                    i = self.place_run(i, last.min(q.len()), q, now, t);
                 }
             }
         }
