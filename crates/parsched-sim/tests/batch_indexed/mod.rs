@@ -7,7 +7,10 @@
 //! property loads the machine with mostly over-estimated jobs, so that
 //! early completions keep long queues re-planned: the path where
 //! conservative checks the placements of earlier passes (and of passes
-//! that stopped before a job) instead of searching afresh.
+//! that stopped before a job) instead of searching afresh. A third loads
+//! it with runs of identical jobs (the same processors and requested time,
+//! different run times), as real logs' queues mostly are: the paths where
+//! conservative defers and places a run's jobs together.
 use parsched_core::policy::batch::{reference, BatchPolicy};
 use parsched_sim::machines::batch::{
     simulate, simulate_with, BatchConfig, BatchPolicyKind, BatchResult,
@@ -149,5 +152,64 @@ proptest! {
         let cons = simulate(jobs.clone(), procs, &cfg).unwrap();
         let all = simulate_with(jobs.clone(), procs, &mut Depth::new(jobs.len()), &cfg).unwrap();
         prop_assert_eq!(&all.outcomes, &cons.outcomes);
+    }
+}
+
+/// As `loaded_workload`, each job submitted as a run of 1-10 copies at
+/// once (an array job: the same processors and requested time), their run
+/// times spread below and around the requested time.
+fn runs_workload() -> impl Strategy<Value = (u32, Vec<BatchJob>, bool)> {
+    (2u32..64, any::<bool>())
+        .prop_flat_map(|(procs, kill)| {
+            let job = (
+                0u64..8,
+                1u64..300,
+                1..=procs,
+                0u8..10,
+                0u64..10,
+                1usize..=10,
+            );
+            (Just(procs), prop::collection::vec(job, 20..120), Just(kill))
+        })
+        .prop_map(|(procs, raw, kill)| {
+            let mut t = 0;
+            let mut jobs = Vec::new();
+            for (gap, run, w, est, k, copies) in raw {
+                t += gap * gap;
+                let w = if est % 3 == 0 { w } else { 1 + w / 8 };
+                let requested = match est {
+                    0 => run,
+                    1 => run / 2,
+                    _ => run * (2 + k % 9),
+                };
+                for c in 0..copies as u64 {
+                    // (copies end early, on time or late, in turn)
+                    let r = match (c + k) % 4 {
+                        0 => run,
+                        1 => run / 3,
+                        2 => requested,
+                        _ => (run * (c + 1)) % (requested + 2),
+                    };
+                    jobs.push(BatchJob::new(jobs.len() as i64 + 1, t, r, w, requested));
+                }
+            }
+            (procs, jobs, kill)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn batch_indexed_conservative_on_runs_of_identical_jobs((procs, jobs, kill) in runs_workload()) {
+        let cfg = BatchConfig {
+            policy: BatchPolicyKind::Conservative,
+            kill_on_overrun: kill,
+            ..BatchConfig::default()
+        };
+        let fast = simulate(jobs.clone(), procs, &cfg).unwrap();
+        let mut naive = reference::Conservative::default();
+        let slow = simulate_with(jobs, procs, &mut naive, &cfg).unwrap();
+        same(&fast, &slow)?;
     }
 }
