@@ -655,12 +655,21 @@ impl Conservative {
         let fit = (self.profile.f[a..b].iter().copied().min().unwrap_or(0) / job.procs) as usize;
         let first = i;
         let dur = duration(&job);
+        // (the moves of jobs from one old time recorded together)
+        let mut moved = (0u64, 0u32);
         while i < end && i - first < fit && q[i] == job {
             if let Some(told) = self.old_placement(i, &job) {
-                self.record_move(now, told, t, dur, job.procs);
+                if moved.1 > 0 && moved.0 != told {
+                    self.record_move(now, moved.0, t, dur, moved.1);
+                    moved.1 = 0;
+                }
+                moved = (told, moved.1 + job.procs);
             }
             self.reservations.push(t);
             i += 1;
+        }
+        if moved.1 > 0 {
+            self.record_move(now, moved.0, t, dur, moved.1);
         }
         let taken = (i - first) as u32 * job.procs;
         if taken > 0 {
