@@ -385,8 +385,18 @@ impl PrefixMin {
     ) -> usize {
         let (last_t, last_f) = self.s[self.s.len() - 1];
         let mut k = hi;
+        // (runs of identical jobs: one test each)
+        let mut dead = super::QueuedJob {
+            procs: u32::MAX,
+            requested: 0,
+        };
         while k > lo {
             let j = &q[k - 1];
+            if *j == dead {
+                k -= 1;
+                continue;
+            }
+            dead = *j;
             if j.procs <= free0 {
                 let end = now.saturating_add(super::duration(j));
                 let least = if end > last_t {
