@@ -5,9 +5,14 @@
 pub(super) use super::bounds::{FitBounds, LowerBounds};
 #[path = "deferred.rs"]
 mod deferred;
+#[path = "diff.rs"]
+mod diff;
+#[path = "runs.rs"]
+mod runs;
 use super::profile::PrefixMin;
 use super::*;
 use deferred::Deferred;
+use diff::sign_spans;
 
 /// Conservative backfilling: a reservation for every queued job.
 ///
@@ -118,21 +123,6 @@ pub struct Conservative {
     owed_procs: u64,
     /// The time before which `owed_procs` counts the windows owed.
     owed_until: u64,
-}
-
-/// The spans `[lo, hi)` of the times where the step function `d` is
-/// positive, and negative (`lo >= hi`: nowhere).
-pub(super) fn sign_spans(d: &[(u64, i64)]) -> ((u64, u64), (u64, u64)) {
-    let mut pos = (u64::MAX, 0);
-    let mut neg = (u64::MAX, 0);
-    for (k, &(t, v)) in d.iter().enumerate() {
-        if v != 0 {
-            let s = if v > 0 { &mut pos } else { &mut neg };
-            s.0 = s.0.min(t);
-            s.1 = d.get(k + 1).map_or(u64::MAX, |s| s.0);
-        }
-    }
-    (pos, neg)
 }
 
 /// `out` = the sorted lists `a` and `b` merged.
@@ -389,146 +379,6 @@ impl Conservative {
         t
     }
 
-    /// Adds the step function `c` to `diff` (from `diff`'s first time on).
-    pub(super) fn diff_merge(&mut self, c: &[(u64, i64)]) {
-        let d = &self.diff;
-        let now = d[0].0;
-        let m = &mut self.merged;
-        m.clear();
-        let (mut a, mut b) = (0, 0);
-        let (mut va, mut vb) = (0i64, 0i64);
-        // c's value at now
-        while b < c.len() && c[b].0 <= now {
-            vb = c[b].1;
-            b += 1;
-        }
-        loop {
-            let t = match (d.get(a), c.get(b)) {
-                (None, None) => break,
-                (Some(x), Some(y)) => x.0.min(y.0),
-                (Some(x), None) => x.0,
-                (None, Some(y)) => y.0,
-            };
-            if a < d.len() && d[a].0 == t {
-                va = d[a].1;
-                a += 1;
-            }
-            if b < c.len() && c[b].0 == t {
-                vb = c[b].1;
-                b += 1;
-            }
-            let v = va + vb;
-            match m.last() {
-                Some(l) if l.1 == v => {}
-                _ => m.push((t.max(now), v)),
-            }
-        }
-        std::mem::swap(&mut self.diff, &mut self.merged);
-        (self.pos_span, self.neg_span) = sign_spans(&self.diff);
-        self.diff_version += 1;
-    }
-
-    /// Defers the jobs from queue position `i` up to `end` that are the
-    /// same as the one before, were placed at `t` by the last pass (not
-    /// the tail's) and `t` is not owed to `pmin`: each as
-    /// [`Conservative::place_job`] would by its first test, the windows
-    /// as one. Returns the position of the first job not deferred.
-    pub(super) fn defer_run(&mut self, mut i: usize, end: usize, q: &[QueuedJob], t: u64) -> usize {
-        if self.deferred_at != (t, self.diff_version) {
-            return i;
-        }
-        let job = self.deferred_job;
-        let end = end.min(self.old.len());
-        let first = i;
-        while i < end && q[i] == job && self.old[i].1 == t {
-            i += 1;
-        }
-        let n = (i - first) as u64;
-        if n > 0 {
-            // (processors summed in pieces that fit in a u32)
-            let per = (u32::MAX / job.procs.max(1)) as u64;
-            let mut left = n;
-            while left > 0 {
-                let k = left.min(per);
-                self.deferred
-                    .push(t, t.saturating_add(duration(&job)), k as u32 * job.procs);
-                left -= k;
-            }
-            self.reservations
-                .resize(self.reservations.len() + n as usize, t);
-        }
-        i
-    }
-
-    /// Records in `diff` that a job of `procs` × `dur` moved from `told`
-    /// to `t`: `+procs` on its old window, `-procs` on its new one, only
-    /// where they differ (a job moved a little changes `diff` on two short
-    /// spans rather than on two whole windows).
-    pub(super) fn diff_move(&mut self, told: u64, t: u64, dur: u64, procs: u32) {
-        let p = procs as i64;
-        let (old_end, new_end) = (told.saturating_add(dur), t.saturating_add(dur));
-        if t < told && told < new_end {
-            self.diff_add(t, told, -p);
-            if new_end < old_end {
-                self.diff_add(new_end, old_end, p);
-            }
-        } else if told < t && t < old_end {
-            self.diff_add(told, t, p);
-            if old_end < new_end {
-                self.diff_add(old_end, new_end, -p);
-            }
-        } else {
-            self.diff_add(told, old_end, p);
-            self.diff_add(t, new_end, -p);
-        }
-    }
-
-    /// Adds `v` to `diff` on `[a, b)` (`a >= diff[0].0`).
-    pub(super) fn diff_add(&mut self, a: u64, b: u64, v: i64) {
-        // (the step at t, split off if need be, searched for from `from`
-        // on: the steps before it are before t)
-        let split = |d: &mut Vec<(u64, i64)>, from: usize, t: u64| -> usize {
-            let (mut k, mut step) = (from, 1);
-            while k + step <= d.len() && d[k + step - 1].0 < t {
-                k += step;
-                step *= 2;
-            }
-            let end = (k + step).min(d.len());
-            let k = k + d[k..end].partition_point(|s| s.0 < t);
-            if k == d.len() || d[k].0 != t {
-                let val = d[k - 1].1;
-                d.insert(k, (t, val));
-            }
-            k
-        };
-        self.diff_version += 1;
-        let i = split(&mut self.diff, 0, a);
-        let j = split(&mut self.diff, i + 1, b);
-        for s in &mut self.diff[i..j] {
-            s.1 += v;
-        }
-        // (windows added and taken away leave steps equal to the one
-        // before them: about half of them on long queues; dropped when
-        // `diff` has doubled since it was last compact)
-        if self.diff.len() > self.diff_compact {
-            self.diff.dedup_by(|b, a| a.1 == b.1);
-            self.diff_compact = (2 * self.diff.len()).max(64);
-        }
-        if v != 0 {
-            let (lo, hi) = if v > 0 {
-                &mut self.pos_span
-            } else {
-                &mut self.neg_span
-            };
-            if *lo >= *hi {
-                (*lo, *hi) = (a, b);
-            } else {
-                *lo = (*lo).min(a);
-                *hi = (*hi).max(b);
-            }
-        }
-    }
-
     /// Places `job`, which the last pass placed at `told` (its position
     /// and the jobs before it in the queue unchanged, `diff` this pass's
     /// profile minus the last one's at that point), as a search from the
@@ -616,69 +466,6 @@ impl Conservative {
         self.window = (i, j);
         self.record_move(now, told, t, dur, procs);
         t
-    }
-
-    /// Records in `diff` that a job placed at `told` by the last pass is
-    /// placed at `t` by this one.
-    pub(super) fn record_move(&mut self, now: u64, told: u64, t: u64, dur: u64, procs: u32) {
-        if told < now {
-            // (only its old window's part from now on is in `diff`)
-            let old_end = told.saturating_add(dur);
-            if old_end > now {
-                self.diff_add(now, old_end, procs as i64);
-            }
-            self.diff_add(t, t.saturating_add(dur), -(procs as i64));
-        } else if t != told {
-            self.diff_move(told, t, dur, procs);
-        }
-    }
-
-    /// Places the jobs from queue position `i` up to `end` that are the
-    /// same as the one before, which was just reserved at `t` on the steps
-    /// `window` (not deferred): as many as still fit there, their earliest
-    /// fit (the same job's was there, and a pass only takes processors
-    /// away), in one reservation. Returns the position of the first job
-    /// not placed. (Long queues are mostly runs of identical jobs.)
-    pub(super) fn place_run(
-        &mut self,
-        mut i: usize,
-        end: usize,
-        q: &[QueuedJob],
-        now: u64,
-        t: u64,
-    ) -> usize {
-        let job = q[i - 1];
-        let (a, b) = self.window;
-        if job.procs == 0 || i >= end || q[i] != job {
-            return i;
-        }
-        let fit = (self.profile.f[a..b].iter().copied().min().unwrap_or(0) / job.procs) as usize;
-        let first = i;
-        let dur = duration(&job);
-        // (the moves of jobs from one old time recorded together)
-        let mut moved = (0u64, 0u32);
-        while i < end && i - first < fit && q[i] == job {
-            if let Some(told) = self.old_placement(i, &job) {
-                if moved.1 > 0 && moved.0 != told {
-                    self.record_move(now, moved.0, t, dur, moved.1);
-                    moved.1 = 0;
-                }
-                moved = (told, moved.1 + job.procs);
-            }
-            self.reservations.push(t);
-            i += 1;
-        }
-        if moved.1 > 0 {
-            self.record_move(now, moved.0, t, dur, moved.1);
-        }
-        let taken = (i - first) as u32 * job.procs;
-        if taken > 0 {
-            for f in &mut self.profile.f[a..b] {
-                *f -= taken;
-            }
-            self.pmin.reserved(&self.profile, a, b);
-        }
-        i
     }
 
     /// One pass: the reservations of the queue's jobs in order (up to the
