@@ -58,8 +58,10 @@ pub struct Conservative {
     reservations: Vec<u64>,
     /// The profile's least free processors from now, for the candidates.
     pmin: PrefixMin,
-    /// The steps `[i, j)` of the last reservation made.
+    /// The steps `[i, j)` of the last reservation made, and the fewest
+    /// processors free on them after it.
     window: (usize, usize),
+    window_least: u32,
     lb: LowerBounds,
     fits: FitBounds,
     /// Whether this pass keeps `fits` (only for queues long enough that
@@ -368,11 +370,12 @@ impl Conservative {
         } else {
             0
         };
-        let (t, first, window) = self
+        let (t, first, window, least) = self
             .profile
             .place_after(lb.max(bound), procs, dur)
             .expect("a job no wider than the machine fits once all reservations end");
         self.window = window;
+        self.window_least = least;
         if bound <= lb {
             self.lb.raise(procs, first);
         }
@@ -462,7 +465,7 @@ impl Conservative {
             }
         };
         let t = self.profile.t[i];
-        self.profile.reserve_at(i, j, t.saturating_add(dur), procs);
+        self.window_least = self.profile.reserve_at(i, j, t.saturating_add(dur), procs);
         self.window = (i, j);
         self.record_move(now, told, t, dur, procs);
         t

@@ -220,31 +220,35 @@ impl Profile {
     /// `place` skipping the steps before `lb` (the caller knows that none
     /// has `procs` processors free); returns the fit's time and the time of
     /// the first step with `procs` free.
-    /// (Also returns the steps `[i, j)` reserved.)
+    /// (Also returns the steps `[i, j)` reserved and the fewest free on
+    /// them after.)
     pub(super) fn place_after(
         &mut self,
         lb: u64,
         procs: u32,
         dur: u64,
-    ) -> Option<(u64, u64, (usize, usize))> {
+    ) -> Option<(u64, u64, (usize, usize), u32)> {
         let from = self.index(lb);
         let (i, j, first) = self.find_from(from, procs, dur)?;
         let (t, tf) = (self.t[i], self.t[first]);
-        self.reserve_at(i, j, t.saturating_add(dur), procs);
-        Some((t, tf, (i, j)))
+        let least = self.reserve_at(i, j, t.saturating_add(dur), procs);
+        Some((t, tf, (i, j), least))
     }
 
     /// Reserves `procs` processors on `[t[i], end)` where `j` is the first
-    /// step at or after `end`.
-    pub(super) fn reserve_at(&mut self, i: usize, j: usize, end: u64, procs: u32) {
+    /// step at or after `end`; returns the fewest free then on those steps.
+    pub(super) fn reserve_at(&mut self, i: usize, j: usize, end: u64, procs: u32) -> u32 {
         if j >= self.t.len() || self.t[j] != end {
             let free = self.f[j - 1];
             self.t.insert(j, end);
             self.f.insert(j, free);
         }
+        let mut least = u32::MAX;
         for f in &mut self.f[i..j] {
             *f -= procs;
+            least = least.min(*f);
         }
+        least
     }
 
     /// Reserves `procs` processors on `[t, t + dur)`.

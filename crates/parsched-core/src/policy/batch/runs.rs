@@ -57,7 +57,8 @@ impl Conservative {
         if job.procs == 0 || i >= end || q[i] != job {
             return i;
         }
-        let fit = (self.profile.f[a..b].iter().copied().min().unwrap_or(0) / job.procs) as usize;
+        debug_assert_eq!(self.profile.f[a..b].iter().min(), Some(&self.window_least));
+        let fit = (self.window_least / job.procs) as usize;
         let first = i;
         let dur = duration(&job);
         // (the moves of jobs from one old time recorded together)
@@ -81,6 +82,7 @@ impl Conservative {
             for f in &mut self.profile.f[a..b] {
                 *f -= taken;
             }
+            self.window_least -= taken;
             self.pmin.reserved(&self.profile, a, b);
         }
         i
