@@ -37,8 +37,8 @@ use diff::sign_spans;
 /// (a carry, added when a later pass reaches them). (5) The stop test of
 /// (2) finds the last job that can still start now by a scan back from
 /// the queue's end (not a list of the candidates built over the whole
-/// queue at every pass), and reads a staircase of the profile's least free processors from now
-/// (`profile::PrefixMin`), updated from each
+/// queue at every pass), and reads a staircase of the profile's least
+/// free processors from now (`profile::PrefixMin`), updated from each
 /// reservation's own steps, rather than scanning the candidate's window
 /// after every reservation meeting it (with thousands of running jobs
 /// that scan was most of a pass: docs/policies/batch.md, "Conservative
@@ -47,9 +47,13 @@ use diff::sign_spans;
 /// possible before it) is not checked: its reservation is deferred and
 /// applied with the others in one merge before the profile is next read
 /// (`Conservative::defer`); the stop test allows for the deferred
-/// windows `pmin` lacks. Its decisions are those of the straightforward
-/// pass ([`reference::Conservative`]), which tests check on random
-/// workloads.
+/// windows `pmin` lacks. (7) Runs of identical jobs (array jobs: most of
+/// a real log's long queue) are deferred or placed together: a job the
+/// same as the one before cannot fit before that one's time, so where
+/// that one went the next ones go too, as many as still fit
+/// (`runs.rs`). Its decisions are those of the straightforward pass
+/// ([`reference::Conservative`]), which tests check on random workloads,
+/// also made of such runs.
 #[derive(Debug, Clone, Default)]
 pub struct Conservative {
     ends: Vec<(u64, u32)>,
