@@ -248,16 +248,24 @@ mod tests {
 
     proptest! {
         /// Windows applied together (in any order, through the merge from
-        /// 8 on) give the steps and counts of reserving them one after the
-        /// other as a pass does.
+        /// 8 on, equal ones pushed as one, times too large for the packed
+        /// keys reserved one by one) give the steps and counts of
+        /// reserving them one after the other as a pass does.
         #[test]
         fn deferred_windows_applied_at_once_equal_reserving_them_in_turn(
             now in 0u64..1000,
+            far in any::<bool>(),
             free in 0u32..=16,
             ends in proptest::collection::vec((1u64..200, 1u32..=8), 0..8),
-            jobs in proptest::collection::vec((1u32..=16, 1u64..120), 1..40),
+            jobs in proptest::collection::vec((1u32..=16, 1u64..120, 1usize..=3), 1..40),
             rotate in 0usize..40,
         ) {
+            // (runs of identical jobs, as queues have)
+            let jobs: Vec<(u32, u64)> = jobs
+                .into_iter()
+                .flat_map(|(p, d, n)| std::iter::repeat_n((p, d), n))
+                .collect();
+            let now = if far { now + (1 << 45) } else { now };
             let mut ends: Vec<(u64, u32)> =
                 ends.into_iter().map(|(d, p)| (now + d, p)).collect();
             ends.sort_unstable();
