@@ -127,6 +127,8 @@ pub struct Conservative {
     /// `pmin` is at most that much above the profile's least counts.
     owed: Vec<(u64, u64, u32)>,
     owed_procs: u64,
+    /// The processors of all the windows owed.
+    owed_total: u64,
     /// The time before which `owed_procs` counts the windows owed.
     owed_until: u64,
 }
@@ -547,6 +549,7 @@ impl Conservative {
         self.pmin.build(&self.profile);
         self.owed.clear();
         self.owed_procs = 0;
+        self.owed_total = 0;
         self.owed_until = 0;
         // (a new profile)
         self.span_most = ((u64::MAX, u64::MAX), u32::MAX);
@@ -576,6 +579,10 @@ impl Conservative {
                 }
                 // (with windows owed, `pmin` may be too high by the sum of
                 // those starting before the candidate's end)
+                // (all the windows owed: a bound that needs no sum)
+                if cached.1 >= c.procs as u64 + self.owed_total {
+                    break;
+                }
                 if until != self.owed_until {
                     self.owed_until = until;
                     self.owed_procs = self

@@ -132,6 +132,7 @@ impl Conservative {
         }
         self.owed.clear();
         self.owed_procs = 0;
+        self.owed_total = 0;
     }
 
     /// Reserves the deferred placements on the profile.
@@ -220,6 +221,7 @@ impl Conservative {
                 }
                 _ => self.owed.push((told, end, job.procs)),
             }
+            self.owed_total += job.procs as u64;
             if told < self.owed_until {
                 self.owed_procs += job.procs as u64;
             }
