@@ -31,6 +31,23 @@ fn same(a: &BatchResult, b: &BatchResult) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Conservative backfilling gives the reference's schedule.
+fn conservative_is_the_reference(
+    procs: u32,
+    jobs: Vec<BatchJob>,
+    kill: bool,
+) -> Result<(), TestCaseError> {
+    let cfg = BatchConfig {
+        policy: BatchPolicyKind::Conservative,
+        kill_on_overrun: kill,
+        ..BatchConfig::default()
+    };
+    let fast = simulate(jobs.clone(), procs, &cfg).unwrap();
+    let mut naive = reference::Conservative::default();
+    let slow = simulate_with(jobs, procs, &mut naive, &cfg).unwrap();
+    same(&fast, &slow)
+}
+
 /// Random workloads: bunches of simultaneous submissions and long gaps,
 /// exact, under- and over-estimated requested times, zero run times (also
 /// the stepper's and the select machine's properties').
@@ -115,15 +132,7 @@ proptest! {
 
     #[test]
     fn batch_indexed_conservative_under_early_completions((procs, jobs, kill) in loaded_workload()) {
-        let cfg = BatchConfig {
-            policy: BatchPolicyKind::Conservative,
-            kill_on_overrun: kill,
-            ..BatchConfig::default()
-        };
-        let fast = simulate(jobs.clone(), procs, &cfg).unwrap();
-        let mut naive = reference::Conservative::default();
-        let slow = simulate_with(jobs, procs, &mut naive, &cfg).unwrap();
-        same(&fast, &slow)?;
+        conservative_is_the_reference(procs, jobs, kill)?;
     }
 }
 
@@ -202,14 +211,6 @@ proptest! {
 
     #[test]
     fn batch_indexed_conservative_on_runs_of_identical_jobs((procs, jobs, kill) in runs_workload()) {
-        let cfg = BatchConfig {
-            policy: BatchPolicyKind::Conservative,
-            kill_on_overrun: kill,
-            ..BatchConfig::default()
-        };
-        let fast = simulate(jobs.clone(), procs, &cfg).unwrap();
-        let mut naive = reference::Conservative::default();
-        let slow = simulate_with(jobs, procs, &mut naive, &cfg).unwrap();
-        same(&fast, &slow)?;
+        conservative_is_the_reference(procs, jobs, kill)?;
     }
 }
