@@ -9,9 +9,9 @@ mod deferred;
 mod diff;
 #[path = "runs.rs"]
 mod runs;
-use super::profile::PrefixMin;
+use super::profile::{partition_point_from, PrefixMin};
 use super::*;
-use deferred::Deferred;
+use deferred::{Deferral, Deferred};
 use diff::sign_spans;
 
 /// Conservative backfilling: a reservation for every queued job.
@@ -115,9 +115,6 @@ pub struct Conservative {
     was_deferred: bool,
     deferred_job: QueuedJob,
     deferred_at: (u64, u64),
-    /// Whether the job being placed is known to fit at its old time
-    /// (`diff >= 0` over its window there: [`Conservative::defer`]).
-    told_holds: bool,
     /// At least the most processors free at any time in `pos_span`
     /// (the span it was computed for first; the profile only loses
     /// processors during a pass).
@@ -316,7 +313,6 @@ impl Conservative {
             // there; long queues are mostly runs of identical jobs)
             if self.was_deferred
                 && self.deferred_at == (told, self.diff_version)
-                && i > 0
                 && self.deferred_job == *job
             {
                 self.keep_deferred(job, told, horizon);
@@ -324,18 +320,22 @@ impl Conservative {
             }
         }
         self.was_deferred = false;
-        self.told_holds = false;
-        if let Some(told) = told {
-            if told >= now && self.defer(job, told, horizon) {
-                self.was_deferred = true;
-                self.deferred_at = (told, self.diff_version);
-                self.deferred_job = *job;
-                return told;
+        let mut holds = false;
+        if let Some(told) = told.filter(|&t| t >= now) {
+            match self.defer(job, told, horizon) {
+                Deferral::Deferred => {
+                    self.was_deferred = true;
+                    self.deferred_at = (told, self.diff_version);
+                    self.deferred_job = *job;
+                    return told;
+                }
+                Deferral::Holds => holds = true,
+                Deferral::Unknown => {}
             }
         }
         self.apply_deferred();
         match told {
-            Some(told) => self.replace(now, job, told),
+            Some(told) => self.replace(now, job, told, holds),
             None => self.place_fresh(job.procs, duration(job)),
         }
     }
@@ -393,8 +393,9 @@ impl Conservative {
     /// profile minus the last one's at that point), as a search from the
     /// profile's start would, but searching less: a fit starting before
     /// `told` is new, so its window meets a time where `diff > 0`; windows
-    /// starting before `told` that do not are skipped.
-    pub(super) fn replace(&mut self, now: u64, job: &QueuedJob, told: u64) -> u64 {
+    /// starting before `told` that do not are skipped. `holds`: the job is
+    /// known to fit at `told` ([`Deferral::Holds`]).
+    pub(super) fn replace(&mut self, now: u64, job: &QueuedJob, told: u64, holds: bool) -> u64 {
         let procs = job.procs;
         let dur = duration(job);
         if told < now {
@@ -446,7 +447,7 @@ impl Conservative {
                     Some(l) => self.profile.index_after(l, start),
                     None => self.profile.index_near(self.window.0, start),
                 };
-                if self.told_holds && start == told {
+                if holds && start == told {
                     // (its window at told holds, and nothing before it
                     // does: only its end step is needed)
                     let j = self.profile.index_after(from + 1, told.saturating_add(dur));

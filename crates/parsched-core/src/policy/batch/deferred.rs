@@ -22,22 +22,29 @@ pub(super) struct Deferred {
     f: Vec<u32>,
 }
 
+/// Adds the window `(start, end, procs)` to `windows`, to the last one if
+/// it has the same times (and the sum fits); returns the processors of
+/// the window it went to.
+fn push_window(windows: &mut Vec<(u64, u64, u32)>, start: u64, end: u64, procs: u32) -> u32 {
+    match windows.last_mut() {
+        Some(w) if (w.0, w.1) == (start, end) && w.2.checked_add(procs).is_some() => {
+            w.2 += procs;
+            w.2
+        }
+        _ => {
+            windows.push((start, end, procs));
+            procs
+        }
+    }
+}
+
 /// Bits of a change's processors in its key; one more for its sign.
 const PROC_BITS: u32 = 24;
 
 impl Deferred {
     /// Adds a window (to the last one if it has the same times).
     pub(super) fn push(&mut self, start: u64, end: u64, procs: u32) {
-        let procs = match self.windows.last_mut() {
-            Some(w) if (w.0, w.1) == (start, end) && w.2.checked_add(procs).is_some() => {
-                w.2 += procs;
-                w.2
-            }
-            _ => {
-                self.windows.push((start, end, procs));
-                procs
-            }
-        };
+        let procs = push_window(&mut self.windows, start, end, procs);
         self.wide |= end >> (63 - PROC_BITS) != 0 || procs >> PROC_BITS != 0;
     }
 
@@ -118,6 +125,17 @@ impl Deferred {
     }
 }
 
+/// What [`Conservative::defer`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Deferral {
+    /// The reservation at the old time is deferred.
+    Deferred,
+    /// The job fits at its old time, but a fit before it may be new.
+    Holds,
+    /// Nothing known: the job is placed by a check.
+    Unknown,
+}
+
 impl Conservative {
     /// Brings `pmin` up to date with the deferred windows it lacks.
     pub(super) fn settle_pmin(&mut self) {
@@ -152,7 +170,8 @@ impl Conservative {
     /// The reservation is owed to `pmin` (the stop test allows for it)
     /// if it starts before `horizon`, a time by which every window that
     /// can still start now ends; later ones cannot change the test.
-    pub(super) fn defer(&mut self, job: &QueuedJob, told: u64, horizon: u64) -> bool {
+    /// Not deferred, the job is known to fit at `told` if (1) holds.
+    pub(super) fn defer(&mut self, job: &QueuedJob, told: u64, horizon: u64) -> Deferral {
         let dur = duration(job);
         let end = told.saturating_add(dur);
         let (nlo, nhi) = self.neg_span;
@@ -165,7 +184,7 @@ impl Conservative {
             let (_, clean, neg) = self.diff_known;
             // (a step with `diff < 0` inside the window, found before)
             if neg.0 < neg.1 && neg.0 < b && a < neg.1 {
-                return false;
+                return Deferral::Unknown;
             }
             // (a part known to have none)
             if clean.0 <= a && a < clean.1 {
@@ -178,7 +197,7 @@ impl Conservative {
                     if d[k].1 < 0 {
                         let next = d.get(k + 1).map_or(u64::MAX, |s| s.0);
                         self.diff_known.2 = (d[k].0, next);
-                        return false;
+                        return Deferral::Unknown;
                     }
                     k += 1;
                 }
@@ -190,7 +209,6 @@ impl Conservative {
                 };
             }
         }
-        self.told_holds = true;
         let (lo, hi) = self.pos_span;
         if lo < hi && job.procs <= self.most_free_in_span() {
             let limit = hi.min(told);
@@ -202,11 +220,11 @@ impl Conservative {
                 && !self.fits.last_reaches(job.procs, dur, limit)
                 && self.fits.bound(job.procs, dur) < limit
             {
-                return false;
+                return Deferral::Holds;
             }
         }
         self.keep_deferred(job, told, horizon);
-        true
+        Deferral::Deferred
     }
 
     /// Defers `job`'s reservation at `told`, owed to `pmin` if it starts
@@ -215,12 +233,7 @@ impl Conservative {
         let end = told.saturating_add(duration(job));
         self.deferred.push(told, end, job.procs);
         if told < horizon {
-            match self.owed.last_mut() {
-                Some(w) if (w.0, w.1) == (told, end) && w.2.checked_add(job.procs).is_some() => {
-                    w.2 += job.procs
-                }
-                _ => self.owed.push((told, end, job.procs)),
-            }
+            push_window(&mut self.owed, told, end, job.procs);
             self.owed_total += job.procs as u64;
             if told < self.owed_until {
                 self.owed_procs += job.procs as u64;

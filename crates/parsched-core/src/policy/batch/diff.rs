@@ -88,13 +88,7 @@ impl Conservative {
         // (the step at t, split off if need be, searched for from `from`
         // on: the steps before it are before t)
         let split = |d: &mut Vec<(u64, i64)>, from: usize, t: u64| -> usize {
-            let (mut k, mut step) = (from, 1);
-            while k + step <= d.len() && d[k + step - 1].0 < t {
-                k += step;
-                step *= 2;
-            }
-            let end = (k + step).min(d.len());
-            let k = k + d[k..end].partition_point(|s| s.0 < t);
+            let k = partition_point_from(d, from, |s| s.0 < t);
             if k == d.len() || d[k].0 != t {
                 let val = d[k - 1].1;
                 d.insert(k, (t, val));

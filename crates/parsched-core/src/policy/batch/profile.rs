@@ -29,6 +29,25 @@ pub(super) fn skip_below(f: &[u32], mut i: usize, procs: u32) -> usize {
     i
 }
 
+/// The first index `>= from` of `s` whose element is not `before` (`s`
+/// is partitioned by `before`, and every element before `from` is): an
+/// exponential search from `from`, cheaper than a binary search over the
+/// whole slice when the answer is near `from`.
+#[inline]
+pub(super) fn partition_point_from<T>(s: &[T], from: usize, before: impl Fn(&T) -> bool) -> usize {
+    let n = s.len();
+    let (mut a, mut step) = (from, 1);
+    // s[..a] are before; look at a + step - 1
+    while a + step <= n {
+        if !before(&s[a + step - 1]) {
+            return a + s[a..a + step - 1].partition_point(&before);
+        }
+        a += step;
+        step *= 2;
+    }
+    a + s[a..].partition_point(&before)
+}
+
 /// Whether the window from step `i` to time `end` has `procs` processors
 /// free at every step after `i` (step `i` itself is the caller's):
 /// `Ok(j)`, `j` the first step at or after `end`, or `Err(k)`, `k` the
@@ -145,18 +164,7 @@ impl Profile {
     /// before `t`: an exponential search from `lo` (cheaper than a binary
     /// search over the whole profile when the step is near `lo`).
     pub(super) fn index_after(&self, lo: usize, t: u64) -> usize {
-        let ts = &self.t;
-        let n = ts.len();
-        let (mut a, mut step) = (lo, 1);
-        // ts[..a] are before t; look at a + step - 1
-        while a + step <= n {
-            if ts[a + step - 1] >= t {
-                return a + ts[a..a + step - 1].partition_point(|&x| x < t);
-            }
-            a += step;
-            step *= 2;
-        }
-        a + ts[a..].partition_point(|&x| x < t)
+        partition_point_from(&self.t, lo, |&x| x < t)
     }
 
     /// The earliest time at which `procs` processors are free for `dur`
@@ -351,6 +359,7 @@ impl PrefixMin {
 
     /// The fewest processors free over `[now, now + dur)` (`now` the
     /// profile's first time, `dur >= 1`).
+    #[inline]
     pub(super) fn least(&self, now: u64, dur: u64) -> u32 {
         let end = now.saturating_add(dur);
         // (the stop test drops most candidates here: their windows reach
@@ -387,7 +396,6 @@ impl PrefixMin {
         now: u64,
         free0: u32,
     ) -> usize {
-        let (last_t, last_f) = self.s[self.s.len() - 1];
         let mut k = hi;
         // (runs of identical jobs: one test each)
         let mut dead = super::QueuedJob {
@@ -401,16 +409,8 @@ impl PrefixMin {
                 continue;
             }
             dead = *j;
-            if j.procs <= free0 {
-                let end = now.saturating_add(super::duration(j));
-                let least = if end > last_t {
-                    last_f
-                } else {
-                    self.least(now, super::duration(j))
-                };
-                if least >= j.procs {
-                    return k;
-                }
+            if j.procs <= free0 && self.least(now, super::duration(j)) >= j.procs {
+                return k;
             }
             k -= 1;
         }
