@@ -13,6 +13,7 @@
 pub mod cancel;
 pub mod engine;
 pub mod machines;
+pub mod models;
 pub mod rng;
 pub mod stats;
 pub mod workloads;

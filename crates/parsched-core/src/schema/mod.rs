@@ -45,7 +45,9 @@
 use crate::error::{clip, ConfigError, ECHO_MAX};
 use serde::Serialize;
 
+mod erased;
 mod value;
+pub use erased::{Configuration, Schematic};
 pub use value::{type_err, Value};
 
 /// The largest value of an integer key stored as `u32` (a range's upper end).

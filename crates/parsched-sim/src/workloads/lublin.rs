@@ -214,7 +214,7 @@ impl Default for LublinConfig {
     }
 }
 
-pub use super::lublin_keys::{keys, SCHEMA};
+pub use super::lublin_keys::{keys, MODEL, SCHEMA};
 
 impl LublinConfig {
     /// The model retargeted to `procs` processors (see the module header).

@@ -76,3 +76,42 @@ pub static SCHEMA: Schema<LublinConfig> = Schema {
 pub fn keys() -> Vec<&'static str> {
     SCHEMA.keys()
 }
+
+impl parsched_core::schema::Schematic for LublinConfig {
+    fn schema() -> &'static Schema<Self> {
+        &SCHEMA
+    }
+    fn validate_all(&self) -> Result<(), parsched_core::ConfigError> {
+        self.validate()
+    }
+}
+
+static PAGE: crate::models::ModelPage = crate::models::ModelPage {
+    path: "models/lublin.md",
+    nav: "Lublin-Feitelson workloads",
+    title: "The Lublin-Feitelson workload model",
+    paper: "U. Lublin and D. G. Feitelson, *The workload on parallel supercomputers: \
+            modeling the characteristics of rigid jobs*, JPDC 2003",
+    what: "A generator of rigid batch jobs (sizes, runtimes and daily-cycle arrivals) \
+           written as an SWF trace, for the batch model. Requested times can be drawn \
+           from the user-estimate model of Tsafrir, Etsion and Feitelson (JSSPP 2005): \
+           `requested = tsafrir05`.",
+    cli: "parsched generate lublin -o lublin.swf --set procs=128 jobs=5000",
+    python: "parsched.generate_lublin(\"lublin.swf\", procs=128, jobs=5000)",
+    policies: &[("The SWF format", "formats/swf.md")],
+    reproductions: &["batch"],
+};
+
+/// The generator's row of the model table (`crate::models`).
+pub const MODEL: crate::models::ModelDef = crate::models::ModelDef {
+    name: "lublin",
+    kind: crate::models::ModelKind::Generator,
+    class: "LublinConfig",
+    time_unit: "s",
+    summary_keys: &[],
+    sweep_keys: &[],
+    headline: None,
+    seed_key: "seed",
+    page: &PAGE,
+    config: || Box::new(LublinConfig::generator_default()),
+};

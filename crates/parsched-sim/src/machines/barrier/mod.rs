@@ -142,6 +142,8 @@ mod build;
 mod config;
 mod fast;
 mod keys;
+mod model;
+pub use model::MODEL;
 mod machine;
 mod periodic;
 mod result;

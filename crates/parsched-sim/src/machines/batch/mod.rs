@@ -72,6 +72,8 @@
 pub mod config;
 pub mod gang;
 mod keys;
+mod model;
+pub use model::MODEL;
 pub mod result;
 pub mod select;
 pub mod space;

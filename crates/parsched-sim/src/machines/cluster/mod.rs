@@ -29,6 +29,8 @@ pub mod desktop;
 pub mod desktop_figs;
 mod desktop_keys;
 mod keys;
+mod model;
+pub use model::{FCS_MODEL, FIGURE_MODEL, MODEL};
 mod machine;
 #[cfg(test)]
 mod tests;

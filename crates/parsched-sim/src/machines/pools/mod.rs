@@ -148,7 +148,9 @@ impl Default for PoolsConfig {
 }
 
 mod keys;
+mod model;
 pub use keys::{keys, SCHEMA};
+pub use model::MODEL;
 
 fn default_max_events() -> u64 {
     crate::machines::common::DEFAULT_MAX_EVENTS

@@ -70,6 +70,8 @@ pub mod analytic;
 mod cache_state;
 mod config;
 mod keys;
+mod model;
+pub use model::MODEL;
 mod machine;
 mod placement;
 mod scan;
