@@ -72,7 +72,7 @@ def test_rust_config_errors_are_one_line_value_errors():
     with pytest.raises(_core.ConfigError, match=r"^pool_size: "):
         _core.simulate_pools({"pool_size": 7})
     # every Python field is a key the core accepts
-    assert set(PoolsConfig.field_names()) - {"arrivals"} <= set(_core.pools_keys()) | {"arrivals"}
+    assert set(PoolsConfig.field_names()) - {"arrivals"} <= set(_core.keys("pools")) | {"arrivals"}
 
 
 def test_python_and_rust_validation_agree_on_field():

@@ -44,7 +44,7 @@ def test_defaults_and_docs():
 def test_mirrors_the_rust_keys_and_defaults():
     from parsched import _core
 
-    assert list(BarrierConfig.field_names()) == list(_core.barrier_keys())
+    assert list(BarrierConfig.field_names()) == list(_core.keys("barrier"))
     assert BarrierConfig().to_dict() == _core.barrier_defaults()
 
 

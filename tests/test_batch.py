@@ -66,7 +66,7 @@ def test_batch_config_mirrors_core_keys_and_defaults():
     if parsched_core_built():
         from parsched import _core
 
-        assert set(_core.batch_keys()) == set(BatchConfig.field_names()) - {"trace"}
+        assert set(_core.keys("batch")) == set(BatchConfig.field_names()) - {"trace"}
 
 
 def parsched_core_built() -> bool:

@@ -19,23 +19,21 @@ import pathlib
 import pytest
 
 import parsched
+import parsched.config
 from parsched import _core
 from parsched.cli import main
-from parsched.config import FcsConfig, FcsFigureConfig, LublinConfig, RegionsConfig
 from parsched.errors import ConfigError
+from parsched.sim.table import rows
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
-#: model -> (config class, the command taking its --set)
+#: model -> (config class, the command taking its --set): every row of the
+#: core's table of models
 MODELS = {
-    "pools": (parsched.PoolsConfig, ["simulate", "pools"]),
-    "barrier": (parsched.BarrierConfig, ["simulate", "barrier"]),
-    "batch": (parsched.BatchConfig, ["simulate", "batch"]),
-    "cosched": (parsched.CoschedConfig, ["simulate", "cosched"]),
-    "fcs": (FcsConfig, ["simulate", "fcs"]),
-    "fcs_figure": (FcsFigureConfig, ["simulate", "fcs_figure"]),
-    "regions": (RegionsConfig, ["simulate", "regions"]),
-    "lublin": (LublinConfig, ["generate", "lublin", "-o", "unused.swf"]),
+    r["name"]: (getattr(parsched.config, r["class"]),
+                ["simulate", r["name"]] if r["kind"] == "simulated"
+                else ["generate", r["name"], "-o", "unused.swf"])
+    for r in rows()
 }
 
 
@@ -52,13 +50,17 @@ def test_generated_tables_and_stubs_are_current():
     stale = [str(p.relative_to(ROOT)) for p, text in tool.generated().items()
              if p.read_text() != text]
     assert stale == [], f"run tools/gen_config_docs.py: {stale}"
-    assert set(tool.MODELS) == set(MODELS)
+    assert set(tool._stubs()) == set(MODELS)
+    # the site's nav has every model's page
+    nav = (ROOT / "mkdocs.yml").read_text()
+    for r in rows():
+        assert f"- {r['page']['nav']}: {r['page']['path']}" in nav, r["name"]
 
 
 def test_every_schema_of_the_core_is_documented():
     tool = _tool()
     doc = (ROOT / "docs" / "formats" / "config-toml.md").read_text()
-    for model in [*tool.MODELS, *tool.TABLE_ONLY]:
+    for model in [*tool._stubs(), *tool.TABLE_ONLY]:
         assert f"<!-- BEGIN schema table: {model} -->" in doc, model
         assert _core.schema(model), model
 
@@ -169,7 +171,7 @@ def test_every_key_has_one_range_in_python_cli_and_toml(model, tmp_path):
 
 
 def test_schema_of_an_unknown_model_names_the_models():
-    with pytest.raises(_core.ConfigError, match=r"^model: .* has no schema; allowed: pools, "):
+    with pytest.raises(_core.ConfigError, match=r"^model: .* is not a model; allowed: pools, "):
         _core.schema("nope")
 
 
@@ -178,7 +180,8 @@ def test_the_drifts_the_schema_removed():
     by Python too, and the two desktop models accept the same cluster keys."""
     assert parsched.CoschedConfig(local="o1").local == "o1"
     assert parsched.CoschedConfig.choices("local") == ("ts", "rr", "o1", "fair")
-    assert FcsConfig.choices("local") == FcsFigureConfig.choices("local") == ("o1", "rr", "fair")
+    assert (parsched.FcsConfig.choices("local") == parsched.FcsFigureConfig.choices("local")
+            == ("o1", "rr", "fair"))
     fcs = {k["key"]: k for k in _core.schema("fcs")}
     for k in _core.schema("fcs_figure"):
         if k["key"] in fcs:

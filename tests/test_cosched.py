@@ -123,7 +123,7 @@ def test_defaults_come_from_the_core():
     assert c.boost_period_ms == 10.0 and c.scheme == "PB" and c.workload == 5
     assert c.jobs == () and c.dispatch_table is None and c.job_width is None
     assert c.spin_time_us is None
-    assert list(CoschedConfig.field_names()) == list(_core.cosched_keys())
+    assert list(CoschedConfig.field_names()) == list(_core.keys("cosched"))
     core = _core.config_values("cosched")
     assert c.to_dict() == core
     for name in CoschedConfig.field_names():

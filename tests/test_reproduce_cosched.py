@@ -78,7 +78,7 @@ def test_every_explained_id_is_a_finding():
 def test_mechanism_rows_name_known_keys():
     import parsched._core as core
 
-    keys = set(core.cosched_keys())
+    keys = set(core.keys("cosched"))
     for _name, over, schemes in rc.MECHANISMS:
         assert set(over) <= keys
         assert set(schemes) <= set(rc.SCHEMES)

@@ -35,96 +35,27 @@ class Model:
     reproductions: tuple[str, ...]
 
 
-MODELS: tuple[Model, ...] = (
-    Model("pools", "Processor pools",
-          "S. Zhou and T. Brecht, *Processor pool-based scheduling for large-scale NUMA "
-          "multiprocessors*, SIGMETRICS 1991 (seed 000)",
-          "Fork-join jobs arrive (Poisson) at a machine of `P` processors split into pools "
-          "of `pool_size`; a job's threads are placed in the least-loaded pools, may span "
-          "pools (none, limited by `F`, unlimited) and may run with less than their "
-          "desired parallelism (`G`). Overheads grow with the pool size (in-pool, "
-          "run-queue, spanning, cache reload).",
-          "parsched simulate pools --set D=10 pool_size=15 jobs=2000 reps=2",
-          "r = parsched.simulate(parsched.PoolsConfig(D=10, pool_size=15, jobs=2000, reps=2))",
-          ("pools",), (("Processor pools", "policies/pools.md"),), ("pools",)),
-    Model("barrier", "Gang scheduling against busy-waiting and blocking",
-          "D. G. Feitelson and L. Rudolph, *Gang scheduling performance benefits for "
-          "fine-grain synchronization*, JPDC 1992 (seed 001)",
-          "Iterative programs of `n` threads that compute and meet at barriers, on `P` "
-          "processors under gang scheduling (the Ousterhout matrix) or uncoordinated "
-          "local scheduling; a thread waits at a barrier by spinning, blocking, or "
-          "spinning then blocking.",
-          "parsched simulate barrier --set sched=local wait=block k=2000",
-          "r = parsched.simulate(parsched.BarrierConfig(k=2000))",
-          ("barrier",),
-          (("Synchronisation and waiting", "policies/sync.md"),
-           ("The gang matrix", "policies/gang-matrix.md"),
-           ("The gang scheduler", "policies/gang-scheduler.md"),
-           ("The analytic model", "policies/gang-analytic-model.md"),
-           ("Local schedulers", "policies/local-schedulers.md")),
-          ("gang",)),
-    Model("batch", "Batch scheduling on real logs",
-          "FCFS, EASY and conservative backfilling (Lifka 1995; Mu'alem & Feitelson 2001), "
-          "reservation depth, the priority rules people compare (SJF, WFP3, UNICEF, F1-F4, "
-          "Slurm's multifactor), and gang scheduling with backfilling",
-          "A workload trace in the Standard Workload Format (SWF), from a file or one of "
-          "the logs bundled with parsched (`parsched datasets`), runs under a space-sharing "
-          "or gang policy. Your own policy can be written in Python (a priority or full "
-          "control), and a Gymnasium environment lets an agent pick the next job.",
-          "parsched simulate batch --trace kth-sp2 --set policy=easy order=wfp3",
-          'r = parsched.simulate_batch("kth-sp2", priority=lambda q: q["requested"])',
-          ("batch",),
-          (("Batch policies", "policies/batch.md"),
-           ("Queue orders", "policies/batch-orders.md"),
-           ("Slurm's multifactor priority", "policies/batch-multifactor.md"),
-           ("Your own policy in Python", "policies/batch-python.md"),
-           ("The Gymnasium environment", "policies/batch-gym.md")),
-          ("batch",)),
-    Model("cosched", "Coscheduling on a network of workstations",
-          "S. Nagar, A. Banerjee, A. Sivasubramaniam and C. R. Das, *A closer look at "
-          "coscheduling approaches for a network of workstations*, SPAA 1999 (seed 003)",
-          "Parallel applications on workstations that each run Solaris time-sharing "
-          "(the dispatch table) and communicate over a network; the ten schemes combine "
-          "the wait (spin, block, spin-block, spin-yield) with the coscheduling "
-          "(demand-based, periodic boost, local).",
-          "parsched simulate cosched --set scheme=DCS workload=7 scale=0.05",
-          "r = parsched.simulate(parsched.CoschedConfig(workload=5, scale=0.05))",
-          ("cosched",),
-          (("Coscheduling", "policies/cosched.md"),
-           ("Solaris time-sharing", "policies/time-sharing.md")),
-          ("cosched",)),
-    Model("fcs", "Flexible coscheduling on the parallel desktop",
-          "E. Frachtenberg, *Process scheduling for the parallel desktop* (seed 002)",
-          "Processes are classified from what they do (CS: coscheduled, F: frustrated, "
-          "DC: don't-care) and scheduled by class, against Linux, FCFS, gang and "
-          "spin-block on a load-imbalanced workload (Table 1) and beside sequential "
-          "stressors (Figures 1-2).",
-          "parsched simulate fcs --set scheme=fcs",
-          "r = parsched.simulate(parsched.FcsConfig())",
-          ("fcs", "fcs_figure"),
-          (("Flexible coscheduling", "policies/fcs.md"),
-           ("The classifier", "policies/classifier.md")),
-          ("fcs", "desktop")),
-    Model("regions", "Cache regions",
-          "M. Lee and K. Schwan, *Region scheduling: efficiently using the cache "
-          "architectures via page-level affinity*, ASPLOS 2012 (seed 004)",
-          "Threads are grouped by the memory regions they touch and placed on cache "
-          "domains by working set; a miss model (exact, and a fast one checked against "
-          "it) gives the bandwidth and latency of each placement.",
-          "parsched simulate regions --set machine=westmere",
-          "r = parsched.simulate(parsched.RegionsConfig())",
-          ("regions",), (("Region scheduling", "policies/regions.md"),), ("regions",)),
-    Model("lublin", "The Lublin-Feitelson workload model",
-          "U. Lublin and D. G. Feitelson, *The workload on parallel supercomputers: "
-          "modeling the characteristics of rigid jobs*, JPDC 2003",
-          "A generator of rigid batch jobs (sizes, runtimes and daily-cycle arrivals) "
-          "written as an SWF trace, for the batch model. Requested times can be drawn "
-          "from the user-estimate model of Tsafrir, Etsion and Feitelson (JSSPP 2005): "
-          "`requested = tsafrir05`.",
-          "parsched generate lublin -o lublin.swf --set procs=128 jobs=5000",
-          'parsched.generate_lublin("lublin.swf", procs=128, jobs=5000)',
-          ("lublin",), (("The SWF format", "formats/swf.md"),), ("batch",)),
-)
+def _models() -> tuple[Model, ...]:
+    """One page per distinct page of the core's table of models
+    (``parsched._core.models_table()``), with the schemas of every model on it."""
+    from parsched.sim.table import rows
+
+    pages: dict[str, Model] = {}
+    for r in rows():
+        p = r["page"]
+        name = p["path"].removeprefix("models/").removesuffix(".md")
+        if name in pages:
+            m = pages[name]
+            pages[name] = Model(**{**m.__dict__, "schemas": (*m.schemas, r["name"])})
+            continue
+        pages[name] = Model(name, p["title"], p["paper"], p["what"], p["cli"], p["python"],
+                            (r["name"],), tuple(tuple(x) for x in p["policies"]),
+                            tuple(p["reproductions"]))
+    return tuple(pages.values())
+
+
+#: Every model page, in the table's order.
+MODELS: tuple[Model, ...] = _models()
 
 #: Reproduction kinds in the site's order, with the one-sentence summary of each.
 REPRODUCTIONS: dict[str, str] = {

@@ -24,17 +24,32 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
-#: Models whose keys come from a schema, with the class stub of each.
-MODELS = {
-    "pools": "python/parsched/config/pools.pyi",
-    "barrier": "python/parsched/config/barrier.pyi",
-    "batch": "python/parsched/config/batch.pyi",
-    "cosched": "python/parsched/config/cosched.pyi",
-    "fcs": "python/parsched/config/fcs.pyi",
-    "fcs_figure": "python/parsched/config/fcs.pyi",
-    "regions": "python/parsched/config/regions.pyi",
-    "lublin": "python/parsched/config/lublin.pyi",
-}
+def _stubs() -> dict[str, str]:
+    """Every model of the core's table with the ``.pyi`` stub of its class."""
+    sys.path.insert(0, str(ROOT / "python"))
+    import parsched.config
+    from parsched.sim.table import rows
+
+    out = {}
+    for r in rows():
+        module = getattr(parsched.config, r["class"]).__module__
+        out[r["name"]] = "python/" + module.replace(".", "/") + ".pyi"
+    return out
+
+
+def _nav() -> str:
+    """The site's Models section: the overview, then each page of the core's
+    table of models once, in its order."""
+    from parsched.sim.table import rows
+
+    lines, seen = ["      - Overview: models/index.md"], set()
+    for r in rows():
+        p = r["page"]
+        if p["path"] not in seen:
+            seen.add(p["path"])
+            lines.append(f"      - {p['nav']}: {p['path']}")
+    return "\n".join(lines)
+
 
 #: Models converted in Rust whose Python class is not built yet: only their
 #: key table is generated.
@@ -45,8 +60,6 @@ CLASS_TYPES = {"fcs": {"jobs": "tuple[tuple[float, ...], ...]"},
                "fcs_figure": {"schedulers": "tuple[str, ...]"}}
 
 
-#: Models whose input dict has a TypedDict in ``python/parsched/_core.pyi``.
-CORE_STUBS = ("pools", "barrier", "batch", "cosched")
 
 
 def _replace(text: str, tag: str, body: str, comment: str) -> str:
@@ -72,14 +85,17 @@ def generated() -> dict[pathlib.Path, str]:
         text = out.get(path) or path.read_text()
         out[path] = _replace(text, tag, body, comment)
 
-    for model, stub in MODELS.items():
+    core_stubs = (ROOT / "python/parsched/_core.pyi").read_text()
+    for model, stub in _stubs().items():
         edit("docs/formats/config-toml.md", f"schema table: {model}", markdown_table(model),
              "<!--")
         edit(stub, f"schema fields: {model}", stub_fields(model, types=CLASS_TYPES.get(model)),
              "#")
-        if model in CORE_STUBS:
+        # (the models whose input dict has a TypedDict there)
+        if f"# BEGIN schema fields: {model}" in core_stubs:
             edit("python/parsched/_core.pyi", f"schema fields: {model}",
                  stub_fields(model, inputs=True), "#")
+    edit("mkdocs.yml", "models nav", _nav(), "#")
     for model in TABLE_ONLY:
         edit("docs/formats/config-toml.md", f"schema table: {model}", markdown_table(model),
              "<!--")

@@ -124,9 +124,6 @@ def simulate_pools(
     does not depend on it.
     """
 
-def pools_keys() -> list[str]:
-    """The keys ``simulate_pools`` accepts, in documentation order."""
-
 class _End(TypedDict):
     value: float
     closed: bool
@@ -225,9 +222,6 @@ def simulate_barrier(
     with ``place``) chooses each gang's slot as the machine is built (once per
     gang: skew, measured, competitors); a bad answer or ``None`` raises
     :class:`PolicyError` naming the gang."""
-
-def barrier_keys() -> list[str]:
-    """Every key :func:`simulate_barrier` accepts."""
 
 def barrier_defaults() -> dict[str, Any]:
     """The Rust defaults, as :meth:`parsched.BarrierConfig.to_dict` gives them."""
@@ -381,9 +375,6 @@ def generate_lublin(
     when it ends in .gz) and returns ``{"factor", "jobs"}``; without, returns
     ``{"factor", "jobs", "columns"}`` (SWF fields as int64 bytearrays)."""
 
-def batch_keys() -> list[str]:
-    """The keys ``simulate_batch`` accepts, in documentation order."""
-
 class _CoschedConfig(TypedDict, total=False):
     # BEGIN schema fields: cosched (tools/gen_config_docs.py)
     workload: int
@@ -499,9 +490,6 @@ def simulate_cosched(
     (PB schemes only; ConfigError naming ``boost`` otherwise), run on this
     thread with the GIL; a bad answer raises PolicyError naming the node."""
 
-def cosched_keys() -> list[str]:
-    """The keys ``simulate_cosched`` accepts, in documentation order."""
-
 def simulate_fcs(config: dict[str, Any], workers: int = 1) -> dict[str, Any]:
     """Seed 002's Table 1 model (Rust ``desktop::run``): the ``DesktopResult``
     fields (``scheme``, ``job_times``, ``makespan``, ``makespan_ci90``,
@@ -510,9 +498,6 @@ def simulate_fcs(config: dict[str, Any], workers: int = 1) -> dict[str, Any]:
     ``"1,1,2,2;2,2,1,1;1,1,1,1"``. Bad keys or values raise :class:`ConfigError`;
     passing ``max_time_s`` :class:`TimeLimitError`. Releases the GIL; Ctrl-C
     ends it within ~50 ms with ``KeyboardInterrupt``."""
-
-def fcs_keys() -> list[str]:
-    """The keys ``simulate_fcs`` accepts, in documentation order."""
 
 def simulate_regions(config: dict[str, Any]) -> dict[str, Any]:
     """Seed 004's region machine (Rust ``machines::regions::run``): the
@@ -527,16 +512,10 @@ def simulate_regions(config: dict[str, Any]) -> dict[str, Any]:
     :class:`SimulationError`. Releases the GIL; Ctrl-C or :func:`cancel_runs`
     ends it within ~50 ms with ``KeyboardInterrupt``."""
 
-def regions_keys() -> list[str]:
-    """The keys ``simulate_regions`` accepts, in documentation order."""
-
 def simulate_fcs_figure(config: dict[str, Any], workers: int = 1) -> dict[str, Any]:
     """Seed 002's Figures 1-2 grid (Rust ``desktop_figs::run_figure``): ``rows``
     ({machine, scheduler, k, s, runtime_s}), ``work_s``, ``events``,
     ``wall_seconds`` and ``config``. Bad keys raise :class:`ConfigError`."""
-
-def fcs_figure_keys() -> list[str]:
-    """The keys ``simulate_fcs_figure`` accepts."""
 
 def cosched_applications(config: dict[str, Any] | None = None) -> dict[str, Any]:
     """How seed 003's applications were sized from Table 2 and the text (for the
@@ -696,3 +675,13 @@ class BatchVecEnvCore:
     ) -> tuple[Any, Any, Any, Any]: ...
     def action_masks(self) -> Any: ...
     def invalid_actions(self) -> Any: ...
+
+def keys(model: str) -> list[str]:
+    """The keys ``model``'s configuration accepts, in documentation order."""
+
+def models_table() -> list[dict[str, Any]]:
+    """The table of models (``parsched_sim::models::MODELS``), in documentation
+    order: one dict per model with ``name``, ``kind`` (``simulated``,
+    ``generator``), ``class``, ``time_unit``, ``summary_keys``, ``sweep_keys``,
+    ``headline``, ``seed_key`` and ``page`` (``path``, ``nav``, ``title``,
+    ``paper``, ``what``, ``cli``, ``python``, ``policies``, ``reproductions``)."""

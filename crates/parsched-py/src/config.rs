@@ -65,27 +65,6 @@ pub(crate) fn set_value(
     set(key, &val).map_err(config_err)
 }
 
-/// Applies every key of `config` with `set`, the key `list_key` given as a
-/// Python list or tuple first turned into the core's text form by `text`
-/// (which gives `None` for any other value), the rest as [`set_value`]
-/// converts them: the configurations with one list-valued key (cosched's
-/// and fcs's `jobs`, the desktop figures' `schedulers`).
-fn apply_with_list<'py>(
-    config: &Bound<'py, PyDict>,
-    list_key: &str,
-    text: impl Fn(&Bound<'py, PyAny>) -> PyResult<Option<String>>,
-    mut set: impl FnMut(&str, &Value) -> Result<(), parsched_core::ConfigError>,
-) -> PyResult<()> {
-    apply_config(config, |key, v| {
-        if key == list_key {
-            if let Some(t) = text(v)? {
-                return set(key, &Value::Str(t)).map_err(config_err);
-            }
-        }
-        set_value(key, v, &mut set)
-    })
-}
-
 pub(crate) fn arrivals_of(v: &Bound<'_, PyAny>) -> PyResult<Vec<Arrival>> {
     let d: &Bound<'_, PyDict> = v
         .downcast()
@@ -135,130 +114,95 @@ pub(crate) fn arrivals_of(v: &Bound<'_, PyAny>) -> PyResult<Vec<Arrival>> {
     Ok(out)
 }
 
-/// One model's typed configuration, built from a Python dict by the model's
-/// own `set` (so keys, types and ranges are the core's).
-pub(crate) enum ModelConfig {
-    Pools(PoolsConfig),
-    Barrier(SyncConfig),
-    Batch(BatchConfig),
-    Cosched(Box<ClusterConfig>),
-    Fcs(Box<DesktopConfig>),
-    FcsFigure(Box<desktop_figs::FigureConfig>),
-    Regions(Box<RegionsConfig>),
-    Lublin(Box<parsched_sim::workloads::lublin::LublinConfig>),
-}
-
-pub(crate) const MODELS: &str = "pools, barrier, batch, cosched, fcs, fcs_figure, regions, lublin";
-
-pub(crate) fn unknown_model(model: &str) -> PyErr {
-    config_err(parsched_core::ConfigError::new(
-        "model",
-        format!(
-            "{:?} is not a model",
-            parsched_core::clip(model, parsched_core::ECHO_MAX)
-        ),
-        MODELS,
-    ))
+/// One model's configuration, built from a Python dict by the model's own
+/// schema (so keys, types and ranges are the core's): the row of the model
+/// table (`parsched_sim::models::MODELS`) and its configuration.
+pub(crate) struct ModelConfig {
+    pub(crate) def: &'static ModelDef,
+    pub(crate) cfg: Box<dyn Configuration>,
 }
 
 impl ModelConfig {
     pub(crate) fn build(model: &str, config: &Bound<'_, PyDict>) -> PyResult<ModelConfig> {
-        Ok(match model {
-            "pools" => {
-                let mut cfg = PoolsConfig::default();
-                let mut arrivals = None;
-                apply_config(config, |key, v| {
-                    if key == "arrivals" {
-                        arrivals = Some(arrivals_of(v)?);
-                        return Ok(());
-                    }
-                    set_value(key, v, |k, val| cfg.set(k, val))
-                })?;
-                cfg.arrivals = arrivals;
-                ModelConfig::Pools(cfg)
+        let def = models::model(model).ok_or_else(|| config_err(models::unknown(model)))?;
+        let mut cfg = (def.config)();
+        let mut arrivals = None;
+        apply_config(config, |key, v| {
+            if key == "arrivals" && def.name == "pools" {
+                // (columns: not a key of the schema)
+                arrivals = Some(arrivals_of(v)?);
+                return Ok(());
             }
-            "barrier" => {
-                let mut cfg = SyncConfig::default();
-                apply_config(config, |key, v| set_value(key, v, |k, val| cfg.set(k, val)))?;
-                ModelConfig::Barrier(cfg)
-            }
-            "batch" => {
-                let mut cfg = BatchConfig::default();
-                apply_config(config, |key, v| set_value(key, v, |k, val| cfg.set(k, val)))?;
-                ModelConfig::Batch(cfg)
-            }
-            "cosched" => {
-                let mut cfg = ClusterConfig::default();
-                let allowed = "application names (LIFE3.5, LIFE12, MG, LU, EP)";
-                apply_with_list(
-                    config,
-                    "jobs",
-                    |v| names_text("jobs", v, allowed),
-                    |k, val| cfg.set(k, val),
-                )?;
-                ModelConfig::Cosched(Box::new(cfg))
-            }
-            "fcs" => {
-                let mut cfg = DesktopConfig::default();
-                apply_with_list(config, "jobs", fcs_jobs_text, |k, val| cfg.set(k, val))?;
-                ModelConfig::Fcs(Box::new(cfg))
-            }
-            "fcs_figure" => {
-                let mut cfg = desktop_figs::FigureConfig::default();
-                apply_with_list(
-                    config,
-                    "schedulers",
-                    |v| names_text("schedulers", v, "default, gang"),
-                    |k, val| cfg.set(k, val),
-                )?;
-                ModelConfig::FcsFigure(Box::new(cfg))
-            }
-            "regions" => {
-                let mut cfg = RegionsConfig::default();
-                apply_config(config, |key, v| set_value(key, v, |k, val| cfg.set(k, val)))?;
-                ModelConfig::Regions(Box::new(cfg))
-            }
-            "lublin" => {
-                let mut cfg = parsched_sim::workloads::lublin::LublinConfig::generator_default();
-                apply_config(config, |key, v| set_value(key, v, |k, val| cfg.set(k, val)))?;
-                ModelConfig::Lublin(Box::new(cfg))
-            }
-            _ => return Err(unknown_model(model)),
-        })
+            let val = value_by_kind(key, cfg.kind(key), v)?;
+            cfg.set(key, &val).map_err(config_err)
+        })?;
+        if let Some(a) = arrivals {
+            let mut pools = downcast::<PoolsConfig>(cfg);
+            pools.arrivals = Some(a);
+            cfg = pools;
+        }
+        Ok(ModelConfig { def, cfg })
     }
 
     pub(crate) fn validate(&self) -> Result<(), parsched_core::ConfigError> {
-        match self {
-            ModelConfig::Pools(c) => c.validate(),
-            ModelConfig::Barrier(c) => c.validate(),
-            ModelConfig::Batch(c) => c.validate(),
-            ModelConfig::Cosched(c) => c.validate(),
-            ModelConfig::Fcs(c) => c.validate(),
-            ModelConfig::FcsFigure(c) => c.validate(),
-            ModelConfig::Regions(c) => c.validate(),
-            ModelConfig::Lublin(c) => c.validate(),
-        }
+        self.cfg.validate()
+    }
+
+    /// The configuration as its own type (the row's).
+    pub(crate) fn into_typed<T: 'static>(self) -> Box<T> {
+        downcast(self.cfg)
     }
 }
 
-/// A list or tuple of names as the core's comma-separated text (None for
-/// any other value, which the config's `set` parses itself).
-pub(crate) fn names_text(
-    key: &str,
-    v: &Bound<'_, PyAny>,
-    allowed: &str,
-) -> PyResult<Option<String>> {
-    if !(v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>()) {
-        return Ok(None);
+fn downcast<T: 'static>(cfg: Box<dyn Configuration>) -> Box<T> {
+    cfg.into_any()
+        .downcast::<T>()
+        .unwrap_or_else(|_| unreachable!("a model's row makes its own configuration type"))
+}
+
+/// `model`'s configuration from a Python dict, checked, as its own type.
+pub(crate) fn typed_config<T: 'static>(
+    model: &str,
+    config: &Bound<'_, PyDict>,
+) -> PyResult<Box<T>> {
+    Ok(ModelConfig::build(model, config)?.into_typed())
+}
+
+/// A Python value as the core's [`Value`] for a key of kind `kind`: a list
+/// or tuple of names for a `names` key as the names' text, a list of lists
+/// of numbers for a `text` key as rows (`1,2;3,4`), anything else as
+/// [`value_of`] converts it.
+fn value_by_kind(key: &str, kind: Option<Kind>, v: &Bound<'_, PyAny>) -> PyResult<Value> {
+    let listed = v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>();
+    match kind {
+        Some(Kind::Names { choices }) if listed => {
+            let names: Vec<String> = v.extract().map_err(|_| {
+                config_err(parsched_core::ConfigError::new(
+                    key,
+                    "not a list of names",
+                    choices.join(", "),
+                ))
+            })?;
+            Ok(Value::Str(names.join(",")))
+        }
+        Some(Kind::Text) if listed => {
+            let rows: Vec<Vec<f64>> = v.extract().map_err(|_| {
+                config_err(parsched_core::ConfigError::new(
+                    key,
+                    "not a list of lists of numbers",
+                    "lists of numbers, e.g. [[1,1,2,2],[2,2,1,1]], or the key's text",
+                ))
+            })?;
+            let row = |r: &Vec<f64>| r.iter().map(|x| format!("{x}")).collect::<Vec<_>>();
+            Ok(Value::Str(
+                rows.iter()
+                    .map(|r| row(r).join(","))
+                    .collect::<Vec<_>>()
+                    .join(";"),
+            ))
+        }
+        _ => value_of(key, v),
     }
-    let names: Vec<String> = v.extract().map_err(|_| {
-        config_err(parsched_core::ConfigError::new(
-            key,
-            "not a list of names",
-            allowed,
-        ))
-    })?;
-    Ok(Some(names.join(",")))
 }
 
 /// Builds `model`'s configuration from `config` (keys as in `*_keys()`; `None`
@@ -321,9 +265,8 @@ pub(crate) fn values_of<'py, T: serde::Serialize>(
     Ok(out)
 }
 
-/// The value of every key of `model`'s configuration (`pools_keys()`,
-/// `barrier_keys()`, `batch_keys()`, `cosched_keys()`), as `validate_config` / `simulate_*`
-/// read them back: the core's defaults when `config` is empty.
+/// The value of every key of `model`'s configuration, as `validate_config` /
+/// `simulate_*` read them back: the core's defaults when `config` is empty.
 #[pyfunction]
 #[pyo3(signature = (model, config=None))]
 pub(crate) fn config_values<'py>(
@@ -332,16 +275,30 @@ pub(crate) fn config_values<'py>(
     config: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let empty = PyDict::new(py);
-    match ModelConfig::build(model, config.unwrap_or(&empty))? {
-        ModelConfig::Pools(c) => schema_values(py, &pools::SCHEMA, &c),
-        ModelConfig::Barrier(c) => schema_values(py, &barrier::SCHEMA, &c),
-        ModelConfig::Batch(c) => schema_values(py, &batch::SCHEMA, &c),
-        ModelConfig::Cosched(c) => cosched_values(py, &c),
-        ModelConfig::Fcs(c) => values_of(py, &*c, &desktop::FCS_SCHEMA.keys()),
-        ModelConfig::FcsFigure(c) => values_of(py, &*c, &desktop_figs::FIGURES_SCHEMA.keys()),
-        ModelConfig::Regions(c) => schema_values(py, &parsched_sim::machines::regions::SCHEMA, &*c),
-        ModelConfig::Lublin(c) => schema_values(py, &parsched_sim::workloads::lublin::SCHEMA, &*c),
+    let m = ModelConfig::build(model, config.unwrap_or(&empty))?;
+    match m.def.name {
+        // FCS's `jobs` as lists of numbers (its schema's text is `1,1;2,2`)
+        "fcs" => {
+            let keys = m.cfg.keys();
+            values_of(py, &*m.into_typed::<DesktopConfig>(), &keys)
+        }
+        _ => erased_values(py, &*m.cfg),
     }
+}
+
+/// Every key of an erased configuration with its value, read through its
+/// schema's getters.
+pub(crate) fn erased_values<'py>(
+    py: Python<'py>,
+    cfg: &dyn Configuration,
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    for (key, v) in cfg.values() {
+        let v =
+            pythonize::pythonize(py, &v).map_err(|e| SimulationError::new_err(e.to_string()))?;
+        out.set_item(key, v)?;
+    }
+    Ok(out)
 }
 
 /// What a run of `model`'s configuration `config` will cost, estimated from
@@ -357,45 +314,31 @@ pub(crate) fn estimate_run<'py>(
     config: &Bound<'py, PyDict>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
-    match ModelConfig::build(model, config)? {
-        ModelConfig::Barrier(c) => {
-            let e = c.estimate();
-            out.set_item("sim_time", e.sim_time_ms)?;
-            out.set_item("events", e.events)?;
-        }
-        ModelConfig::Pools(c) => {
-            let e = c.estimate();
-            out.set_item("events", e.events)?;
-            out.set_item("placement", e.placement)?;
-            out.set_item("cost", e.cost())?;
-        }
-        _ => {
-            return Err(config_err(parsched_core::ConfigError::new(
-                "model",
-                format!("no estimate for {model}"),
-                "barrier, pools",
-            )))
-        }
+    let m = ModelConfig::build(model, config)?;
+    if let Some(c) = m.cfg.as_any().downcast_ref::<SyncConfig>() {
+        let e = c.estimate();
+        out.set_item("sim_time", e.sim_time_ms)?;
+        out.set_item("events", e.events)?;
+    } else if let Some(c) = m.cfg.as_any().downcast_ref::<PoolsConfig>() {
+        let e = c.estimate();
+        out.set_item("events", e.events)?;
+        out.set_item("placement", e.placement)?;
+        out.set_item("cost", e.cost())?;
+    } else {
+        return Err(config_err(parsched_core::ConfigError::new(
+            "model",
+            format!("no estimate for {model}"),
+            "barrier, pools",
+        )));
     }
     Ok(out)
 }
 
-/// The keys `simulate_cosched` accepts, in documentation order.
+/// The keys `model`'s configuration accepts, in documentation order.
 #[pyfunction]
-pub(crate) fn cosched_keys() -> Vec<&'static str> {
-    cluster::keys()
-}
-
-/// The keys `simulate_batch` accepts.
-#[pyfunction]
-pub(crate) fn batch_keys() -> Vec<&'static str> {
-    batch::keys()
-}
-
-/// The keys `simulate_barrier` accepts.
-#[pyfunction]
-pub(crate) fn barrier_keys() -> Vec<&'static str> {
-    barrier::keys()
+pub(crate) fn keys(model: &str) -> PyResult<Vec<&'static str>> {
+    let def = models::model(model).ok_or_else(|| config_err(models::unknown(model)))?;
+    Ok((def.config)().keys())
 }
 
 /// Default values of `simulate_barrier`'s keys.
@@ -405,62 +348,25 @@ pub(crate) fn barrier_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
         .map_err(|e| SimulationError::new_err(e.to_string()))
 }
 
-/// The keys `simulate_pools` accepts, in documentation order.
-#[pyfunction]
-pub(crate) fn pools_keys() -> Vec<&'static str> {
-    pools::keys()
-}
-
-/// The models whose configuration has a declarative schema (`schema(model)`).
-pub(crate) const SCHEMA_MODELS: &str =
-    "pools, barrier, batch, cosched, fcs, fcs_figure, regions, lublin";
-
 /// The schema of `model`'s configuration, from the core: one dict per key, in
 /// documentation order, with `key`, `type` (`bool`, `int`, `float`, `choice`,
-/// `list`, `text`), its range (`min` / `max`: for an int a number, for a
-/// float or a list `{"value": x, "closed": bool}` or `None`) or `choices`,
-/// `optional`, `unit`, `symbol` and `section` (the paper's), `doc` and
-/// `default`.
+/// `list`, `names`, `text`), its range (`min` / `max`: for an int a number,
+/// for a float or a list `{"value": x, "closed": bool}` or `None`) or
+/// `choices`, `optional`, `unit`, `symbol` and `section` (the paper's), `doc`
+/// and `default`.
 #[pyfunction]
 pub(crate) fn schema<'py>(py: Python<'py>, model: &str) -> PyResult<Bound<'py, PyAny>> {
-    let info = match model {
-        "pools" => pools::SCHEMA.describe(&PoolsConfig::default()),
-        "barrier" => barrier::SCHEMA.describe(&SyncConfig::default()),
-        "batch" => batch::SCHEMA.describe(&BatchConfig::default()),
-        "cosched" => cluster::SCHEMA.describe(&ClusterConfig::default()),
-        "fcs" => desktop::FCS_SCHEMA.describe(&DesktopConfig::default()),
-        "fcs_figure" => {
-            desktop_figs::FIGURES_SCHEMA.describe(&desktop_figs::FigureConfig::default())
-        }
-        "lublin" => parsched_sim::workloads::lublin::SCHEMA
-            .describe(&parsched_sim::workloads::lublin::LublinConfig::generator_default()),
-        "regions" => parsched_sim::machines::regions::SCHEMA
-            .describe(&parsched_sim::machines::regions::RegionsConfig::default()),
-        _ => {
-            return Err(config_err(parsched_core::ConfigError::new(
-                "model",
-                format!(
-                    "{:?} has no schema",
-                    parsched_core::clip(model, parsched_core::ECHO_MAX)
-                ),
-                SCHEMA_MODELS,
-            )))
-        }
-    };
+    let def = models::model(model).ok_or_else(|| config_err(models::unknown(model)))?;
+    let info = (def.config)().describe();
     pythonize::pythonize(py, &info).map_err(|e| SimulationError::new_err(e.to_string()))
 }
 
-/// Every key of `cfg` with its value, read through `schema`'s getters.
-pub(crate) fn schema_values<'py, C>(
-    py: Python<'py>,
-    schema: &parsched_core::schema::Schema<C>,
-    cfg: &C,
-) -> PyResult<Bound<'py, PyDict>> {
-    let out = PyDict::new(py);
-    for f in schema.fields {
-        let v = pythonize::pythonize(py, &(f.get)(cfg))
-            .map_err(|e| SimulationError::new_err(e.to_string()))?;
-        out.set_item(f.key, v)?;
-    }
-    Ok(out)
+/// The table of models (`parsched_sim::models::MODELS`), in documentation
+/// order: one dict per model with `name`, `kind` (`simulated`, `generator`),
+/// `class` (its Python configuration class), `time_unit`, `summary_keys`,
+/// `sweep_keys`, `headline`, `seed_key` and `page` (`path`, `nav`, `title`,
+/// `paper`, `what`, `cli`, `python`, `policies`, `reproductions`).
+#[pyfunction]
+pub(crate) fn models_table(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    pythonize::pythonize(py, &models::MODELS).map_err(|e| SimulationError::new_err(e.to_string()))
 }

@@ -182,16 +182,14 @@ fn new_source(
     trace: Option<std::path::PathBuf>,
     sc: StepConfig,
 ) -> PyResult<Source> {
-    let ModelConfig::Batch(cfg) = ModelConfig::build("batch", config)? else {
-        unreachable!("build(\"batch\") makes a batch config")
-    };
+    let cfg = typed_config::<BatchConfig>("batch", config)?;
     let (jobs, procs) = if cfg.workload == WorkloadKind::Lublin {
         (Vec::new(), cfg.procs.unwrap_or(128))
     } else {
         batch::load_jobs(&cfg, trace.as_deref()).map_err(batch_err)?
     };
     Ok(Source {
-        cfg,
+        cfg: *cfg,
         jobs: Arc::new(jobs),
         procs,
         sc,

@@ -2,6 +2,7 @@
 //! configuration, run, and convert results back. No model logic lives here.
 
 use parsched_core::policy::pools::{ForkRequest, Placement, PoolPolicy, PoolState};
+use parsched_core::schema::{Configuration, Kind};
 use parsched_core::{JobId, PolicyError as CorePolicyError, PoolId};
 use parsched_sim::machines::barrier::{self, SyncConfig, SyncOptions};
 use parsched_sim::machines::batch::{self, BatchConfig, BatchError};
@@ -11,6 +12,7 @@ use parsched_sim::machines::cluster::{self, ClusterConfig, ClusterError, Cluster
 use parsched_sim::machines::pools::machine::MachineError;
 use parsched_sim::machines::pools::{self, PoolsConfig, RunError, RunOptions, Value};
 use parsched_sim::machines::regions::RegionsConfig;
+use parsched_sim::models::{self, ModelDef};
 use parsched_sim::workloads::forkjoin::{Arrival, BoundedGeometric};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -64,27 +66,22 @@ mod erased {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_pools, m)?)?;
-    m.add_function(wrap_pyfunction!(pools_keys, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(keys, m)?)?;
+    m.add_function(wrap_pyfunction!(models_table, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_barrier, m)?)?;
-    m.add_function(wrap_pyfunction!(barrier_keys, m)?)?;
     m.add_function(wrap_pyfunction!(barrier_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_batch, m)?)?;
     m.add_class::<gym::BatchEnvCore>()?;
     m.add_class::<policy_py::Columns>()?;
     m.add_class::<gym::BatchVecEnvCore>()?;
-    m.add_function(wrap_pyfunction!(batch_keys, m)?)?;
     m.add_function(wrap_pyfunction!(generate_lublin, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_cosched, m)?)?;
-    m.add_function(wrap_pyfunction!(cosched_keys, m)?)?;
     m.add_function(wrap_pyfunction!(cancel_cosched, m)?)?;
     m.add_function(wrap_pyfunction!(cosched_applications, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_fcs, m)?)?;
-    m.add_function(wrap_pyfunction!(fcs_keys, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_fcs_figure, m)?)?;
-    m.add_function(wrap_pyfunction!(fcs_figure_keys, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_regions, m)?)?;
-    m.add_function(wrap_pyfunction!(regions_keys, m)?)?;
     m.add_function(wrap_pyfunction!(cancel_runs, m)?)?;
     m.add_function(wrap_pyfunction!(show_progress, m)?)?;
     #[cfg(all(feature = "runtime", target_os = "linux"))]

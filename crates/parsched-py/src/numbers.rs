@@ -18,10 +18,8 @@ pub(crate) fn bounded_geometric_q(mean: f64, max: u32) -> PyResult<f64> {
 /// computation, behind `BarrierConfig.t_p` / `t_w`.
 #[pyfunction]
 pub(crate) fn barrier_moments(config: &Bound<'_, PyDict>) -> PyResult<(f64, f64)> {
-    match ModelConfig::build("barrier", config)? {
-        ModelConfig::Barrier(c) => Ok((c.t_p(), c.t_w())),
-        _ => Err(unknown_model("barrier")),
-    }
+    let c = typed_config::<SyncConfig>("barrier", config)?;
+    Ok((c.t_p(), c.t_w()))
 }
 
 /// t_w per unit of var for a gang of `n` (`dist`: "uniform" or

@@ -15,9 +15,7 @@ pub(crate) fn simulate_barrier<'py>(
     audit: bool,
     gang_place: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let ModelConfig::Barrier(cfg) = ModelConfig::build("barrier", config)? else {
-        unreachable!("build(\"barrier\") makes a barrier config")
-    };
+    let cfg = typed_config::<SyncConfig>("barrier", config)?;
     let opts = SyncOptions {
         audit,
         ..Default::default()

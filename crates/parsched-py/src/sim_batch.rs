@@ -413,9 +413,7 @@ pub(crate) fn simulate_batch<'py>(
     fallback: Option<&str>,
     gang_place: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let ModelConfig::Batch(cfg) = ModelConfig::build("batch", config)? else {
-        unreachable!("build(\"batch\") makes a batch config")
-    };
+    let cfg = typed_config::<BatchConfig>("batch", config)?;
     let cancel = Arc::new(AtomicBool::new(false));
     let generated = cfg.workload == batch::WorkloadKind::Lublin;
     match (&trace, generated) {

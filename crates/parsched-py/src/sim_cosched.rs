@@ -107,9 +107,7 @@ pub(crate) fn simulate_cosched<'py>(
     audit: bool,
     boost: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let ModelConfig::Cosched(cfg) = ModelConfig::build("cosched", config)? else {
-        unreachable!("build(\"cosched\") makes a cosched config")
-    };
+    let cfg = typed_config::<ClusterConfig>("cosched", config)?;
     let out = match boost {
         None => run_cluster_model(py, workers, audit, |opts| cluster::run(&cfg, opts))?,
         Some(f) => {
@@ -124,7 +122,7 @@ pub(crate) fn simulate_cosched<'py>(
             pythonize::pythonize(py, &r).map_err(|e| SimulationError::new_err(e.to_string()))?
         }
     };
-    out.set_item("config", cosched_values(py, &cfg)?)?;
+    out.set_item("config", erased_values(py, &*cfg)?)?;
     Ok(out)
 }
 
@@ -142,9 +140,7 @@ pub(crate) fn cosched_applications<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let costs = match config {
         Some(c) => {
-            let ModelConfig::Cosched(cfg) = ModelConfig::build("cosched", c)? else {
-                unreachable!("build(\"cosched\") makes a cosched config")
-            };
+            let cfg = typed_config::<ClusterConfig>("cosched", c)?;
             cluster::calibrate::Costs::of(&cfg)
         }
         None => cluster::calibrate::Costs::paper(),
@@ -172,33 +168,4 @@ pub(crate) fn run_cluster_model<'py, R: serde::Serialize + Send>(
     };
     let result = run_interruptible(py, &cancel, || run(&opts))?.map_err(cluster_err)?;
     pythonize::pythonize(py, &result).map_err(|e| SimulationError::new_err(e.to_string()))
-}
-
-/// `dispatch_table` as `dispadmin -c TS -g` prints it (RES=1000), the text
-/// `ClusterConfig::set` reads back to the same table.
-pub(crate) fn dispadmin_text(t: &parsched_core::policy::ts::DispatchTable) -> String {
-    let mut s = String::from(
-        "RES=1000\n# ts_quantum  ts_tqexp  ts_slpret  ts_maxwait ts_lwait  PRIORITY LEVEL\n",
-    );
-    for (i, l) in t.level.iter().enumerate() {
-        s.push_str(&format!(
-            "{} {} {} {} {} # {i}\n",
-            l.quantum_ms, l.tqexp, l.slpret, l.maxwait_s, l.lwait
-        ));
-    }
-    s
-}
-
-/// Every key of a cluster configuration (`dispatch_table`: None when unset,
-/// else its dispadmin text).
-pub(crate) fn cosched_values<'py>(
-    py: Python<'py>,
-    cfg: &ClusterConfig,
-) -> PyResult<Bound<'py, PyDict>> {
-    let d = schema_values(py, &cluster::SCHEMA, cfg)?;
-    d.set_item(
-        "dispatch_table",
-        cfg.dispatch_table.as_ref().map(dispadmin_text),
-    )?;
-    Ok(d)
 }

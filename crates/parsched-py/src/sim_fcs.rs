@@ -14,43 +14,10 @@ pub(crate) fn simulate_fcs<'py>(
     config: &Bound<'py, PyDict>,
     workers: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let ModelConfig::Fcs(cfg) = ModelConfig::build("fcs", config)? else {
-        unreachable!("build(\"fcs\") makes an fcs config")
-    };
+    let cfg = typed_config::<DesktopConfig>("fcs", config)?;
     let out = run_cluster_model(py, workers, false, |opts| desktop::run(&cfg, opts))?;
     out.set_item("config", values_of(py, &*cfg, &desktop::FCS_SCHEMA.keys())?)?;
     Ok(out)
-}
-
-/// The keys `simulate_fcs` accepts, in documentation order.
-#[pyfunction]
-pub(crate) fn fcs_keys() -> Vec<&'static str> {
-    desktop::FCS_SCHEMA.keys()
-}
-
-/// `jobs` given as a list of lists of multipliers: the core's text form.
-pub(crate) fn fcs_jobs_text(v: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-    if !(v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>()) {
-        return Ok(None);
-    }
-    let jobs: Vec<Vec<f64>> = v.extract().map_err(|_| {
-        config_err(parsched_core::ConfigError::new(
-            "jobs",
-            "not a list of lists of numbers",
-            "per-job lists of per-process multipliers, e.g. [[1,1,2,2],[2,2,1,1],[1,1,1,1]]",
-        ))
-    })?;
-    Ok(Some(
-        jobs.iter()
-            .map(|j| {
-                j.iter()
-                    .map(|m| format!("{m}"))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            })
-            .collect::<Vec<_>>()
-            .join(";"),
-    ))
 }
 
 /// Runs seed 002's Figures 1-2 grid (`desktop_figs::run_figure`): every
@@ -64,9 +31,7 @@ pub(crate) fn simulate_fcs_figure<'py>(
     config: &Bound<'py, PyDict>,
     workers: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let ModelConfig::FcsFigure(cfg) = ModelConfig::build("fcs_figure", config)? else {
-        unreachable!("build(\"fcs_figure\") makes a figure config")
-    };
+    let cfg = typed_config::<desktop_figs::FigureConfig>("fcs_figure", config)?;
     let out = run_cluster_model(py, workers, false, |opts| {
         desktop_figs::run_figure(&cfg, opts)
     })?;
@@ -75,10 +40,4 @@ pub(crate) fn simulate_fcs_figure<'py>(
         values_of(py, &*cfg, &desktop_figs::FIGURES_SCHEMA.keys())?,
     )?;
     Ok(out)
-}
-
-/// The keys `simulate_fcs_figure` accepts.
-#[pyfunction]
-pub(crate) fn fcs_figure_keys() -> Vec<&'static str> {
-    desktop_figs::FIGURES_SCHEMA.keys()
 }

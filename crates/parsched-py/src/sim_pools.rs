@@ -73,9 +73,7 @@ pub(crate) fn simulate_pools<'py>(
     records: bool,
     policy: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let ModelConfig::Pools(cfg) = ModelConfig::build("pools", config)? else {
-        unreachable!("build(\"pools\") makes a pools config")
-    };
+    let cfg = typed_config::<PoolsConfig>("pools", config)?;
     let opts = RunOptions {
         workers,
         audit,

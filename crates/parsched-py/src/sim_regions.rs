@@ -26,9 +26,7 @@ pub(crate) fn simulate_regions<'py>(
     py: Python<'py>,
     config: &Bound<'py, PyDict>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let ModelConfig::Regions(cfg) = ModelConfig::build("regions", config)? else {
-        unreachable!("build(\"regions\") makes a regions config")
-    };
+    let cfg = typed_config::<RegionsConfig>("regions", config)?;
     let cancel = Arc::new(AtomicBool::new(false));
     let result = run_interruptible(py, &cancel, || {
         parsched_sim::cancel::with_cancel(&cancel, || regions::run(&cfg))
@@ -36,12 +34,6 @@ pub(crate) fn simulate_regions<'py>(
     .map_err(regions_err)?;
     let out =
         pythonize::pythonize(py, &result).map_err(|e| SimulationError::new_err(e.to_string()))?;
-    out.set_item("config", schema_values(py, &regions::SCHEMA, &*cfg)?)?;
+    out.set_item("config", erased_values(py, &*cfg)?)?;
     Ok(out)
-}
-
-/// The keys `simulate_regions` accepts, in documentation order.
-#[pyfunction]
-pub(crate) fn regions_keys() -> Vec<&'static str> {
-    regions::keys()
 }

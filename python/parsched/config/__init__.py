@@ -8,7 +8,7 @@
   ``parsched._core.simulate_barrier`` (times in ms).
 * :class:`BatchConfig` (:mod:`.batch`) — batch space-sharing and gang
   scheduling of rigid jobs on an SWF workload trace, the keys of
-  ``parsched._core.batch_keys()`` plus the ``trace`` path.
+  ``parsched._core.keys("batch")`` plus the ``trace`` path.
 * :class:`FcsConfig` (:mod:`.fcs`) — flexible coscheduling on the parallel
   desktop (seed 002, Frachtenberg), the keys of ``parsched._core.simulate_fcs``.
 * :class:`LublinConfig` (:mod:`.lublin`) — the Lublin–Feitelson workload
@@ -17,7 +17,7 @@
   machine (seed 004, Lee & Schwan), the keys of ``parsched._core.simulate_regions``.
 * :class:`CoschedConfig` (:mod:`.cosched`) — coscheduling on a network of
   workstations (seed 003, Nagar et al. 1999), the keys of
-  ``parsched._core.cosched_keys()``.
+  ``parsched._core.keys("cosched")``.
 * :class:`FcsConfig`, :class:`FcsFigureConfig` (:mod:`.fcs`) — the parallel
   desktop (seed 002): Table 1's model and Figures 1-2.
 * :class:`RegionsConfig` (:mod:`.regions`) — region scheduling (seed 004).

@@ -26,6 +26,7 @@ from parsched.config import BarrierConfig, BatchConfig, PoolsConfig
 from parsched.config.base import ConfigBase
 from parsched.errors import ConfigError, PolicyError, SimulationError, TimeLimitError
 from parsched.sim.result import SimResult
+from parsched.sim.table import summary_keys
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -46,31 +47,11 @@ __all__ = [
 ]
 
 #: Keys of ``Result.summary`` (the Rust core may add more).
-SUMMARY_KEYS = (
-    "mean_response_time",
-    "ci90_half_width",
-    "actual_parallelism",
-    "utilization",
-    "jobs",
-    "events",
-    "wall_seconds",
-    "reps",
-    "rep_means",
-    "context_switches",
-    "makespan",
-)
+SUMMARY_KEYS = summary_keys("pools")
 
 #: Keys of ``BarrierResult.summary`` (the Rust ``SyncResult`` fields but
 #: ``batch_means``, with the core's ``time_per_iter`` named ``time_per_iteration``).
-BARRIER_SUMMARY_KEYS = (
-    "time_per_iteration", "ci90_half_width", "start", "end", "iterations",
-    "useful_utilization", "useful_time", "busy_wait_time", "measured_busy_wait_time",
-    "overhead_time", "context_switches", "blocking_events", "yields", "alpha_measured",
-    "preemptions", "slot_switches", "fragmentation", "gang_iterations", "events",
-    "max_pending", "t_p", "t_w", "eq6", "eq8", "eq12", "eq13", "wall_seconds",
-    "iteration_min", "iteration_p10", "iteration_p50", "iteration_p90", "iteration_p99",
-    "iteration_max",
-)
+BARRIER_SUMMARY_KEYS = summary_keys("barrier")
 
 #: Columns of ``Result.jobs``: one row per simulated job (warm-up jobs included;
 #: ``measured`` is False for them: the core discards jobs numbered below ``warmup``).

@@ -20,6 +20,7 @@ from parsched.config import BatchConfig
 from parsched.errors import ConfigError, PolicyError, SimulationError, TraceError
 from parsched.report.common import pyplot, save_figure
 from parsched.sim.result import SimResult
+from parsched.sim.table import summary_keys
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -43,11 +44,7 @@ JOBS_CSV_COLUMNS = (
 )
 
 #: Keys of :attr:`BatchResult.summary` (times in seconds).
-BATCH_SUMMARY_KEYS = (
-    "jobs", "procs", "avg_wait", "max_wait", "avg_response", "avg_slowdown",
-    "avg_bounded_slowdown", "utilization", "makespan", "first_submit", "last_end", "killed",
-    "max_queue", "avg_queue", "slot_switches", "wall_seconds",
-)
+BATCH_SUMMARY_KEYS = summary_keys("batch")
 
 
 def _core():

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from parsched.config import CoschedConfig
 from parsched.errors import ConfigError, TimeLimitError, shown
 from parsched.sim.result import SimResult
+from parsched.sim.table import summary_keys
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -43,8 +44,7 @@ SWEEP_COLUMNS = ("scheme", "workload", "completion_time", "ci90", "cv", "over_id
                  "mean_job_time", "livelock")
 
 #: Keys of :attr:`CoschedResult.summary` (docs/glossary.md).
-COSCHED_SUMMARY_KEYS = ("scheme", "completion_time", "completion_time_ci90", "mean_job_time",
-                        "cv", "over_ideal", "ideal", "events", "wall_seconds")
+COSCHED_SUMMARY_KEYS = summary_keys("cosched")
 
 #: The core's name of ``over_ideal`` (before "slowdown" got one meaning for all
 #: models: response / run time).

@@ -24,6 +24,7 @@ from parsched.config.base import ConfigBase
 from parsched.config.schema import schema as _schema
 from parsched.errors import ConfigError, TimeLimitError
 from parsched.sim.result import SimResult
+from parsched.sim.table import summary_keys
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -46,11 +47,10 @@ PAPER_TABLE1: dict[str, tuple[float, float, float, float]] = {
 
 
 #: Keys of :attr:`FcsResult.summary` (docs/glossary.md).
-FCS_SUMMARY_KEYS = ("scheme", "makespan", "makespan_ci90", "optimum", "over_optimum",
-                    "context_switches", "blocks", "slot_switches", "events", "wall_seconds")
+FCS_SUMMARY_KEYS = summary_keys("fcs")
 
 #: Keys of :attr:`FcsFigureResult.summary`.
-FIGURE_SUMMARY_KEYS = ("machine", "work_s", "events", "wall_seconds")
+FIGURE_SUMMARY_KEYS = summary_keys("fcs_figure")
 
 
 def _core():
@@ -76,7 +76,7 @@ def _run(fn: Any, keys: dict[str, Any], workers: int) -> dict[str, Any]:
 
 def fcs_keys() -> list[str]:
     """The keys :func:`simulate_fcs` accepts, in documentation order."""
-    return list(_core().fcs_keys())
+    return list(_core().keys("fcs"))
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -1,14 +1,15 @@
-"""The one registry of parsched's simulated models (:data:`MODELS`).
+"""The Python registry of parsched's simulated models (:data:`MODELS`).
 
-Each :class:`Model` says, for one config class, how to run it
-(``simulate``: config → its result, what :func:`parsched.simulate` calls),
-how a sweep runs it (``summary``: the config's dict → the summary dict, a
-module-level function so that it pickles for process and Dask executors),
-which summary number a CI target defaults to (``headline``), which key a
-replication varies (``seed_key``), and how its non-scalar fields show in a
-sweep row (``cells``). :func:`parsched.simulate`, :func:`parsched.sweep`,
-sweep spec files and ``parsched simulate MODEL`` all look models up here;
-adding a model is adding an entry.
+The models themselves are rows of the Rust core's table
+(:mod:`parsched.sim.table`): name, configuration class, summary keys, the
+summary number a CI target defaults to (``headline``), the key a
+replication varies (``seed_key``) and the keys a sweep row adds. This
+module adds what only Python has: each model's front end (``simulate``:
+config → its result, what :func:`parsched.simulate` calls; ``summary``: the
+config's dict → the summary dict, a module-level function so that it
+pickles for process and Dask executors) and how its non-scalar fields show
+in a sweep row (``cells``). :func:`parsched.simulate`, :func:`parsched.sweep`,
+sweep spec files and ``parsched simulate MODEL`` all look models up here.
 """
 
 from __future__ import annotations
@@ -18,16 +19,9 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
-from parsched.config import (
-    BarrierConfig,
-    BatchConfig,
-    CoschedConfig,
-    FcsConfig,
-    FcsFigureConfig,
-    PoolsConfig,
-    RegionsConfig,
-)
+import parsched.config as _configs
 from parsched.config.base import ConfigBase
+from parsched.sim.table import rows
 
 __all__ = ["MODELS", "Model", "model_of", "resolve"]
 
@@ -51,8 +45,8 @@ class Model:
     summary: str | None
     #: the summary number a sweep's CI target applies to by default
     headline: str | None = None
-    #: ``"module:NAME"`` of the tuple of the result's summary keys
-    summary_keys: str | None = None
+    #: the result's summary keys, in order
+    summary_keys: tuple[str, ...] = ()
     #: keys a sweep row adds to the summary
     extra_keys: tuple[str, ...] = ()
     #: the key a sweep replication varies
@@ -63,8 +57,7 @@ class Model:
     @property
     def keys(self) -> tuple[str, ...]:
         """The summary keys of this model's result (and of its sweep rows)."""
-        base = resolve(self.summary_keys) if self.summary_keys else ()
-        return (*base, *self.extra_keys)
+        return (*self.summary_keys, *self.extra_keys)
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -98,32 +91,33 @@ def _lists(v: Any) -> str:
 #: Summary entries that are not numbers a CI target could name.
 _NOT_METRICS = ("wall_seconds", "rep_means", "scheme", "machine", "workload", "livelock")
 
-#: Every model, by name, in documentation order.
-MODELS: dict[str, Model] = {m.name: m for m in (
-    Model("pools", PoolsConfig, "parsched.sim.api:simulate_pools",
-          "parsched.sim.api:_run_summary", "mean_response_time",
-          "parsched.sim.api:SUMMARY_KEYS", cells={"arrivals": _count}),
-    Model("barrier", BarrierConfig, "parsched.sim.api:simulate_barrier",
-          "parsched.sim.api:_run_barrier_summary", "time_per_iteration",
-          "parsched.sim.api:BARRIER_SUMMARY_KEYS", cells={"samples": len}),
-    Model("batch", BatchConfig, "parsched.sim.batch:simulate_batch",
-          "parsched.sim.batch:_run_batch_summary", "avg_bounded_slowdown",
-          "parsched.sim.batch:BATCH_SUMMARY_KEYS", ("dropped",), seed_key="workload_seed"),
-    Model("cosched", CoschedConfig, "parsched.sim.cosched:simulate_cosched",
-          "parsched.sim.cosched:_run_cosched_summary", "completion_time",
-          "parsched.sim.cosched:COSCHED_SUMMARY_KEYS", ("livelock",),
-          cells={"jobs": _names}),
-    Model("fcs", FcsConfig, "parsched.sim.fcs:simulate_fcs",
-          "parsched.sim.fcs:_run_fcs_summary", "makespan",
-          "parsched.sim.fcs:FCS_SUMMARY_KEYS", ("livelock",), cells={"jobs": _lists}),
-    Model("fcs_figure", FcsFigureConfig, "parsched.sim.fcs:simulate_fcs_figure",
-          "parsched.sim.fcs:_run_fcs_figure_summary",
-          summary_keys="parsched.sim.fcs:FIGURE_SUMMARY_KEYS",
-          cells={"schedulers": _names}),
-    Model("regions", RegionsConfig, "parsched.sim.regions:simulate_regions",
-          "parsched.sim.regions:_run_regions_summary", "normalized_performance",
-          "parsched.sim.regions:REGIONS_SUMMARY_KEYS"),
-)}
+#: Each simulated model's Python front end: ``(simulate, summary)``
+#: references (``"module:function"``) and its sweep-row cells.
+_FRONT_ENDS: dict[str, tuple[str, str, Mapping[str, Callable[[Any], Any]]]] = {
+    "pools": ("parsched.sim.api:simulate_pools", "parsched.sim.api:_run_summary",
+              {"arrivals": _count}),
+    "barrier": ("parsched.sim.api:simulate_barrier", "parsched.sim.api:_run_barrier_summary",
+                {"samples": len}),
+    "batch": ("parsched.sim.batch:simulate_batch", "parsched.sim.batch:_run_batch_summary", {}),
+    "cosched": ("parsched.sim.cosched:simulate_cosched",
+                "parsched.sim.cosched:_run_cosched_summary", {"jobs": _names}),
+    "fcs": ("parsched.sim.fcs:simulate_fcs", "parsched.sim.fcs:_run_fcs_summary",
+            {"jobs": _lists}),
+    "fcs_figure": ("parsched.sim.fcs:simulate_fcs_figure",
+                   "parsched.sim.fcs:_run_fcs_figure_summary", {"schedulers": _names}),
+    "regions": ("parsched.sim.regions:simulate_regions",
+                "parsched.sim.regions:_run_regions_summary", {}),
+}
+
+
+def _model(r: dict[str, Any]) -> Model:
+    simulate, summary, cells = _FRONT_ENDS[r["name"]]
+    return Model(r["name"], getattr(_configs, r["class"]), simulate, summary, r["headline"],
+                 tuple(r["summary_keys"]), tuple(r["sweep_keys"]), r["seed_key"], cells)
+
+
+#: Every simulated model, by name, in the core table's order.
+MODELS: dict[str, Model] = {r["name"]: _model(r) for r in rows("simulated")}
 
 
 def model_of(config: Any) -> Model:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from parsched.config import RegionsConfig
 from parsched.config.base import ConfigBase
 from parsched.sim.result import SimResult
+from parsched.sim.table import summary_keys
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -31,9 +32,7 @@ __all__ = ["PAPER", "REGIONS_SUMMARY_KEYS", "RegionsResult", "regions_keys",
            "simulate_regions"]
 
 #: Keys of :attr:`RegionsResult.summary` (docs/glossary.md).
-REGIONS_SUMMARY_KEYS = ("machine", "workload", "normalized_performance", "speedup",
-                        "microschedules_per_s", "microschedules", "miss_ratio_standard",
-                        "miss_ratio_region")
+REGIONS_SUMMARY_KEYS = summary_keys("regions")
 
 #: The paper's statements (§3.1, §5.1, §5.2) the experiments are set beside.
 PAPER: dict[str, Any] = {
@@ -56,7 +55,7 @@ def _core():
 
 def regions_keys() -> list[str]:
     """The keys :func:`simulate_regions` accepts, in documentation order."""
-    return list(_core().regions_keys())
+    return list(_core().keys("regions"))
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -140,6 +140,21 @@ RES=1000
 ";
 
 impl DispatchTable {
+    /// The table as `dispadmin -c TS -g` prints it (RES=1000): the text
+    /// [`DispatchTable::parse_dispadmin`] reads back to the same table.
+    pub fn dispadmin_text(&self) -> String {
+        let mut s = String::from(
+            "RES=1000\n# ts_quantum  ts_tqexp  ts_slpret  ts_maxwait ts_lwait  PRIORITY LEVEL\n",
+        );
+        for (i, l) in self.level.iter().enumerate() {
+            s.push_str(&format!(
+                "{} {} {} {} {} # {i}\n",
+                l.quantum_ms, l.tqexp, l.slpret, l.maxwait_s, l.lwait
+            ));
+        }
+        s
+    }
+
     /// The stock Solaris TS table (60 levels; see the module documentation).
     pub fn solaris() -> DispatchTable {
         DispatchTable::parse_dispadmin(SOLARIS_TS).expect("the shipped table is valid")

@@ -173,7 +173,7 @@ fn get_bsp(c: &C) -> Typed {
 fn get_table(c: &C) -> Typed {
     match &c.dispatch_table {
         None => Typed::None,
-        Some(t) => Typed::Text(format!("a table of {} levels", t.level.len())),
+        Some(t) => Typed::Text(t.dispadmin_text()),
     }
 }
 
