@@ -22,8 +22,8 @@ import parsched
 import parsched.config
 from parsched import _core
 from parsched.cli import main
+from parsched.config.table import rows
 from parsched.errors import ConfigError
-from parsched.sim.table import rows
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 

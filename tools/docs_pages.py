@@ -38,7 +38,7 @@ class Model:
 def _models() -> tuple[Model, ...]:
     """One page per distinct page of the core's table of models
     (``parsched._core.models_table()``), with the schemas of every model on it."""
-    from parsched.sim.table import rows
+    from parsched.config.table import rows
 
     pages: dict[str, Model] = {}
     for r in rows():

@@ -28,7 +28,7 @@ def _stubs() -> dict[str, str]:
     """Every model of the core's table with the ``.pyi`` stub of its class."""
     sys.path.insert(0, str(ROOT / "python"))
     import parsched.config
-    from parsched.sim.table import rows
+    from parsched.config.table import rows
 
     out = {}
     for r in rows():
@@ -40,7 +40,7 @@ def _stubs() -> dict[str, str]:
 def _nav() -> str:
     """The site's Models section: the overview, then each page of the core's
     table of models once, in its order."""
-    from parsched.sim.table import rows
+    from parsched.config.table import rows
 
     lines, seen = ["      - Overview: models/index.md"], set()
     for r in rows():

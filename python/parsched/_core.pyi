@@ -683,5 +683,11 @@ def models_table() -> list[dict[str, Any]]:
     """The table of models (``parsched_sim::models::MODELS``), in documentation
     order: one dict per model with ``name``, ``kind`` (``simulated``,
     ``generator``), ``class``, ``time_unit``, ``summary_keys``, ``sweep_keys``,
-    ``headline``, ``seed_key`` and ``page`` (``path``, ``nav``, ``title``,
+    ``headline``, ``seed_key``, ``run`` (whether it has a generic run:
+    :func:`simulate`) and ``page`` (``path``, ``nav``, ``title``,
     ``paper``, ``what``, ``cli``, ``python``, ``policies``, ``reproductions``)."""
+
+def simulate(model: str, config: dict[str, Any], workers: int = 1) -> dict[str, Any]:
+    """Runs ``model``'s generic run (its row's runner in the core's table):
+    the result's fields by name plus ``config``. ``ConfigError`` for a model
+    without one (a generator; batch, which needs a trace)."""

@@ -364,9 +364,58 @@ pub(crate) fn schema<'py>(py: Python<'py>, model: &str) -> PyResult<Bound<'py, P
 /// The table of models (`parsched_sim::models::MODELS`), in documentation
 /// order: one dict per model with `name`, `kind` (`simulated`, `generator`),
 /// `class` (its Python configuration class), `time_unit`, `summary_keys`,
-/// `sweep_keys`, `headline`, `seed_key` and `page` (`path`, `nav`, `title`,
+/// `sweep_keys`, `headline`, `seed_key`, `run` (whether it has a generic run) and `page` (`path`, `nav`, `title`,
 /// `paper`, `what`, `cli`, `python`, `policies`, `reproductions`).
 #[pyfunction]
 pub(crate) fn models_table(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     pythonize::pythonize(py, &models::MODELS).map_err(|e| SimulationError::new_err(e.to_string()))
+}
+
+/// Runs `model`'s generic run (its row's runner) on `config`: the result's
+/// fields by name, plus `config` (every key's value). `workers` threads run
+/// the replications where the model runs several (the result does not
+/// depend on it). Releases the GIL; Ctrl-C or `cancel_runs()` stops it with
+/// `KeyboardInterrupt`. A model without one (a generator; batch, which
+/// needs a trace) raises `ConfigError` naming the models that have one.
+#[pyfunction]
+#[pyo3(signature = (model, config, workers=1))]
+pub(crate) fn simulate<'py>(
+    py: Python<'py>,
+    model: &str,
+    config: &Bound<'py, PyDict>,
+    workers: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let m = ModelConfig::build(model, config)?;
+    let Some(run) = m.def.run else {
+        let with: Vec<&str> = models::MODELS
+            .iter()
+            .filter(|d| d.run.is_some())
+            .map(|d| d.name)
+            .collect();
+        return Err(config_err(parsched_core::ConfigError::new(
+            "model",
+            format!("{model} has no generic run"),
+            with.join(", "),
+        )));
+    };
+    m.validate().map_err(config_err)?;
+    let values = erased_values(py, &*m.cfg)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let cfg = m.cfg;
+    let out = run_interruptible(py, &cancel, || {
+        parsched_sim::cancel::with_cancel(&cancel, || run(cfg, workers.max(1)))
+    })?
+    .map_err(|e| match e {
+        models::ModelError::Config(c) => config_err(c),
+        models::ModelError::Interrupted => {
+            pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted")
+        }
+        e @ models::ModelError::Failed(_) => SimulationError::new_err(e.to_string()),
+    })?;
+    let out =
+        pythonize::pythonize(py, &out).map_err(|e| SimulationError::new_err(e.to_string()))?;
+    if let Ok(d) = out.downcast::<PyDict>() {
+        d.set_item("config", values)?;
+    }
+    Ok(out)
 }

@@ -47,6 +47,44 @@ pub struct ModelPage {
     pub reproductions: &'static [&'static str],
 }
 
+/// Why a generic run ([`Runner`]) failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// A key's value (the message names the key).
+    #[error(transparent)]
+    Config(#[from] parsched_core::ConfigError),
+    /// Stopped through its cancel flag ([`crate::cancel`]).
+    #[error("interrupted")]
+    Interrupted,
+    /// Anything else the model reports (a time limit, a program error).
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// A model's generic run: its configuration in (the row's own type), its
+/// result out as its fields by name, with `workers` threads for the
+/// replications where it runs several (the result does not depend on it).
+/// Cancelled through the flag of [`crate::cancel::with_cancel`].
+pub type Runner = fn(Box<dyn Configuration>, usize) -> Result<serde_json::Value, ModelError>;
+
+/// A configuration's own type (the row's).
+pub fn typed<T: 'static>(cfg: Box<dyn Configuration>) -> Box<T> {
+    cfg.into_any()
+        .downcast::<T>()
+        .unwrap_or_else(|_| unreachable!("a model's row makes its own configuration type"))
+}
+
+/// A result's fields by name.
+pub fn fields<T: Serialize>(result: &T) -> Result<serde_json::Value, ModelError> {
+    serde_json::to_value(result).map_err(|e| ModelError::Failed(e.to_string()))
+}
+
+/// Whether the flag of [`crate::cancel::with_cancel`] is set (a run that
+/// failed then was interrupted).
+pub fn cancelled() -> bool {
+    crate::cancel::current().is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+}
+
 /// One model: a row of [`MODELS`].
 #[derive(Serialize)]
 pub struct ModelDef {
@@ -70,6 +108,15 @@ pub struct ModelDef {
     /// A default configuration (the paper's values).
     #[serde(skip)]
     pub config: fn() -> Box<dyn Configuration>,
+    /// Its generic run (`None`: run only through its own front end, e.g. a
+    /// generator, or the batch machine, which needs a trace). Exported as
+    /// whether it has one.
+    #[serde(serialize_with = "has_run")]
+    pub run: Option<Runner>,
+}
+
+fn has_run<S: serde::Serializer>(run: &Option<Runner>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_bool(run.is_some())
 }
 
 impl std::fmt::Debug for ModelDef {

@@ -362,10 +362,44 @@ def _bench_gym(args: argparse.Namespace) -> int:
     return 0
 
 
-#: ``parsched bench MODEL``: the benchmark of each model.
-BENCHES = {"pools": _bench_pools, "barrier": _bench_barrier, "batch": _bench_batch,
-           "cosched": _bench_cosched, "fcs": _bench_fcs, "fcs_figure": _bench_fcs_figure,
-           "regions": _bench_regions, "gym": _bench_gym}
+def _bench_generic(args: argparse.Namespace) -> int:
+    """A model with no benchmark of its own: its defaults through its generic
+    run, the best of ``--repeat`` runs."""
+    from parsched.config.table import row
+    from parsched.sim.generic import simulate_generic
+    from parsched.sim.models import MODELS
+
+    cfg = MODELS[args.model].config()
+    wall, _, res = _best(args, simulate_generic, cfg)
+    headline = row(args.model)["headline"]
+    out = {"model": args.model, "repeat": args.repeat, "wall_seconds": wall,
+           "runs_per_second": 1.0 / wall if wall > 0 else None,
+           headline or "summary": res.summary.get(headline) if headline else res.summary}
+    if args.json:
+        print(json.dumps(jsonable(out)))
+    else:
+        print(f"bench {args.model}: its defaults in {wall * 1e3:.3f} ms = "
+              f"{out['runs_per_second']:,.0f} runs/s (best of {args.repeat})")
+    return 0
+
+
+#: The models with a benchmark of their own (and the Gymnasium environment).
+_OWN = {"pools": _bench_pools, "barrier": _bench_barrier, "batch": _bench_batch,
+        "cosched": _bench_cosched, "fcs": _bench_fcs, "fcs_figure": _bench_fcs_figure,
+        "regions": _bench_regions}
+
+
+def _benches() -> dict[str, Any]:
+    from parsched.config.table import rows
+
+    out = {r["name"]: _OWN.get(r["name"], _bench_generic) for r in rows("simulated")
+           if r["name"] in _OWN or r["run"]}
+    return {**out, "gym": _bench_gym}
+
+
+#: ``parsched bench MODEL``: the benchmark of each simulated model of the
+#: core's table (its own, or the generic one), and of the Gymnasium stepper.
+BENCHES = _benches()
 
 
 def add_parser(sub: Any, fmt: Any) -> None:

@@ -507,16 +507,57 @@ def _cosched_options(p: argparse.ArgumentParser) -> None:
 
 _REPLICATION_THREADS = "threads for the replications (results do not depend on it)"
 
+def cmd_simulate_generic(args: argparse.Namespace) -> int:
+    """Simulate a model of the core's table through its generic run.
+
+    Starts from the model's defaults (or --config FILE.toml with a [MODEL]
+    table or flat keys) and applies --set KEY=VALUE overrides (the keys are
+    listed below). Prints the model's summary measures; --json prints one
+    object.
+    """
+    from parsched.sim.generic import simulate_generic
+
+    _, res = _run(simulate_generic, args, workers=args.workers or 1)
+    if args.json:
+        return print_json(res)
+    rows = [(k, _shown_value(v)) for k, v in res.summary.items()]
+    print_measures(f"{args.model} model, {res.config.summary_label()}", rows)
+    return 0
+
+
+def _shown_value(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return "unset" if v is None else str(v)
+
+
+#: The models with a command of their own: (command, ``--workers`` as
+#: (default, help) or None, the model's own options or None).
+_OWN: dict[str, tuple[Any, tuple[int | None, str] | None, Any]] = {
+    "pools": (cmd_simulate_pools, (1, _REPLICATION_THREADS), _pools_options),
+    "barrier": (cmd_simulate_barrier, None, None),
+    "batch": (cmd_simulate_batch, None, _batch_options),
+    "cosched": (cmd_simulate_cosched,
+                (None, "threads for the replications (default: one per CPU, at most reps; "
+                       "results do not depend on it)"), _cosched_options),
+    "fcs": (cmd_simulate_fcs, (None, _REPLICATION_THREADS), None),
+    "fcs_figure": (cmd_simulate_fcs_figure, (None, _REPLICATION_THREADS), None),
+    "regions": (cmd_simulate_regions, None, None),
+}
+
+#: A model with no command of its own: the generic one.
+_GENERIC: tuple[Any, tuple[int | None, str] | None, Any] = (
+    cmd_simulate_generic, (None, _REPLICATION_THREADS), None)
+
+
+def _commands() -> tuple[tuple[str, Any, tuple[int | None, str] | None, Any], ...]:
+    from parsched.config.table import rows
+
+    return tuple((r["name"], *_OWN.get(r["name"], _GENERIC)) for r in rows("simulated")
+                 if r["name"] in _OWN or r["run"])
+
+
 #: ``parsched simulate MODEL``: (model, command, ``--workers`` as (default,
-#: help) or None, the model's own options or None), in the order of ``--help``.
-COMMANDS: tuple[tuple[str, Any, tuple[int | None, str] | None, Any], ...] = (
-    ("pools", cmd_simulate_pools, (1, _REPLICATION_THREADS), _pools_options),
-    ("barrier", cmd_simulate_barrier, None, None),
-    ("batch", cmd_simulate_batch, None, _batch_options),
-    ("cosched", cmd_simulate_cosched,
-     (None, "threads for the replications (default: one per CPU, at most reps; results "
-            "do not depend on it)"), _cosched_options),
-    ("fcs", cmd_simulate_fcs, (None, _REPLICATION_THREADS), None),
-    ("fcs_figure", cmd_simulate_fcs_figure, (None, _REPLICATION_THREADS), None),
-    ("regions", cmd_simulate_regions, None, None),
-)
+#: help) or None, the model's own options or None), for every simulated model
+#: of the core's table, in its order (``--help``'s).
+COMMANDS = _commands()

@@ -44,6 +44,7 @@ from .fcs import FcsConfig, FcsFigureConfig
 from .lublin import LublinConfig
 from .pools import Arrivals, PoolsConfig, from_toml, parse_value
 from .regions import RegionsConfig
+from .table import generic_class
 
 __all__ = [
     "Arrivals",
@@ -68,3 +69,14 @@ __all__ = [
 def apply_overrides(config: ConfigBase, items: Sequence[str]):
     """Module-level spelling of :meth:`ConfigBase.apply_overrides`."""
     return config.apply_overrides(items)
+
+
+def __getattr__(name: str):
+    """The class of a model of the core's table that has no module here
+    (:func:`parsched.config.table.generic_class`)."""
+    from .table import rows
+
+    for r in rows():
+        if r["class"] == name:
+            return generic_class(r["name"])
+    raise AttributeError(f"module 'parsched.config' has no attribute {name!r}")

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from parsched.config import BarrierConfig, BatchConfig, PoolsConfig
 from parsched.config.base import ConfigBase
+from parsched.config.table import summary_keys
 from parsched.errors import ConfigError, PolicyError, SimulationError, TimeLimitError
 from parsched.sim.result import SimResult
-from parsched.sim.table import summary_keys
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from parsched.config import BatchConfig
+from parsched.config.table import summary_keys
 from parsched.errors import ConfigError, PolicyError, SimulationError, TraceError
 from parsched.report.common import pyplot, save_figure
 from parsched.sim.result import SimResult
-from parsched.sim.table import summary_keys
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from parsched.config import CoschedConfig
+from parsched.config.table import summary_keys
 from parsched.errors import ConfigError, TimeLimitError, shown
 from parsched.sim.result import SimResult
-from parsched.sim.table import summary_keys
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 from parsched.config import FcsConfig, FcsFigureConfig
 from parsched.config.base import ConfigBase
 from parsched.config.schema import schema as _schema
+from parsched.config.table import summary_keys
 from parsched.errors import ConfigError, TimeLimitError
 from parsched.sim.result import SimResult
-from parsched.sim.table import summary_keys
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

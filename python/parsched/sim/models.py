@@ -1,7 +1,7 @@
 """The Python registry of parsched's simulated models (:data:`MODELS`).
 
 The models themselves are rows of the Rust core's table
-(:mod:`parsched.sim.table`): name, configuration class, summary keys, the
+(:mod:`parsched.config.table`): name, configuration class, summary keys, the
 summary number a CI target defaults to (``headline``), the key a
 replication varies (``seed_key``) and the keys a sweep row adds. This
 module adds what only Python has: each model's front end (``simulate``:
@@ -14,6 +14,7 @@ sweep spec files and ``parsched simulate MODEL`` all look models up here.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -21,7 +22,7 @@ from typing import Any
 
 import parsched.config as _configs
 from parsched.config.base import ConfigBase
-from parsched.sim.table import rows
+from parsched.config.table import rows
 
 __all__ = ["MODELS", "Model", "model_of", "resolve"]
 
@@ -71,6 +72,8 @@ class Model:
     def runner(self) -> Callable[[dict[str, Any]], dict[str, Any]]:
         if self.summary is None:
             raise ValueError(f"no sweep runner for model {self.name!r}")
+        if self.summary == _GENERIC_SUMMARY:
+            return functools.partial(resolve(self.summary), self.name)
         return resolve(self.summary)
 
 
@@ -110,14 +113,22 @@ _FRONT_ENDS: dict[str, tuple[str, str, Mapping[str, Callable[[Any], Any]]]] = {
 }
 
 
+#: The generic front end (:mod:`parsched.sim.generic`), for a model with
+#: none of its own.
+_GENERIC = ("parsched.sim.generic:simulate_generic", "parsched.sim.generic:summary_of", {})
+_GENERIC_SUMMARY = _GENERIC[1]
+
+
 def _model(r: dict[str, Any]) -> Model:
-    simulate, summary, cells = _FRONT_ENDS[r["name"]]
+    simulate, summary, cells = _FRONT_ENDS.get(r["name"], _GENERIC)
     return Model(r["name"], getattr(_configs, r["class"]), simulate, summary, r["headline"],
                  tuple(r["summary_keys"]), tuple(r["sweep_keys"]), r["seed_key"], cells)
 
 
-#: Every simulated model, by name, in the core table's order.
-MODELS: dict[str, Model] = {r["name"]: _model(r) for r in rows("simulated")}
+#: Every simulated model with a front end (its own, or the generic one for a
+#: model with a generic run), by name, in the core table's order.
+MODELS: dict[str, Model] = {r["name"]: _model(r) for r in rows("simulated")
+                            if r["name"] in _FRONT_ENDS or r["run"]}
 
 
 def model_of(config: Any) -> Model:

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from parsched.config import RegionsConfig
 from parsched.config.base import ConfigBase
+from parsched.config.table import summary_keys
 from parsched.sim.result import SimResult
-from parsched.sim.table import summary_keys
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

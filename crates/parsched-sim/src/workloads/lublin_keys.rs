@@ -114,4 +114,5 @@ pub const MODEL: crate::models::ModelDef = crate::models::ModelDef {
     seed_key: "seed",
     page: &PAGE,
     config: || Box::new(LublinConfig::generator_default()),
+    run: None,
 };

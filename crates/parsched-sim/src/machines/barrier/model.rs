@@ -2,8 +2,8 @@
 //! (`crate::models`).
 
 use super::{SyncConfig, SCHEMA};
-use crate::models::{ModelDef, ModelKind, ModelPage};
-use parsched_core::schema::{Schema, Schematic};
+use crate::models::{cancelled, fields, typed, ModelDef, ModelError, ModelKind, ModelPage};
+use parsched_core::schema::{Configuration, Schema, Schematic};
 use parsched_core::ConfigError;
 
 impl Schematic for SyncConfig {
@@ -36,6 +36,15 @@ static PAGE: ModelPage = ModelPage {
     ],
     reproductions: &["gang"],
 };
+
+fn run(cfg: Box<dyn Configuration>, _workers: usize) -> Result<serde_json::Value, ModelError> {
+    match super::run(&typed::<SyncConfig>(cfg), super::SyncOptions::default()) {
+        Ok(r) => fields(&r),
+        Err(crate::machines::common::RunError::Config(e)) => Err(e.into()),
+        Err(_) if cancelled() => Err(ModelError::Interrupted),
+        Err(e) => Err(ModelError::Failed(e.to_string())),
+    }
+}
 
 /// The row.
 pub const MODEL: ModelDef = ModelDef {
@@ -83,4 +92,5 @@ pub const MODEL: ModelDef = ModelDef {
     seed_key: "seed",
     page: &PAGE,
     config: || Box::new(SyncConfig::default()),
+    run: Some(run),
 };

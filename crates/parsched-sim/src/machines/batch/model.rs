@@ -69,4 +69,5 @@ pub const MODEL: ModelDef = ModelDef {
     seed_key: "workload_seed",
     page: &PAGE,
     config: || Box::new(BatchConfig::default()),
+    run: None,
 };

@@ -5,8 +5,9 @@
 use super::desktop::{DesktopConfig, FCS_SCHEMA};
 use super::desktop_figs::{FigureConfig, FIGURES_SCHEMA};
 use super::{ClusterConfig, SCHEMA};
-use crate::models::{ModelDef, ModelKind, ModelPage};
-use parsched_core::schema::{Schema, Schematic};
+use super::{ClusterError, ClusterOptions};
+use crate::models::{fields, typed, ModelDef, ModelError, ModelKind, ModelPage};
+use parsched_core::schema::{Configuration, Schema, Schematic};
 use parsched_core::ConfigError;
 
 impl Schematic for ClusterConfig {
@@ -34,6 +35,40 @@ impl Schematic for FigureConfig {
     fn validate_all(&self) -> Result<(), ConfigError> {
         self.validate()
     }
+}
+
+fn failed(e: ClusterError) -> ModelError {
+    match e {
+        ClusterError::Config(e) => e.into(),
+        ClusterError::Interrupted => ModelError::Interrupted,
+        e => ModelError::Failed(e.to_string()),
+    }
+}
+
+fn options(workers: usize) -> ClusterOptions {
+    ClusterOptions {
+        workers,
+        ..Default::default()
+    }
+}
+
+fn run_cosched(
+    cfg: Box<dyn Configuration>,
+    workers: usize,
+) -> Result<serde_json::Value, ModelError> {
+    fields(&super::run(&typed::<ClusterConfig>(cfg), &options(workers)).map_err(failed)?)
+}
+
+fn run_fcs(cfg: Box<dyn Configuration>, workers: usize) -> Result<serde_json::Value, ModelError> {
+    fields(&super::desktop::run(&typed::<DesktopConfig>(cfg), &options(workers)).map_err(failed)?)
+}
+
+fn run_figure(
+    cfg: Box<dyn Configuration>,
+    workers: usize,
+) -> Result<serde_json::Value, ModelError> {
+    let cfg = typed::<FigureConfig>(cfg);
+    fields(&super::desktop_figs::run_figure(&cfg, &options(workers)).map_err(failed)?)
 }
 
 static COSCHED_PAGE: ModelPage = ModelPage {
@@ -77,6 +112,7 @@ pub const MODEL: ModelDef = ModelDef {
     seed_key: "seed",
     page: &COSCHED_PAGE,
     config: || Box::new(ClusterConfig::default()),
+    run: Some(run_cosched),
 };
 
 static DESKTOP_PAGE: ModelPage = ModelPage {
@@ -120,6 +156,7 @@ pub const FCS_MODEL: ModelDef = ModelDef {
     seed_key: "seed",
     page: &DESKTOP_PAGE,
     config: || Box::new(DesktopConfig::default()),
+    run: Some(run_fcs),
 };
 
 /// The parallel desktop's Figures 1-2 (seed 002).
@@ -134,4 +171,5 @@ pub const FIGURE_MODEL: ModelDef = ModelDef {
     seed_key: "seed",
     page: &DESKTOP_PAGE,
     config: || Box::new(FigureConfig::default()),
+    run: Some(run_figure),
 };

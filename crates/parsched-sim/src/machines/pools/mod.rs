@@ -313,7 +313,7 @@ pub struct Summary {
 }
 
 /// Replications plus their summary.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct PoolsResult {
     pub summary: Summary,
     pub reps: Vec<RepResult>,

@@ -1,8 +1,8 @@
 //! The processor-pool model's row of the model table (`crate::models`).
 
 use super::{PoolsConfig, SCHEMA};
-use crate::models::{ModelDef, ModelKind, ModelPage};
-use parsched_core::schema::{Schema, Schematic};
+use crate::models::{cancelled, fields, typed, ModelDef, ModelError, ModelKind, ModelPage};
+use parsched_core::schema::{Configuration, Schema, Schematic};
 use parsched_core::ConfigError;
 
 impl Schematic for PoolsConfig {
@@ -31,6 +31,20 @@ static PAGE: ModelPage = ModelPage {
     reproductions: &["pools"],
 };
 
+fn run(cfg: Box<dyn Configuration>, workers: usize) -> Result<serde_json::Value, ModelError> {
+    let opts = super::RunOptions {
+        workers,
+        records: false,
+        ..Default::default()
+    };
+    match super::run(&typed::<PoolsConfig>(cfg), opts, None) {
+        Ok(r) => fields(&r),
+        Err(super::RunError::Config(e)) => Err(e.into()),
+        Err(_) if cancelled() => Err(ModelError::Interrupted),
+        Err(e) => Err(ModelError::Failed(e.to_string())),
+    }
+}
+
 /// The row.
 pub const MODEL: ModelDef = ModelDef {
     name: "pools",
@@ -55,4 +69,5 @@ pub const MODEL: ModelDef = ModelDef {
     seed_key: "seed",
     page: &PAGE,
     config: || Box::new(PoolsConfig::default()),
+    run: Some(run),
 };

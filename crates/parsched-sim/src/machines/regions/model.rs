@@ -1,8 +1,8 @@
 //! The region-scheduling machine's row of the model table (`crate::models`).
 
 use super::{RegionsConfig, SCHEMA};
-use crate::models::{ModelDef, ModelKind, ModelPage};
-use parsched_core::schema::{Schema, Schematic};
+use crate::models::{fields, typed, ModelDef, ModelError, ModelKind, ModelPage};
+use parsched_core::schema::{Configuration, Schema, Schematic};
 use parsched_core::ConfigError;
 
 impl Schematic for RegionsConfig {
@@ -29,6 +29,15 @@ static PAGE: ModelPage = ModelPage {
     reproductions: &["regions"],
 };
 
+fn run(cfg: Box<dyn Configuration>, _workers: usize) -> Result<serde_json::Value, ModelError> {
+    match super::run(&typed::<RegionsConfig>(cfg)) {
+        Ok(r) => fields(&r),
+        Err(super::RegionMachineError::Config(e)) => Err(e.into()),
+        Err(super::RegionMachineError::Interrupted) => Err(ModelError::Interrupted),
+        Err(e) => Err(ModelError::Failed(e.to_string())),
+    }
+}
+
 /// The row.
 pub const MODEL: ModelDef = ModelDef {
     name: "regions",
@@ -50,4 +59,5 @@ pub const MODEL: ModelDef = ModelDef {
     seed_key: "seed",
     page: &PAGE,
     config: || Box::new(RegionsConfig::default()),
+    run: Some(run),
 };

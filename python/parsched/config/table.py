@@ -11,11 +11,11 @@ documentation tools.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import Any, ClassVar
 
 from .. import _core
 
-__all__ = ["row", "rows", "summary_keys"]
+__all__ = ["generic_class", "row", "rows", "summary_keys"]
 
 
 @cache
@@ -41,3 +41,29 @@ def row(name: str) -> dict[str, Any]:
 def summary_keys(name: str) -> tuple[str, ...]:
     """Model ``name``'s summary keys, in order."""
     return tuple(row(name)["summary_keys"])
+
+
+@cache
+def generic_class(name: str) -> type:
+    """The configuration class of model ``name`` built from its schema alone
+    (for a model whose class has no module of its own in
+    :mod:`parsched.config`): its keys, defaults, docs and checks are the
+    core's, its TOML table and ``MODEL`` its name."""
+    from .base import ConfigBase, _class_doc
+    from .schema import model_class
+
+    r = row(name)
+
+    class _Methods(ConfigBase):
+        __slots__ = ()
+        TOML_TABLE: ClassVar[str] = name
+        MODEL: ClassVar[str] = name
+
+        def __post_init__(self) -> None:
+            self._coerce_fields()
+            self._validate()
+
+    doc = f"{r['page']['title']}: {r['page']['paper']}.\n\n{r['page']['what']}\n"
+    cls = model_class(r["class"], name, _Methods, module="parsched.config", doc=doc)
+    cls.__doc__ = _class_doc(cls)
+    return cls
