@@ -37,6 +37,16 @@ def _stubs() -> dict[str, str]:
     return out
 
 
+def _units() -> str:
+    """The glossary's table of the simulated models and their time units."""
+    from parsched.config.table import rows
+
+    lines = ["| model | paper | time unit |", "|---|---|---|"]
+    lines += [f"| `{r['name']}` | {r['page']['paper']} | {r['time_unit']} |"
+              for r in rows("simulated")]
+    return "\n".join(lines)
+
+
 def _nav() -> str:
     """The site's Models section: the overview, then each page of the core's
     table of models once, in its order."""
@@ -96,6 +106,7 @@ def generated() -> dict[pathlib.Path, str]:
             edit("python/parsched/_core.pyi", f"schema fields: {model}",
                  stub_fields(model, inputs=True), "#")
     edit("mkdocs.yml", "models nav", _nav(), "#")
+    edit("docs/glossary.md", "models and units", _units(), "<!--")
     for model in TABLE_ONLY:
         edit("docs/formats/config-toml.md", f"schema table: {model}", markdown_table(model),
              "<!--")

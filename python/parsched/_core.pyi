@@ -530,8 +530,7 @@ def cancel_cosched() -> None:
     """The same as :func:`cancel_runs` (its first name)."""
 
 def cancel_runs() -> None:
-    """Stops every simulation in progress (pools, barrier, batch, cosched, fcs,
-    regions), in any thread (KeyboardInterrupt within ~50 ms): Ctrl-C reaches
+    """Stops every simulation in progress (any model), in any thread (KeyboardInterrupt within ~50 ms): Ctrl-C reaches
     only the main thread."""
 
 def show_progress(on: bool) -> None:
@@ -548,7 +547,7 @@ def estimate_run(model: Literal["barrier", "pools"], config: dict[str, Any]) -> 
     estimated above its ``max_events`` (0: no limit)."""
 
 def validate_config(
-    model: Literal["pools", "barrier", "batch", "cosched", "fcs", "fcs_figure", "regions"],
+    model: str,
     config: dict[str, Any],
 ) -> None:
     """Builds ``model``'s configuration from ``config`` (``None`` values keep the
@@ -557,7 +556,7 @@ def validate_config(
     problem."""
 
 def config_values(
-    model: Literal["pools", "barrier", "batch", "cosched", "fcs", "fcs_figure", "regions"],
+    model: str,
     config: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Every key of ``model`` with its value in ``config`` as the core reads it:

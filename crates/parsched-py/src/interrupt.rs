@@ -30,8 +30,7 @@ fn progress_line(events: u64, elapsed: Duration) -> String {
     )
 }
 
-/// Stops every simulation in progress (pools, barrier, batch, cosched, fcs,
-/// regions), in any thread: each ends within ~50 ms with `KeyboardInterrupt`
+/// Stops every simulation in progress (any model), in any thread: each ends within ~50 ms with `KeyboardInterrupt`
 /// (for thread pools: Ctrl-C reaches only the main thread).
 #[pyfunction]
 pub(crate) fn cancel_runs() {

@@ -1,7 +1,7 @@
 //! Stopping a run from outside: a cancel flag watched by every long loop.
 //!
 //! [`with_cancel`] installs an `Arc<AtomicBool>` for the calling thread while
-//! a closure runs; every machine (pools, barrier, batch, cosched, regions)
+//! a closure runs; every machine (every model of [`crate::models::MODELS`])
 //! and every loop that may run long without events (the barrier machine's
 //! periodic solver, its slot-switch accounting) reads it every
 //! [`CHECK_EVERY`] events or steps — never per event, and only reads, so a

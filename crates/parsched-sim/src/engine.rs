@@ -2,7 +2,7 @@
 //! `(time, sequence)`, so that events at equal times are handled in the order
 //! they were scheduled and every run is deterministic.
 //!
-//! Every simulated machine (pools, barrier, batch, regions, and the later
+//! Every simulated machine (every model of [`crate::models::MODELS`], and the later
 //! ones) is a [`Model`] on this one engine, run by [`run_watched`] (which
 //! looks at the cancel flag of [`crate::cancel`] every
 //! [`CHECK_EVERY`](crate::cancel::CHECK_EVERY) events). Events are named in

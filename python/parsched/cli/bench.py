@@ -17,7 +17,7 @@ from parsched.report.common import jsonable
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    """Time a simulator: pools (default), barrier, batch, cosched, fcs, fcs_figure or regions.
+    """Time a simulator: any simulated model (default pools), or the Gymnasium stepper.
 
     pools: D=20, pool_size=30, --jobs jobs, no warm-up, one replication, no job
     records, one worker thread; reports simulated events per second.
@@ -428,7 +428,7 @@ def add_parser(sub: Any, fmt: Any) -> None:
     bp.add_argument("--load", type=float, default=0.9, metavar="L",
                     help="batch --lublin: offered load (default 0.9)")
     bp.add_argument("--repeat", type=int, default=5, metavar="N",
-                    help="barrier, batch, cosched, fcs, fcs_figure, regions: runs per "
+                    help="every model but pools, and gym: runs per "
                          "configuration, best reported (default 5)")
     bp.add_argument("--scale", type=float, default=0.25, metavar="F",
                     help="cosched, fcs, fcs_figure: fraction of the paper's iterations "

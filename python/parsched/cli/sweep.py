@@ -45,7 +45,7 @@ def add_parser(sub: Any) -> None:
 def cmd_sweep(args: argparse.Namespace) -> int:
     """Run a parameter sweep from a spec file, with Parquet output and resume.
 
-    SPEC.toml names the model (pools, barrier, batch, cosched, fcs, regions), a [base]
+    SPEC.toml names the model (any of `parsched simulate --help`), a [base]
     configuration, a [grid] of KEY = [VALUES] (cartesian product) and/or
     [[points]] tables, and [replications] (seeds = N, or ci_half_width = X /
     ci_relative = X with metric, min and max: replications until the 90% CI

@@ -35,8 +35,8 @@ __all__ = ["ConfigBase", "core_defaults"]
 
 
 def core_defaults(model: str) -> dict[str, Any]:
-    """The Rust core's default value of every key of ``model`` (``pools``,
-    ``barrier``, ``batch``, ``cosched``); lists (``samples``, ``jobs``) as tuples."""
+    """The Rust core's default value of every key of ``model`` (a model of the
+    core's table, :mod:`parsched.config.table`); lists as tuples."""
     return {k: tuple(v) if isinstance(v, list) else v
             for k, v in _core.config_values(model).items()}
 

@@ -1,8 +1,7 @@
 """Sweeps from a spec file: ``parsched sweep SPEC.toml --out DIR``.
 
 A spec (TOML, docs/formats/sweep-spec.md) names a ``model`` (any swept model of
-:data:`parsched.sim.models.MODELS`: ``pools``, ``barrier``, ``batch``,
-``cosched``, ``fcs``, ``regions``), a ``[base]`` configuration, a
+:data:`parsched.sim.models.MODELS`), a ``[base]`` configuration, a
 ``[grid]`` (the cartesian product of key lists) and/or explicit ``[[points]]``,
 and ``[replications]``: a fixed number of seeds, or "until the 90% confidence
 interval half-width of a metric across replications is below a target", with a
@@ -85,7 +84,7 @@ def _swept() -> list[str]:
 
 def model_classes() -> dict[str, type[ConfigBase]]:
     """Every model's config class that :mod:`parsched.config` exports, by its
-    TOML table name (``pools``, ``barrier``, ``batch``, ``cosched``, ...)."""
+    TOML table name (its model's name)."""
     from parsched import config
 
     out = {}
