@@ -530,8 +530,8 @@ def cancel_cosched() -> None:
     """The same as :func:`cancel_runs` (its first name)."""
 
 def cancel_runs() -> None:
-    """Stops every simulation in progress (any model), in any thread (KeyboardInterrupt within ~50 ms): Ctrl-C reaches
-    only the main thread."""
+    """Stops every simulation in progress (any model), in any thread
+    (KeyboardInterrupt within ~50 ms): Ctrl-C reaches only the main thread."""
 
 def show_progress(on: bool) -> None:
     """Turns on (or off) the progress line of runs longer than 2 s on stderr:
