@@ -321,7 +321,8 @@ def test_cli_simulate_barrier_json(tmp_path):
         (["--set", "foo=1"], "parsched: error: foo: unknown key"),
         (["--config", "/nonexistent.toml"], "parsched: error: config: cannot read"),
         (["--set", "dist=empirical"], "parsched: error: samples: no samples"),
-        (["--set", "dist=empirical", "samples=1,x"], "parsched: error: samples: 'x' is not"),
+        (["--set", "dist=empirical", "samples=1,x"],
+         "parsched: error: samples: \"x\" is not a number"),
         (["--set", "samples=@/nonexistent"], "parsched: error: samples: cannot read"),
     ],
 )

@@ -66,8 +66,7 @@ def _nav() -> str:
 TABLE_ONLY: tuple[str, ...] = ()
 
 #: Keys a class holds in a form of its own (a tuple the core spells back).
-CLASS_TYPES = {"fcs": {"jobs": "tuple[tuple[float, ...], ...]"},
-               "fcs_figure": {"schedulers": "tuple[str, ...]"}}
+CLASS_TYPES: dict[str, dict[str, str]] = {}
 
 
 

@@ -157,7 +157,7 @@ class _BarrierConfig(TypedDict, total=False):
     grain: float
     var: float
     dist: Literal["uniform", "exponential", "empirical"]
-    samples: Sequence[float]
+    samples: Sequence[float] | str
     barrier_cost: float
     tq: float
     tcs: float
@@ -407,7 +407,7 @@ class _CoschedConfig(TypedDict, total=False):
     syscall_us: float
     timer_us: float
     spin_time_us: float | None
-    app_spin_us: Sequence[float]
+    app_spin_us: Sequence[float] | str
     boost_period_ms: float
     spin_cap_at_boost_period: bool
     pb_sb_wake_interrupts: bool

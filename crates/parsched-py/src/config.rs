@@ -170,8 +170,8 @@ pub(crate) fn typed_config<T: 'static>(
 
 /// A Python value as the core's [`Value`] for a key of kind `kind`: a list
 /// or tuple of names for a `names` key as the names' text, a list of lists
-/// of numbers for a `text` key as rows (`1,2;3,4`), anything else as
-/// [`value_of`] converts it.
+/// of numbers for a `table` key as its rows, anything else as [`value_of`]
+/// converts it.
 fn value_by_kind(key: &str, kind: Option<Kind>, v: &Bound<'_, PyAny>) -> PyResult<Value> {
     let listed = v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>();
     match kind {
@@ -185,21 +185,16 @@ fn value_by_kind(key: &str, kind: Option<Kind>, v: &Bound<'_, PyAny>) -> PyResul
             })?;
             Ok(Value::Str(names.join(",")))
         }
-        Some(Kind::Text) if listed => {
-            let rows: Vec<Vec<f64>> = v.extract().map_err(|_| {
-                config_err(parsched_core::ConfigError::new(
+        Some(Kind::Table { .. }) if listed => {
+            v.extract::<Vec<Vec<f64>>>().map(Value::Rows).or_else(|_| {
+                v.extract::<Vec<f64>>().map(Value::List).map_err(|_| {
+                    config_err(parsched_core::ConfigError::new(
                     key,
                     "not a list of lists of numbers",
-                    "lists of numbers, e.g. [[1,1,2,2],[2,2,1,1]], or the key's text",
+                    "rows of numbers, e.g. [[1,1,2,2],[2,2,1,1]], or their text (1,1,2,2;2,2,1,1)",
                 ))
-            })?;
-            let row = |r: &Vec<f64>| r.iter().map(|x| format!("{x}")).collect::<Vec<_>>();
-            Ok(Value::Str(
-                rows.iter()
-                    .map(|r| row(r).join(","))
-                    .collect::<Vec<_>>()
-                    .join(";"),
-            ))
+                })
+            })
         }
         _ => value_of(key, v),
     }
@@ -216,55 +211,6 @@ pub(crate) fn validate_config(model: &str, config: &Bound<'_, PyDict>) -> PyResu
         .map_err(config_err)
 }
 
-/// Where a key's value sits in the serialised configuration when it is not
-/// a field of that name (top level, or in a nested struct such as
-/// `overheads` or `rules`).
-pub(crate) const SERIALISED_AS: &[(&str, &str, &str)] = &[
-    ("W", "overheads", "w"),
-    ("S", "overheads", "s"),
-    ("procs_rule", "rules", "procs"),
-];
-
-/// `keys` with their values in the serialised `cfg`.
-pub(crate) fn values_of<'py, T: serde::Serialize>(
-    py: Python<'py>,
-    cfg: &T,
-    keys: &[&str],
-) -> PyResult<Bound<'py, PyDict>> {
-    let tree =
-        pythonize::pythonize(py, cfg).map_err(|e| SimulationError::new_err(e.to_string()))?;
-    let tree: Bound<'py, PyDict> = tree
-        .downcast_into()
-        .map_err(|_| SimulationError::new_err("a configuration did not serialise to a dict"))?;
-    let out = PyDict::new(py);
-    for &key in keys {
-        let renamed = SERIALISED_AS.iter().find(|(k, _, _)| *k == key);
-        let mut found = match renamed {
-            Some((_, table, name)) => match tree.get_item(table)? {
-                Some(t) => t.downcast_into::<PyDict>()?.get_item(name)?,
-                None => None,
-            },
-            None => tree.get_item(key)?,
-        };
-        if found.is_none() && renamed.is_none() {
-            // a field of a nested struct (e.g. `overheads.p0`, `rules.cancelled`)
-            for (_, sub) in tree.iter() {
-                if let Ok(sub) = sub.downcast::<PyDict>() {
-                    if let Some(v) = sub.get_item(key)? {
-                        found = Some(v);
-                        break;
-                    }
-                }
-            }
-        }
-        let v = found.ok_or_else(|| {
-            SimulationError::new_err(format!("key {key} is missing from the serialised config"))
-        })?;
-        out.set_item(key, v)?;
-    }
-    Ok(out)
-}
-
 /// The value of every key of `model`'s configuration, as `validate_config` /
 /// `simulate_*` read them back: the core's defaults when `config` is empty.
 #[pyfunction]
@@ -276,14 +222,7 @@ pub(crate) fn config_values<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let empty = PyDict::new(py);
     let m = ModelConfig::build(model, config.unwrap_or(&empty))?;
-    match m.def.name {
-        // FCS's `jobs` as lists of numbers (its schema's text is `1,1;2,2`)
-        "fcs" => {
-            let keys = m.cfg.keys();
-            values_of(py, &*m.into_typed::<DesktopConfig>(), &keys)
-        }
-        _ => erased_values(py, &*m.cfg),
-    }
+    erased_values(py, &*m.cfg)
 }
 
 /// Every key of an erased configuration with its value, read through its

@@ -16,7 +16,7 @@ pub(crate) fn simulate_fcs<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let cfg = typed_config::<DesktopConfig>("fcs", config)?;
     let out = run_cluster_model(py, workers, false, |opts| desktop::run(&cfg, opts))?;
-    out.set_item("config", values_of(py, &*cfg, &desktop::FCS_SCHEMA.keys())?)?;
+    out.set_item("config", erased_values(py, &*cfg)?)?;
     Ok(out)
 }
 
@@ -35,9 +35,6 @@ pub(crate) fn simulate_fcs_figure<'py>(
     let out = run_cluster_model(py, workers, false, |opts| {
         desktop_figs::run_figure(&cfg, opts)
     })?;
-    out.set_item(
-        "config",
-        values_of(py, &*cfg, &desktop_figs::FIGURES_SCHEMA.keys())?,
-    )?;
+    out.set_item("config", erased_values(py, &*cfg)?)?;
     Ok(out)
 }

@@ -10,7 +10,7 @@ import math
 from typing import Any, ClassVar
 
 from ..errors import ConfigError, shown
-from .base import ConfigBase, _class_doc, coerce_numbers, parse_numbers
+from .base import ConfigBase, _class_doc
 from .schema import model_class
 
 __all__ = ["BarrierConfig", "harmonic_number", "tw_per_unit_var"]
@@ -37,8 +37,8 @@ covers Figure 9's blocking region (:meth:`for_tp_tw`).
 
 
 class _BarrierMethods(ConfigBase):
-    """What :class:`BarrierConfig` adds to its schema's keys: ``samples``
-    as a tuple (``@FILE`` on the command line) and the model values."""
+    """What :class:`BarrierConfig` adds to its schema's keys: the model
+    values (``samples``, a list, is a tuple; ``@FILE`` on the command line)."""
 
     __slots__ = ()
     TOML_TABLE: ClassVar[str] = "barrier"
@@ -47,28 +47,6 @@ class _BarrierMethods(ConfigBase):
     def __post_init__(self) -> None:
         self._coerce_fields()
         self._validate()
-
-    # ------------------------------------------------ samples (special)
-    def _special_coerce(self, name: str, v: Any) -> Any:  # samples
-        return coerce_numbers("samples", v, "ms")
-
-    def _special_to_dict(self, name: str, v: Any) -> Any:
-        return list(v)
-
-    @classmethod
-    def _special_parse(cls, key: str, raw: str) -> Any:
-        return parse_numbers("samples", raw)
-
-    @classmethod
-    def _special_from_toml(cls, name: str, value: Any, path: str) -> Any:
-        if not isinstance(value, list):
-            raise ConfigError("samples", f"{path}: not a list", "a list of numbers (ms)")
-        return tuple(value)
-
-    def _special_toml_lines(self, table: bool) -> list[str]:
-        if not self.samples:
-            return []
-        return ["samples = [" + ", ".join(repr(float(x)) for x in self.samples) + "]"]
 
     # -------------------------------------------------------- model values
     @property

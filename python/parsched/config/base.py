@@ -69,6 +69,34 @@ class _OptionalFloat:
     "each application's own")."""
 
 
+class _Seq:
+    """Field kind of a list-valued key of the schema (``list``: numbers,
+    ``names``, ``table``: rows of numbers): held as a tuple (of tuples), given
+    as a sequence or as text (``1,2,3``, ``LU,MG``, ``1,1;2,2``, ``@FILE``),
+    parsed and spelled back by the core."""
+
+    def __init__(self, type_: str) -> None:
+        self.type = type_
+
+    def __repr__(self) -> str:
+        return f"<list kind {self.type}>"
+
+
+_SEQ = {t: _Seq(t) for t in ("list", "names", "table")}
+
+
+def _freeze(v: Any) -> Any:
+    if isinstance(v, (list, tuple)):
+        return tuple(_freeze(x) for x in v)
+    return v
+
+
+def _thaw(v: Any) -> Any:
+    if isinstance(v, tuple):
+        return [_thaw(x) for x in v]
+    return v
+
+
 _KINDS_CACHE: dict[type, dict[str, Any]] = {}
 
 
@@ -128,13 +156,14 @@ class ConfigBase:
         kinds = _KINDS_CACHE.get(cls)
         if kinds is None:
             hints = typing.get_type_hints(cls)
-            kinds = {f.name: _kind(hints[f.name]) for f in dataclasses.fields(cls)}
+            kinds = {f.name: _SEQ.get(f.metadata.get("schema", {}).get("type"))
+                     or _kind(hints[f.name]) for f in dataclasses.fields(cls)}
             _KINDS_CACHE[cls] = kinds
         return kinds
 
     @classmethod
     def _scalar_keys(cls) -> tuple[str, ...]:
-        return tuple(k for k, kind in cls._kinds().items() if kind is not object)
+        return tuple(k for k, kind in cls._kinds().items() if _scalar(kind))
 
     @classmethod
     def _unknown_key(cls, key: str, where: str | None = None) -> ConfigError:
@@ -160,9 +189,17 @@ class ConfigBase:
             v = getattr(self, name)
             if isinstance(v, str):
                 object.__setattr__(self, name, _spelled(cls, name, v))
+        seqs = False
         for name, kind in type(self)._kinds().items():
             v = getattr(self, name)
-            if kind is object:
+            if isinstance(kind, _Seq):
+                seqs = True
+                if v is not None and not isinstance(v, str):
+                    if isinstance(v, bytes) or not hasattr(v, "__iter__"):
+                        raise ConfigError(name, f"{type(v).__name__} given",
+                                          _SEQ_ALLOWED[kind.type])
+                    object.__setattr__(self, name, _freeze(list(v)))
+            elif kind is object:
                 v2 = self._special_coerce(name, v)
                 if v2 is not v:
                     object.__setattr__(self, name, v2)
@@ -191,6 +228,19 @@ class ConfigBase:
                     raise ConfigError(name, f"{shown(v)} is not a string", "a name")
             elif not isinstance(v, str) or v not in kind:
                 raise ConfigError(name, f"{shown(v)} is not a choice", ", ".join(kind))
+        if seqs:
+            self._spell_seqs()
+
+    def _spell_seqs(self) -> None:
+        """The list-valued keys as the core reads them (its parse of text, its
+        spelling of names; its errors naming the key)."""
+        try:
+            values = _core.config_values(self.MODEL, self._core_dict())
+        except _core.ConfigError as e:
+            raise _core_error(e) from None
+        for name, kind in type(self)._kinds().items():
+            if isinstance(kind, _Seq):
+                object.__setattr__(self, name, _freeze(values[name]))
 
     # ----------------------------------------------------------- hooks
     def _special_coerce(self, name: str, value: Any) -> Any:  # pragma: no cover - no specials
@@ -252,6 +302,9 @@ class ConfigBase:
         out: dict[str, Any] = {}
         for name, kind in type(self)._kinds().items():
             v = getattr(self, name)
+            if isinstance(kind, _Seq):
+                out[name] = _thaw(v)
+                continue
             if kind is object:
                 if special:
                     out[name] = None if v is None else self._special_to_dict(name, v)
@@ -260,8 +313,10 @@ class ConfigBase:
         return out
 
     def scalars(self) -> dict[str, Any]:
-        """The scalar fields (everything but special fields such as ``arrivals``)."""
-        return self.to_dict(special=False)
+        """The scalar fields (everything but lists and special fields such as
+        ``arrivals``)."""
+        kinds = type(self)._kinds()
+        return {k: v for k, v in self.to_dict(special=False).items() if _scalar(kinds[k])}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]):
@@ -283,6 +338,8 @@ class ConfigBase:
             return aliases[text]
         if key in cls._FOLD:
             return text  # any case: the core's parser judges the name
+        if isinstance(kind, _Seq):
+            return _seq_text(key, raw)  # the core parses it
         try:
             return _parse_kind(key, kind, raw)
         except ConfigError as e:
@@ -345,6 +402,9 @@ class ConfigBase:
         for k, v in table.items():
             if k not in kinds:
                 raise cls._unknown_key(k, where=path)
+            if isinstance(kinds[k], _Seq) and not isinstance(v, (list, str)):
+                raise ConfigError(k, f"{path}: {type(v).__name__} given",
+                                  _SEQ_ALLOWED[kinds[k].type])
             if kinds[k] is object:
                 v = cls._special_from_toml(k, v, path)
             values[k] = v
@@ -357,6 +417,10 @@ class ConfigBase:
         for k, v in self.scalars().items():
             if v is not None:
                 lines.append(f"{k} = {_toml_value(v)}")
+        for k, kind in type(self)._kinds().items():
+            v = getattr(self, k)
+            if isinstance(kind, _Seq) and v:
+                lines.append(f"{k} = {_toml_array(v)}")
         lines += self._special_toml_lines(table)
         return "\n".join(lines) + "\n"
 
@@ -502,6 +566,40 @@ def _parse_kind(key: str, kind: Any, raw: str) -> Any:
         return v
     raise ConfigError(key, "cannot be set with KEY=VALUE", "a scalar key")
 
+
+
+def _scalar(kind: Any) -> bool:
+    return kind is not object and not isinstance(kind, _Seq)
+
+
+_SEQ_ALLOWED = {
+    "list": "a sequence of numbers, or their text (1,2,3)",
+    "names": "a sequence of names, or their text (a,b)",
+    "table": "rows of numbers (a sequence of sequences), or their text (1,1;2,2)",
+}
+
+
+def _seq_text(key: str, raw: str) -> str:
+    """The text of a list-valued key from the command line, for the core to
+    parse: ``@FILE`` is the file's text; a list literal as printed
+    (``[a, b]``) its items."""
+    text = raw.strip().strip("'\"")
+    if text.startswith("@"):
+        try:
+            with open(text[1:]) as fh:
+                text = fh.read().strip()
+        except OSError as e:
+            raise ConfigError(key, f"cannot read {text[1:]!r}: {e.strerror or e}",
+                              "@FILE holding the list's text") from None
+    if text.startswith("[") and text.endswith("]") and "[" not in text[1:]:
+        text = text[1:-1]
+    return text.replace("'", "").replace('"', "")
+
+
+def _toml_array(v: Any) -> str:
+    if isinstance(v, tuple):
+        return "[" + ", ".join(_toml_array(x) for x in v) + "]"
+    return _toml_value(float(v) if isinstance(v, int) and not isinstance(v, bool) else v)
 
 
 def _toml_value(v: Any) -> str:

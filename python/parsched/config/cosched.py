@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from .. import _core
 from ..errors import ConfigError, shown
-from .base import ConfigBase, _class_doc, _core_error, coerce_numbers, parse_numbers
+from .base import ConfigBase, _class_doc, _core_error
 from .schema import model_class, schema
 
 __all__ = ["APPLICATIONS", "SCHEMES", "CoschedConfig"]
@@ -67,60 +67,25 @@ class _CoschedMethods(ConfigBase):
     def __post_init__(self) -> None:
         if isinstance(self.boost_to, int) and not isinstance(self.boost_to, bool):
             object.__setattr__(self, "boost_to", str(self.boost_to))  # a level, e.g. 57
-        self._coerce_fields()
         table = self.dispatch_table
-        if table is not None and table.strip().lower() in ("", "none", "null", *_STOCK_TABLE):
+        if not isinstance(table, str):
+            pass  # (None, or a wrong type: the coercion below says so)
+        elif table.strip().lower() in ("", "none", "null", *_STOCK_TABLE):
             object.__setattr__(self, "dispatch_table", None)
-        elif table is not None and table.strip().lower() not in _STOCK_TABLE \
-                and _TOML_DIR.get() is not None and not os.path.isabs(table):
+        elif _TOML_DIR.get() is not None and not os.path.isabs(table):
             object.__setattr__(self, "dispatch_table", os.path.join(_TOML_DIR.get(), table))
         bsp = self.bsp_jobs
-        if bsp is not None and bsp.strip().lower() in ("", "none", "null"):
+        if isinstance(bsp, str) and bsp.strip().lower() in ("", "none", "null"):
             object.__setattr__(self, "bsp_jobs", None)
+        self._coerce_fields()
         # the core's spelling of scheme, jobs and bsp_jobs (and its parse errors)
         try:
             values = _core.config_values(self.MODEL, self._core_dict())
         except _core.ConfigError as e:
             raise _core_error(e) from None
         object.__setattr__(self, "scheme", values["scheme"])
-        object.__setattr__(self, "jobs", tuple(values["jobs"]))
         object.__setattr__(self, "bsp_jobs", values.get("bsp_jobs"))
         self._validate()
-
-    # ----------------------------------------- jobs, app_spin_us (special)
-    def _special_coerce(self, name: str, v: Any) -> Any:
-        if name == "app_spin_us":
-            return coerce_numbers(name, v, "µs")
-        return _job_names(v)
-
-    def _special_to_dict(self, name: str, v: Any) -> Any:
-        return list(v)
-
-    @classmethod
-    def _special_parse(cls, key: str, raw: str) -> Any:
-        if key == "app_spin_us":
-            return parse_numbers(key, raw)
-        return _job_names(raw.strip().strip("[]"))
-
-    @classmethod
-    def _special_from_toml(cls, name: str, value: Any, path: str) -> Any:
-        if name == "app_spin_us":
-            if not isinstance(value, list):
-                raise ConfigError(name, f"{path}: not a list", "a list of numbers (µs)")
-            return tuple(value)
-        if not isinstance(value, (list, str)):
-            raise ConfigError("jobs", f"{path}: not a list of names",
-                              'a list of application names, e.g. ["LIFE12", "MG"]')
-        return value
-
-    def _special_toml_lines(self, table: bool) -> list[str]:
-        lines = []
-        if self.jobs:
-            lines.append("jobs = [" + ", ".join(f'"{j}"' for j in self.jobs) + "]")
-        if self.app_spin_us:
-            lines.append("app_spin_us = [" + ", ".join(repr(float(x)) for x in self.app_spin_us)
-                         + "]")
-        return lines
 
     # ------------------------------------------------------------ the core
     @classmethod

@@ -13,35 +13,40 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ._from_core import CoreConfig
-from .base import _class_doc
+from .base import ConfigBase, _class_doc
 from .schema import model_class
 
 __all__ = ["FcsConfig", "FcsFigureConfig"]
 
 
-class _FcsMethods(CoreConfig):
-    """What :class:`FcsConfig` adds to its schema's keys: ``jobs`` as a tuple
-    of per-process multiplier tuples, in the core's spelling."""
+class _FcsMethods(ConfigBase):
+    """What :class:`FcsConfig` adds to its schema's keys: its model's name
+    (``jobs``, a table, is a tuple of per-process multiplier tuples)."""
 
     __slots__ = ()
     TOML_TABLE: ClassVar[str] = "fcs"
     MODEL: ClassVar[str] = "fcs"
-    LISTS: ClassVar[tuple[str, ...]] = ("jobs",)
+
+    def __post_init__(self) -> None:
+        self._coerce_fields()
+        self._validate()
 
 
-class _FcsFigureMethods(CoreConfig):
-    """What :class:`FcsFigureConfig` adds to its schema's keys:
-    ``schedulers`` as a tuple of names, in the core's spelling."""
+class _FcsFigureMethods(ConfigBase):
+    """What :class:`FcsFigureConfig` adds to its schema's keys: its model's
+    name (``schedulers``, names, is a tuple)."""
 
     __slots__ = ()
     TOML_TABLE: ClassVar[str] = "fcs_figure"
     MODEL: ClassVar[str] = "fcs_figure"
-    LISTS: ClassVar[tuple[str, ...]] = ("schedulers",)
+
+    def __post_init__(self) -> None:
+        self._coerce_fields()
+        self._validate()
 
 
 FcsConfig = model_class(
-    "FcsConfig", "fcs", _FcsMethods, module=__name__, types={"jobs": tuple},
+    "FcsConfig", "fcs", _FcsMethods, module=__name__,
     doc="""One run of seed 002's Table 1 model: MPI-like jobs on dual-processor
     nodes under default (Linux O(1)), fcfs, gang, sb (spin-block) or fcs
     (flexible coscheduling). Keys, types, choices, ranges, docs and defaults

@@ -49,7 +49,8 @@ def _type_of(info: dict[str, Any]) -> Any:
         tp = Literal[tuple(info["choices"])]
     else:
         tp = {"bool": bool, "int": int, "float": float, "text": str,
-              "list": tuple[float, ...], "names": tuple[str, ...]}[kind]
+              "list": tuple[float, ...], "names": tuple[str, ...],
+              "table": tuple[tuple[float, ...], ...]}[kind]
     return tp | None if info["optional"] else tp
 
 
@@ -73,6 +74,9 @@ def range_text(info: dict[str, Any]) -> str:
         if hi == 2**32 - 1:
             return f"integer, {lo} <= {key} < 2^32"
         return f"integer, {lo} <= {key} <= {hi}"
+    if kind == "table":
+        kind, info = "list", {**info, "type": "list"}
+        return "rows of " + range_text(info)
     if kind in ("float", "list"):
         lo, hi = info["min"], info["max"]
         name = key if kind == "float" else "each"
@@ -149,6 +153,8 @@ def _shown_default(info: dict[str, Any]) -> str:
         return "unset"
     if isinstance(d, bool):
         return "true" if d else "false"
+    if isinstance(d, list) and d and isinstance(d[0], list):  # a table: its text
+        return ";".join(",".join(f"{x:g}" for x in r) for r in d)
     if isinstance(d, list):
         return "[" + ", ".join(x if isinstance(x, str) else f"{x:g}" for x in d) + "]"
     return f"{d:g}" if isinstance(d, float) else str(d)
@@ -188,7 +194,8 @@ def markdown_table(model: str) -> str:
 
 
 _PY_TYPES = {"bool": "bool", "int": "int", "float": "float", "text": "str",
-             "list": "tuple[float, ...]", "names": "tuple[str, ...]"}
+             "list": "tuple[float, ...]", "names": "tuple[str, ...]",
+             "table": "tuple[tuple[float, ...], ...]"}
 
 
 def stub_fields(model: str, *, inputs: bool = False, types: dict[str, str] | None = None) -> str:
@@ -207,8 +214,9 @@ def stub_fields(model: str, *, inputs: bool = False, types: dict[str, str] | Non
             tp = "Literal[" + ", ".join(f'"{c}"' for c in [*k["choices"], *spelled]) + "]"
         else:
             tp = _PY_TYPES[k["type"]]
-            if inputs and k["type"] in ("list", "names"):
-                tp = "Sequence[float]" if k["type"] == "list" else "Sequence[str] | str"
+            if inputs and k["type"] in ("list", "names", "table"):
+                tp = {"list": "Sequence[float] | str", "names": "Sequence[str] | str",
+                      "table": "Sequence[Sequence[float]] | str"}[k["type"]]
             if spelled:
                 tp += " | Literal[" + ", ".join(f'"{c}"' for c in spelled) + "]"
         if k["optional"]:

@@ -45,8 +45,13 @@
 use crate::error::{clip, ConfigError, ECHO_MAX};
 use serde::Serialize;
 
+mod check;
 mod erased;
 mod value;
+use check::checked;
+#[cfg(test)]
+use check::outside_msg;
+pub use check::{check_value, range_text};
 pub use erased::{Configuration, Schematic};
 pub use value::{type_err, Value};
 
@@ -111,6 +116,12 @@ pub enum Kind {
     },
     /// A list of finite numbers, each between the ends.
     List {
+        min: Option<End>,
+        max: Option<End>,
+    },
+    /// Rows of finite numbers, each between the ends (text: rows
+    /// separated by `;`, numbers by commas; e.g. one row per job).
+    Table {
         min: Option<End>,
         max: Option<End>,
     },
@@ -180,6 +191,7 @@ pub enum Typed {
     List(Vec<f64>),
     Text(String),
     Names(Vec<&'static str>),
+    Table(Vec<Vec<f64>>),
 }
 
 /// A getter: the key's current value.
@@ -420,6 +432,7 @@ fn typed_of<C>(f: &Field<C>, key: &str, v: &Value) -> Result<Typed, ConfigError>
             Typed::Names(names)
         }
         Kind::List { .. } => Typed::List(v.as_f64_list(key)?),
+        Kind::Table { .. } => Typed::Table(v.as_rows(key)?),
         Kind::Text => match v {
             Value::Str(s) => Typed::Text(s.clone()),
             _ => return Err(type_err(key, v, "text")),
@@ -430,130 +443,6 @@ fn typed_of<C>(f: &Field<C>, key: &str, v: &Value) -> Result<Typed, ConfigError>
 /// A name as fold-matched: upper case, `_` as `-`.
 fn folded(s: &str) -> String {
     s.trim().to_ascii_uppercase().replace('_', "-")
-}
-
-/// `0`, `0.5`, `1e-9`: a range end as messages show it.
-fn num(x: f64) -> String {
-    format!("{x}")
-}
-
-/// What a float range allows, as `0 < L < 1`, `T > 0` or `F >= 0`.
-pub fn range_text(key: &str, min: Option<End>, max: Option<End>) -> String {
-    let op = |closed: bool| if closed { "<=" } else { "<" };
-    match (min, max) {
-        (Some(a), Some(b)) => format!(
-            "{} {} {key} {} {}",
-            num(a.value),
-            op(a.closed),
-            op(b.closed),
-            num(b.value)
-        ),
-        (Some(a), None) => format!(
-            "{key} {} {}",
-            if a.closed { ">=" } else { ">" },
-            num(a.value)
-        ),
-        (None, Some(b)) => format!("{key} {} {}", op(b.closed), num(b.value)),
-        (None, None) => "a finite number".to_string(),
-    }
-}
-
-fn inside(x: f64, min: Option<End>, max: Option<End>) -> bool {
-    x.is_finite()
-        && min.is_none_or(|a| if a.closed { x >= a.value } else { x > a.value })
-        && max.is_none_or(|b| if b.closed { x <= b.value } else { x < b.value })
-}
-
-fn outside_msg(x: f64, min: Option<End>, max: Option<End>) -> String {
-    match (min, max) {
-        (Some(a), Some(_)) if a.value == 0.0 && a.closed && x < 0.0 => {
-            format!("{x} is negative")
-        }
-        (Some(a), Some(b)) => format!(
-            "{x} is outside {}{}, {}{}",
-            if a.closed { "[" } else { "(" },
-            num(a.value),
-            num(b.value),
-            if b.closed { "]" } else { ")" }
-        ),
-        (Some(a), None) if a.value == 0.0 && a.closed => {
-            format!("{x} is negative or not finite")
-        }
-        (Some(a), None) if a.value == 0.0 => format!("{x} is not positive"),
-        (Some(a), None) => format!("{x} is below {} or not finite", num(a.value)),
-        (None, Some(b)) => format!("{x} is above {} or not finite", num(b.value)),
-        (None, None) => format!("{x} is not finite"),
-    }
-}
-
-/// `v` checked against `f`'s range, in `f`'s wording.
-fn checked<C>(f: &Field<C>, v: &Typed) -> Result<(), ConfigError> {
-    check_value(f.key, &f.kind, v).map_err(|mut e| {
-        if !f.problem.is_empty() {
-            e.message = f.problem.replace("{}", &shown_typed(v));
-        }
-        if !f.allowed.is_empty() {
-            e.allowed = f.allowed.to_string();
-        }
-        e
-    })
-}
-
-fn shown_typed(v: &Typed) -> String {
-    match v {
-        Typed::None => "unset".to_string(),
-        Typed::Bool(b) => b.to_string(),
-        Typed::Int(i) => i.to_string(),
-        Typed::Float(x) => x.to_string(),
-        Typed::Choice(c) => c.to_string(),
-        Typed::List(xs) => format!("a list of {} numbers", xs.len()),
-        Typed::Text(t) => format!("{:?}", clip(t, ECHO_MAX)),
-        Typed::Names(n) => n.join(","),
-    }
-}
-
-/// Checks one value against its kind's range.
-pub fn check_value(key: &str, kind: &Kind, v: &Typed) -> Result<(), ConfigError> {
-    match (kind, v) {
-        (Kind::Int { min, max }, Typed::Int(i)) if i < min || i > max => {
-            let allowed = if *max == u64::MAX || *max == u32::MAX as u64 {
-                format!("an integer >= {min}")
-            } else {
-                format!("{min} <= {key} <= {max}")
-            };
-            let problem = if i < min {
-                format!("{i} is below {min}")
-            } else {
-                format!("{i} is above {max}")
-            };
-            Err(ConfigError::new(key, problem, allowed))
-        }
-        (Kind::Choice { choices }, Typed::Text(t)) if !choices.contains(&t.as_str()) => {
-            Err(ConfigError::new(
-                key,
-                format!("{:?} is not a choice", clip(t, ECHO_MAX)),
-                choices.join("|"),
-            ))
-        }
-        (Kind::Float { min, max }, Typed::Float(x)) if !inside(*x, *min, *max) => {
-            Err(ConfigError::new(
-                key,
-                outside_msg(*x, *min, *max),
-                range_text(key, *min, *max),
-            ))
-        }
-        (Kind::List { min, max }, Typed::List(xs)) => {
-            match xs.iter().position(|x| !inside(*x, *min, *max)) {
-                Some(i) => Err(ConfigError::new(
-                    key,
-                    format!("value {}: {}", i + 1, outside_msg(xs[i], *min, *max)),
-                    format!("numbers: {}", range_text("each", *min, *max)),
-                )),
-                None => Ok(()),
-            }
-        }
-        _ => Ok(()),
-    }
 }
 
 /// Builds a [`Field`] of configuration `$C`: key, field path and Rust type,
@@ -622,6 +511,7 @@ macro_rules! field {
     (@get list, $e:expr) => { $crate::schema::Typed::List($e.clone()) };
     (@get text, $e:expr) => { $crate::schema::Typed::Text($e.clone()) };
     (@get names, $e:expr) => { $crate::schema::Typed::Names($e.clone()) };
+    (@get table, $e:expr) => { $crate::schema::Typed::Table($e.clone()) };
     (@get opt_u32, $e:expr) => {
         $e.map_or($crate::schema::Typed::None, |x| $crate::schema::Typed::Int(x as u64))
     };
@@ -640,6 +530,7 @@ macro_rules! field {
     (@put list, $v:expr) => { $v.list()? };
     (@put text, $v:expr) => { $v.text()? };
     (@put names, $v:expr) => { $v.names()? };
+    (@put table, $v:expr) => { $v.table()? };
     (@put opt_u32, $v:expr) => { $v.opt(|v| v.u32())? };
     (@put opt_f64, $v:expr) => { $v.opt(|v| v.f64())? };
     (@put opt_text, $v:expr) => { $v.opt(|v| v.text())? };
@@ -692,6 +583,14 @@ impl Typed {
     pub fn list(self) -> Result<Vec<f64>, &'static str> {
         match self {
             Typed::List(v) => Ok(v),
+            _ => Err(MISMATCH),
+        }
+    }
+
+    /// The rows of a table.
+    pub fn table(self) -> Result<Vec<Vec<f64>>, &'static str> {
+        match self {
+            Typed::Table(v) => Ok(v),
             _ => Err(MISMATCH),
         }
     }

@@ -13,6 +13,8 @@ pub enum Value {
     Str(String),
     /// A list of numbers (e.g. `samples`).
     List(Vec<f64>),
+    /// Rows of numbers (e.g. a per-job list of multipliers).
+    Rows(Vec<Vec<f64>>),
 }
 
 impl Value {
@@ -25,7 +27,9 @@ impl Value {
                 .trim()
                 .parse()
                 .map_err(|_| type_err(key, self, "a number")),
-            Value::Bool(_) | Value::List(_) => Err(type_err(key, self, "a number")),
+            Value::Bool(_) | Value::List(_) | Value::Rows(_) => {
+                Err(type_err(key, self, "a number"))
+            }
         }
     }
 
@@ -48,7 +52,36 @@ impl Value {
                     })
                 })
                 .collect(),
-            Value::Bool(_) => Err(type_err(key, self, "a list of numbers")),
+            Value::Bool(_) | Value::Rows(_) => Err(type_err(key, self, "a list of numbers")),
+        }
+    }
+
+    /// Rows of numbers: rows, one list (one row), or text of rows separated
+    /// by `;`, each of numbers separated by commas or white space. A row
+    /// without numbers is refused.
+    pub fn as_rows(&self, key: &str) -> Result<Vec<Vec<f64>>, ConfigError> {
+        let allowed = "rows separated by ';', each numbers separated by commas (e.g. 1,1;2,2)";
+        let rows = match self {
+            Value::Rows(r) => r.clone(),
+            Value::List(_) | Value::Int(_) | Value::Float(_) => vec![self.as_f64_list(key)?],
+            Value::Str(s) => s
+                .split(';')
+                .enumerate()
+                .map(|(i, row)| {
+                    Value::Str(row.to_string()).as_f64_list(key).map_err(|e| {
+                        ConfigError::new(key, format!("row {}: {}", i + 1, e.message), allowed)
+                    })
+                })
+                .collect::<Result<_, _>>()?,
+            Value::Bool(_) => return Err(type_err(key, self, allowed)),
+        };
+        match rows.iter().position(Vec::is_empty) {
+            Some(i) => Err(ConfigError::new(
+                key,
+                format!("row {} has no numbers", i + 1),
+                allowed,
+            )),
+            None => Ok(rows),
         }
     }
 
@@ -96,6 +129,7 @@ impl Value {
             Value::Float(f) => f.to_string(),
             Value::Str(s) => format!("{:?}", clip(s, ECHO_MAX)),
             Value::List(v) => format!("a list of {} numbers", v.len()),
+            Value::Rows(r) => format!("a table of {} rows", r.len()),
         }
     }
 }
@@ -103,4 +137,39 @@ impl Value {
 /// `KEY: VALUE is not accepted; allowed: ALLOWED`.
 pub fn type_err(key: &str, v: &Value, allowed: &str) -> ConfigError {
     ConfigError::new(key, format!("{} is not accepted", v.shown()), allowed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_from_text_lists_and_rows_and_their_errors_name_the_row() {
+        let t = Value::Str("1,1,2,2; 2 2 1 1;1".into());
+        assert_eq!(
+            t.as_rows("jobs").unwrap(),
+            vec![
+                vec![1.0, 1.0, 2.0, 2.0],
+                vec![2.0, 2.0, 1.0, 1.0],
+                vec![1.0]
+            ]
+        );
+        assert_eq!(
+            Value::List(vec![1.0, 2.0]).as_rows("k").unwrap(),
+            vec![vec![1.0, 2.0]]
+        );
+        let rows = vec![vec![1.0], vec![2.0, 3.0]];
+        assert_eq!(Value::Rows(rows.clone()).as_rows("k").unwrap(), rows);
+        let e = Value::Str("1,2;3,x".into()).as_rows("jobs").unwrap_err();
+        assert_eq!(e.field, "jobs");
+        assert!(
+            e.message.starts_with("row 2: \"x\" is not a number"),
+            "{}",
+            e.message
+        );
+        let e = Value::Str("1;;2".into()).as_rows("jobs").unwrap_err();
+        assert_eq!(e.message, "row 2 has no numbers");
+        assert_eq!(Value::Bool(true).as_rows("k").unwrap_err().field, "k");
+        assert!(Value::Rows(rows).as_f64("k").is_err());
+    }
 }

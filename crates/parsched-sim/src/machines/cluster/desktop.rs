@@ -195,42 +195,6 @@ impl Default for DesktopConfig {
     }
 }
 
-/// `jobs` from text: jobs separated by `;`, multipliers by `,` or spaces
-/// (`1,1,2,2; 2,2,1,1; 1,1,1,1`).
-pub fn parse_jobs(text: &str) -> Result<Vec<Vec<f64>>, ConfigError> {
-    let allowed = "jobs separated by ';', each a list of per-process multipliers > 0 separated by ',' (e.g. 1,1,2,2;2,2,1,1;1,1,1,1)";
-    let mut jobs = Vec::new();
-    for (i, part) in text.split(';').enumerate() {
-        let mut job = Vec::new();
-        for t in part
-            .split(|c: char| c == ',' || c.is_whitespace())
-            .filter(|t| !t.is_empty())
-        {
-            let v: f64 = t.parse().map_err(|_| {
-                ConfigError::new(
-                    "jobs",
-                    format!(
-                        "job {}: {:?} is not a number",
-                        i + 1,
-                        parsched_core::clip(t, parsched_core::ECHO_MAX)
-                    ),
-                    allowed,
-                )
-            })?;
-            job.push(v);
-        }
-        if job.is_empty() {
-            return Err(ConfigError::new(
-                "jobs",
-                format!("job {} has no processes", i + 1),
-                allowed,
-            ));
-        }
-        jobs.push(job);
-    }
-    Ok(jobs)
-}
-
 impl DesktopConfig {
     /// Sets one key from a value given by name (CLI `--set`, Python
     /// keywords); see [`FCS_SCHEMA`].
@@ -437,7 +401,9 @@ mod tests {
         assert_eq!(c.optimum_s(), 240.0);
         c.validate().unwrap();
         assert_eq!(
-            parse_jobs("1,1,2,2; 2 2 1 1;1,1,1,1").unwrap(),
+            Value::Str("1,1,2,2; 2 2 1 1;1,1,1,1".into())
+                .as_rows("jobs")
+                .unwrap(),
             c.jobs,
             "text form"
         );

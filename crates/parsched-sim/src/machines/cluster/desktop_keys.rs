@@ -7,10 +7,10 @@
 //! declared once, by [`desktop_cluster_fields!`], so both models accept the
 //! same values for them.
 
-use super::desktop::{parse_jobs, DefaultWait, DesktopConfig, DesktopScheme, RunQueues};
+use super::desktop::{DefaultWait, DesktopConfig, DesktopScheme, RunQueues};
 use super::desktop_figs::{FigureConfig, FigureMachine, FigureScheduler, StressorRows};
 use parsched_core::policy::fcs::{FRows, Fill};
-use parsched_core::schema::{Field, Kind, Schema, Typed, U32, U64};
+use parsched_core::schema::{End, Field, Kind, Schema, Typed, U32, U64};
 use parsched_core::Value;
 use parsched_core::{choices, field, ConfigError};
 use std::sync::LazyLock;
@@ -111,31 +111,6 @@ fn schema_of<C>(
     }
 }
 
-fn set_jobs(c: &mut DesktopConfig, v: &Value) -> Result<(), ConfigError> {
-    c.jobs = match v {
-        Value::Str(s) => parse_jobs(s)?,
-        Value::List(l) => vec![l.clone()],
-        _ => {
-            return Err(ConfigError::new(
-                "jobs",
-                "not a list of jobs",
-                "text like 1,1,2,2;2,2,1,1;1,1,1,1",
-            ))
-        }
-    };
-    Ok(())
-}
-
-fn get_jobs(c: &DesktopConfig) -> Typed {
-    let job = |j: &Vec<f64>| {
-        j.iter()
-            .map(|m| m.to_string())
-            .collect::<Vec<_>>()
-            .join(",")
-    };
-    Typed::Text(c.jobs.iter().map(job).collect::<Vec<_>>().join(";"))
-}
-
 type D = DesktopConfig;
 
 /// The schema of [`DesktopConfig`] (the `fcs` model).
@@ -149,10 +124,9 @@ pub static FCS_SCHEMA: LazyLock<Schema<DesktopConfig>> = LazyLock::new(|| {
             "nodes (the paper: 2)"),
         field!(D, "cpus_per_node", cpus_per_node: u32, Kind::int_min(1, U32), "processors", "",
             "§4.2", "processors per node (the paper: 2)"),
-        field!(D, "jobs", custom(get_jobs, optional = false), Kind::Text, "", "", "Table 1",
-            "per-process compute multipliers, one list per job, jobs separated by ';' (the \
-             paper: 1,1,2,2;2,2,1,1;1,1,1,1)")
-        .parsed(set_jobs),
+        field!(D, "jobs", jobs: table, Kind::Table { min: Some(End { value: 0.0, closed: false }), max: None },
+            "", "", "Table 1",
+            "per-process compute multipliers, one row per job (the paper: 1,1,2,2;2,2,1,1;1,1,1,1)"),
         field!(D, "grain_us", grain_us: f64, Kind::POSITIVE, "µs", "", "§4.2",
             "compute per iteration at multiplier 1 (the paper: 1 ms)")
         .worded("{}", "a finite number > 0"),
