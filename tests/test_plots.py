@@ -72,7 +72,7 @@ def test_every_writer_follows_the_extension(gang, tmp_path, ext):
         write(path)
         assert path.read_bytes()[:len(MAGIC[ext])] == MAGIC[ext], path
     # the reproductions' writers share the helper
-    from parsched.report.common import pyplot, save_figure
+    from parsched.display import pyplot, save_figure
 
     plt = pyplot()
     fig, ax = plt.subplots()
@@ -118,7 +118,7 @@ def test_cli_gantt_window(trace, tmp_path, capsys):
 
 @pytest.mark.parametrize("lim", [(0.95, 1.05), (0.5, 5.2), (0.04, 300.0), (1.0, 1.3)])
 def test_log_ticks_are_readable(lim):
-    from parsched.report.common import log_ticks, pyplot
+    from parsched.display import log_ticks, pyplot
 
     plt = pyplot()
     fig, ax = plt.subplots()

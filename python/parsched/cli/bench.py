@@ -10,10 +10,10 @@ import time
 from typing import Any
 
 from parsched.config import BarrierConfig, BatchConfig, PoolsConfig
+from parsched.display import jsonable
 from parsched.errors import (
     ConfigError,
 )
-from parsched.report.common import jsonable
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ from parsched.cli.common import (
     _console,
     _print_table,
 )
-from parsched.report.common import jsonable
+from parsched.display import jsonable
 
 
 def _make_executor(workers: int | None):

@@ -12,10 +12,10 @@ from parsched.cli.common import (
     _console,
     _print_table,
 )
+from parsched.display import jsonable
 from parsched.errors import (
     ConfigError,
 )
-from parsched.report.common import jsonable
 
 
 def _signame(sig: Any) -> str | None:

@@ -26,10 +26,10 @@ from parsched.cli.common import (
     print_json,
     print_measures,
 )
+from parsched.display import FIGURE_FORMATS, jsonable
 from parsched.errors import (
     ConfigError,
 )
-from parsched.report.common import FIGURE_FORMATS, jsonable
 
 # ---------------------------------------------------------------- commands
 

@@ -59,7 +59,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     docs/sweeps.md.
     """
     from parsched.cli import _fail
-    from parsched.report.common import jsonable
+    from parsched.display import jsonable
 
     kind = args.executor or ("dask" if args.scheduler else "threads")
     if args.scheduler and kind != "dask":

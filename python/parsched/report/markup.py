@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from parsched.report.common import fmt_precise
+from parsched.display import fmt_precise
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

@@ -10,8 +10,8 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from parsched.display import fmt_3g, fmt_precise, fmt_short
 from parsched.errors import ConfigError
-from parsched.report.common import fmt_3g, fmt_precise, fmt_short
 from parsched.report.markup import IMG, drop_lead_in, esc, html_table, inline, slug
 from parsched.report.seeds import FIELD, FIGURE_EXTS, Check, Section
 

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from parsched.report.common import jsonable, log_ticks, markdown_table, pyplot, save_figure
+from parsched.display import jsonable, log_ticks, markdown_table, pyplot, save_figure
 
 from .cosched_explain import EXPLANATIONS
 

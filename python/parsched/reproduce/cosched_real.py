@@ -341,7 +341,7 @@ def run(out: str, *, quick: bool, echo=None, progress: bool = True) -> dict[str,
     """Measures, writes real.csv and real.md to ``out``; returns the headlines."""
     import pandas as pd
 
-    from parsched.report.common import markdown_table
+    from parsched.display import markdown_table
 
     why = missing()
     if why:

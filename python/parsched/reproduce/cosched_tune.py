@@ -165,7 +165,7 @@ def fitted_parameters(spins: list[float]) -> list[dict[str, str]]:
 
 def markdown(tuned, fitted, fmt) -> str:
     """The tuning, the fitted parameters and the calibration check as markdown."""
-    from parsched.report.common import markdown_table
+    from parsched.display import markdown_table
 
     spins = ", ".join(f"{a} {s / 1000:g} ms"
                       for a, s in zip(APPS, tuned["spins"], strict=True))

@@ -38,8 +38,8 @@ from collections.abc import Callable
 from typing import Any
 
 from parsched._io import source_root
+from parsched.display import fmt_3g, log_ticks, markdown_table, pyplot, save_figure
 from parsched.errors import ConfigError, RuntimeUnavailable
-from parsched.report.common import fmt_3g, log_ticks, markdown_table, pyplot, save_figure
 
 __all__ = ["check_runtime", "ensure_bsp", "run"]
 

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from parsched.report.common import markdown_table, pyplot, save_figure
+from parsched.display import markdown_table, pyplot, save_figure
 from parsched.sim.fcs import PAPER_TABLE1, SCHEMES, fcs_figure, simulate_fcs
 
 __all__ = ["VARIANTS", "run"]

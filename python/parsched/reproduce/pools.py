@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from parsched.config import PoolsConfig
+from parsched.display import fmt_short, markdown_table, pyplot, save_figure
 from parsched.errors import ConfigError
-from parsched.report.common import fmt_short, markdown_table, pyplot, save_figure
 
 if TYPE_CHECKING:  # pragma: no cover
     import concurrent.futures as cf

@@ -30,7 +30,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from parsched.report.common import markdown_table, pyplot, save_figure
+from parsched.display import markdown_table, pyplot, save_figure
 from parsched.sim.regions import PAPER, simulate_regions
 
 __all__ = ["ABS_SETTINGS", "CACHE_MB", "REGION_MB", "VARIANTS", "band", "run"]

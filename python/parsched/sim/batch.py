@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from parsched.config import BatchConfig
 from parsched.config.table import summary_keys
+from parsched.display import pyplot, save_figure
 from parsched.errors import ConfigError, PolicyError, SimulationError, TraceError
-from parsched.report.common import pyplot, save_figure
 from parsched.sim.result import SimResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -709,5 +709,5 @@ class BatchResult(SimResult):
 
 def _save_png(fig, path) -> None:
     """Lays ``fig`` out and writes it to ``path`` atomically, in the format its
-    extension names (.png, .svg, .pdf; :func:`parsched.report.common.save_figure`)."""
+    extension names (.png, .svg, .pdf; :func:`parsched.display.save_figure`)."""
     save_figure(fig, path, dpi=110)

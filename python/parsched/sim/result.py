@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from parsched.report.common import ResultRepr, jsonable
+from parsched.display import ResultRepr, jsonable
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

@@ -183,7 +183,7 @@ class SweepSpec:
 def point_key(config: ConfigBase, replications: Replications) -> str:
     """Stable hash (hex, 20 digits) of a point: the model, every field of its
     config (file paths as given) and the replication rule."""
-    from parsched.report.common import jsonable
+    from parsched.display import jsonable
 
     doc = {"format": FORMAT, "model": config.MODEL, "config": jsonable(config.to_dict()),
            "replications": replications.key()}

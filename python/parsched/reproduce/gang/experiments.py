@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from parsched.display import log_ticks, pyplot, save_figure
 from parsched.models import feitelson_rudolph as fr
-from parsched.report.common import log_ticks, pyplot, save_figure
 from parsched.reproduce.gang.params import PAPER_CROSSOVER_MS, PAPER_RATIO, PAPER_RATIO_AT_MS, TQ
 from parsched.reproduce.gang.stats import _mean_alpha, _mean_time, harmonic
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from parsched.config import tw_per_unit_var
+from parsched.display import pyplot, save_figure
 from parsched.models import feitelson_rudolph as fr
-from parsched.report.common import pyplot, save_figure
 from parsched.reproduce.gang.params import ALPHA, PHASE_TP_MAX, PHASE_TW_MAX, SIGMA, TCS_GANG, TQ
 from parsched.reproduce.gang.reference import reference_for
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from parsched.config import BarrierConfig
-from parsched.report.common import markdown_table
+from parsched.display import markdown_table
 from parsched.reproduce.gang.equations import grid_summary, grid_table, misses_text, reference_text
 from parsched.reproduce.gang.experiments import experiment_tables, plot_experiments, twophase_table
 from parsched.reproduce.gang.figure9 import (

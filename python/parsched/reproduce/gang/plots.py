@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from parsched.report.common import log_ticks, pyplot, save_figure
+from parsched.display import log_ticks, pyplot, save_figure
 from parsched.reproduce.gang.params import FINE, TQ
 from parsched.reproduce.gang.regimes import EQUATIONS
 

@@ -1,5 +1,7 @@
-"""Report helpers shared by the ``reproduce`` commands and the CLI: Markdown
-tables, number formatting for them, JSON-safe values and the headless pyplot.
+"""Display helpers shared by the results, the reports, the ``reproduce``
+commands and the CLI: Markdown tables, number formatting for them, JSON-safe
+values, the headless pyplot and figure saving, results' reprs. A leaf: it
+imports no other module of parsched.
 
 Each report keeps its own number style (a short one for the pool tables, a more
 precise one for the gang tables, three significant digits for the desktop
