@@ -96,3 +96,35 @@ def test_workloads_import_no_machine():
     may depend on it without a cycle."""
     for p in sorted((ROOT / "crates/parsched-sim/src/workloads").rglob("*.rs")):
         assert "crate::machines" not in p.read_text(), p
+
+
+def test_python_layers_point_down_without_circles():
+    """Every import of python/parsched points down the layers of
+    tools/check_layers.py (docs/architecture.md) and no modules import each
+    other in a circle, except the ones in tools/layers_allowlist.txt, which may
+    only shrink."""
+    r = subprocess.run([sys.executable, str(ROOT / "tools/check_layers.py"), "--check",
+                        str(ROOT / "tools/layers_allowlist.txt")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_layer_checker_finds_an_upward_import_and_a_circle(tmp_path, monkeypatch):
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import check_layers as cl
+    finally:
+        sys.path.pop(0)
+    pkg = tmp_path / "parsched"
+    (pkg / "sim").mkdir(parents=True)
+    (pkg / "config").mkdir()
+    (pkg / "__init__.py").write_text("from parsched import sim\n")
+    (pkg / "sim" / "__init__.py").write_text("")
+    (pkg / "sim" / "a.py").write_text("from parsched.sim import b\n")
+    (pkg / "sim" / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from parsched.cli import x\n"
+        "def f():\n    from parsched.sim.a import g\n")
+    (pkg / "config" / "__init__.py").write_text("")
+    (pkg / "config" / "c.py").write_text("def f():\n    from ..sim import a\n")
+    monkeypatch.setattr(cl, "PKG", pkg)
+    assert cl.upward() == ["parsched.config.c -> parsched.sim.a"]
+    assert cl.circles() == ["parsched.sim.a -> parsched.sim.b -> parsched.sim.a"]

@@ -21,7 +21,7 @@ from conftest import needs_core, one_error_line
 from parsched import BarrierConfig, BatchConfig, ConfigError, PoolsConfig, TraceError
 from parsched.cli import main
 from parsched.config import CoschedConfig
-from parsched.sim.arrivals import load_arrivals
+from parsched.config.arrivals import load_arrivals
 
 pytestmark = needs_core
 

@@ -82,8 +82,8 @@ from .errors import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    from parsched.config.arrivals import load_arrivals
     from parsched.sim.api import BarrierResult, Result, simulate, simulate_barrier, sweep
-    from parsched.sim.arrivals import load_arrivals
     from parsched.sim.batch import BatchResult, simulate_batch
     from parsched.sim.batch_policy import Decision
     from parsched.sim.cosched import (
@@ -177,7 +177,7 @@ _LAZY = {
     "fcs_figure": "sim.fcs",
     "RegionsResult": "sim.regions",
     "simulate_regions": "sim.regions",
-    "load_arrivals": "sim.arrivals",
+    "load_arrivals": "config.arrivals",
     "generate_lublin": "sim.generate",
     "run_jobs": "runtime",
     "ZhouBrechtPolicy": "sim.policies",

@@ -15,6 +15,7 @@ from typing import Any
 
 from parsched.cli.bench import add_parser as add_bench_parser
 from parsched.cli.common import (  # noqa: F401  (re-exported for the other modules)
+    PROG,
     UsageError,
     _cell,
     _console,
@@ -27,6 +28,7 @@ from parsched.cli.common import (  # noqa: F401  (re-exported for the other modu
     _window,
     _workers,
     add_simulate_parser,
+    fail,
 )
 from parsched.cli.reproduce import (
     cmd_reproduce_batch,
@@ -62,7 +64,6 @@ from parsched.errors import (
 
 __all__ = ["main"]
 
-PROG = "parsched"
 
 
 
@@ -248,16 +249,6 @@ def _version() -> str:
     return str(__version__)
 
 
-def _fail(message: str, code: int = 2) -> int:
-    from parsched.errors import clip
-
-    # every word cut to 200 characters: a safety net for echoed values that
-    # were not cut where they were quoted (60 characters)
-    line = " ".join(clip(w, 200) for w in str(message).split())
-    print(f"{PROG}: error: {line}", file=sys.stderr)
-    return code
-
-
 def _exit_now_if_threads_remain(code: int) -> None:
     """After Ctrl-C or SIGTERM on the command line (temporary files already
     removed): exit at once even if a worker thread is still busy with pure
@@ -377,34 +368,34 @@ def _main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         with _progress_line(getattr(args.func, "__name__", "").startswith("cmd_simulate_")):
             return int(args.func(args) or 0)
     except UsageError as e:
-        return _fail(str(e))
+        return fail(str(e))
     except (ConfigError, TraceError) as e:
-        return _fail(str(e))
+        return fail(str(e))
     except PolicyError as e:
-        return _fail(f"policy: {e}")
+        return fail(f"policy: {e}")
     except SimulationError as e:
-        return _fail(f"simulation: {e}", code=1)
+        return fail(f"simulation: {e}", code=1)
     except RuntimeUnavailable as e:
-        return _fail(f"runtime unavailable: {e}")
+        return fail(f"runtime unavailable: {e}")
     except RuntimeFailure as e:
-        return _fail(f"runtime: {e}", code=1)
+        return fail(f"runtime: {e}", code=1)
     except BrokenPipeError:
         return 0  # a reader that stops early is not an error
     except OSError as e:
         name = getattr(e, "filename", None)
         where = f" {name!r}" if name else ""
-        return _fail(f"io: {e.strerror or e}{where}")
+        return fail(f"io: {e.strerror or e}{where}")
     except ImportError as e:
-        return _fail(str(e), code=1)
+        return fail(str(e), code=1)
     except Terminated:
-        return _fail("terminated (SIGTERM)", code=143)
+        return fail("terminated (SIGTERM)", code=143)
     except KeyboardInterrupt:
-        return _fail("interrupted", code=130)
+        return fail("interrupted", code=130)
     except Exception:
         # SIGTERM's exception raised inside a lock's release (a thread pool
         # submitting work) comes out as "release unlocked lock": still SIGTERM
         if _terminated:
-            return _fail("terminated (SIGTERM)", code=143)
+            return fail("terminated (SIGTERM)", code=143)
         raise
 
 

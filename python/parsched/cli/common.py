@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import inspect
 import math
+import sys
 from typing import Any, NoReturn
 
 from parsched.errors import (
+    clip,
     shown,
 )
 
@@ -222,3 +224,13 @@ def print_measures(title: str, rows: list[tuple[str, Any]]) -> Any:
     con.print(title, highlight=False)
     _print_table(con, "", pd.DataFrame(rows, columns=["measure", "value"]))
     return con
+
+
+def fail(message: str, code: int = 2) -> int:
+    """Prints ``parsched: error: MESSAGE`` (one line) on standard error and
+    returns the exit status ``code``."""
+    # every word cut to 200 characters: a safety net for echoed values that
+    # were not cut where they were quoted (60 characters)
+    line = " ".join(clip(w, 200) for w in str(message).split())
+    print(f"{PROG}: error: {line}", file=sys.stderr)
+    return code

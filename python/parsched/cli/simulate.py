@@ -46,8 +46,8 @@ def cmd_simulate_pools(args: argparse.Namespace) -> int:
     limit). `parsched.PoolsConfig.field_doc(KEY)` describes a key.
     """
     from parsched._io import atomic_file, check_output_file
+    from parsched.config.arrivals import load_arrivals
     from parsched.sim.api import simulate
-    from parsched.sim.arrivals import load_arrivals
 
     cfg = load_config(args)
     if args.arrivals:

@@ -58,7 +58,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     finished (exit 130; SIGTERM 143). Format: docs/formats/sweep-spec.md;
     docs/sweeps.md.
     """
-    from parsched.cli import _fail
+    from parsched.cli.common import fail
     from parsched.display import jsonable
 
     kind = args.executor or ("dask" if args.scheduler else "threads")
@@ -85,7 +85,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         saved = _count_rows(os.path.join(args.out, RESULTS))
         term = isinstance(e, Terminated)  # (the CLI's SIGTERM handler: exit 143)
         what = "terminated (SIGTERM)" if term else "interrupted"
-        return _fail(f"{what}: {saved} of {len(spec.points)} points saved in "
+        return fail(f"{what}: {saved} of {len(spec.points)} points saved in "
                      f"{os.path.join(args.out, RESULTS)}; run the same command to resume",
                      code=143 if term else 130)
     elapsed = time.perf_counter() - t0

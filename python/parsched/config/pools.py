@@ -1,76 +1,25 @@
 """Seed 000's processor-pool model (Zhou & Brecht 1991): :class:`PoolsConfig`
 (the keys of ``parsched._core.simulate_pools``, built from the core's schema,
 ``parsched._core.schema("pools")``; defaults are the paper's Table 2) and
-:class:`Arrivals`, an explicit job stream."""
+its ``arrivals``, an explicit job stream (:mod:`.arrivals`)."""
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, ClassVar
 
 from ..errors import ConfigError
+from .arrivals import Arrivals, check_arrivals, load_arrivals
 from .base import (
     ConfigBase,
-    _as_float,
-    _as_int,
     _class_doc,
-    _core_error,
     _toml_value,
 )
 from .schema import model_class
 
-__all__ = ["Arrivals", "PoolsConfig", "from_toml", "parse_value"]
-
-@dataclass(frozen=True, slots=True)
-class Arrivals:
-    """An explicit job stream replacing the Poisson / bounded-geometric workload.
-
-    ``arrival`` times are nondecreasing, ``d`` is each job's desired parallelism
-    (1..P) and ``para_work`` optionally gives each job's total PARA-phase demand,
-    > 0 (otherwise, or where an entry is None or NaN, ``para_unit * d``).
-    """
-
-    arrival: tuple[float, ...]
-    d: tuple[int, ...]
-    para_work: tuple[float | None, ...] | None = None
-
-    def __post_init__(self) -> None:
-        arrival = tuple(_as_float("arrivals.arrival", v) for v in self.arrival)
-        d = tuple(_as_int("arrivals.d", v) for v in self.d)
-        object.__setattr__(self, "arrival", arrival)
-        object.__setattr__(self, "d", d)
-        if self.para_work is not None:
-            pw = tuple(None if v is None or (isinstance(v, float) and math.isnan(v))
-                       else _as_float("arrivals.para_work", v) for v in self.para_work)
-            object.__setattr__(self, "para_work", pw)
-        check_arrivals(self.to_dict())
-
-    def __len__(self) -> int:
-        return len(self.arrival)
-
-    def to_dict(self) -> dict[str, list]:
-        out: dict[str, list] = {"arrival": list(self.arrival), "d": list(self.d)}
-        if self.para_work is not None:
-            # None (the default demand) crosses to the core as NaN
-            out["para_work"] = [math.nan if v is None else v for v in self.para_work]
-        return out
-
-    @classmethod
-    def from_mapping(cls, m: Mapping[str, Any]) -> Arrivals:
-        unknown = sorted(set(m) - {"arrival", "d", "para_work"})
-        if unknown:
-            raise ConfigError(
-                f"arrivals.{unknown[0]}", "unknown column", "arrival, d, para_work"
-            )
-        for k in ("arrival", "d"):
-            if k not in m:
-                raise ConfigError(f"arrivals.{k}", "missing column", "arrival, d[, para_work]")
-        pw = m.get("para_work")
-        return cls(tuple(m["arrival"]), tuple(m["d"]), None if pw is None else tuple(pw))
-
+__all__ = ["Arrivals", "PoolsConfig", "check_arrivals", "from_toml", "parse_value"]
 
 class _PoolsMethods(ConfigBase):
     """What :class:`PoolsConfig` adds to its schema's keys: the warm-up
@@ -132,7 +81,6 @@ class _PoolsMethods(ConfigBase):
         """``arrivals`` may be a table of equal-length arrays or a path to a CSV file
         (relative to the TOML file)."""
         if isinstance(v, str):
-            from parsched.sim.arrivals import load_arrivals
 
             base = os.path.dirname(os.path.abspath(path))
             return load_arrivals(os.path.join(base, v))
@@ -174,15 +122,3 @@ PoolsConfig = model_class(
     schema (``parsched._core.schema("pools")``).
     """)
 PoolsConfig.__doc__ = _class_doc(PoolsConfig)
-
-
-def check_arrivals(columns: Mapping[str, Any], procs: int | None = None) -> None:
-    """The core's checks of an arrivals list (``procs``, if given, bounds d): the
-    one definition of a valid job stream. Raises :class:`ConfigError` with the
-    field ``arrivals row N: COLUMN`` (N counts jobs from 1)."""
-    from .. import _core
-
-    try:
-        _core.check_arrivals(dict(columns), procs)
-    except _core.ConfigError as e:
-        raise _core_error(e) from None

@@ -25,6 +25,8 @@ import concurrent.futures as cf
 import math
 from typing import Any
 
+from .cosched_tasks import simulate_tasks
+
 APPS = ("LIFE3.5", "LIFE12", "MG", "LU", "EP")
 """The applications, in the order of the ``app_spin_us`` key."""
 
@@ -78,10 +80,8 @@ def run(*, scale: float, reps: int, seed: int = 1, base: dict[str, Any] | None =
     ``app_spin_us``), ``tuning`` and ``calibration`` DataFrames."""
     import pandas as pd
 
-    from .cosched import _simulate
-
     tasks = _tasks(scale, reps, seed, dict(base or {}))
-    results = _simulate(tasks, executor, progress)
+    results = simulate_tasks(tasks, executor, progress)
     tune_rows, cal_rows = [], []
     for t, r in zip(tasks, results, strict=True):
         if t["part"] == "tune":

@@ -6,8 +6,8 @@
 * :mod:`~parsched.sim.cosched` — coscheduling on a network of workstations (seed 003).
 * :mod:`~parsched.sim.fcs` — flexible coscheduling on the parallel desktop (seed 002).
 * :mod:`~parsched.sim.regions` — cache-region scheduling (seed 004).
-* :mod:`~parsched.sim.arrivals`, :mod:`~parsched.sim.generate` — explicit job streams
-  and the Lublin-Feitelson generator.
+* :mod:`~parsched.sim.generate` — the Lublin-Feitelson generator (explicit job
+  streams: :mod:`parsched.config.arrivals`).
 * :mod:`~parsched.sim.policies` — pool-selection rules written in Python.
 * :mod:`~parsched.sim.sweep_spec` — sweeps from a TOML spec file.
 

@@ -1,4 +1,5 @@
-"""Loader for explicit job streams (``--arrivals FILE.csv``).
+"""Explicit job streams of the pool model: :class:`Arrivals`, its checks
+(the core's, :func:`check_arrivals`) and the loader of ``--arrivals FILE.csv``.
 
 The file is CSV with the header ``arrival,d`` or ``arrival,d,para_work``:
 ``arrival`` is the job's arrival time (nondecreasing), ``d`` its desired
@@ -13,12 +14,74 @@ import csv
 import math
 import os
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
-from parsched.config import Arrivals
-from parsched.config.pools import check_arrivals
+from parsched import _core
 from parsched.errors import ConfigError, shown
 
-__all__ = ["load_arrivals"]
+from .base import _as_float, _as_int, _core_error
+
+__all__ = ["Arrivals", "check_arrivals", "load_arrivals"]
+
+
+@dataclass(frozen=True, slots=True)
+class Arrivals:
+    """An explicit job stream replacing the Poisson / bounded-geometric workload.
+
+    ``arrival`` times are nondecreasing, ``d`` is each job's desired parallelism
+    (1..P) and ``para_work`` optionally gives each job's total PARA-phase demand,
+    > 0 (otherwise, or where an entry is None or NaN, ``para_unit * d``).
+    """
+
+    arrival: tuple[float, ...]
+    d: tuple[int, ...]
+    para_work: tuple[float | None, ...] | None = None
+
+    def __post_init__(self) -> None:
+        arrival = tuple(_as_float("arrivals.arrival", v) for v in self.arrival)
+        d = tuple(_as_int("arrivals.d", v) for v in self.d)
+        object.__setattr__(self, "arrival", arrival)
+        object.__setattr__(self, "d", d)
+        if self.para_work is not None:
+            pw = tuple(None if v is None or (isinstance(v, float) and math.isnan(v))
+                       else _as_float("arrivals.para_work", v) for v in self.para_work)
+            object.__setattr__(self, "para_work", pw)
+        check_arrivals(self.to_dict())
+
+    def __len__(self) -> int:
+        return len(self.arrival)
+
+    def to_dict(self) -> dict[str, list]:
+        out: dict[str, list] = {"arrival": list(self.arrival), "d": list(self.d)}
+        if self.para_work is not None:
+            # None (the default demand) crosses to the core as NaN
+            out["para_work"] = [math.nan if v is None else v for v in self.para_work]
+        return out
+
+    @classmethod
+    def from_mapping(cls, m: Mapping[str, Any]) -> Arrivals:
+        unknown = sorted(set(m) - {"arrival", "d", "para_work"})
+        if unknown:
+            raise ConfigError(
+                f"arrivals.{unknown[0]}", "unknown column", "arrival, d, para_work"
+            )
+        for k in ("arrival", "d"):
+            if k not in m:
+                raise ConfigError(f"arrivals.{k}", "missing column", "arrival, d[, para_work]")
+        pw = m.get("para_work")
+        return cls(tuple(m["arrival"]), tuple(m["d"]), None if pw is None else tuple(pw))
+
+
+def check_arrivals(columns: Mapping[str, Any], procs: int | None = None) -> None:
+    """The core's checks of an arrivals list (``procs``, if given, bounds d): the
+    one definition of a valid job stream. Raises :class:`ConfigError` with the
+    field ``arrivals row N: COLUMN`` (N counts jobs from 1)."""
+    try:
+        _core.check_arrivals(dict(columns), procs)
+    except _core.ConfigError as e:
+        raise _core_error(e) from None
 
 _COLUMNS = ("arrival", "d", "para_work")
 
