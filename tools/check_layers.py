@@ -28,7 +28,7 @@ PKG = ROOT / "python" / "parsched"
 
 #: The layers, lowest first.
 LAYERS = ("errors", "_io", "display", "_core", "config", "datasets", "models", "sim", "gym",
-          "runtime", "report", "reproduce", "cli", "__main__")
+          "runtime", "reproduce", "report", "cli", "__main__")
 
 
 def module_name(path: pathlib.Path) -> str:

@@ -90,7 +90,7 @@ def job_multipliers(p: int) -> list[list[float]]:
 
 
 def _check_runtime() -> None:
-    from parsched.reproduce.desktop import check_runtime
+    from parsched.runtime.bsp import check_runtime
 
     try:
         check_runtime()
@@ -182,7 +182,7 @@ def table1_real(bsp_path: str, schemes: Sequence[str] = ("default", "gang", "fcs
     :data:`WAITING`). Raises
     :class:`~parsched.RuntimeUnavailable` where the runtime cannot freeze jobs.
     """
-    from parsched.reproduce.desktop import calibrate
+    from parsched.runtime.bsp import calibrate
 
     for s in schemes:
         if s not in SCHEMES:
