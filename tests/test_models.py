@@ -212,7 +212,13 @@ def _glossary() -> dict[str, set[str]]:
         head, _, body = entry.partition("\n")
         m = re.search(r"Models: ([a-z_, ]+)\.", " ".join(body.split()))
         assert m, f"no Models: line in the entry {head}"
-        models = {x.strip() for x in m.group(1).split(",")}
+        named = m.group(1)
+        if named.startswith("every model but "):  # the others of the core's table
+            but = set(re.split(r", | and ", named.removeprefix("every model but ")))
+            assert but <= set(MODELS), (head, but)
+            models = set(MODELS) - but
+        else:
+            models = {x.strip() for x in named.split(",")}
         for key in re.findall(r"`([a-z0-9_]+)`", head):
             out[key] = models
     return out

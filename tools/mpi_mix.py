@@ -2,8 +2,9 @@
 
 Runs the same mix of two-rank MPI jobs (MPICH, each rank with
 libparsched_mpi) under plain Linux (``default``, busy polling), gang
-scheduling, FCS, and the ``cosched`` policy's schemes (Local, SB, SY, PB,
-PBT, PB-SB, PB-SY with the workstations layout), ``--reps`` times each, interleaved, and
+scheduling, FCS, and the ``cosched`` policy's schemes without demand-based
+coscheduling (the DCS schemes; with the workstations layout), ``--reps``
+times each, interleaved, and
 prints the median makespan per configuration with its ratio to gang.
 
     python tools/mpi_mix.py [--jobs 2] [--iters 400] [--grain-us 2000] [--reps 3]

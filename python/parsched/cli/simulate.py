@@ -211,8 +211,8 @@ def cmd_simulate_cosched(args: argparse.Namespace) -> int:
 
     Message-passing jobs (LIFE3.5, LIFE12, MG, LU, EP) on workstations whose
     Solaris time-sharing schedulers run independently, coscheduled by one of
-    Table 1's schemes (Local SB DCS DCS-SB PB PBT PB-SB SY DCS-SY PB-SY) or by
-    the references gang and fcfs. Starts from the defaults (PB on workload 5,
+    Table 1's schemes (the key scheme, below) or by the references gang and
+    fcfs. Starts from the defaults (PB on workload 5,
     8 nodes; or --config FILE.toml with a [cosched] table or flat keys) and
     applies --set KEY=VALUE overrides (the keys are listed below; jobs e.g.
     LIFE12,MG,LU,EP; dispatch_table a file of dispadmin -c TS -g text).
@@ -427,11 +427,8 @@ def cmd_simulate_fcs_figure(args: argparse.Namespace) -> int:
     stressors under each of schedulers (default, gang) on machine es40 (4
     processors) or potomac (4 cores x 2 hardware threads). Starts from the
     defaults (or --config FILE.toml with an [fcs_figure] table or flat keys)
-    and applies --set KEY=VALUE overrides; keys: machine schedulers programs stressors threads loops
-    loops_per_sync loop_us stressor_chunk_ms slot_ms stressor_rows
-    default_wait spin_us smt_speed local o1_sleep_bonus rr_quantum_ms tick_ms
-    latency_us context_switch_us interrupt_us syscall_us start_skew_ms scale
-    seed reps max_time_s (docs/policies/fcs.md, "Figures 1-2"). Prints the
+    and applies --set KEY=VALUE overrides (the keys are listed below;
+    docs/policies/fcs.md, "Figures 1-2"). Prints the
     last parallel program's finish per (scheduler, k, s); --json prints one
     object.
     """

@@ -118,7 +118,7 @@ impl Scheme {
     }
 
     /// The paper's name (`Local`, `SB`, …, `PB-SY`).
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         use ArrivalAction as A;
         use WaitKind as W;
         match (self.arrival, self.wait) {
@@ -184,10 +184,25 @@ impl fmt::Display for Scheme {
     }
 }
 
+/// Every scheme name a configuration accepts: Table 1's schemes
+/// ([`Scheme::ALL`], in its order), then the references `gang` and `fcfs`.
+pub const SCHEME_NAMES: [&str; Scheme::ALL.len() + 2] = {
+    let mut out = [""; Scheme::ALL.len() + 2];
+    let mut i = 0;
+    while i < Scheme::ALL.len() {
+        out[i] = Scheme::ALL[i].name();
+        i += 1;
+    }
+    out[i] = "gang";
+    out[i + 1] = "fcfs";
+    out
+};
+
 impl CoschedScheme {
-    /// Every accepted name, for error messages.
-    pub const NAMES: &'static str =
-        "Local, SB, DCS, DCS-SB, PB, PBT, PB-SB, SY, DCS-SY, PB-SY, gang, fcfs";
+    /// Every accepted name, for error messages ([`SCHEME_NAMES`]).
+    pub fn names() -> String {
+        SCHEME_NAMES.join(", ")
+    }
 
     pub fn name(self) -> &'static str {
         match self {
@@ -226,7 +241,7 @@ impl FromStr for CoschedScheme {
                 ConfigError::new(
                     "scheme",
                     format!("unknown scheme {:?}", crate::clip(s, crate::ECHO_MAX)),
-                    CoschedScheme::NAMES,
+                    CoschedScheme::names(),
                 )
             })
     }

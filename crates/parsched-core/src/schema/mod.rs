@@ -649,10 +649,7 @@ choices!(crate::policy::gang::SlotAllocation {
     BestFit => "best_fit",
 });
 impl Choice for crate::policy::cosched::CoschedScheme {
-    const NAMES: &'static [&'static str] = &[
-        "Local", "SB", "DCS", "DCS-SB", "PB", "PBT", "PB-SB", "SY", "DCS-SY", "PB-SY", "gang",
-        "fcfs",
-    ];
+    const NAMES: &'static [&'static str] = &crate::policy::cosched::SCHEME_NAMES;
     fn name(self) -> &'static str {
         crate::policy::cosched::CoschedScheme::name(self)
     }
