@@ -550,7 +550,7 @@ fn gang_background_apart_gives_stressors_rows_of_their_own() {
 fn a_region_touch_is_a_program_error_not_a_panic() {
     let c = cfg(CoschedScheme::Dynamic(Scheme::LOCAL), 7, 0.02);
     let mut eng = Engine::new();
-    let mut m = ClusterMachine::new(&c, 1, false, &mut eng).unwrap();
+    let mut m = ClusterMachine::new(&c, &c.plans(), 1, false, &mut eng).unwrap();
     let memlat = std::sync::Arc::new(parsched_core::program::Program::memlat(1 << 20, 4096, 10));
     for p in m.programs.iter_mut() {
         *p = memlat.clone();
