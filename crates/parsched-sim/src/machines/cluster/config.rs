@@ -276,7 +276,7 @@ pub struct ClusterConfig {
     /// processors `2i`, `2i + 1` of a node are the two hardware threads of
     /// one core, seed 002's hyperthreaded "Potomac"). Not in [`super::SCHEMA`] (the
     /// Python mirror of those keys is kept elsewhere); set it in TOML or
-    /// through `desktop_figs::FigureConfig`.
+    /// through `desktop::figs::FigureConfig`.
     pub smt_threads_per_core: u32,
     /// With `smt_threads_per_core = 2`: the fraction of full speed each of
     /// two sibling hardware threads progresses at while both run a process

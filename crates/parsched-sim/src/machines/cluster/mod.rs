@@ -25,12 +25,9 @@ pub(crate) const TICKS_PER_S: u64 = match TICK.per_second() {
 pub mod apps;
 pub mod calibrate;
 pub mod config;
-pub mod desktop;
-pub mod desktop_figs;
-mod desktop_keys;
 mod keys;
 mod model;
-pub use model::{FCS_MODEL, FIGURE_MODEL, MODEL};
+pub use model::MODEL;
 mod machine;
 #[cfg(test)]
 mod tests;

@@ -1,9 +1,6 @@
-//! The rows of the model table (`crate::models`) of the two papers' machines
-//! in this folder: seed 003's network of workstations (`cosched`) and seed
-//! 002's parallel desktop (`fcs`, Table 1; `fcs_figure`, Figures 1-2).
+//! The row of the model table (`crate::models`) of seed 003's network of
+//! workstations (`cosched`).
 
-use super::desktop::{DesktopConfig, FCS_SCHEMA};
-use super::desktop_figs::{FigureConfig, FIGURES_SCHEMA};
 use super::{ClusterConfig, SCHEMA};
 use crate::models::{ModelDef, ModelKind, ModelPage};
 use parsched_core::schema::{Schema, Schematic};
@@ -12,24 +9,6 @@ use parsched_core::ConfigError;
 impl Schematic for ClusterConfig {
     fn schema() -> &'static Schema<Self> {
         &SCHEMA
-    }
-    fn validate_all(&self) -> Result<(), ConfigError> {
-        self.validate()
-    }
-}
-
-impl Schematic for DesktopConfig {
-    fn schema() -> &'static Schema<Self> {
-        &FCS_SCHEMA
-    }
-    fn validate_all(&self) -> Result<(), ConfigError> {
-        self.validate()
-    }
-}
-
-impl Schematic for FigureConfig {
-    fn schema() -> &'static Schema<Self> {
-        &FIGURES_SCHEMA
     }
     fn validate_all(&self) -> Result<(), ConfigError> {
         self.validate()
@@ -77,61 +56,4 @@ pub const MODEL: ModelDef = ModelDef {
     seed_key: "seed",
     page: &COSCHED_PAGE,
     config: || Box::new(ClusterConfig::default()),
-};
-
-static DESKTOP_PAGE: ModelPage = ModelPage {
-    path: "models/fcs.md",
-    nav: "Flexible coscheduling",
-    title: "Flexible coscheduling on the parallel desktop",
-    paper: "E. Frachtenberg, *Process scheduling for the parallel desktop* (seed 002)",
-    what: "Processes are classified from what they do (CS: coscheduled, F: frustrated, \
-           DC: don't-care) and scheduled by class, against Linux, FCFS, gang and \
-           spin-block on a load-imbalanced workload (Table 1) and beside sequential \
-           stressors (Figures 1-2).",
-    cli: "parsched simulate fcs --set scheme=fcs",
-    python: "r = parsched.simulate(parsched.FcsConfig())",
-    policies: &[
-        ("Flexible coscheduling", "policies/fcs.md"),
-        ("The classifier", "policies/classifier.md"),
-    ],
-    reproductions: &["fcs", "desktop"],
-};
-
-/// The parallel desktop's Table 1 (seed 002).
-pub const FCS_MODEL: ModelDef = ModelDef {
-    name: "fcs",
-    kind: ModelKind::Simulated,
-    class: "FcsConfig",
-    time_unit: "s",
-    summary_keys: &[
-        "scheme",
-        "makespan",
-        "makespan_ci90",
-        "optimum",
-        "over_optimum",
-        "context_switches",
-        "blocks",
-        "slot_switches",
-        "events",
-        "wall_seconds",
-    ],
-    sweep_keys: &["livelock"],
-    headline: Some("makespan"),
-    seed_key: "seed",
-    page: &DESKTOP_PAGE,
-    config: || Box::new(DesktopConfig::default()),
-};
-
-/// The parallel desktop's Figures 1-2 (seed 002).
-pub const FIGURE_MODEL: ModelDef = ModelDef {
-    name: "fcs_figure",
-    kind: ModelKind::Simulated,
-    class: "FcsFigureConfig",
-    time_unit: "s",
-    summary_keys: &["machine", "work_s", "events", "wall_seconds"],
-    sweep_keys: &[],
-    headline: None,
-    seed_key: "seed",
-    page: &DESKTOP_PAGE,
-    config: || Box::new(FigureConfig::default()),
 };

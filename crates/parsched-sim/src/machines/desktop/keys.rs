@@ -7,8 +7,8 @@
 //! declared once, by [`desktop_cluster_fields!`], so both models accept the
 //! same values for them.
 
-use super::desktop::{parse_jobs, DefaultWait, DesktopConfig, DesktopScheme, RunQueues};
-use super::desktop_figs::{FigureConfig, FigureMachine, FigureScheduler, StressorRows};
+use super::figs::{FigureConfig, FigureMachine, FigureScheduler, StressorRows};
+use super::{parse_jobs, DefaultWait, DesktopConfig, DesktopScheme, RunQueues};
 use parsched_core::policy::fcs::{FRows, Fill};
 use parsched_core::schema::{Field, Kind, Schema, Typed, U32, U64};
 use parsched_core::Value;
