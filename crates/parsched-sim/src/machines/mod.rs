@@ -15,6 +15,9 @@
 //!   lowered onto the cluster machine.
 //! * [`regions`]: seed 004's cache-region machine and its closed-form gain
 //!   map ([`regions::analytic`]).
+//! * [`node_costs`]: the node-costs fragment: the five cost keys (tick,
+//!   message latency, context switch, interrupt, system call) declared once
+//!   for the schemas of [`cluster`] and [`desktop`].
 //! * [`common`]: what the machines share (run errors, event limits).
 
 pub mod barrier;
@@ -22,5 +25,6 @@ pub mod batch;
 pub mod cluster;
 pub mod common;
 pub mod desktop;
+pub mod node_costs;
 pub mod pools;
 pub mod regions;
