@@ -4,10 +4,15 @@
 //! (`parsched_core::policy::cosched`), with explicit gang scheduling and
 //! batch FCFS as references.
 //!
-//! * [`config`]: the typed model ([`ClusterConfig`]) and the nine workloads.
+//! * [`config`]: the typed model ([`ClusterConfig`]) and the nine workloads;
+//!   `keys.rs` its schema (the node costs from [`super::node_costs`]).
 //! * [`apps`]: the applications (LIFE(3.5), LIFE(12), MG, LU, EP) as
 //!   programs of compute, send and receive steps.
-//! * `machine`: the simulated cluster on the shared engine.
+//! * [`calibrate`]: their sizes, a [`calibrate::Calibration`] value computed
+//!   once per run where its jobs are planned (`config` imports `calibrate`,
+//!   which imports `apps`: no circle, no global cache).
+//! * `machine`: the simulated cluster on the shared engine (seed 002's
+//!   desktop, [`super::desktop`], lowers onto it; nothing here imports it).
 //! * [`run`]: replications, the metrics of §3 and 90% confidence intervals.
 
 use parsched_core::time::TickUnit;
