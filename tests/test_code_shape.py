@@ -128,3 +128,31 @@ def test_layer_checker_finds_an_upward_import_and_a_circle(tmp_path, monkeypatch
     monkeypatch.setattr(cl, "PKG", pkg)
     assert cl.upward() == ["parsched.config.c -> parsched.sim.a"]
     assert cl.circles() == ["parsched.sim.a -> parsched.sim.b -> parsched.sim.a"]
+
+
+def _code(p: Path) -> str:
+    """A Rust file without its comment lines (doc comments name other modules freely)."""
+    return "\n".join(ln for ln in p.read_text().splitlines() if not ln.lstrip().startswith("//"))
+
+
+def _refers_to(code: str, module: str) -> bool:
+    """Whether ``code`` names module ``module`` as a sibling (``super::``) or a machine."""
+    import re
+
+    return re.search(r"\b(?:super|machines)::" + module + r"\b", code) is not None
+
+
+def test_the_machines_of_nodes_import_in_one_direction():
+    """Issue #36: no import circle in ``machines/cluster/`` (``config.rs`` imports
+    ``calibrate.rs``, which imports ``apps.rs``; the calibration is a value, not a global
+    cache), ``cluster/`` imports nothing of ``desktop/`` (the desktop lowers onto the
+    cluster) and the node-costs fragment imports no machine."""
+    m = ROOT / "crates/parsched-sim/src/machines"
+    apps, cal = _code(m / "cluster/apps.rs"), _code(m / "cluster/calibrate.rs")
+    assert not _refers_to(apps, "calibrate") and not _refers_to(apps, "config")
+    assert not _refers_to(cal, "config") and "ClusterConfig" not in cal
+    assert "OnceLock" not in cal and "Mutex" not in cal
+    for p in sorted((m / "cluster").rglob("*.rs")):
+        assert not _refers_to(_code(p), "desktop"), p
+    fragment = _code(m / "node_costs.rs").split("#[cfg(test)]")[0]
+    assert "machines::" not in fragment.replace("$crate::machines::node_costs::", "")

@@ -513,7 +513,7 @@ def simulate_regions(config: dict[str, Any]) -> dict[str, Any]:
     ends it within ~50 ms with ``KeyboardInterrupt``."""
 
 def simulate_fcs_figure(config: dict[str, Any], workers: int = 1) -> dict[str, Any]:
-    """Seed 002's Figures 1-2 grid (Rust ``desktop_figs::run_figure``): ``rows``
+    """Seed 002's Figures 1-2 grid (Rust ``desktop::figs::run_figure``): ``rows``
     ({machine, scheduler, k, s, runtime_s}), ``work_s``, ``events``,
     ``wall_seconds`` and ``config``. Bad keys raise :class:`ConfigError`."""
 

@@ -126,7 +126,7 @@ pub(crate) fn simulate_cosched<'py>(
     Ok(out)
 }
 
-/// How seed 003's applications were sized (`cluster::calibrate::report`):
+/// How seed 003's applications were sized (`calibrate::report`):
 /// the assumed constants, the solved jitter and NPB rate, and per
 /// application its size, iterations, compute per iteration and share of
 /// time communicating alone beside Table 2's. With a `config` (cosched
@@ -138,14 +138,12 @@ pub(crate) fn cosched_applications<'py>(
     py: Python<'py>,
     config: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    use cluster::calibrate::{report, Calibration, Costs};
     let costs = match config {
-        Some(c) => {
-            let cfg = typed_config::<ClusterConfig>("cosched", c)?;
-            cluster::calibrate::Costs::of(&cfg)
-        }
-        None => cluster::calibrate::Costs::paper(),
+        Some(c) => typed_config::<ClusterConfig>("cosched", c)?.costs(),
+        None => Costs::paper(),
     };
-    pythonize::pythonize(py, &cluster::calibrate::report(costs))
+    pythonize::pythonize(py, &report(&Calibration::of(costs)))
         .map_err(|e| SimulationError::new_err(e.to_string()))
 }
 

@@ -20,7 +20,7 @@ pub(crate) fn simulate_fcs<'py>(
     Ok(out)
 }
 
-/// Runs seed 002's Figures 1-2 grid (`desktop_figs::run_figure`): every
+/// Runs seed 002's Figures 1-2 grid (`desktop::figs::run_figure`): every
 /// scheduler, k = 1..=programs parallel programs, s = 0..=stressors. Returns
 /// `rows` ({machine, scheduler, k, s, runtime_s}), `work_s`, `events`,
 /// `wall_seconds` and `config`. Releases the GIL; Ctrl-C stops it.
@@ -31,9 +31,9 @@ pub(crate) fn simulate_fcs_figure<'py>(
     config: &Bound<'py, PyDict>,
     workers: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let cfg = typed_config::<desktop_figs::FigureConfig>("fcs_figure", config)?;
+    let cfg = typed_config::<desktop::figs::FigureConfig>("fcs_figure", config)?;
     let out = run_cluster_model(py, workers, false, |opts| {
-        desktop_figs::run_figure(&cfg, opts)
+        desktop::figs::run_figure(&cfg, opts)
     })?;
     out.set_item("config", erased_values(py, &*cfg)?)?;
     Ok(out)

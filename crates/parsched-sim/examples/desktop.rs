@@ -1,9 +1,9 @@
 //! Seed 002's Table 1 under every scheme: `cargo run --release -p
 //! parsched-sim --example desktop -- [key=value ...]` (keys of
-//! `parsched_sim::machines::cluster::desktop::DesktopConfig`; `scheme=` picks one scheme).
+//! `parsched_sim::machines::desktop::DesktopConfig`; `scheme=` picks one scheme).
 use parsched_core::Value;
-use parsched_sim::machines::cluster::desktop::{run, DesktopConfig, DesktopScheme};
 use parsched_sim::machines::cluster::ClusterOptions;
+use parsched_sim::machines::desktop::{run, DesktopConfig, DesktopScheme};
 
 fn main() {
     let mut cfg = DesktopConfig::default();

@@ -1,13 +1,11 @@
 //! Seed 002's Figures 1–2 (§4.1) in simulation: `cargo run --release -p
 //! parsched-sim --example desktop_figs -- [key=value ...]` (keys of
-//! `parsched_sim::machines::cluster::desktop_figs::FigureConfig`; `machine=es40|potomac` runs
+//! `parsched_sim::machines::desktop::figs::FigureConfig`; `machine=es40|potomac` runs
 //! one machine, default both). Prints each machine's grid of run times (s):
 //! k parallel programs down, s sequential stressors across, per scheduler.
 use parsched_core::Value;
-use parsched_sim::machines::cluster::desktop_figs::{
-    format_grid, run_figure, FigureConfig, FigureMachine,
-};
 use parsched_sim::machines::cluster::ClusterOptions;
+use parsched_sim::machines::desktop::figs::{format_grid, run_figure, FigureConfig, FigureMachine};
 
 fn main() {
     let mut sets: Vec<(String, String)> = Vec::new();

@@ -133,8 +133,8 @@ pub static MODELS: &[&ModelDef] = &[
     &crate::machines::barrier::MODEL,
     &crate::machines::batch::MODEL,
     &crate::machines::cluster::MODEL,
-    &crate::machines::cluster::FCS_MODEL,
-    &crate::machines::cluster::FIGURE_MODEL,
+    &crate::machines::desktop::FCS_MODEL,
+    &crate::machines::desktop::FIGURE_MODEL,
     &crate::machines::regions::MODEL,
     &crate::workloads::lublin::MODEL,
 ];

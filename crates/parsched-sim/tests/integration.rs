@@ -1306,8 +1306,8 @@ mod cluster_properties {
 
 mod fcs_properties {
     use parsched_core::policy::fcs::{FRows, Fill};
-    use parsched_sim::machines::cluster::desktop::{run, DesktopConfig, DesktopScheme, RunQueues};
     use parsched_sim::machines::cluster::{ClusterOptions, LocalKind};
+    use parsched_sim::machines::desktop::{run, DesktopConfig, DesktopScheme, RunQueues};
     use proptest::prelude::*;
 
     fn job(width: usize) -> impl Strategy<Value = Vec<f64>> {

@@ -1,6 +1,7 @@
 //! The applications of seed 003 (§3.1) as message-passing programs, shaped
 //! after the real codes; their sizes come from the paper's Table 2 and text
-//! by the procedure of [`super::calibrate`] (never from Tables 3–5).
+//! by the procedure of `calibrate.rs`, which imports this module (never
+//! from Tables 3–5).
 //!
 //! * **LIFE(3.5), LIFE(12)**: the MPICH Game of Life — the N × N matrix split
 //!   over a 2 × 4 torus of blocks (N/2 rows × N/4 columns); every iteration
@@ -27,6 +28,10 @@ use parsched_core::ConfigError;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
+
+/// Share of an LU iteration's flops in the two SSOR sweeps (jacld/blts,
+/// jacu/buts); the rest is `rhs` \[estimate\].
+pub const LU_SWEEP_SHARE: f64 = 0.6;
 
 /// An application of the paper.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -73,17 +78,8 @@ impl AppKind {
         }
     }
 
-    /// The calibrated model on the paper's machine (see [`super::calibrate`]).
-    pub fn model(self) -> AppModel {
-        super::calibrate::calibration().models[self.index()]
-    }
-
-    /// The calibrated model on a machine with these message costs.
-    pub fn model_for(self, costs: super::calibrate::Costs) -> AppModel {
-        super::calibrate::calibration_for(costs).models[self.index()]
-    }
-
-    fn index(self) -> usize {
+    /// Its position in [`AppKind::ALL`] (and in a calibration's models).
+    pub fn index(self) -> usize {
         AppKind::ALL.iter().position(|&a| a == self).unwrap_or(0)
     }
 }
@@ -220,8 +216,8 @@ impl AppModel {
                 let ydim = 1u32 << (width.max(1).ilog2() / 2);
                 let xdim = (width / ydim).max(1);
                 let planes = n.saturating_sub(2).max(1) as u64;
-                let sweep = c * super::calibrate::LU_SWEEP_SHARE / (2 * planes) as f64;
-                let rhs = c * (1.0 - super::calibrate::LU_SWEEP_SHARE) / 2.0;
+                let sweep = c * LU_SWEEP_SHARE / (2 * planes) as f64;
+                let rhs = c * (1.0 - LU_SWEEP_SHARE) / 2.0;
                 let (ns, ew) = (40 * n * n, 20 * n * n);
                 let (north, south) = (grid(-1, 0, xdim), grid(1, 0, xdim));
                 let (west, east) = (grid(0, -1, xdim), grid(0, 1, xdim));

@@ -35,13 +35,12 @@
 //! result against the full simulator, and `reproduce cosched` reports each
 //! application's simulated share beside Table 2.
 
+pub use super::apps::LU_SWEEP_SHARE;
 use super::apps::{AppKind, AppModel};
-use super::config::ClusterConfig;
 use parsched_core::program::{Dist, Step};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::VecDeque;
-use std::sync::{Mutex, OnceLock};
 
 /// Cost of one Life cell update (µs) on the paper's 167 MHz UltraSPARC-I:
 /// 8–9 loads and a store through one load/store pipe, ~7 adds and 2–3
@@ -60,9 +59,6 @@ pub const MG_FLOP_PER_POINT: f64 = 17.0;
 /// LU's smallest grid edge on 8 ranks (subdomain.f refuses a local extent
 /// below 3 on the 4 × 2 grid).
 pub const LU_MIN_EDGE: u32 = 12;
-/// Share of an LU iteration's flops in the two SSOR sweeps (jacld/blts,
-/// jacu/buts); the rest is `rhs` \[estimate\].
-pub const LU_SWEEP_SHARE: f64 = 0.6;
 /// Time each application runs alone (s, paper §3.1).
 pub const ALONE_S: f64 = 25.0;
 /// Ranks of a job (the paper's eight workstations).
@@ -80,17 +76,27 @@ pub struct Costs {
 }
 
 impl Costs {
-    pub fn paper() -> Costs {
-        Costs::of(&ClusterConfig::default())
+    /// The costs of a machine with this one-way small-message latency (µs,
+    /// the overheads included), send and receive overheads (µs) and wire
+    /// time per byte (ns) (`ClusterConfig::costs` gives a configuration's).
+    pub fn new(
+        latency_us: f64,
+        send_overhead_us: f64,
+        recv_overhead_us: f64,
+        per_byte_ns: f64,
+    ) -> Costs {
+        Costs {
+            send_us: send_overhead_us,
+            recv_us: recv_overhead_us,
+            wire_us: latency_us - send_overhead_us - recv_overhead_us,
+            per_byte_us: per_byte_ns * 1e-3,
+        }
     }
 
-    pub fn of(c: &ClusterConfig) -> Costs {
-        Costs {
-            send_us: c.send_overhead_us,
-            recv_us: c.recv_overhead_us,
-            wire_us: c.latency_us - c.send_overhead_us - c.recv_overhead_us,
-            per_byte_us: c.per_byte_ns * 1e-3,
-        }
+    /// The paper's machine: 32 µs one way, 5 µs to send and to receive, 30
+    /// ns per byte (`ClusterConfig`'s defaults; its tests check they agree).
+    pub fn paper() -> Costs {
+        Costs::new(32.0, 5.0, 5.0, 30.0)
     }
 }
 
@@ -235,10 +241,14 @@ pub fn mg_flop(edge: u32) -> f64 {
         .sum()
 }
 
-/// The calibration's outputs, besides the models: the machine constants it
-/// solved.
+/// The calibration for a machine's message costs: the applications' models
+/// and the machine constants it solved. A value: computed where a run (or a
+/// report) starts, by [`Calibration::of`], and passed to what sizes the
+/// applications.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Calibration {
+    /// The message costs the applications were sized on.
+    pub costs: Costs,
     /// Compute jitter j, from LIFE(3.5)'s share.
     pub jitter: f64,
     /// NPB's sustained rate on a node (Mflop/s), from MG's share.
@@ -306,6 +316,7 @@ fn compute(costs: Costs) -> Calibration {
         spin_time_us: 100.0,
     };
     Calibration {
+        costs,
         jitter,
         mflops,
         models: [
@@ -318,29 +329,27 @@ fn compute(costs: Costs) -> Calibration {
     }
 }
 
-/// The calibration for the paper's machine (computed once per process;
-/// deterministic).
-pub fn calibration() -> &'static Calibration {
-    static CAL: OnceLock<Calibration> = OnceLock::new();
-    CAL.get_or_init(|| compute(Costs::paper()))
-}
+impl Calibration {
+    /// The calibration for a machine with these message costs
+    /// ([`Costs::paper`] for the paper's): the procedure of the module
+    /// documentation, so that each application communicates its Table 2
+    /// share on that machine (a sensitivity of the sizes to the costs the
+    /// paper does not state). Deterministic; about 50 ms.
+    pub fn of(costs: Costs) -> Calibration {
+        compute(costs)
+    }
 
-/// The calibration for a machine with other message costs: the same
-/// procedure, so that each application communicates its Table 2 share on
-/// that machine (a sensitivity of the sizes to the costs the paper does not
-/// state). Cached per cost set.
-pub fn calibration_for(costs: Costs) -> Calibration {
-    if costs == Costs::paper() {
-        return *calibration();
+    /// `kind`'s calibrated model.
+    pub fn model(&self, kind: AppKind) -> AppModel {
+        self.models[kind.index()]
     }
-    static CACHE: Mutex<Vec<(Costs, Calibration)>> = Mutex::new(Vec::new());
-    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, c)) = cache.iter().find(|(k, _)| *k == costs) {
-        return *c;
+
+    /// The share `kind` communicates alone under its calibrated model, by
+    /// [`dedicated`].
+    pub fn dedicated_share(&self, kind: AppKind) -> f64 {
+        let m = self.model(kind);
+        run(self.costs, kind, m.size, m.compute_us, m.jitter).comm_share
     }
-    let c = compute(costs);
-    cache.push((costs, c));
-    c
 }
 
 /// One application's row of [`report`].
@@ -373,10 +382,8 @@ pub struct Report {
     pub apps: Vec<AppRow>,
 }
 
-/// The calibration report for a machine with these message costs
-/// ([`Costs::paper`] for the paper's).
-pub fn report(costs: Costs) -> Report {
-    let cal = &calibration_for(costs);
+/// The report of a calibration ([`Calibration::of`]).
+pub fn report(cal: &Calibration) -> Report {
     Report {
         life_cell_us: LIFE_CELL_US,
         process_memory_mib: PROCESS_MEMORY_B / (1024.0 * 1024.0),
@@ -394,18 +401,11 @@ pub fn report(costs: Costs) -> Report {
                 size: m.size,
                 iterations: m.iterations,
                 compute_us: m.compute_us,
-                share: run(costs, k, m.size, m.compute_us, m.jitter).comm_share,
+                share: cal.dedicated_share(k),
                 paper_share: k.comm_share(),
             })
             .collect(),
     }
-}
-
-/// The share `kind` communicates alone under its calibrated model, by
-/// [`dedicated`].
-pub fn dedicated_share(kind: AppKind) -> f64 {
-    let m = kind.model();
-    run(Costs::paper(), kind, m.size, m.compute_us, m.jitter).comm_share
 }
 
 #[cfg(test)]
@@ -444,15 +444,16 @@ mod tests {
 
     #[test]
     fn costlier_messages_make_a_coarser_life12_with_the_same_share() {
-        let paper = calibration();
+        let paper = Calibration::of(Costs::paper());
         let slow = Costs {
             send_us: 12.0,
             recv_us: 12.0,
             wire_us: 8.0,
             ..Costs::paper()
         };
-        let cal = calibration_for(slow);
-        assert_eq!(cal, calibration_for(slow), "cached and deterministic");
+        let cal = Calibration::of(slow);
+        assert_eq!(cal, Calibration::of(slow), "deterministic");
+        assert_eq!(cal.costs, slow);
         let (a, b) = (paper.models[1], cal.models[1]);
         assert!(
             b.size > a.size && b.iterations < a.iterations,
@@ -464,17 +465,17 @@ mod tests {
 
     #[test]
     fn the_shares_come_out_as_table_2_says() {
-        let cal = calibration();
+        let cal = Calibration::of(Costs::paper());
         assert!(cal.jitter > 0.0 && cal.jitter < 0.2, "{cal:?}");
         assert!(cal.mflops > 5.0 && cal.mflops < 100.0, "{cal:?}");
         for k in AppKind::ALL {
-            let s = dedicated_share(k);
+            let s = cal.dedicated_share(k);
             if k == AppKind::Ep {
                 assert!(s < 0.01);
             } else if k != AppKind::Lu {
                 assert!((s - k.comm_share()).abs() < 0.002, "{k}: {s}");
             }
-            let m = k.model();
+            let m = cal.model(k);
             let d = run(Costs::paper(), k, m.size, m.compute_us, m.jitter);
             let alone = d.iteration_us * m.iterations as f64 * 1e-6;
             // 25 s to within half an iteration

@@ -4,6 +4,7 @@
 //! documented choices where it does not (`docs/policies/cosched.md`).
 
 use super::apps::AppKind;
+use super::calibrate::{Calibration, Costs};
 use parsched_core::policy::cosched::CoschedScheme;
 use parsched_core::policy::cosched::Scheme;
 use parsched_core::policy::ts::{BoostTo, DispatchTable, TsSemantics};
@@ -275,7 +276,7 @@ pub struct ClusterConfig {
     /// processors `2i`, `2i + 1` of a node are the two hardware threads of
     /// one core, seed 002's hyperthreaded "Potomac"). Not in [`super::SCHEMA`] (the
     /// Python mirror of those keys is kept elsewhere); set it in TOML or
-    /// through `desktop_figs::FigureConfig`.
+    /// through `desktop::figs::FigureConfig`.
     pub smt_threads_per_core: u32,
     /// With `smt_threads_per_core = 2`: the fraction of full speed each of
     /// two sibling hardware threads progresses at while both run a process
@@ -427,39 +428,62 @@ impl ClusterConfig {
         self.apps().iter().map(|a| a.name().to_string()).collect()
     }
 
-    /// Every job as the machine builds it.
+    /// The message costs of this machine (for sizing the applications).
+    pub fn costs(&self) -> Costs {
+        Costs::new(
+            self.latency_us,
+            self.send_overhead_us,
+            self.recv_overhead_us,
+            self.per_byte_ns,
+        )
+    }
+
+    /// The calibration the run's applications are sized by: for this
+    /// machine's message costs with `resize_apps`, else for the paper's.
+    /// Computed once per run, where its jobs are planned, and passed to
+    /// what sizes the applications.
+    pub fn calibration(&self) -> Calibration {
+        Calibration::of(if self.resize_apps {
+            self.costs()
+        } else {
+            Costs::paper()
+        })
+    }
+
+    /// Every job as the machine builds it, computed once per run: the
+    /// bulk-synchronous jobs, or the paper's applications sized by
+    /// [`ClusterConfig::calibration`] (computed here only for them).
     pub(crate) fn plans(&self) -> Vec<JobPlan> {
         use parsched_core::program::{Dist, Program, Step};
-        if !self.bsp_jobs.is_empty() {
-            return self
-                .bsp_jobs
-                .iter()
-                .enumerate()
-                .map(|(j, b)| {
-                    let width = b.mult.len() as u32;
-                    let iters = ((b.iterations as f64 * self.scale).round() as u64).max(1);
-                    let mut body = vec![Step::Compute {
-                        demand: Dist::Const { value: b.grain_us },
-                    }];
-                    body.extend(Program::message_barrier(width, 8));
-                    JobPlan {
-                        program: Program::new(vec![Step::Repeat { count: iters, body }]),
-                        width,
-                        mult: b.mult.clone(),
-                        spin_us: self.spin_time_us.unwrap_or(0.0),
-                        background: b.background,
-                        stream_key: (0x80 | j as u64) << 56,
-                    }
-                })
-                .collect();
+        if self.bsp_jobs.is_empty() {
+            return self.app_plans(&self.calibration());
         }
+        self.bsp_jobs
+            .iter()
+            .enumerate()
+            .map(|(j, b)| {
+                let width = b.mult.len() as u32;
+                let iters = ((b.iterations as f64 * self.scale).round() as u64).max(1);
+                let mut body = vec![Step::Compute {
+                    demand: Dist::Const { value: b.grain_us },
+                }];
+                body.extend(Program::message_barrier(width, 8));
+                JobPlan {
+                    program: Program::new(vec![Step::Repeat { count: iters, body }]),
+                    width,
+                    mult: b.mult.clone(),
+                    spin_us: self.spin_time_us.unwrap_or(0.0),
+                    background: b.background,
+                    stream_key: (0x80 | j as u64) << 56,
+                }
+            })
+            .collect()
+    }
+
+    /// The paper's applications as jobs, sized by `cal`.
+    fn app_plans(&self, cal: &Calibration) -> Vec<JobPlan> {
         let width = self.width();
         let apps = self.apps();
-        let costs = if self.resize_apps {
-            super::calibrate::Costs::of(self)
-        } else {
-            super::calibrate::Costs::paper()
-        };
         let mut seen: Vec<AppKind> = Vec::new();
         apps.iter()
             .map(|&a| {
@@ -470,16 +494,17 @@ impl ClusterConfig {
                 // numbers across workloads).
                 let occurrence = seen.iter().filter(|&&x| x == a).count() as u64;
                 seen.push(a);
-                let app_index = AppKind::ALL.iter().position(|&x| x == a).unwrap_or(0) as u64;
+                let app_index = a.index() as u64;
+                let model = cal.model(a);
                 JobPlan {
-                    program: a.model_for(costs).program(a, width, self.scale),
+                    program: model.program(a, width, self.scale),
                     width,
                     mult: vec![1.0; width as usize],
                     spin_us: self.spin_time_us.unwrap_or_else(|| {
                         self.app_spin_us
                             .get(app_index as usize)
                             .copied()
-                            .unwrap_or(a.model_for(costs).spin_time_us)
+                            .unwrap_or(model.spin_time_us)
                     }),
                     background: false,
                     stream_key: (app_index << 56) | (occurrence << 32),
@@ -617,5 +642,31 @@ impl ClusterConfig {
             return Err(ConfigError::new("jobs", "too many jobs", "at most 4096"));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_costs_are_the_papers_the_calibration_starts_from() {
+        let c = ClusterConfig::default();
+        assert_eq!(c.costs(), Costs::paper());
+        let resized = ClusterConfig {
+            latency_us: 40.0,
+            ..c.clone()
+        };
+        assert_ne!(resized.costs(), Costs::paper());
+        assert_eq!(
+            resized.calibration().costs,
+            Costs::paper(),
+            "resize_apps off"
+        );
+        let on = ClusterConfig {
+            resize_apps: true,
+            ..resized
+        };
+        assert_eq!(on.calibration().costs, on.costs());
     }
 }

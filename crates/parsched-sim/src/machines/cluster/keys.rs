@@ -6,6 +6,7 @@
 
 use super::apps::AppKind;
 use super::config::{parse_table, BoostQueue, ClusterConfig, LocalKind, PendingRule};
+use crate::machines::node_costs::{self, impl_node_costs};
 use parsched_core::policy::cosched::CoschedScheme;
 use parsched_core::policy::ts::{BoostTo, TsSemantics};
 use parsched_core::schema::{End, Field, Kind, Schema, Typed, U32, U64};
@@ -29,6 +30,7 @@ choices!(PendingRule {
 });
 
 type C = ClusterConfig;
+impl_node_costs!(ClusterConfig);
 const APPS: &[&str] = &["LIFE3.5", "LIFE12", "MG", "LU", "EP"];
 
 fn set_jobs(c: &mut C, v: &Value) -> Result<(), ConfigError> {
@@ -265,27 +267,22 @@ static FIELDS: &[Field<C>] = &[
     field!(C, "boost_transient", boost_transient: bool, Kind::Bool, "", "", "",
         "a boost lasts until the process's quantum ends or it blocks (off: the table moves it \
          from the boosted level)"),
-    field!(C, "tick_ms", tick_ms: f64, NONNEG, "ms", "", "",
-        "the clock tick: quanta end on one of the node's ticks, each node with its own phase \
-         (0: quanta end exactly)"),
+    node_costs::tick_ms::<C>("the clock tick: quanta end on one of the node's ticks, each \
+         node with its own phase (0: quanta end exactly)"),
     field!(C, "launch_gap_ms", launch_gap_ms: f64, NONNEG, "ms", "", "",
         "job j's processes start at j × launch_gap_ms plus the start skew"),
     field!(C, "start_skew_ms", start_skew_ms: f64, NONNEG, "ms", "", "",
         "each process starts at a random time in [0, start_skew_ms) after its job's launch"),
-    field!(C, "latency_us", latency_us: f64, NONNEG, "µs", "", "",
-        "one-way user-to-user latency of a small message, send and receive overheads \
-         included (the seed: 32)"),
+    node_costs::latency_us::<C>("one-way user-to-user latency of a small message, send and \
+         receive overheads included (the seed: 32)"),
     field!(C, "send_overhead_us", send_overhead_us: f64, NONNEG, "µs", "", "",
         "host time to post a send"),
     field!(C, "recv_overhead_us", recv_overhead_us: f64, NONNEG, "µs", "", "",
         "host time to take a message from the endpoint"),
     field!(C, "per_byte_ns", per_byte_ns: f64, NONNEG, "ns", "", "", "wire time per byte"),
-    field!(C, "context_switch_us", context_switch_us: f64, NONNEG, "µs", "", "",
-        "a context switch"),
-    field!(C, "interrupt_us", interrupt_us: f64, NONNEG, "µs", "", "",
-        "an interrupt and its service routine"),
-    field!(C, "syscall_us", syscall_us: f64, NONNEG, "µs", "", "",
-        "the driver call (ioctl) to block or to yield"),
+    node_costs::context_switch_us::<C>("a context switch"),
+    node_costs::interrupt_us::<C>("an interrupt and its service routine"),
+    node_costs::syscall_us::<C>("the driver call (ioctl) to block or to yield"),
     field!(C, "timer_us", timer_us: f64, NONNEG, "µs", "", "",
         "one invocation of the periodic boost function"),
     field!(C, "spin_time_us", spin_time_us: opt_f64, NONNEG, "µs", "", "",

@@ -4,10 +4,15 @@
 //! (`parsched_core::policy::cosched`), with explicit gang scheduling and
 //! batch FCFS as references.
 //!
-//! * [`config`]: the typed model ([`ClusterConfig`]) and the nine workloads.
+//! * [`config`]: the typed model ([`ClusterConfig`]) and the nine workloads;
+//!   `keys.rs` its schema (the node costs from [`super::node_costs`]).
 //! * [`apps`]: the applications (LIFE(3.5), LIFE(12), MG, LU, EP) as
 //!   programs of compute, send and receive steps.
-//! * `machine`: the simulated cluster on the shared engine.
+//! * [`calibrate`]: their sizes, a [`calibrate::Calibration`] value computed
+//!   once per run where its jobs are planned (`config` imports `calibrate`,
+//!   which imports `apps`: no circle, no global cache).
+//! * `machine`: the simulated cluster on the shared engine (seed 002's
+//!   desktop, [`super::desktop`], lowers onto it; nothing here imports it).
 //! * [`run`]: replications, the metrics of §3 and 90% confidence intervals.
 
 use parsched_core::time::TickUnit;
@@ -25,12 +30,10 @@ pub(crate) const TICKS_PER_S: u64 = match TICK.per_second() {
 pub mod apps;
 pub mod calibrate;
 pub mod config;
-pub mod desktop;
-pub mod desktop_figs;
-mod desktop_keys;
 mod keys;
 mod model;
-pub use model::{FCS_MODEL, FIGURE_MODEL, MODEL};
+pub use model::MODEL;
+pub(crate) use model::{model_error, model_options};
 mod machine;
 #[cfg(test)]
 mod tests;
@@ -43,6 +46,7 @@ pub use machine::{ClusterError, Counters};
 use crate::engine::{run_watched, Engine};
 use crate::rng::rep_seed;
 use crate::stats::mean_ci90;
+use config::JobPlan;
 use machine::{ClusterMachine, Hooked};
 use parsched_core::policy::cosched::{BoostChooser, CoschedScheme};
 use serde::Serialize;
@@ -177,22 +181,36 @@ pub fn run_once_with(
     opts: &ClusterOptions,
     boost: Option<&mut dyn BoostChooser>,
 ) -> Result<ClusterRun, ClusterError> {
+    cfg.validate()?;
+    run_planned(cfg, &cfg.plans(), seed, opts, boost)
+}
+
+/// One replication of `cfg` running `plans` ([`ClusterConfig::plans`], planned
+/// once per run), under `opts.cancel` if given.
+fn run_planned(
+    cfg: &ClusterConfig,
+    plans: &[JobPlan],
+    seed: u64,
+    opts: &ClusterOptions,
+    boost: Option<&mut dyn BoostChooser>,
+) -> Result<ClusterRun, ClusterError> {
     match &opts.cancel {
-        Some(flag) => crate::cancel::with_cancel(flag, || run_one(cfg, seed, opts, boost)),
-        None => run_one(cfg, seed, opts, boost),
+        Some(flag) => crate::cancel::with_cancel(flag, || run_one(cfg, plans, seed, opts, boost)),
+        None => run_one(cfg, plans, seed, opts, boost),
     }
 }
 
-/// [`run_once`] under the thread's cancel flag.
+/// [`run_planned`] under the thread's cancel flag.
 fn run_one(
     cfg: &ClusterConfig,
+    plans: &[JobPlan],
     seed: u64,
     opts: &ClusterOptions,
     boost: Option<&mut dyn BoostChooser>,
 ) -> Result<ClusterRun, ClusterError> {
     let wall = Instant::now();
     let mut eng = Engine::new();
-    let mut m = ClusterMachine::new(cfg, seed, opts.audit, &mut eng)?;
+    let mut m = ClusterMachine::new(cfg, plans, seed, opts.audit, &mut eng)?;
     if let (true, Some(f)) = (opts.fcs_log, m.global.fcs_mut()) {
         f.policy.record();
     }
@@ -297,6 +315,7 @@ fn run_one(
 /// `opts.workers` threads; results do not depend on the number of workers.
 pub fn run(cfg: &ClusterConfig, opts: &ClusterOptions) -> Result<ClusterResult, ClusterError> {
     cfg.validate()?;
+    let plans = &cfg.plans();
     let reps = cfg.reps as usize;
     let workers = opts.workers.clamp(1, reps);
     let seeds: Vec<u64> = (0..reps as u64).map(|r| rep_seed(cfg.seed, r)).collect();
@@ -319,7 +338,7 @@ pub fn run(cfg: &ClusterConfig, opts: &ClusterOptions) -> Result<ClusterResult, 
             scope.spawn(move || {
                 crate::cancel::inherit(&None, progress, || {
                     for (slot, &seed) in chunk.iter_mut().zip(seeds) {
-                        *slot = Some(run_once(cfg, seed, opts));
+                        *slot = Some(run_planned(cfg, plans, seed, opts, None));
                     }
                 })
             });
@@ -356,8 +375,9 @@ pub fn run_with_boost(
         cancel: opts.cancel.clone().or_else(crate::cancel::current),
         ..opts.clone()
     };
+    let plans = &cfg.plans();
     let runs = (0..cfg.reps as u64)
-        .map(|r| run_once_with(cfg, rep_seed(cfg.seed, r), opts, Some(&mut *boost)))
+        .map(|r| run_planned(cfg, plans, rep_seed(cfg.seed, r), opts, Some(&mut *boost)))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(summarize(cfg, runs))
 }

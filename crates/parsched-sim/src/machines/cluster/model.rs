@@ -1,9 +1,6 @@
-//! The rows of the model table (`crate::models`) of the two papers' machines
-//! in this folder: seed 003's network of workstations (`cosched`) and seed
-//! 002's parallel desktop (`fcs`, Table 1; `fcs_figure`, Figures 1-2).
+//! The row of the model table (`crate::models`) of seed 003's network of
+//! workstations (`cosched`).
 
-use super::desktop::{DesktopConfig, FCS_SCHEMA};
-use super::desktop_figs::{FigureConfig, FIGURES_SCHEMA};
 use super::{ClusterConfig, SCHEMA};
 use super::{ClusterError, ClusterOptions};
 use crate::models::{fields, typed, ModelDef, ModelError, ModelKind, ModelPage};
@@ -19,25 +16,8 @@ impl Schematic for ClusterConfig {
     }
 }
 
-impl Schematic for DesktopConfig {
-    fn schema() -> &'static Schema<Self> {
-        &FCS_SCHEMA
-    }
-    fn validate_all(&self) -> Result<(), ConfigError> {
-        self.validate()
-    }
-}
-
-impl Schematic for FigureConfig {
-    fn schema() -> &'static Schema<Self> {
-        &FIGURES_SCHEMA
-    }
-    fn validate_all(&self) -> Result<(), ConfigError> {
-        self.validate()
-    }
-}
-
-fn failed(e: ClusterError) -> ModelError {
+/// A cluster run's error as a model's (the desktop's rows use it too).
+pub(crate) fn model_error(e: ClusterError) -> ModelError {
     match e {
         ClusterError::Config(e) => e.into(),
         ClusterError::Interrupted => ModelError::Interrupted,
@@ -45,7 +25,8 @@ fn failed(e: ClusterError) -> ModelError {
     }
 }
 
-fn options(workers: usize) -> ClusterOptions {
+/// The options of a generic run with `workers` threads.
+pub(crate) fn model_options(workers: usize) -> ClusterOptions {
     ClusterOptions {
         workers,
         ..Default::default()
@@ -56,19 +37,7 @@ fn run_cosched(
     cfg: Box<dyn Configuration>,
     workers: usize,
 ) -> Result<serde_json::Value, ModelError> {
-    fields(&super::run(&typed::<ClusterConfig>(cfg), &options(workers)).map_err(failed)?)
-}
-
-fn run_fcs(cfg: Box<dyn Configuration>, workers: usize) -> Result<serde_json::Value, ModelError> {
-    fields(&super::desktop::run(&typed::<DesktopConfig>(cfg), &options(workers)).map_err(failed)?)
-}
-
-fn run_figure(
-    cfg: Box<dyn Configuration>,
-    workers: usize,
-) -> Result<serde_json::Value, ModelError> {
-    let cfg = typed::<FigureConfig>(cfg);
-    fields(&super::desktop_figs::run_figure(&cfg, &options(workers)).map_err(failed)?)
+    fields(&super::run(&typed::<ClusterConfig>(cfg), &model_options(workers)).map_err(model_error)?)
 }
 
 static COSCHED_PAGE: ModelPage = ModelPage {
@@ -113,63 +82,4 @@ pub const MODEL: ModelDef = ModelDef {
     page: &COSCHED_PAGE,
     config: || Box::new(ClusterConfig::default()),
     run: Some(run_cosched),
-};
-
-static DESKTOP_PAGE: ModelPage = ModelPage {
-    path: "models/fcs.md",
-    nav: "Flexible coscheduling",
-    title: "Flexible coscheduling on the parallel desktop",
-    paper: "E. Frachtenberg, *Process scheduling for the parallel desktop* (seed 002)",
-    what: "Processes are classified from what they do (CS: coscheduled, F: frustrated, \
-           DC: don't-care) and scheduled by class, against Linux, FCFS, gang and \
-           spin-block on a load-imbalanced workload (Table 1) and beside sequential \
-           stressors (Figures 1-2).",
-    cli: "parsched simulate fcs --set scheme=fcs",
-    python: "r = parsched.simulate(parsched.FcsConfig())",
-    policies: &[
-        ("Flexible coscheduling", "policies/fcs.md"),
-        ("The classifier", "policies/classifier.md"),
-    ],
-    reproductions: &["fcs", "desktop"],
-};
-
-/// The parallel desktop's Table 1 (seed 002).
-pub const FCS_MODEL: ModelDef = ModelDef {
-    name: "fcs",
-    kind: ModelKind::Simulated,
-    class: "FcsConfig",
-    time_unit: "s",
-    summary_keys: &[
-        "scheme",
-        "makespan",
-        "makespan_ci90",
-        "optimum",
-        "over_optimum",
-        "context_switches",
-        "blocks",
-        "slot_switches",
-        "events",
-        "wall_seconds",
-    ],
-    sweep_keys: &["livelock"],
-    headline: Some("makespan"),
-    seed_key: "seed",
-    page: &DESKTOP_PAGE,
-    config: || Box::new(DesktopConfig::default()),
-    run: Some(run_fcs),
-};
-
-/// The parallel desktop's Figures 1-2 (seed 002).
-pub const FIGURE_MODEL: ModelDef = ModelDef {
-    name: "fcs_figure",
-    kind: ModelKind::Simulated,
-    class: "FcsFigureConfig",
-    time_unit: "s",
-    summary_keys: &["machine", "work_s", "events", "wall_seconds"],
-    sweep_keys: &[],
-    headline: None,
-    seed_key: "seed",
-    page: &DESKTOP_PAGE,
-    config: || Box::new(FigureConfig::default()),
-    run: Some(run_figure),
 };

@@ -457,35 +457,6 @@ fn smt_siblings_run_at_smt_speed_exactly() {
     }
 }
 
-/// With two processors per node as two cores' worth of single threads
-/// (`smt_speed = 1`), SMT changes nothing: the same events, the same times.
-#[test]
-fn smt_at_full_speed_changes_nothing() {
-    let opts = ClusterOptions::default();
-    for scheme in [
-        crate::machines::cluster::desktop::DesktopScheme::Default,
-        crate::machines::cluster::desktop::DesktopScheme::Gang,
-        crate::machines::cluster::desktop::DesktopScheme::Fcs,
-    ] {
-        let d = crate::machines::cluster::desktop::DesktopConfig {
-            scheme,
-            scale: 0.01,
-            ..Default::default()
-        };
-        let off = d.cluster();
-        let on = ClusterConfig {
-            smt_threads_per_core: 2,
-            smt_speed: 1.0,
-            ..off.clone()
-        };
-        let a = run_once(&off, 3, &opts).unwrap();
-        let b = run_once(&on, 3, &opts).unwrap();
-        assert_eq!(a.job_completion_times, b.job_completion_times, "{scheme:?}");
-        assert_eq!(a.events, b.events, "{scheme:?}");
-        assert_eq!(a.context_switches, b.context_switches, "{scheme:?}");
-    }
-}
-
 #[test]
 fn smt_configurations_are_checked() {
     let mut c = two_sequential(CoschedScheme::Gang, 2, 0.6, 1.0, 1.0);
@@ -550,7 +521,7 @@ fn gang_background_apart_gives_stressors_rows_of_their_own() {
 fn a_region_touch_is_a_program_error_not_a_panic() {
     let c = cfg(CoschedScheme::Dynamic(Scheme::LOCAL), 7, 0.02);
     let mut eng = Engine::new();
-    let mut m = ClusterMachine::new(&c, 1, false, &mut eng).unwrap();
+    let mut m = ClusterMachine::new(&c, &c.plans(), 1, false, &mut eng).unwrap();
     let memlat = std::sync::Arc::new(parsched_core::program::Program::memlat(1 << 20, 4096, 10));
     for p in m.programs.iter_mut() {
         *p = memlat.clone();
@@ -751,18 +722,6 @@ fn runs_past_max_events_stop_with_one_line_naming_the_key() {
         run(&c, &ClusterOptions::default()).unwrap().runs[0].events,
         events
     );
-    // The parallel desktop and its figures take the key too.
-    let mut d = desktop::DesktopConfig {
-        scale: 0.01,
-        ..Default::default()
-    };
-    d.set("max_events", &parsched_core::Value::Int(100))
-        .unwrap();
-    match desktop::run(&d, &ClusterOptions::default()) {
-        Err(ClusterError::Config(e)) => assert_eq!(e.field, "max_events", "{e}"),
-        other => panic!("{:?}", other.map(|r| r.makespan)),
-    }
-    let mut f = desktop_figs::FigureConfig::default();
-    f.set("max_events", &parsched_core::Value::Int(0)).unwrap();
-    assert_eq!(f.max_events, 0);
+    // The parallel desktop and its figures take the key too: `desktop`'s
+    // tests.
 }

@@ -263,25 +263,27 @@ struct Parts {
 }
 
 impl ClusterMachine {
+    /// The machine of `cfg` running `plans` (`ClusterConfig::plans`, planned
+    /// once for all of a run's replications).
     pub fn new(
         cfg: &ClusterConfig,
+        plans: &[JobPlan],
         seed: u64,
         audit: bool,
         eng: &mut Engine<Ev>,
     ) -> Result<ClusterMachine, ClusterError> {
         cfg.validate()?;
-        let plans = cfg.plans();
         let dynamic = match cfg.scheme {
             CoschedScheme::Dynamic(s) => Some(s),
             _ => None,
         };
-        let programs = checked_programs(&plans)?;
-        let job_spin = job_spins(cfg, &plans, dynamic);
+        let programs = checked_programs(plans)?;
+        let job_spin = job_spins(cfg, plans, dynamic);
         let mut nodes = build_nodes(cfg)?;
         let cpus = build_cpus(cfg, eng);
-        let (mut global, placement) = build_global(cfg, &plans, dynamic, &job_spin)?;
+        let (mut global, placement) = build_global(cfg, plans, dynamic, &job_spin)?;
         let (mut procs, jobs) =
-            build_procs(cfg, &plans, seed, &placement, &mut global, &mut nodes, eng);
+            build_procs(cfg, plans, seed, &placement, &mut global, &mut nodes, eng);
         let mut phase_rng = stream(seed, Stream::Phase, 0);
         if ms(cfg.daemon_period_ms) > 0 && dynamic.is_some() {
             add_daemons(cfg, seed, &mut procs, &mut nodes, &mut phase_rng, eng);

@@ -31,9 +31,9 @@
 //!   program's row). See `docs/policies/fcs.md`, "Figures 1–2", for why a row
 //!   per stressor cannot give the paper's flat gang curve.
 
-pub use super::desktop_keys::FIGURES_SCHEMA;
+pub use super::keys::FIGURES_SCHEMA;
+use super::{desktop_cluster_base, DefaultWait};
 use crate::machines::cluster::config::BspJob;
-use crate::machines::cluster::desktop::{desktop_cluster_base, DefaultWait};
 use crate::machines::cluster::{ClusterConfig, ClusterError, ClusterOptions, LocalKind};
 use parsched_core::policy::cosched::{CoschedScheme, Scheme};
 use parsched_core::ConfigError;

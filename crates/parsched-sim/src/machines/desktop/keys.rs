@@ -7,8 +7,9 @@
 //! declared once, by [`desktop_cluster_fields!`], so both models accept the
 //! same values for them.
 
-use super::desktop::{DefaultWait, DesktopConfig, DesktopScheme, RunQueues};
-use super::desktop_figs::{FigureConfig, FigureMachine, FigureScheduler, StressorRows};
+use super::figs::{FigureConfig, FigureMachine, FigureScheduler, StressorRows};
+use super::{DefaultWait, DesktopConfig, DesktopScheme, RunQueues};
+use crate::machines::node_costs::impl_node_costs;
 use parsched_core::policy::fcs::{FRows, Fill};
 use parsched_core::schema::{End, Field, Kind, Schema, Typed, U32, U64};
 use parsched_core::Value;
@@ -46,7 +47,9 @@ const LOCAL: Kind = Kind::Choice {
 };
 
 /// The keys of the cluster a desktop model lowers onto, for configuration
-/// type `$C` (fields of those names): one declaration for both models.
+/// type `$C` (fields of those names): one declaration for both models; the
+/// five node costs come from the fragment the cluster's schema takes them
+/// from too (`machines::node_costs`), with the desktop's docs.
 macro_rules! desktop_cluster_fields {
     ($C:ty) => {
         [
@@ -69,16 +72,12 @@ macro_rules! desktop_cluster_fields {
             field!($C, "rr_quantum_ms", rr_quantum_ms: f64, Kind::POSITIVE, "ms", "", "",
                 "round robin's quantum")
             .worded("{}", "a finite number > 0"),
-            field!($C, "tick_ms", tick_ms: f64, Kind::NONNEG, "ms", "", "",
-                "the kernel's tick (HZ = 1000)"),
-            field!($C, "latency_us", latency_us: f64, Kind::NONNEG, "µs", "", "",
+            $crate::machines::node_costs::tick_ms::<$C>("the kernel's tick (HZ = 1000)"),
+            $crate::machines::node_costs::latency_us::<$C>(
                 "one-way latency of a small message (or of a wake-up) [ext]"),
-            field!($C, "context_switch_us", context_switch_us: f64, Kind::NONNEG, "µs", "", "",
-                "a context switch [ext]"),
-            field!($C, "interrupt_us", interrupt_us: f64, Kind::NONNEG, "µs", "", "",
-                "waking a blocked process [ext]"),
-            field!($C, "syscall_us", syscall_us: f64, Kind::NONNEG, "µs", "", "",
-                "the call that blocks [ext]"),
+            $crate::machines::node_costs::context_switch_us::<$C>("a context switch [ext]"),
+            $crate::machines::node_costs::interrupt_us::<$C>("waking a blocked process [ext]"),
+            $crate::machines::node_costs::syscall_us::<$C>("the call that blocks [ext]"),
             field!($C, "start_skew_ms", start_skew_ms: f64, Kind::NONNEG, "ms", "", "",
                 "processes start within this of time 0"),
             field!($C, "scale", scale: f64, Kind::POSITIVE, "", "", "",
@@ -112,6 +111,7 @@ fn schema_of<C>(
 }
 
 type D = DesktopConfig;
+impl_node_costs!(DesktopConfig);
 
 /// The schema of [`DesktopConfig`] (the `fcs` model).
 #[rustfmt::skip]
@@ -195,6 +195,7 @@ fn get_schedulers(c: &FigureConfig) -> Typed {
 }
 
 type F = FigureConfig;
+impl_node_costs!(FigureConfig);
 
 /// The schema of [`FigureConfig`] (the desktop figures).
 #[rustfmt::skip]

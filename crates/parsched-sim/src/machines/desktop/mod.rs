@@ -1,4 +1,10 @@
-//! Seed 002's "parallel desktop" experiments on the cluster machine.
+//! Seed 002's "parallel desktop" experiments, lowered onto seed 003's
+//! cluster machine (`machines::cluster`, which imports nothing from here).
+//!
+//! * this module: Table 1's model ([`DesktopConfig`], [`run`]);
+//! * [`figs`]: Figures 1–2 ([`figs::FigureConfig`], [`figs::run_figure`]);
+//! * `keys.rs`: both models' schemas; `model.rs`: their rows of the model
+//!   table (`crate::models`).
 //!
 //! Seed 002 (Frachtenberg, "Process Scheduling for the Parallel Desktop",
 //! `seeds/002_f89b85c3eb86e2ff.txt`; digest `notes/seed-targets.md`, 002)
@@ -23,7 +29,12 @@
 //! | `sb` | independent O(1) schedulers; spin `spin_us`, then block |
 //! | `fcs` | `parsched_core::policy::fcs` rows over the same local schedulers |
 
-pub use super::desktop_keys::FCS_SCHEMA;
+pub mod figs;
+mod keys;
+mod model;
+pub use keys::FCS_SCHEMA;
+pub use model::{FCS_MODEL, FIGURE_MODEL};
+
 use crate::machines::cluster::config::BspJob;
 use crate::machines::cluster::{ClusterConfig, ClusterError, ClusterOptions, LocalKind};
 use parsched_core::policy::classify::ClassifierConfig;
@@ -297,7 +308,7 @@ impl DesktopConfig {
 }
 
 /// The cluster configuration both desktop models ([`DesktopConfig`] and
-/// [`FigureConfig`](super::desktop_figs::FigureConfig)) lower their
+/// [`FigureConfig`](figs::FigureConfig)) lower their
 /// same-named keys to alike: the nodes' scheduler and its costs, the message
 /// latency (with its send and receive overheads), the gang slot, block
 /// placement and the run's scale, seed, replications and time limit; the
@@ -394,6 +405,7 @@ pub fn run(cfg: &DesktopConfig, opts: &ClusterOptions) -> Result<DesktopResult, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::machines::cluster::run_once;
 
     #[test]
     fn defaults_are_table_1() {
@@ -423,5 +435,52 @@ mod tests {
         assert_eq!(c.set("nope", &Value::Int(1)).unwrap_err().field, "nope");
         c.set("jobs", &Value::Str("1,1,1,1,1".into())).unwrap();
         assert_eq!(c.validate().unwrap_err().field, "jobs");
+    }
+
+    /// With two processors per node as two cores' worth of single threads
+    /// (`smt_speed = 1`), SMT changes nothing: the same events, the same times.
+    #[test]
+    fn smt_at_full_speed_changes_nothing() {
+        let opts = ClusterOptions::default();
+        for scheme in [
+            DesktopScheme::Default,
+            DesktopScheme::Gang,
+            DesktopScheme::Fcs,
+        ] {
+            let d = DesktopConfig {
+                scheme,
+                scale: 0.01,
+                ..Default::default()
+            };
+            let off = d.cluster();
+            let on = ClusterConfig {
+                smt_threads_per_core: 2,
+                smt_speed: 1.0,
+                ..off.clone()
+            };
+            let a = run_once(&off, 3, &opts).unwrap();
+            let b = run_once(&on, 3, &opts).unwrap();
+            assert_eq!(a.job_completion_times, b.job_completion_times, "{scheme:?}");
+            assert_eq!(a.events, b.events, "{scheme:?}");
+            assert_eq!(a.context_switches, b.context_switches, "{scheme:?}");
+        }
+    }
+
+    /// Issue #27: the parallel desktop and its figures take `max_events` as
+    /// the cluster does (`cluster::tests`).
+    #[test]
+    fn the_desktop_models_stop_past_max_events() {
+        let mut d = DesktopConfig {
+            scale: 0.01,
+            ..Default::default()
+        };
+        d.set("max_events", &Value::Int(100)).unwrap();
+        match run(&d, &ClusterOptions::default()) {
+            Err(ClusterError::Config(e)) => assert_eq!(e.field, "max_events", "{e}"),
+            other => panic!("{:?}", other.map(|r| r.makespan)),
+        }
+        let mut f = figs::FigureConfig::default();
+        f.set("max_events", &Value::Int(0)).unwrap();
+        assert_eq!(f.max_events, 0);
     }
 }
