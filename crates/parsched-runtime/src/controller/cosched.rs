@@ -50,9 +50,9 @@
 //!   (all ranks, with free placement), which preempts the yielder; the
 //!   yielder keeps polling with `sched_yield`.
 
-use super::fcs_files::{read_ranks, Bell, ClassFiles, RankView, Waiting, SYNC_FILE_ENV};
 use super::mechanism::{mono_ns, Decision, Mechanism};
-use super::policy::{Needs, RuntimePolicy};
+use super::policy::{Needs, PolicyReport, RuntimePolicy};
+use super::stats_files::{read_ranks, Bell, ClassFiles, RankView, Waiting, SYNC_FILE_ENV};
 use crate::error::{Result, RuntimeError};
 use crate::spec::{CoschedLayout, JobReport, RunSpec};
 use crate::topology::MachineTopology;
@@ -61,7 +61,6 @@ use parsched_core::policy::cosched::{
     EndpointView, PeriodicBooster, ProcState, Scheme, WaitKind,
 };
 use parsched_core::Time;
-use std::any::Any;
 use std::collections::BTreeMap;
 
 /// How often the policy looks for newly started ranks.
@@ -513,11 +512,10 @@ impl RuntimePolicy for CoschedPolicy {
             .collect();
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
+    /// `boosts`: ranks raised to SCHED_FIFO (the mechanism applied them).
+    fn report(&self, m: &Mechanism) -> PolicyReport {
+        let mut r = PolicyReport::new();
+        r.insert("boosts".into(), m.boosts_applied().into());
+        r
     }
 }

@@ -4,7 +4,6 @@
 use super::mechanism::{Decision, Mechanism};
 use super::policy::RuntimePolicy;
 use crate::error::Result;
-use std::any::Any;
 
 /// The default policy (it has no state).
 pub(crate) struct DefaultPolicy;
@@ -19,13 +18,5 @@ impl RuntimePolicy for DefaultPolicy {
             m.apply(Decision::spawn(i))?;
         }
         Ok(())
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
     }
 }

@@ -45,20 +45,21 @@
 
 //!
 //! The state is [`FcsExt`]'s: the core policy, what was measured of and
-//! applied to each job, the DC slot and the class files (`fcs_files.rs`).
+//! applied to each job, the DC slot and the class files (`stats_files.rs`).
 //! The gang matrix is plain gang's (`gang.rs`): FCS is
 //! [`GangPolicy`]`<`[`FcsExt`]`>`, the gang code with FCS's callbacks.
 
-use super::fcs_files::{ClassFiles, SyncCounts, CLASS_FILE_ENV, SYNC_FILE_ENV};
 use super::gang::{leave_matrix, queued, GangExt, GangPolicy};
 use super::mechanism::{Decision, Mechanism};
+use super::policy::PolicyReport;
+use super::stats_files::{ClassFiles, SyncCounts, CLASS_FILE_ENV, SYNC_FILE_ENV};
 use crate::error::Result;
 use crate::procfs;
 use crate::spec::{JobReport, RunSpec};
 use crate::topology::MachineTopology;
 use parsched_core::policy::classify::{CoschedClass, Observation};
 use parsched_core::policy::fcs::{
-    FRows, Fcs, FcsConfig, Fill, FillIn, FillPriority, Role, Slot, Usage,
+    FRows, Fcs, FcsConfig, Fill, FillIn, FillPriority, Role, Slot, Step, Usage,
 };
 use parsched_core::policy::gang::GangId;
 use parsched_core::policy::gang_sched::{Admission, GangScheduler};
@@ -165,18 +166,10 @@ impl GangPolicy<FcsExt> {
             in_dc_slot: false,
             dc_slot_since: None,
             class_files: None,
+            dc_slots: 0,
+            dc_slot_s: 0.0,
         };
         GangPolicy::with_ext(spec, topo, ext)
-    }
-
-    /// The core policy (its configuration, its log).
-    pub(crate) fn core(&self) -> &Fcs {
-        &self.ext.fcs
-    }
-
-    /// As [`GangPolicy::core`], to record.
-    pub(crate) fn core_mut(&mut self) -> &mut Fcs {
-        &mut self.ext.fcs
     }
 }
 
@@ -197,6 +190,10 @@ pub(crate) struct FcsExt {
     dc_slot_since: Option<Instant>,
     /// The files publishing each job's class to it.
     class_files: Option<ClassFiles>,
+    /// DC slots given (a released job was owed its `dc_min_share`), and
+    /// the wall seconds spent in them: the policy's report.
+    dc_slots: u64,
+    dc_slot_s: f64,
 }
 
 impl FcsExt {
@@ -455,7 +452,7 @@ impl GangExt for FcsExt {
     /// released jobs' periods.
     fn end_period(&mut self, m: &mut Mechanism, s: &mut GangScheduler) -> Result<()> {
         if let Some(t) = self.dc_slot_since.take() {
-            m.stats_mut().dc_slot_s += t.elapsed().as_secs_f64();
+            self.dc_slot_s += t.elapsed().as_secs_f64();
         }
         for i in 0..m.jobs().len() {
             if m.job(i).live() && self.jobs[i].period.is_some() {
@@ -592,7 +589,7 @@ impl GangExt for FcsExt {
                 self.set_idle(m, i, false);
             }
         }
-        m.stats_mut().dc_slots += 1;
+        self.dc_slots += 1;
     }
 
     fn leave_dc_slot(&mut self) {
@@ -650,5 +647,20 @@ impl GangExt for FcsExt {
     /// The class files go with the run (the jobs have exited).
     fn finish(&mut self) {
         self.class_files = None;
+    }
+
+    fn report(&self) -> PolicyReport {
+        let mut r = PolicyReport::new();
+        r.insert("dc_slots".into(), self.dc_slots.into());
+        r.insert("dc_slot_s".into(), self.dc_slot_s.into());
+        r
+    }
+
+    fn record_decisions(&mut self) {
+        self.fcs.record();
+    }
+
+    fn decisions(&self) -> &[Step] {
+        self.fcs.log()
     }
 }

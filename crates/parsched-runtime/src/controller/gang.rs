@@ -13,16 +13,16 @@
 //! [`GangScheduler`]: parsched_core::policy::gang_sched::GangScheduler
 
 use super::mechanism::{mono_ns, Decision, Mechanism};
-use super::policy::{Needs, RuntimePolicy};
+use super::policy::{Needs, PolicyReport, RuntimePolicy};
 use super::SwitchRecord;
 use crate::error::Result;
 use crate::procfs;
 use crate::spec::{JobReport, RunSpec};
 use crate::topology::MachineTopology;
+use parsched_core::policy::fcs::Step;
 use parsched_core::policy::gang::{GangId, GangMatrix, SlotId};
 use parsched_core::policy::gang_sched::{Admission, GangSchedOptions, GangScheduler};
 use parsched_core::PolicyError;
-use std::any::Any;
 use std::time::{Duration, Instant};
 
 /// What a policy adds to the gang matrix (FCS: `fcs.rs`). Every callback
@@ -108,6 +108,16 @@ pub(crate) trait GangExt: Send + 'static {
     fn stop(&mut self, _m: &mut Mechanism) {}
     /// See [`RuntimePolicy::finish`].
     fn finish(&mut self) {}
+    /// See [`RuntimePolicy::report`] (plain gang: nothing of its own).
+    fn report(&self) -> PolicyReport {
+        PolicyReport::new()
+    }
+    /// See [`RuntimePolicy::record_decisions`].
+    fn record_decisions(&mut self) {}
+    /// See [`RuntimePolicy::decisions`].
+    fn decisions(&self) -> &[Step] {
+        &[]
+    }
 }
 
 /// Plain gang scheduling: no extension.
@@ -509,11 +519,15 @@ impl<X: GangExt> RuntimePolicy for GangPolicy<X> {
         self.ext.finish();
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn report(&self, _m: &Mechanism) -> PolicyReport {
+        self.ext.report()
     }
 
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
+    fn record_decisions(&mut self) {
+        self.ext.record_decisions();
+    }
+
+    fn decisions(&self) -> &[Step] {
+        self.ext.decisions()
     }
 }

@@ -63,7 +63,7 @@
 //! | `default.rs` | default policy: start everything |
 //! | `gang.rs` | gang policy: slot switches, admission, refits, spreading; generic over an extension (`GangExt`) |
 //! | `fcs.rs` | FCS: gang with the FCS extension: /proc observations → the core `Fcs` policy → roles (freeze/thaw, affinity, SCHED_IDLE) |
-//! | `fcs_files.rs` | FCS: the class files and synchronization-statistics files shared with the jobs |
+//! | `stats_files.rs` | the statistics files shared with the jobs (class files, synchronization statistics, MPI rank views, the bell), used by FCS and cosched |
 //! | `pools.rs` | pools policy: Zhou–Brecht placement into cpusets |
 //! | `regions.rs` | regions policy: /proc working sets → cache balancing → cpusets |
 //! | `realtime.rs` | SCHED_FIFO for the controller |
@@ -87,8 +87,8 @@ use std::time::{Duration, Instant};
 mod cosched;
 mod default;
 mod fcs;
-mod fcs_files;
-pub use fcs_files::{read_ranks, RankView, Waiting, RANK_SLOT_BYTES};
+mod stats_files;
+pub use stats_files::{read_ranks, RankView, Waiting, RANK_SLOT_BYTES};
 mod gang;
 mod mechanism;
 mod policy;
@@ -97,6 +97,7 @@ mod realtime;
 mod regions;
 
 use mechanism::{mono_ns, Mechanism, Parts};
+pub use policy::PolicyReport;
 use policy::RuntimePolicy;
 pub use realtime::{enter_realtime, leave_realtime};
 pub use regions::{RegionsCache, RegionsRecord, RegionsStats};
@@ -137,18 +138,27 @@ pub struct ControllerStats {
     /// Whether it ran at SCHED_FIFO.
     pub realtime: bool,
     pub backend: String,
-    /// FCS: DC slots given (a released job was owed its `dc_min_share`).
-    pub dc_slots: u64,
-    /// FCS: wall seconds spent in DC slots.
-    pub dc_slot_s: f64,
-    /// Cosched: boosts given (a rank raised to SCHED_FIFO for a period).
-    pub boosts: u64,
-    /// Regions: the caches, the scans and every placement decision.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub regions: Option<RegionsStats>,
+    /// The policy's own statistics, from its report
+    /// (`RuntimePolicy::report`), side by side with the controller's keys:
+    /// FCS's `dc_slots` (DC slots given: a released job was owed its
+    /// `dc_min_share`) and `dc_slot_s` (wall seconds in them), cosched's
+    /// `boosts` (ranks raised to SCHED_FIFO), regions' `regions` (the
+    /// caches, the scans and every placement decision: [`RegionsStats`]).
+    #[serde(flatten)]
+    pub policy: PolicyReport,
     /// The signal (SIGINT, SIGTERM, SIGHUP) that stopped the run, if one did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,
+}
+
+impl ControllerStats {
+    /// Key `key` of the policy's report as a `T` (`None`: absent, or not a
+    /// `T`): `stats.reported::<u64>("dc_slots")`.
+    pub fn reported<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
+        self.policy
+            .get(key)
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+    }
 }
 
 /// The controller of one run: the mechanism and the policy.
@@ -290,24 +300,16 @@ impl Controller {
         self.m.supervisor_pid()
     }
 
-    /// FCS: the policy, if this run's policy is FCS.
-    fn fcs(&self) -> Option<&fcs::FcsPolicy> {
-        self.policy.as_any().downcast_ref::<fcs::FcsPolicy>()
-    }
-
-    /// FCS: records the core policy's inputs and decisions from now on (for
-    /// tests: [`Controller::fcs_log`], `Fcs::replay`). Other policies have
-    /// nothing to record.
+    /// Records the policy's inputs and decisions from now on (for tests:
+    /// [`Controller::fcs_log`], `Fcs::replay`). Only FCS records anything.
     pub fn record_fcs(&mut self) {
-        if let Some(p) = self.policy.as_any_mut().downcast_mut::<fcs::FcsPolicy>() {
-            p.core_mut().record();
-        }
+        self.policy.record_decisions();
     }
 
-    /// FCS: the core policy's recorded inputs and decisions (empty for
-    /// other policies).
+    /// What the policy recorded: FCS's core policy's inputs and decisions
+    /// (empty for other policies).
     pub fn fcs_log(&self) -> &[parsched_core::policy::fcs::Step] {
-        self.fcs().map_or(&[], |p| p.core().log())
+        self.policy.decisions()
     }
 
     /// The core FCS policy's configuration for this run's spec.
@@ -323,6 +325,7 @@ impl Controller {
             self.abort_jobs();
         }
         self.finish_cleanup();
+        self.m.stats_mut().policy = self.policy.report(&self.m);
         self.m.end_run(cpu0);
         r?;
         Ok(self.m.reports())

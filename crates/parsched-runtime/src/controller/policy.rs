@@ -35,7 +35,7 @@ use super::regions::RegionsPolicy;
 use crate::error::Result;
 use crate::spec::{JobReport, Policy, RunSpec};
 use crate::topology::MachineTopology;
-use std::any::Any;
+use parsched_core::policy::fcs::Step;
 
 #[cfg(doc)]
 use super::mechanism::Decision;
@@ -108,11 +108,26 @@ pub(crate) trait RuntimePolicy: Send {
     /// Releases the policy's own resources (after the jobs exited).
     fn finish(&mut self) {}
 
-    /// For the accessors of one policy's own records (FCS's log).
-    fn as_any(&self) -> &dyn Any;
-    /// As [`RuntimePolicy::as_any`], to change them.
-    fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// What the policy counted of the run (FCS's `dc_slots`, cosched's
+    /// `boosts`, regions' `regions`): its keys join the controller's
+    /// statistics ([`super::ControllerStats::policy`]). Asked once, when the
+    /// run ends; `m` for what the mechanism counted on the policy's behalf.
+    fn report(&self, _m: &Mechanism) -> PolicyReport {
+        PolicyReport::new()
+    }
+
+    /// Records the policy's inputs and decisions from now on, for replay
+    /// (FCS: the core policy's log; others record nothing).
+    fn record_decisions(&mut self) {}
+
+    /// What [`RuntimePolicy::record_decisions`] recorded (empty if nothing).
+    fn decisions(&self) -> &[Step] {
+        &[]
+    }
 }
+
+/// A policy's own statistics: keys (as in the run's JSON) and values.
+pub type PolicyReport = serde_json::Map<String, serde_json::Value>;
 
 /// The implementation of `spec.policy` on `topo`.
 pub(crate) fn build(spec: &RunSpec, topo: &MachineTopology) -> Result<Box<dyn RuntimePolicy>> {

@@ -14,7 +14,6 @@ use parsched_core::policy::pools::{
 };
 use parsched_core::topology::PoolLayout;
 use parsched_core::{JobId, PoolId};
-use std::any::Any;
 
 /// The pools policy's state.
 pub(crate) struct PoolsPolicy {
@@ -119,13 +118,5 @@ impl RuntimePolicy for PoolsPolicy {
 
     fn annotate(&self, i: usize, r: &mut JobReport) {
         r.pool = self.home[i];
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
     }
 }

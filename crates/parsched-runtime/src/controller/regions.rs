@@ -56,7 +56,7 @@
 //! touches another user's monitor.)
 
 use super::mechanism::{mono_ns, Decision, Mechanism};
-use super::policy::{Needs, RuntimePolicy};
+use super::policy::{Needs, PolicyReport, RuntimePolicy};
 use crate::error::Result;
 use crate::spec::{JobReport, RegionsSpec, RunSpec};
 use crate::topology::MachineTopology;
@@ -66,12 +66,11 @@ use parsched_core::policy::regions::{
     RegionDecision, WssEstimator,
 };
 use parsched_core::{CacheId, ProcId, RegionId};
-use serde::Serialize;
-use std::any::Any;
+use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
 /// One cache the jobs are balanced over.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct RegionsCache {
     pub level: u8,
     pub size_bytes: u64,
@@ -80,7 +79,7 @@ pub struct RegionsCache {
 }
 
 /// One placement decision.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RegionsRecord {
     /// Seconds since the run started.
     pub at_s: f64,
@@ -101,7 +100,7 @@ pub struct RegionsRecord {
 }
 
 /// What the regions policy saw and did.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct RegionsStats {
     pub caches: Vec<RegionsCache>,
     /// Controller wake-ups for scanning (every `regions.scan` of wall time).
@@ -134,6 +133,8 @@ pub(crate) struct RegionsPolicy {
     last_cpu_s: Vec<f64>,
     observed: Vec<u32>,
     bins: Vec<Bin>,
+    /// What it saw and did: the policy's report.
+    stats: RegionsStats,
     cache_cpus: Vec<Vec<u32>>,
     /// Each job's current CPUs (empty: not placed yet).
     current: Vec<Vec<u32>>,
@@ -198,6 +199,7 @@ impl RegionsPolicy {
             last_cpu_s: vec![0.0; n],
             observed: vec![0; n],
             bins,
+            stats: RegionsStats::default(),
             cache_cpus,
             current: vec![Vec::new(); n],
             wss_bytes: vec![None; n],
@@ -256,11 +258,10 @@ impl RegionsPolicy {
         } else {
             self.cfg.replace_every > 0 && self.since_place >= self.cfg.replace_every
         };
-        if let Some(s) = m.stats_mut().regions.as_mut() {
-            s.observations += observations;
-            s.scans += 1;
-            s.scan_s += t.elapsed().as_secs_f64();
-        }
+        let s = &mut self.stats;
+        s.observations += observations;
+        s.scans += 1;
+        s.scan_s += t.elapsed().as_secs_f64();
         if due {
             self.place(m)?;
         }
@@ -270,14 +271,10 @@ impl RegionsPolicy {
     /// Job `i`'s estimate is unreliable for `why`: its report and the run's
     /// statistics say so, and the run warns the first time.
     fn mark_unreliable(&mut self, m: &mut Mechanism, i: usize, why: String) {
-        let stats = m.stats_mut().regions.as_mut();
-        let new = stats.is_some_and(|s| {
-            let new = !s.wss_unreliable.contains(&why);
-            if new {
-                s.wss_unreliable.push(why.clone());
-            }
-            new
-        });
+        let new = !self.stats.wss_unreliable.contains(&why);
+        if new {
+            self.stats.wss_unreliable.push(why.clone());
+        }
         if new {
             m.warn(format!("regions: working-set estimates {why}"));
         }
@@ -332,9 +329,7 @@ impl RegionsPolicy {
             loads,
             wss_unreliable: live.iter().find_map(|&i| self.unreliable[i].clone()),
         };
-        if let Some(s) = m.stats_mut().regions.as_mut() {
-            s.decisions.push(rec);
-        }
+        self.stats.decisions.push(rec);
         Ok(())
     }
 
@@ -426,10 +421,10 @@ impl RuntimePolicy for RegionsPolicy {
                 self.level.map_or("(none)".into(), |l| l.to_string())
             ));
         }
-        m.stats_mut().regions = Some(RegionsStats {
+        self.stats = RegionsStats {
             caches: self.caches.clone(),
             ..Default::default()
-        });
+        };
         let all = m.topology().cpus.clone();
         // Fewer than two caches: nothing can ever be balanced; the jobs run
         // exactly as under the default policy (no groups, no scans).
@@ -478,11 +473,12 @@ impl RuntimePolicy for RegionsPolicy {
         r.wss_unreliable = self.unreliable[i].clone();
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
+    /// `regions`: the caches, the scans and every placement decision.
+    fn report(&self, _m: &Mechanism) -> PolicyReport {
+        let mut r = PolicyReport::new();
+        if let Ok(v) = serde_json::to_value(&self.stats) {
+            r.insert("regions".into(), v);
+        }
+        r
     }
 }

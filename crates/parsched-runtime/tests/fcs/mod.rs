@@ -147,9 +147,11 @@ fn mock_fcs_dc_job_gets_its_share_in_dc_slots() {
     let trace = c.trace();
     println!(
         "dc slots {} ({:.3} s), dc wall {:.3}",
-        st.dc_slots, st.dc_slot_s, r[0].wall_s
+        st.reported::<u64>("dc_slots").unwrap(),
+        st.reported::<f64>("dc_slot_s").unwrap(),
+        r[0].wall_s
     );
-    assert!(st.dc_slots > 0);
+    assert!(st.reported::<u64>("dc_slots").unwrap() > 0);
     // Never two DC slots in a row, and a DC slot thaws no gang.
     let dc_rec: Vec<usize> = (0..trace.len()).filter(|&k| trace[k].dc_slot).collect();
     assert!(dc_rec.windows(2).all(|w| w[1] > w[0] + 1));
@@ -162,19 +164,20 @@ fn mock_fcs_dc_job_gets_its_share_in_dc_slots() {
     let cpu_share = r[0].cpu_s() / r[0].wall_s;
     println!(
         "DC CPU share {cpu_share:.3}, DC slots {:.3} s of {both:.3} s",
-        st.dc_slot_s
+        st.reported::<f64>("dc_slot_s").unwrap()
     );
     assert!(
-        cpu_share >= 0.25 * 0.8 || st.dc_slot_s >= 0.25 * both * 0.8 - 0.05,
+        cpu_share >= 0.25 * 0.8
+            || st.reported::<f64>("dc_slot_s").unwrap() >= 0.25 * both * 0.8 - 0.05,
         "DC CPU share {cpu_share:.3}, DC slots {:.3} s of {both:.3} s",
-        st.dc_slot_s,
+        st.reported::<f64>("dc_slot_s").unwrap(),
     );
     // ... and not much more: DC slots are bounded by the same share of the
     // wall time since its release (plus a slot).
     assert!(
-        st.dc_slot_s <= 0.25 * r[0].wall_s + 0.05,
+        st.reported::<f64>("dc_slot_s").unwrap() <= 0.25 * r[0].wall_s + 0.05,
         "DC slots {:.3} s of {:.3} s",
-        st.dc_slot_s,
+        st.reported::<f64>("dc_slot_s").unwrap(),
         r[0].wall_s
     );
     // The DC job was never frozen.
@@ -329,7 +332,7 @@ fn mock_fcs_decisions_are_the_core_policys() {
     println!(
         "classes {:?}, dc slots {}, log {} steps",
         r[0].classes,
-        c.stats().dc_slots,
+        c.stats().reported::<u64>("dc_slots").unwrap(),
         c.fcs_log().len()
     );
     let released = c.fcs_log().iter().any(|s| {

@@ -24,7 +24,7 @@ fn mpi_dir() -> PathBuf {
 fn run_clean(label: &str, spec: RunSpec) -> (Vec<parsched_runtime::JobReport>, u64) {
     let mut c = Controller::new(spec).unwrap();
     let r = c.run().unwrap();
-    let boosts = c.stats().boosts;
+    let boosts = c.stats().reported::<u64>("boosts").unwrap();
     let walls: Vec<f64> = r.iter().map(|j| j.wall_s).collect();
     println!("{label}: {walls:?} s, {boosts} boosts");
     assert!(r.iter().all(|j| j.success), "{r:?}");
@@ -251,7 +251,7 @@ fn run_fake_rank(
     let mut c = Controller::new(spec).unwrap();
     let r = c.run().unwrap();
     let text = std::fs::read_to_string(out).unwrap_or_default();
-    (r, text, c.stats().boosts)
+    (r, text, c.stats().reported::<u64>("boosts").unwrap())
 }
 
 /// A job that publishes itself as MPI rank 0 with one message pending (the

@@ -10,7 +10,9 @@ use crate::common::*;
 use parsched_core::topology::{CacheDomain, Topology};
 use parsched_core::ProcId;
 use parsched_runtime::cgroup::Mock;
-use parsched_runtime::{Controller, ControllerStats, JobReport, JobSpec, Policy, RunSpec};
+use parsched_runtime::{
+    Controller, ControllerStats, JobReport, JobSpec, Policy, RegionsStats, RunSpec,
+};
 use std::path::Path;
 use std::time::Duration;
 
@@ -114,7 +116,9 @@ fn regions_mock_pairs_large_with_small_across_fake_caches() {
     ];
     let spec = regions_spec(Some(private_caches(2, 4 * MB)), Some(cpus.clone()), jobs);
     let (r, stats) = run_mock(spec);
-    let rs = stats.regions.expect("regions stats");
+    let rs = stats
+        .reported::<RegionsStats>("regions")
+        .expect("regions stats");
     assert_eq!(rs.caches.len(), 2);
     assert!(rs.scans >= 26, "{} scans", rs.scans);
     let first = &rs.decisions[0];
@@ -235,7 +239,7 @@ fn regions_mock_falls_back_when_the_jobs_fit_one_cache() {
     let mut spec = regions_spec(Some(private_caches(2, 4 * MB)), Some(cpus.clone()), jobs);
     spec.regions.place_after = 8;
     let (r, stats) = run_mock(spec);
-    let rs = stats.regions.unwrap();
+    let rs = stats.reported::<RegionsStats>("regions").unwrap();
     assert!(!rs.decisions.is_empty());
     for rec in &rs.decisions {
         assert_eq!(rec.decision, "fallback: fits_one_cache", "{rec:?}");
@@ -273,7 +277,7 @@ fn regions_mock_one_cache_leaves_jobs_to_linux() {
     let mut spec = regions_spec(Some(t), Some(cpus.clone()), jobs);
     spec.regions.place_after = 8;
     let (r, stats) = run_mock(spec);
-    let rs = stats.regions.unwrap();
+    let rs = stats.reported::<RegionsStats>("regions").unwrap();
     assert_eq!(rs.caches.len(), 1);
     assert_eq!(rs.decisions[0].decision, "one_cache");
     assert!(r.iter().all(|j| j.cpus == cpus));
@@ -386,7 +390,7 @@ fn confined_by_cpusets(spec: &RunSpec, exe: &Path, ncpus: usize) -> Result<(), S
     }
     let (r, stats) = h.join().unwrap();
     assert!(r.iter().all(|j| j.success), "{r:?}");
-    let rs = stats.regions.unwrap();
+    let rs = stats.reported::<RegionsStats>("regions").unwrap();
     check!(!rs.decisions.is_empty(), "no decision: {rs:?}");
     let first = &rs.decisions[0];
     eprintln!(
