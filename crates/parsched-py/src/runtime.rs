@@ -39,3 +39,14 @@ pub(crate) fn run_jobs<'py>(
     out.set_item("controller", erased::Ser::to_py(&stats, py)?)?;
     Ok(out)
 }
+
+/// The runtime's policies (`parsched run --policy`), in the order the
+/// runtime lists them: each a dict with `name`, `aliases`, `doc`, `table`
+/// (its table in the run spec, e.g. `fcs` for `[fcs]`, or `None`), `keys`
+/// (the table's keys, in the shape of `schema(model)`) and `flat` (the flat
+/// spellings still accepted at the top level, `[flat, key]`).
+#[pyfunction]
+pub(crate) fn runtime_policies(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    pythonize::pythonize(py, &parsched_runtime::policies())
+        .map_err(|e| RuntimeFailure::new_err(e.to_string()))
+}

@@ -13,7 +13,7 @@
 //! [`GangScheduler`]: parsched_core::policy::gang_sched::GangScheduler
 
 use super::mechanism::{mono_ns, Decision, Mechanism};
-use super::policy::{Needs, PolicyReport, RuntimePolicy};
+use super::policy::{Needs, PolicyEntry, PolicyReport, RuntimePolicy};
 use super::SwitchRecord;
 use crate::error::Result;
 use crate::procfs;
@@ -119,6 +119,16 @@ pub(crate) trait GangExt: Send + 'static {
         &[]
     }
 }
+
+/// `gang`, as [`super::policy::POLICIES`] lists it.
+pub(crate) const ENTRY: PolicyEntry = PolicyEntry {
+    name: "gang",
+    aliases: &[],
+    doc: "gang scheduling on the Ousterhout matrix: slots switched by freezing each job's \
+          cgroup (slot, max_slots, matrix, spread, confirm_freeze)",
+    fragment: None,
+    build: |spec, topo| Ok(Box::new(GangPolicy::plain(spec, topo)?)),
+};
 
 /// Plain gang scheduling: no extension.
 pub(crate) struct Plain;

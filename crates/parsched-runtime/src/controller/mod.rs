@@ -12,7 +12,7 @@
 //! ([`Controller::run`]) never looks at which policy runs: `policy::build`
 //! constructs it from [`Policy`], once.
 //!
-//! **Gang** ([`Policy::Gang`]): each job is a gang of `width` cells in the
+//! **Gang** (`gang`): each job is a gang of `width` cells in the
 //! core crate's [`GangMatrix`] (unchanged; the simulator drives the same
 //! code). Slots rotate by [`GangMatrix::next_slot`]; at each switch the
 //! current slot's gangs are frozen *before* the next slot's are thawed, so two
@@ -26,12 +26,12 @@
 //! switch). Jobs that find no room (bounded `max_slots`) wait and are admitted
 //! at a switch, while every gang is frozen.
 //!
-//! **Pools** ([`Policy::Pools`]): pools from the topology
+//! **Pools** (`pools`): pools from the topology
 //! ([`PoolLayout`]), each job placed by the core crate's [`ZhouBrecht`]
 //! (home pool = least loaded; threads over candidate pools) and confined to
 //! its pools' CPUs by a cpuset group (or, without cpusets, by affinity).
 //!
-//! **FCS** ([`Policy::Fcs`], alias `flexible`): gang, plus the core crate's
+//! **FCS** (`fcs`, alias `flexible`): gang, plus the core crate's
 //! FCS policy (`parsched_core::policy::fcs::Fcs`, the one the simulator
 //! applies), fed from /proc each observation period; it decides and revises
 //! the classes, the matrix membership and DC slots, and each job's role: CS
@@ -40,7 +40,7 @@
 //! with a guaranteed share (DC slots); a released job whose class changes
 //! back is taken back. The controller measures and applies (`fcs.rs`).
 //!
-//! **Regions** ([`Policy::Regions`]): jobs start unconstrained; their working
+//! **Regions** (`regions`): jobs start unconstrained; their working
 //! sets are measured from /proc each scan period into the core crate's
 //! `WssEstimator`, then the core crate's cache balancer assigns them to the
 //! caches of one level and each is confined to its cache's CPUs — or, where
@@ -91,14 +91,16 @@ mod stats_files;
 pub use stats_files::{read_ranks, RankView, Waiting, RANK_SLOT_BYTES};
 mod gang;
 mod mechanism;
-mod policy;
+pub(crate) mod policy;
 mod pools;
 mod realtime;
 mod regions;
 
+pub use cosched::{CoschedLayout, CoschedSpec};
+pub use fcs::FcsSpec;
 use mechanism::{mono_ns, Mechanism, Parts};
-pub use policy::PolicyReport;
 use policy::RuntimePolicy;
+pub use policy::{policies, PolicyInfo, PolicyReport};
 pub use realtime::{enter_realtime, leave_realtime};
 pub use regions::{RegionsCache, RegionsRecord, RegionsStats};
 

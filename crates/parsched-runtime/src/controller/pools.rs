@@ -5,7 +5,7 @@
 //! each pool's load and each job's placement.
 
 use super::mechanism::{Decision, Mechanism};
-use super::policy::{Needs, RuntimePolicy};
+use super::policy::{Needs, PolicyEntry, RuntimePolicy};
 use crate::error::Result;
 use crate::spec::{JobReport, RunSpec};
 use crate::topology::MachineTopology;
@@ -47,6 +47,16 @@ impl PoolsPolicy {
         })
     }
 }
+
+/// `pools`, as [`super::policy::POLICIES`] lists it.
+pub(crate) const ENTRY: PolicyEntry = PolicyEntry {
+    name: "pools",
+    aliases: &[],
+    doc: "space sharing: pools as cpusets from the topology, jobs placed by Zhou-Brecht \
+          ([pools] table: pool_size, sizes, placement)",
+    fragment: None,
+    build: |spec, topo| Ok(Box::new(PoolsPolicy::new(spec, topo)?)),
+};
 
 impl RuntimePolicy for PoolsPolicy {
     fn name(&self) -> &'static str {

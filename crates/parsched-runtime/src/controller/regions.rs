@@ -56,7 +56,7 @@
 //! touches another user's monitor.)
 
 use super::mechanism::{mono_ns, Decision, Mechanism};
-use super::policy::{Needs, PolicyReport, RuntimePolicy};
+use super::policy::{Needs, PolicyEntry, PolicyReport, RuntimePolicy};
 use crate::error::Result;
 use crate::spec::{JobReport, RegionsSpec, RunSpec};
 use crate::topology::MachineTopology;
@@ -401,6 +401,18 @@ impl RegionsPolicy {
         })
     }
 }
+
+/// `regions`, as [`super::policy::POLICIES`] lists it.
+pub(crate) const ENTRY: PolicyEntry = PolicyEntry {
+    name: "regions",
+    aliases: &[],
+    doc: "cache-aware placement of co-running jobs (seed 004): each job's working set \
+          measured from /proc, jobs balanced over the caches of one level by working set and \
+          confined to their cache's CPUs, or left to Linux where balancing cannot pay \
+          ([regions] table: cache_level, scan, place_after, replace_every, cpusets)",
+    fragment: None,
+    build: |spec, topo| Ok(Box::new(RegionsPolicy::new(spec, topo))),
+};
 
 impl RuntimePolicy for RegionsPolicy {
     fn name(&self) -> &'static str {

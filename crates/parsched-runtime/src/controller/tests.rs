@@ -127,7 +127,7 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 
 fn spec(jobs: &[&str]) -> RunSpec {
     RunSpec {
-        policy: Policy::Default,
+        policy: Policy::named("default").unwrap(),
         topology: Some(Topology::flat(2).unwrap()),
         cpus: Some(vec![0, 1]),
         realtime: false,

@@ -28,7 +28,7 @@ fn bsp_job(args: &[&str]) -> JobSpec {
 
 fn fcs_spec(jobs: Vec<JobSpec>) -> RunSpec {
     RunSpec {
-        policy: Policy::Fcs,
+        policy: Policy::named("fcs").unwrap(),
         slot: Duration::from_millis(20),
         topology: Some(Topology::flat(2).unwrap()),
         cpus: Some(vec![0, 1]),
@@ -66,8 +66,8 @@ fn mock_fcs_releases_a_blocking_job_and_takes_it_back_when_it_spins() {
     let mut spec = fcs_spec(vec![job, JobSpec::new(["sleep", "0.4"]).width(2)]);
     // One barrier per 20 ms of two threads is 25 switches per thread-second:
     // a lower threshold keeps the first phase clearly "blocking".
-    spec.flexible_blocking_rate = 5.0;
-    spec.fcs_window_s = 0.3;
+    spec.fcs.blocking_rate = 5.0;
+    spec.fcs.window_s = 0.3;
     let mut c = Controller::with_freezer(spec, Box::new(Mock::new())).unwrap();
     c.record_fcs();
     let r = c.run().unwrap();
@@ -134,7 +134,7 @@ fn mock_fcs_dc_job_gets_its_share_in_dc_slots() {
     dc.width = Some(1);
     dc.fcs_class = Some(CoschedClass::DoesNotCare);
     let mut spec = fcs_spec(vec![dc, cs.clone(), cs]);
-    spec.dc_min_share = 0.25;
+    spec.fcs.dc_min_share = 0.25;
     let mock = Mock::new();
     let log = mock.log();
     let mut c = Controller::with_freezer(spec, Box::new(mock)).unwrap();
@@ -322,9 +322,9 @@ fn mock_fcs_decisions_are_the_core_policys() {
     ]);
     cs.fcs_class = Some(CoschedClass::RequiresCoscheduling);
     let mut spec = fcs_spec(vec![job, cs]);
-    spec.flexible_blocking_rate = 5.0;
-    spec.fcs_window_s = 0.3;
-    spec.dc_min_share = 0.25;
+    spec.fcs.blocking_rate = 5.0;
+    spec.fcs.window_s = 0.3;
+    spec.fcs.dc_min_share = 0.25;
     let mut c = Controller::with_freezer(spec, Box::new(Mock::new())).unwrap();
     c.record_fcs();
     let r = c.run().unwrap();
@@ -367,12 +367,12 @@ fn mock_fcs_discovery_fill_runs_discovering_jobs_together() {
     ]);
     for fill in [false, true] {
         let mut spec = fcs_spec(vec![spin.clone(), spin.clone()]);
-        spec.fcs_discovery_fill = fill;
+        spec.fcs.discovery_fill = fill;
         // (the /proc rule: the mock freezes nothing, so both spinners run at
         // once and their own statistics show the long waits of spinning
         // without coscheduling (F), and F jobs fill each other's slots by
         // design; what is tested here is discovery)
-        spec.fcs_sync_stats = false;
+        spec.fcs.sync_stats = false;
         let mock = Mock::new();
         let log = mock.log();
         let mut c = Controller::with_freezer(spec, Box::new(mock)).unwrap();
@@ -478,8 +478,8 @@ fn mock_fcs_classifies_from_the_jobs_own_sync_statistics() {
     let classes = |sync_stats: bool| -> Vec<String> {
         let job = bsp_job(&args);
         let mut spec = fcs_spec(vec![job]);
-        spec.fcs_sync_stats = sync_stats;
-        spec.fcs_window_s = 0.3;
+        spec.fcs.sync_stats = sync_stats;
+        spec.fcs.window_s = 0.3;
         let mut c = Controller::with_freezer(spec, Box::new(Mock::new())).unwrap();
         let r = c.run().unwrap();
         assert!(r.iter().all(|j| j.success), "{r:?}");

@@ -67,7 +67,7 @@ fn cpus_of_mask(mask: u64) -> Vec<u32> {
 
 fn regions_spec(topology: Option<Topology>, cpus: Option<Vec<u32>>, jobs: Vec<JobSpec>) -> RunSpec {
     let mut spec = RunSpec {
-        policy: Policy::Regions,
+        policy: Policy::named("regions").unwrap(),
         topology,
         cpus,
         realtime: false,
@@ -287,7 +287,7 @@ fn regions_mock_one_cache_leaves_jobs_to_linux() {
 #[test]
 fn regions_spec_validation_names_the_field() {
     let mut s = RunSpec {
-        policy: Policy::Regions,
+        policy: Policy::named("regions").unwrap(),
         jobs: vec![JobSpec::new(["true"])],
         ..Default::default()
     };
@@ -303,7 +303,7 @@ fn regions_spec_validation_names_the_field() {
         "policy = \"regions\"\n[regions]\ncache_level = 2\nscan = \"20ms\"\n[[jobs]]\nargv = [\"true\"]\n",
     )
     .unwrap();
-    assert_eq!(t.policy, Policy::Regions);
+    assert_eq!(t.policy, Policy::named("regions").unwrap());
     assert_eq!(t.regions.cache_level, Some(2));
     assert_eq!(t.regions.scan, Duration::from_millis(20));
 }
