@@ -49,6 +49,20 @@ def test_every_policy_and_each_of_its_keys_is_in_run_help():
     assert "{" + ",".join(rtp.choices("cosched", "layout") or []) + "}" in text
 
 
+def test_the_common_keys_choices_come_from_the_runtime():
+    import parsched.runtime
+    from parsched import _core
+
+    keys = {k["key"]: k for k in _core.runtime_schema()}
+    assert keys["policy"]["choices"] == rtp.policy_names()
+    backends = keys["backend"]["choices"]
+    assert "auto" in backends and "mock" not in backends
+    assert list(parsched.runtime.BACKENDS) == backends
+    text = _help()
+    assert "--backend {" + ",".join(backends) + "}" in text
+    assert f"default {keys['slot']['default']};" in text
+
+
 def test_run_policy_choice_comes_from_the_table():
     r = run_cli("run", "--policy", "fifo", "--", "true", timeout=60)
     assert r.returncode == 2

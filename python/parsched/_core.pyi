@@ -660,6 +660,9 @@ def run_jobs(spec: dict[str, Any]) -> _RunOutput:
 def runtime_policies() -> list[dict[str, Any]]:
     """The runtime's policies: name, aliases, doc, table, keys (as schema()), flat."""
 
+def runtime_schema() -> list[_KeyInfo]:
+    """The common keys of a run spec (policy, slot, backend, ...), as schema()."""
+
 
 class BatchEnvCore:
     """One batch machine stepped one decision at a time (``parsched.gym.BatchEnv``)."""

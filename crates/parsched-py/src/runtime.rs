@@ -50,3 +50,12 @@ pub(crate) fn runtime_policies(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     pythonize::pythonize(py, &parsched_runtime::policies())
         .map_err(|e| RuntimeFailure::new_err(e.to_string()))
 }
+
+/// The common keys of a run spec (`policy`, `slot`, `backend`, `max_slots`,
+/// ...), in the shape of `schema(model)`: `policy` a choice of every
+/// policy's name and alias, `backend` of the backends a user may name.
+#[pyfunction]
+pub(crate) fn runtime_schema(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    pythonize::pythonize(py, &parsched_runtime::spec::run_keys())
+        .map_err(|e| RuntimeFailure::new_err(e.to_string()))
+}

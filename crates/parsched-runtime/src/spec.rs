@@ -21,8 +21,9 @@ pub use crate::controller::{CoschedLayout, CoschedSpec, FcsSpec};
 use parsched_core::policy::classify::CoschedClass;
 use parsched_core::policy::gang::MatrixOptions;
 use parsched_core::policy::pools::PoolPlacementConfig;
+use parsched_core::schema::{Choice, KeyInfo, Kind, Schema, Typed, U32};
 use parsched_core::topology::Topology;
-use parsched_core::ConfigError;
+use parsched_core::{field, ConfigError};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -339,6 +340,112 @@ impl RunSpec {
         }
         Ok(())
     }
+}
+
+type R = RunSpec;
+
+/// The common keys of a run spec with a value of one kind (the policies'
+/// tables are theirs; `matrix`, `cpus`, `topology`, `pools`, `regions` and
+/// `jobs` are tables and lists: docs/runtime.md): described for
+/// `parsched run --help` and Python (`run_keys`); read by serde.
+pub(crate) static RUN_SCHEMA: Schema<RunSpec> = Schema {
+    model: "run",
+    fields: &[
+        field!(
+            R,
+            "policy",
+            custom(|r: &R| Typed::Choice(r.policy.name()), optional = false),
+            Kind::Text,
+            "",
+            "",
+            "",
+            "how jobs share the machine: one of the runtime's policies"
+        ),
+        field!(
+            R,
+            "slot",
+            custom(|r: &R| Typed::Text(show_duration(r.slot)), optional = false),
+            Kind::Text,
+            "",
+            "",
+            "",
+            "slot length (gang, fcs) with its unit: 50ms, 0.05s, 500us \
+             (also slot_ms, a number of ms)"
+        ),
+        field!(R, "backend", backend: choice, Kind::choice::<BackendKind>(), "", "", "",
+            "how jobs are frozen: auto (cgroup v2, else v1, else signals), cgroup2, cgroup1, \
+             signal (SIGSTOP/SIGCONT); mock only programmatically"),
+        field!(R, "max_slots", max_slots: opt_u32, Kind::int_min(1, U32), "slots", "", "",
+            "multiprogramming level: jobs beyond it wait for room; unset: unbounded"),
+        field!(R, "realtime", realtime: bool, Kind::Bool, "", "", "",
+            "run the controller at SCHED_FIFO where permitted"),
+        field!(
+            R,
+            "rt_priority",
+            custom(
+                |r: &R| Typed::Int(r.rt_priority.max(0) as u64),
+                optional = false
+            ),
+            Kind::Int { min: 1, max: 99 },
+            "",
+            "",
+            "",
+            "the controller's SCHED_FIFO priority"
+        ),
+        field!(R, "spread", spread: bool, Kind::Bool, "", "", "",
+            "spread the running gang's threads one per CPU at each slot"),
+        field!(R, "confirm_freeze", confirm_freeze: bool, Kind::Bool, "", "", "",
+            "wait until the kernel confirms the ending slot frozen before thawing the next"),
+        field!(R, "supervisor", supervisor: bool, Kind::Bool, "", "", "",
+            "fork a supervisor that thaws everything if the controller dies"),
+        field!(R, "recover", recover: bool, Kind::Bool, "", "", "",
+            "thaw stale groups of dead controllers before starting"),
+    ],
+};
+
+/// `50ms`, `1.5s`: a duration as a spec may give it.
+fn show_duration(d: Duration) -> String {
+    let us = d.as_micros();
+    if us.is_multiple_of(1000) {
+        format!("{}ms", us / 1000)
+    } else {
+        format!("{us}us")
+    }
+}
+
+/// The common keys of a run spec, described with their defaults (the
+/// shape of the models' schemas): `policy` as a choice of every policy's
+/// name and alias, `backend` of the backends a user may name.
+pub fn run_keys() -> Vec<KeyInfo> {
+    static POLICY_NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    static BACKENDS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    let mut keys = RUN_SCHEMA.describe(&RunSpec::default());
+    for k in &mut keys {
+        match k.key {
+            "policy" => {
+                let names = POLICY_NAMES.get_or_init(|| {
+                    policy::POLICIES
+                        .iter()
+                        .flat_map(|e| std::iter::once(e.name).chain(e.aliases.iter().copied()))
+                        .collect()
+                });
+                k.kind = Kind::Choice { choices: names };
+            }
+            "backend" => {
+                let mock = BackendKind::Mock.name();
+                let names = BACKENDS.get_or_init(|| {
+                    BackendKind::NAMES
+                        .iter()
+                        .copied()
+                        .filter(|n| *n != mock)
+                        .collect()
+                });
+                k.kind = Kind::Choice { choices: names };
+            }
+            _ => {}
+        }
+    }
+    keys
 }
 
 /// `e` of a key of `[table]`, named `table.key`.
@@ -711,6 +818,35 @@ mod tests {
                 assert!(keys.contains(key), "{flat} -> {key}");
             }
         }
+    }
+
+    #[test]
+    fn the_common_keys_are_described_from_their_tables() {
+        let keys = run_keys();
+        let key = |k: &str| keys.iter().find(|i| i.key == k).unwrap().clone();
+        let Kind::Choice { choices } = key("policy").kind else {
+            panic!("policy is a choice")
+        };
+        for e in policy::POLICIES {
+            assert!(choices.contains(&e.name), "{}", e.name);
+        }
+        assert!(choices.contains(&"flexible"));
+        assert_eq!(key("policy").default, Typed::Choice("gang"));
+        assert_eq!(key("slot").default, Typed::Text("50ms".into()));
+        let Kind::Choice { choices } = key("backend").kind else {
+            panic!("backend is a choice")
+        };
+        assert_eq!(choices, ["auto", "cgroup2", "cgroup1", "signal"]);
+        // the backend's names are the ones serde reads and writes
+        let s: RunSpec = toml::from_str("backend = \"cgroup1\"").unwrap();
+        assert_eq!(s.backend, BackendKind::Cgroup1);
+        assert!(serde_json::to_string(&s)
+            .unwrap()
+            .contains("\"backend\":\"cgroup1\""));
+        let e = toml::from_str::<RunSpec>("backend = \"cgroup3\"").unwrap_err();
+        assert!(e.to_string().contains("backend: unknown backend"), "{e}");
+        assert_eq!(key("rt_priority").default, Typed::Int(10));
+        assert_eq!(key("max_slots").default, Typed::None);
     }
 
     #[test]

@@ -167,11 +167,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         con.print(f"failed: {', '.join(failed)}", highlight=False)
     return code
 
-def _key_default(table: str, key: str) -> str:
-    """The default of ``key`` of the runtime policies' ``[table]``, as help shows it."""
-    from parsched.runtime.policies import table_key
+def _key_default(table: str | None, key: str) -> str:
+    """The default of ``key`` of the runtime policies' ``[table]`` (of the
+    common keys for None), as help shows it."""
+    from parsched.runtime.policies import common_key, table_key
 
-    k = table_key(table, key)
+    k = common_key(key) if table is None else table_key(table, key)
     return "?" if k is None else str(k["default"]).lower() if isinstance(
         k["default"], bool) else str(k["default"])
 
@@ -202,9 +203,9 @@ def add_run_parser(sub: Any, fmt: Any) -> None:
                          "`parsched tune mpi-spin` chooses it)")
     ru.add_argument("--slot", type=_slot, default=None, metavar="LEN",
                     help="slot length with its unit, e.g. 50ms, 0.05s, 500us (default "
-                         "50ms; a bare number is refused)")
-    ru.add_argument("--backend", choices=("auto", "cgroup2", "cgroup1", "signal"), default=None,
-                    help="how slots are switched (default auto)")
+                         f"{_key_default(None, 'slot')}; a bare number is refused)")
+    ru.add_argument("--backend", choices=rtp.choices(None, "backend"), default=None,
+                    help=f"how jobs are frozen (default {_key_default(None, 'backend')})")
     ru.add_argument("--jobs", metavar="FILE.toml", default=None,
                     help="TOML job file: RunSpec keys and [[jobs]] tables")
     ru.add_argument("--width", type=_workers, default=None, metavar="N",

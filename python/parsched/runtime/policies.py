@@ -4,8 +4,9 @@ The Rust runtime lists its policies once (``POLICIES`` in
 crates/parsched-runtime/src/controller/policy.rs); each policy's file declares
 its name, doc and its table of the run spec (``[fcs]``, ``[cosched]``) on the
 schema machinery of the models. ``parsched._core.runtime_policies()`` exports
-that list; ``parsched run``'s choices and ``--help`` and the key checks here
-come from it, so no name, key or choice is written twice.
+that list, and ``parsched._core.runtime_schema()`` the spec's common keys;
+``parsched run``'s choices and ``--help`` and the key checks here come from
+them, so no name, key or choice is written twice.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import textwrap
 from functools import cache
 from typing import Any
 
-__all__ = ["canonical", "choices", "default_policy", "policies", "policies_help", "policy_names",
-           "table_key"]
+__all__ = ["canonical", "choices", "common_key", "default_policy", "policies", "policies_help",
+           "policy_names", "table_key"]
 
 
 @cache
@@ -26,6 +27,22 @@ def _policies() -> tuple[dict[str, Any], ...]:
         return ()
     fn = getattr(_core, "runtime_policies", None)
     return tuple(fn()) if fn is not None else ()
+
+
+@cache
+def _common() -> tuple[dict[str, Any], ...]:
+    try:
+        from parsched import _core
+    except ImportError:  # pragma: no cover - depends on the build
+        return ()
+    fn = getattr(_core, "runtime_schema", None)
+    return tuple(fn()) if fn is not None else ()
+
+
+def common_key(key: str) -> dict[str, Any] | None:
+    """The description of the run spec's common key ``key`` (``backend``,
+    ``slot``, ...; ``parsched._core.runtime_schema()``), None without one."""
+    return next((dict(k) for k in _common() if k["key"] == key), None)
 
 
 def policies() -> list[dict[str, Any]]:
@@ -63,9 +80,10 @@ def table_key(table: str, key: str) -> dict[str, Any] | None:
     return None
 
 
-def choices(table: str, key: str) -> list[str] | None:
-    """The names ``key`` of ``[table]`` takes (None if it is not a choice)."""
-    k = table_key(table, key)
+def choices(table: str | None, key: str) -> list[str] | None:
+    """The names ``key`` of ``[table]`` (of the common keys for None) takes
+    (None if it is not a choice)."""
+    k = common_key(key) if table is None else table_key(table, key)
     return list(k["choices"]) if k and k["type"] == "choice" else None
 
 
