@@ -17,7 +17,7 @@
 
 use crate::cgroup::BackendKind;
 use crate::controller::policy;
-pub use crate::controller::{CoschedLayout, CoschedSpec, FcsSpec};
+pub use crate::controller::{CoschedLayout, CoschedSpec, FcsSpec, RegionsSpec};
 use parsched_core::policy::classify::CoschedClass;
 use parsched_core::policy::gang::MatrixOptions;
 use parsched_core::policy::pools::PoolPlacementConfig;
@@ -144,48 +144,6 @@ pub struct PoolsSpec {
     pub placement: PoolPlacementConfig,
 }
 
-/// The regions policy's knobs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct RegionsSpec {
-    /// The cache level whose caches the jobs are balanced over; default the
-    /// last level the topology has. On a machine whose last level is one
-    /// cache shared by all CPUs, the private level below (e.g. 2) is the one
-    /// with something to balance.
-    pub cache_level: Option<u8>,
-    /// Working-set scan period, of each job's own CPU time (the paper's
-    /// 100 ms of virtual time; also `scan_ms`); the controller wakes at this
-    /// period of wall time to check.
-    #[serde(
-        serialize_with = "ser_duration",
-        deserialize_with = "de_duration",
-        alias = "scan_ms"
-    )]
-    pub scan: Duration,
-    /// Scans of every job before the first placement (§4's estimator counts
-    /// a page only once referenced in 8 scans, fully from 26; 32 leaves a
-    /// job a few scans to start).
-    pub place_after: u32,
-    /// Re-place every this many wake-ups after the first placement (0: only
-    /// when a job exits).
-    pub replace_every: u32,
-    /// Confine jobs with cpuset groups where possible (else, and with
-    /// `false`, with `sched_setaffinity` on their threads).
-    pub cpusets: bool,
-}
-
-impl Default for RegionsSpec {
-    fn default() -> Self {
-        RegionsSpec {
-            cache_level: None,
-            scan: Duration::from_millis(100),
-            place_after: 32,
-            replace_every: 10,
-            cpusets: true,
-        }
-    }
-}
-
 /// A run: jobs plus how to schedule them: the common keys, and each
 /// policy's own table (`[fcs]`, `[cosched]`) read through its schema
 /// ([`RunSpec`]'s `Deserialize`: the common keys by serde, each table key by
@@ -213,7 +171,10 @@ pub struct RunSpec {
     /// processors map to `cpus` (required then) in order.
     pub topology: Option<Topology>,
     pub pools: PoolsSpec,
-    /// Regions policy.
+    /// The regions policy's table `[regions]` (`controller::regions`'s
+    /// schema: `cache_level`, `scan`, `place_after`, `replace_every`,
+    /// `cpusets`).
+    #[serde(skip)]
     pub regions: RegionsSpec,
     /// Run the controller at SCHED_FIFO where permitted.
     pub realtime: bool,
@@ -306,28 +267,6 @@ impl RunSpec {
         for f in policy::fragments() {
             (f.check)(self).map_err(|e| in_table(f.table, e))?;
         }
-        let r = &self.regions;
-        if r.scan < Duration::from_millis(1) || r.scan > Duration::from_secs(60) {
-            return Err(ConfigError::new(
-                "regions.scan",
-                format!("{:?}", r.scan),
-                "1ms ..= 60s",
-            ));
-        }
-        if r.place_after == 0 {
-            return Err(ConfigError::new(
-                "regions.place_after",
-                "0",
-                "a number of scans >= 1",
-            ));
-        }
-        if r.cache_level == Some(0) {
-            return Err(ConfigError::new(
-                "regions.cache_level",
-                "0",
-                "a cache level >= 1",
-            ));
-        }
         self.pools.placement.validate()?;
         // Last, as when the gang matrix refused it for every policy (it is
         // built only for gang and FCS now).
@@ -404,7 +343,7 @@ pub(crate) static RUN_SCHEMA: Schema<RunSpec> = Schema {
 };
 
 /// `50ms`, `1.5s`: a duration as a spec may give it.
-fn show_duration(d: Duration) -> String {
+pub(crate) fn show_duration(d: Duration) -> String {
     let us = d.as_micros();
     if us.is_multiple_of(1000) {
         format!("{}ms", us / 1000)
@@ -781,6 +720,23 @@ mod tests {
         }
         let e = parse("[cosched]\nspin_us = -1\n").unwrap_err();
         assert!(e.starts_with("cosched.spin_us: "), "{e}");
+        // ranges: checked by validate, naming the table's key
+        for (text, field) in [
+            ("place_after = 0", "regions.place_after"),
+            ("cache_level = 0", "regions.cache_level"),
+            ("scan = \"10us\"", "regions.scan"),
+        ] {
+            let s = parse(&format!("[regions]\n{text}\n[[jobs]]\nargv = [\"true\"]\n")).unwrap();
+            assert_eq!(s.validate().unwrap_err().field, field);
+        }
+        let e = parse("[regions]\nscan = \"fast\"\n").unwrap_err();
+        assert!(e.starts_with("regions.scan: "), "{e}");
+        let r = parse("[regions]\ncache_level = 2\nscan_ms = 5\ncpusets = false\n").unwrap();
+        assert_eq!(r.regions.cache_level, Some(2));
+        assert_eq!(r.regions.scan, Duration::from_millis(5));
+        assert!(!r.regions.cpusets);
+        let back: RunSpec = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        assert_eq!(back, r);
         let e = parse("fcs = 3\n").unwrap_err();
         assert!(e.starts_with("fcs: not a table"), "{e}");
         let e = parse("fcs_window_s = 2.0\n[fcs]\nwindow_s = 1.0\n").unwrap_err();

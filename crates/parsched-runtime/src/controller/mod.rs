@@ -102,7 +102,7 @@ use mechanism::{mono_ns, Mechanism, Parts};
 use policy::RuntimePolicy;
 pub use policy::{policies, PolicyInfo, PolicyReport};
 pub use realtime::{enter_realtime, leave_realtime};
-pub use regions::{RegionsCache, RegionsRecord, RegionsStats};
+pub use regions::{RegionsCache, RegionsRecord, RegionsSpec, RegionsStats};
 
 /// One slot switch, as decided.
 #[derive(Debug, Clone)]

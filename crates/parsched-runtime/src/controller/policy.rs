@@ -198,18 +198,24 @@ pub(crate) fn names() -> String {
     out.join(", ")
 }
 
-/// Every key of `cfg` with its value, through `schema`'s getters.
+/// Every key of `cfg` with its value, through `schema`'s getters (for
+/// serialising a spec).
 pub(crate) fn schema_values<C>(
     schema: &Schema<C>,
     cfg: &C,
 ) -> serde_json::Map<String, serde_json::Value> {
+    // (an unset optional key is left out: absent is how a spec leaves it unset)
     schema
         .fields
         .iter()
         .map(|f| {
-            let v = serde_json::to_value((f.get)(cfg)).unwrap_or_default();
-            (f.key.to_string(), v)
+            (
+                f.key,
+                serde_json::to_value((f.get)(cfg)).unwrap_or_default(),
+            )
         })
+        .filter(|(_, v)| !v.is_null())
+        .map(|(k, v)| (k.to_string(), v))
         .collect()
 }
 
