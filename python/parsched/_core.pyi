@@ -635,6 +635,12 @@ def run_jobs(spec: dict[str, Any]) -> _RunOutput:
     keys raise ConfigError; no cgroups/permission RuntimeUnavailable; other run
     failures RuntimeFailure. Blocks with the GIL released."""
 
+def runtime_policies() -> list[dict[str, Any]]:
+    """The runtime's policies: name, aliases, doc, table, keys (as schema()), flat."""
+
+def runtime_schema() -> list[_KeyInfo]:
+    """The common keys of a run spec (policy, slot, backend, ...), as schema()."""
+
 
 class BatchEnvCore:
     """One batch machine stepped one decision at a time (``parsched.gym.BatchEnv``)."""

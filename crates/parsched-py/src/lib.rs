@@ -86,6 +86,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(show_progress, m)?)?;
     #[cfg(all(feature = "runtime", target_os = "linux"))]
     m.add_function(wrap_pyfunction!(run_jobs, m)?)?;
+    #[cfg(all(feature = "runtime", target_os = "linux"))]
+    m.add_function(wrap_pyfunction!(runtime::runtime_policies, m)?)?;
+    #[cfg(all(feature = "runtime", target_os = "linux"))]
+    m.add_function(wrap_pyfunction!(runtime::runtime_schema, m)?)?;
     m.add_function(wrap_pyfunction!(validate_config, m)?)?;
     m.add_function(wrap_pyfunction!(config_values, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_run, m)?)?;

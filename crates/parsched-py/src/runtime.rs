@@ -39,3 +39,23 @@ pub(crate) fn run_jobs<'py>(
     out.set_item("controller", erased::Ser::to_py(&stats, py)?)?;
     Ok(out)
 }
+
+/// The runtime's policies (`parsched run --policy`), in the order the
+/// runtime lists them: each a dict with `name`, `aliases`, `doc`, `table`
+/// (its table in the run spec, e.g. `fcs` for `[fcs]`, or `None`), `keys`
+/// (the table's keys, in the shape of `schema(model)`) and `flat` (the flat
+/// spellings still accepted at the top level, `[flat, key]`).
+#[pyfunction]
+pub(crate) fn runtime_policies(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    pythonize::pythonize(py, &parsched_runtime::policies())
+        .map_err(|e| RuntimeFailure::new_err(e.to_string()))
+}
+
+/// The common keys of a run spec (`policy`, `slot`, `backend`, `max_slots`,
+/// ...), in the shape of `schema(model)`: `policy` a choice of every
+/// policy's name and alias, `backend` of the backends a user may name.
+#[pyfunction]
+pub(crate) fn runtime_schema(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    pythonize::pythonize(py, &parsched_runtime::spec::run_keys())
+        .map_err(|e| RuntimeFailure::new_err(e.to_string()))
+}

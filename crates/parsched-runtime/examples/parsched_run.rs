@@ -26,13 +26,7 @@ fn main() {
                 break;
             }
             "--policy" => {
-                spec.policy = match val().as_str() {
-                    "gang" => Policy::Gang,
-                    "pools" => Policy::Pools,
-                    "default" => Policy::Default,
-                    "fcs" | "flexible" => Policy::Fcs,
-                    p => fail(&format!("unknown policy {p}")),
-                };
+                spec.policy = Policy::named(&val()).unwrap_or_else(|e| fail(&e.to_string()));
                 i += 1;
             }
             "--backend" => {

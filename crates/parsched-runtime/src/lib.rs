@@ -35,10 +35,13 @@ pub mod spec;
 pub mod topology;
 
 pub use cgroup::{BackendKind, Freezer};
-pub use controller::{Controller, ControllerStats, RegionsRecord, RegionsStats, SwitchRecord};
+pub use controller::{
+    policies, Controller, ControllerStats, PolicyInfo, RegionsRecord, RegionsStats, SwitchRecord,
+};
 pub use error::{Result, RuntimeError};
 pub use spec::{
-    CoschedLayout, ExitStatus, JobReport, JobSpec, Policy, PoolsSpec, RegionsSpec, RunSpec,
+    CoschedLayout, CoschedSpec, ExitStatus, FcsSpec, JobReport, JobSpec, Policy, PoolsSpec,
+    RegionsSpec, RunSpec,
 };
 
 /// Runs the jobs of `spec` under its policy until all have exited and

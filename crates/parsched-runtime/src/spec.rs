@@ -16,60 +16,76 @@
 //! ```
 
 use crate::cgroup::BackendKind;
-use parsched_core::policy::classify::{ClassifierConfig, CoschedClass};
+use crate::controller::policy;
+pub use crate::controller::{CoschedLayout, CoschedSpec, FcsSpec, RegionsSpec};
+use parsched_core::policy::classify::CoschedClass;
 use parsched_core::policy::gang::MatrixOptions;
 use parsched_core::policy::pools::PoolPlacementConfig;
+use parsched_core::schema::{Choice, KeyInfo, Kind, Schema, Typed, U32};
 use parsched_core::topology::Topology;
-use parsched_core::ConfigError;
+use parsched_core::{field, ConfigError};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// How jobs share the machine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Policy {
-    /// Start every job and let Linux schedule them (the baseline).
-    Default,
-    /// Gang scheduling on the Ousterhout matrix: slots switched by freezing.
-    #[default]
-    Gang,
-    /// Space sharing: pools as cpusets, jobs placed by Zhou–Brecht.
-    Pools,
-    /// Flexible coscheduling (FCS, seed 002): each job's class (CS / F /
-    /// DC) is decided from /proc after a discovery period and revised as its
-    /// behaviour changes (the core crate's `ClassTracker`). CS jobs hold
-    /// dedicated gang slots; F jobs hold gang slots, and in the slots of
-    /// other F jobs they fill in at SCHED_IDLE (they run when the slot's job
-    /// stalls); DC jobs leave the matrix and fill idle processors at
-    /// SCHED_IDLE, with a guaranteed share (`dc_min_share`); a DC job whose
-    /// class changes back is taken back into the matrix. `"flexible"` (the
-    /// first flexible mode's name) is accepted as an alias.
-    #[serde(alias = "flexible")]
-    Fcs,
-    /// Seed 003's communication-driven coscheduling on this machine, for
-    /// MPI jobs whose ranks load `libparsched_mpi`: each job's statistics
-    /// file is named in its environment and its ranks wait as the scheme's
-    /// waiting strategy says (`cosched_scheme`: Local busy-waits, SB
-    /// spin-blocks, SY spin-yields); with `cosched_layout = "workstations"`
-    /// each rank is pinned to one CPU (rank mod CPUs), so every CPU is a
-    /// workstation whose local scheduler (Linux's) knows nothing of the
-    /// others, as on the paper's network. PB, PBT, PB-SB and PB-SY boost,
-    /// every 10 ms and on each CPU, a rank with a message pending
-    /// (`SCHED_FIFO` until it has received); DCS, DCS-SB and DCS-SY boost a
-    /// spinning rank that is not running when a message is sent to it (the
-    /// library rings the controller's bell); spin-yield's ranks ask for a
-    /// boost of another rank with a pending message when their spin ends.
-    Cosched,
-    /// Cache-aware placement of co-running jobs (region scheduling, seed
-    /// 004, at the granularity of jobs): each job's working set is measured
-    /// from /proc (`clear_refs` + `Referenced`) into the core crate's
-    /// `WssEstimator`; the core crate's cache balancer assigns jobs to the
-    /// caches of one level by working set and each job is confined to its
-    /// cache's CPUs (a cpuset group, or affinity); where the core crate's
-    /// conditions say balancing cannot pay, the jobs are left to Linux.
-    Regions,
+/// How jobs share the machine: the name of one of the runtime's policies
+/// (`controller::policy::POLICIES`, where each is listed once with its doc;
+/// `parsched run --help` shows them). An alias (`flexible` for `fcs`) is
+/// taken as the policy's own name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Policy(&'static str);
+
+impl Policy {
+    /// The policy called `name` (or one of its aliases).
+    pub fn named(name: &str) -> Result<Policy, ConfigError> {
+        policy::entry(name.trim())
+            .map(|e| Policy(e.name))
+            .ok_or_else(|| {
+                ConfigError::new(
+                    "policy",
+                    format!("unknown policy {:?}", parsched_core::clip(name, 60)),
+                    policy::names(),
+                )
+            })
+    }
+
+    /// Its name (as the spec and the reports spell it).
+    pub fn name(self) -> &'static str {
+        self.0
+    }
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy(policy::DEFAULT_POLICY)
+    }
+}
+
+impl std::fmt::Display for Policy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl std::str::FromStr for Policy {
+    type Err = ConfigError;
+    fn from_str(s: &str) -> Result<Policy, ConfigError> {
+        Policy::named(s)
+    }
+}
+
+impl Serialize for Policy {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Policy {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Policy, D::Error> {
+        let name = String::deserialize(d)?;
+        Policy::named(&name).map_err(serde::de::Error::custom)
+    }
 }
 
 /// One job: a process tree started from `argv`.
@@ -128,62 +144,13 @@ pub struct PoolsSpec {
     pub placement: PoolPlacementConfig,
 }
 
-/// The regions policy's knobs.
+/// A run: jobs plus how to schedule them: the common keys, and each
+/// policy's own table (`[fcs]`, `[cosched]`) read through its schema
+/// ([`RunSpec`]'s `Deserialize`: the common keys by serde, each table key by
+/// its policy's schema, errors naming `table.key`, or the flat spelling the
+/// user gave).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct RegionsSpec {
-    /// The cache level whose caches the jobs are balanced over; default the
-    /// last level the topology has. On a machine whose last level is one
-    /// cache shared by all CPUs, the private level below (e.g. 2) is the one
-    /// with something to balance.
-    pub cache_level: Option<u8>,
-    /// Working-set scan period, of each job's own CPU time (the paper's
-    /// 100 ms of virtual time; also `scan_ms`); the controller wakes at this
-    /// period of wall time to check.
-    #[serde(
-        serialize_with = "ser_duration",
-        deserialize_with = "de_duration",
-        alias = "scan_ms"
-    )]
-    pub scan: Duration,
-    /// Scans of every job before the first placement (§4's estimator counts
-    /// a page only once referenced in 8 scans, fully from 26; 32 leaves a
-    /// job a few scans to start).
-    pub place_after: u32,
-    /// Re-place every this many wake-ups after the first placement (0: only
-    /// when a job exits).
-    pub replace_every: u32,
-    /// Confine jobs with cpuset groups where possible (else, and with
-    /// `false`, with `sched_setaffinity` on their threads).
-    pub cpusets: bool,
-}
-
-impl Default for RegionsSpec {
-    fn default() -> Self {
-        RegionsSpec {
-            cache_level: None,
-            scan: Duration::from_millis(100),
-            place_after: 32,
-            replace_every: 10,
-            cpusets: true,
-        }
-    }
-}
-
-/// How the cosched policy places MPI ranks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum CoschedLayout {
-    /// Each rank pinned to one CPU (rank mod CPUs): a network of workstations.
-    #[default]
-    Workstations,
-    /// Linux places the ranks.
-    Free,
-}
-
-/// A run: jobs plus how to schedule them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(remote = "Self", default, deny_unknown_fields)]
 pub struct RunSpec {
     pub policy: Policy,
     /// Slot length (gang). Accepts `"50ms"`, `"0.05s"`, `"500us"` or a number
@@ -204,7 +171,10 @@ pub struct RunSpec {
     /// processors map to `cpus` (required then) in order.
     pub topology: Option<Topology>,
     pub pools: PoolsSpec,
-    /// Regions policy.
+    /// The regions policy's table `[regions]` (`controller::regions`'s
+    /// schema: `cache_level`, `scan`, `place_after`, `replace_every`,
+    /// `cpusets`).
+    #[serde(skip)]
     pub regions: RegionsSpec,
     /// Run the controller at SCHED_FIFO where permitted.
     pub realtime: bool,
@@ -218,61 +188,16 @@ pub struct RunSpec {
     /// loaded machine confirmation takes a scheduler slice (≈3.5 ms) per
     /// switch, during which neither slot runs.
     pub confirm_freeze: bool,
-    /// FCS policy: voluntary context switches per thread per second of
-    /// observed time at or above which a job counts as blocking (the
-    /// classifier's `blocking_rate`; also `fcs_blocking_rate`).
-    #[serde(alias = "fcs_blocking_rate")]
-    pub flexible_blocking_rate: f64,
-    /// FCS policy: observed time before the first classification, seconds
-    /// (the classifier's `discovery_s`; also `fcs_observe_s`).
-    #[serde(alias = "fcs_observe_s")]
-    pub flexible_observe_s: f64,
-    /// FCS policy: the revision window, observed seconds (the classifier's
-    /// `window_s`).
-    pub fcs_window_s: f64,
-    /// FCS policy: consecutive periods a new class must be seen before a
-    /// job's class changes (the classifier's `revise_after`).
-    pub fcs_revise_after: u32,
-    /// FCS policy: the classifier's `coarse_grain_s` (seconds of CPU per
-    /// synchronization at or above which a blocking job is DC).
-    pub fcs_coarse_grain_s: f64,
-    /// FCS policy: the classifier's `frustrated_wait_ratio` (blocked time
-    /// per synchronization over granularity above which a job is F).
-    pub fcs_frustrated_wait_ratio: f64,
-    /// FCS policy: the least share a DC job gets of the CPU time it wants
-    /// (of wall time, for a job that always wants its processors). When a
-    /// released job got less since its release, the next slot is a DC slot:
-    /// every gang frozen, the DC jobs alone. 0 disables DC slots (DC jobs
-    /// then only fill idle time). Default 0.1.
-    pub dc_min_share: f64,
-    /// FCS policy: F jobs filling another F job's slot run at SCHED_IDLE
-    /// (`true`: only where the slot's owner leaves a processor idle) or at
-    /// normal priority (`false`, the default: the slot's F jobs share its
-    /// processors through the Linux scheduler, interleaving as their threads
-    /// spin-block — seed 002's imbalanced jobs 1 and 2 complement each
-    /// other; at SCHED_IDLE the filler's threads on the processor of the
-    /// owner's busier thread would get nothing and hold its barrier back).
-    pub fcs_fill_idle: bool,
-    /// FCS policy: jobs in discovery fill other slots, and other jobs fill
-    /// theirs, at SCHED_IDLE (the core policy's `discovery_fill`; `false`,
-    /// the default: a job in discovery runs alone in its slot).
-    pub fcs_discovery_fill: bool,
-    /// FCS policy: classify a job from the synchronization statistics it
-    /// publishes itself (the file named by `PARSCHED_FCS_SYNC_FILE`:
-    /// synchronizations, wait and spin time, as the FCS papers' communication
-    /// library measures them; `bench/bsp` writes it) when it does, and from
-    /// /proc otherwise (`true`, the default); `false`: always from /proc.
-    pub fcs_sync_stats: bool,
+    /// The FCS policy's table `[fcs]` (its keys: `controller::fcs`'s
+    /// schema; the flat spellings `fcs_window_s`, `flexible_observe_s`,
+    /// `dc_min_share`, ... are accepted at the top level too).
+    #[serde(skip)]
+    pub fcs: FcsSpec,
+    /// The cosched policy's table `[cosched]` (`scheme`, `layout`,
+    /// `spin_us`; also `cosched_scheme`, ... at the top level).
+    #[serde(skip)]
+    pub cosched: CoschedSpec,
     /// Fork a supervisor that thaws everything if the controller dies.
-    /// Cosched policy: seed 003's scheme (`Local`, `SB`, `SY`, `DCS`,
-    /// `DCS-SB`, `DCS-SY`, `PB`, `PBT`, `PB-SB`, `PB-SY`).
-    pub cosched_scheme: parsched_core::policy::cosched::CoschedScheme,
-    /// Cosched policy: `workstations` (each MPI rank pinned to CPU rank mod
-    /// CPUs) or `free` (Linux places the ranks).
-    pub cosched_layout: CoschedLayout,
-    /// Cosched policy: the ranks' spin time before blocking or yielding
-    /// (µs; `parsched tune mpi-spin` chooses it as the paper did).
-    pub cosched_spin_us: u32,
     pub supervisor: bool,
     /// Thaw stale groups of dead controllers before starting.
     pub recover: bool,
@@ -282,7 +207,7 @@ pub struct RunSpec {
 impl Default for RunSpec {
     fn default() -> Self {
         RunSpec {
-            policy: Policy::Gang,
+            policy: Policy::default(),
             slot: Duration::from_millis(50),
             backend: BackendKind::Auto,
             max_slots: None,
@@ -295,21 +220,8 @@ impl Default for RunSpec {
             rt_priority: 10,
             spread: true,
             confirm_freeze: false,
-            flexible_blocking_rate: 25.0,
-            flexible_observe_s: 0.2,
-            fcs_window_s: 1.0,
-            fcs_revise_after: 2,
-            fcs_coarse_grain_s: 0.01,
-            fcs_frustrated_wait_ratio: 0.25,
-            dc_min_share: 0.1,
-            fcs_fill_idle: false,
-            fcs_discovery_fill: false,
-            fcs_sync_stats: true,
-            cosched_scheme: parsched_core::policy::cosched::CoschedScheme::Dynamic(
-                parsched_core::policy::cosched::Scheme::LOCAL,
-            ),
-            cosched_layout: CoschedLayout::Workstations,
-            cosched_spin_us: 100,
+            fcs: FcsSpec::default(),
+            cosched: CoschedSpec::default(),
             supervisor: true,
             recover: true,
             jobs: Vec::new(),
@@ -352,77 +264,8 @@ impl RunSpec {
                 "1..=99",
             ));
         }
-        self.classifier_config().validate().map_err(|e| {
-            let field = match e.field.as_str() {
-                "discovery_s" => "flexible_observe_s",
-                "blocking_rate" => "flexible_blocking_rate",
-                "window_s" => "fcs_window_s",
-                "revise_after" => "fcs_revise_after",
-                "coarse_grain_s" => "fcs_coarse_grain_s",
-                "frustrated_wait_ratio" => "fcs_frustrated_wait_ratio",
-                f => f,
-            };
-            ConfigError::new(field, e.message, e.allowed)
-        })?;
-        {
-            use parsched_core::policy::cosched::{ArrivalAction, CoschedScheme};
-            match self.cosched_scheme {
-                CoschedScheme::Dynamic(s)
-                    if matches!(s.arrival, ArrivalAction::None | ArrivalAction::Dcs) => {}
-                CoschedScheme::Dynamic(s)
-                    if matches!(s.arrival, ArrivalAction::Pb | ArrivalAction::Pbt) =>
-                {
-                    if self.policy == Policy::Cosched
-                        && self.cosched_layout != CoschedLayout::Workstations
-                    {
-                        return Err(ConfigError::new(
-                            "cosched_layout",
-                            format!("{} boosts per CPU: the ranks must be pinned", s.name()),
-                            "workstations",
-                        ));
-                    }
-                }
-                other => {
-                    return Err(ConfigError::new(
-                        "cosched_scheme",
-                        format!(
-                            "{} is a reference schedule, not a scheme (its runtime policy is \
-                             `gang` or `default`)",
-                            other.name()
-                        ),
-                        "Local, SB, SY, DCS, DCS-SB, DCS-SY, PB, PBT, PB-SB, PB-SY",
-                    ))
-                }
-            }
-        }
-        if !(self.dc_min_share.is_finite() && (0.0..=1.0).contains(&self.dc_min_share)) {
-            return Err(ConfigError::new(
-                "dc_min_share",
-                self.dc_min_share.to_string(),
-                "a number in 0..=1",
-            ));
-        }
-        let r = &self.regions;
-        if r.scan < Duration::from_millis(1) || r.scan > Duration::from_secs(60) {
-            return Err(ConfigError::new(
-                "regions.scan",
-                format!("{:?}", r.scan),
-                "1ms ..= 60s",
-            ));
-        }
-        if r.place_after == 0 {
-            return Err(ConfigError::new(
-                "regions.place_after",
-                "0",
-                "a number of scans >= 1",
-            ));
-        }
-        if r.cache_level == Some(0) {
-            return Err(ConfigError::new(
-                "regions.cache_level",
-                "0",
-                "a cache level >= 1",
-            ));
+        for f in policy::fragments() {
+            (f.check)(self).map_err(|e| in_table(f.table, e))?;
         }
         self.pools.placement.validate()?;
         // Last, as when the gang matrix refused it for every policy (it is
@@ -436,21 +279,231 @@ impl RunSpec {
         }
         Ok(())
     }
+}
 
-    /// The FCS policy's classifier thresholds: `flexible_observe_s` is the
-    /// discovery period, `flexible_blocking_rate` the /proc rule's
-    /// threshold, the `fcs_*` keys the rest (the runtime sees no
-    /// synchronization events, so the /proc rule applies, with CPU and
-    /// blocked time).
-    pub fn classifier_config(&self) -> ClassifierConfig {
-        ClassifierConfig {
-            discovery_s: self.flexible_observe_s,
-            blocking_rate: self.flexible_blocking_rate,
-            coarse_grain_s: self.fcs_coarse_grain_s,
-            frustrated_wait_ratio: self.fcs_frustrated_wait_ratio,
-            window_s: self.fcs_window_s,
-            revise_after: self.fcs_revise_after,
+type R = RunSpec;
+
+/// The common keys of a run spec with a value of one kind (the policies'
+/// tables are theirs; `matrix`, `cpus`, `topology`, `pools`, `regions` and
+/// `jobs` are tables and lists: docs/runtime.md): described for
+/// `parsched run --help` and Python (`run_keys`); read by serde.
+pub(crate) static RUN_SCHEMA: Schema<RunSpec> = Schema {
+    model: "run",
+    fields: &[
+        field!(
+            R,
+            "policy",
+            custom(|r: &R| Typed::Choice(r.policy.name()), optional = false),
+            Kind::Text,
+            "",
+            "",
+            "",
+            "how jobs share the machine: one of the runtime's policies"
+        ),
+        field!(
+            R,
+            "slot",
+            custom(|r: &R| Typed::Text(show_duration(r.slot)), optional = false),
+            Kind::Text,
+            "",
+            "",
+            "",
+            "slot length (gang, fcs) with its unit: 50ms, 0.05s, 500us \
+             (also slot_ms, a number of ms)"
+        ),
+        field!(R, "backend", backend: choice, Kind::choice::<BackendKind>(), "", "", "",
+            "how jobs are frozen: auto (cgroup v2, else v1, else signals), cgroup2, cgroup1, \
+             signal (SIGSTOP/SIGCONT); mock only programmatically"),
+        field!(R, "max_slots", max_slots: opt_u32, Kind::int_min(1, U32), "slots", "", "",
+            "multiprogramming level: jobs beyond it wait for room; unset: unbounded"),
+        field!(R, "realtime", realtime: bool, Kind::Bool, "", "", "",
+            "run the controller at SCHED_FIFO where permitted"),
+        field!(
+            R,
+            "rt_priority",
+            custom(
+                |r: &R| Typed::Int(r.rt_priority.max(0) as u64),
+                optional = false
+            ),
+            Kind::Int { min: 1, max: 99 },
+            "",
+            "",
+            "",
+            "the controller's SCHED_FIFO priority"
+        ),
+        field!(R, "spread", spread: bool, Kind::Bool, "", "", "",
+            "spread the running gang's threads one per CPU at each slot"),
+        field!(R, "confirm_freeze", confirm_freeze: bool, Kind::Bool, "", "", "",
+            "wait until the kernel confirms the ending slot frozen before thawing the next"),
+        field!(R, "supervisor", supervisor: bool, Kind::Bool, "", "", "",
+            "fork a supervisor that thaws everything if the controller dies"),
+        field!(R, "recover", recover: bool, Kind::Bool, "", "", "",
+            "thaw stale groups of dead controllers before starting"),
+    ],
+};
+
+/// `50ms`, `1.5s`: a duration as a spec may give it.
+pub(crate) fn show_duration(d: Duration) -> String {
+    let us = d.as_micros();
+    if us.is_multiple_of(1000) {
+        format!("{}ms", us / 1000)
+    } else {
+        format!("{us}us")
+    }
+}
+
+/// The common keys of a run spec, described with their defaults (the
+/// shape of the models' schemas): `policy` as a choice of every policy's
+/// name and alias, `backend` of the backends a user may name.
+pub fn run_keys() -> Vec<KeyInfo> {
+    static POLICY_NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    static BACKENDS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    let mut keys = RUN_SCHEMA.describe(&RunSpec::default());
+    for k in &mut keys {
+        match k.key {
+            "policy" => {
+                let names = POLICY_NAMES.get_or_init(|| {
+                    policy::POLICIES
+                        .iter()
+                        .flat_map(|e| std::iter::once(e.name).chain(e.aliases.iter().copied()))
+                        .collect()
+                });
+                k.kind = Kind::Choice { choices: names };
+            }
+            "backend" => {
+                let mock = BackendKind::Mock.name();
+                let names = BACKENDS.get_or_init(|| {
+                    BackendKind::NAMES
+                        .iter()
+                        .copied()
+                        .filter(|n| *n != mock)
+                        .collect()
+                });
+                k.kind = Kind::Choice { choices: names };
+            }
+            _ => {}
         }
+    }
+    keys
+}
+
+/// `e` of a key of `[table]`, named `table.key`.
+fn in_table(table: &str, mut e: ConfigError) -> ConfigError {
+    e.field = format!("{table}.{}", e.field);
+    e
+}
+
+/// A JSON (TOML, Python) value as the schemas take it.
+fn user_value(field: &str, v: &serde_json::Value) -> Result<parsched_core::Value, ConfigError> {
+    use parsched_core::Value;
+    Ok(match v {
+        serde_json::Value::Bool(b) => Value::Bool(*b),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        serde_json::Value::String(t) => Value::Str(t.clone()),
+        serde_json::Value::Array(xs) => Value::List(
+            xs.iter()
+                .map(|x| x.as_f64())
+                .collect::<Option<Vec<f64>>>()
+                .ok_or_else(|| ConfigError::new(field, "not a list of numbers", "a value"))?,
+        ),
+        other => {
+            return Err(ConfigError::new(
+                field,
+                format!("{other} is not a single value"),
+                "a number, a boolean or text",
+            ))
+        }
+    })
+}
+
+/// Takes each policy's table, and the flat spellings of its keys, out of
+/// `map`: `(fragment, [(key, spelling the user gave, value)])`.
+type Tables = Vec<(
+    &'static policy::Fragment,
+    Vec<(String, String, serde_json::Value)>,
+)>;
+
+fn take_tables(
+    map: &mut serde_json::Map<String, serde_json::Value>,
+) -> Result<Tables, ConfigError> {
+    let mut out = Vec::new();
+    for f in policy::fragments() {
+        let mut keys = Vec::new();
+        match map.remove(f.table) {
+            None => {}
+            Some(serde_json::Value::Object(t)) => {
+                for (k, v) in t {
+                    keys.push((k.clone(), format!("{}.{k}", f.table), v));
+                }
+            }
+            Some(_) => {
+                return Err(ConfigError::new(
+                    f.table,
+                    "not a table",
+                    format!("a [{}] table of keys", f.table),
+                ))
+            }
+        }
+        for &(flat, key) in f.flat {
+            if let Some(v) = map.remove(flat) {
+                if keys.iter().any(|(k, _, _)| k == key) {
+                    return Err(ConfigError::new(
+                        flat,
+                        format!("given twice, also as {}.{key}", f.table),
+                        format!("one of {flat} and [{}] {key}", f.table),
+                    ));
+                }
+                keys.push((key.to_string(), flat.to_string(), v));
+            }
+        }
+        out.push((f, keys));
+    }
+    Ok(out)
+}
+
+impl<'de> Deserialize<'de> for RunSpec {
+    /// The common keys by serde; each policy's table (and the flat
+    /// spellings of its keys) through the policy's schema, errors naming
+    /// the key as given (`fcs.window_s`, or `fcs_window_s`).
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RunSpec, D::Error> {
+        use serde::de::Error;
+        let mut map = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
+        let tables = take_tables(&mut map).map_err(D::Error::custom)?;
+        let mut spec =
+            RunSpec::deserialize(serde_json::Value::Object(map)).map_err(D::Error::custom)?;
+        for (f, keys) in tables {
+            for (key, given, v) in keys {
+                let named = |mut e: ConfigError| {
+                    if e.field == key || e.message == "unknown key" {
+                        e.field = given.clone();
+                    }
+                    e
+                };
+                let v = user_value(&given, &v).map_err(D::Error::custom)?;
+                (f.set)(&mut spec, &key, &v)
+                    .map_err(named)
+                    .map_err(D::Error::custom)?;
+            }
+        }
+        Ok(spec)
+    }
+}
+
+impl Serialize for RunSpec {
+    /// The common keys by serde, each policy's table by its schema.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error;
+        let mut v =
+            RunSpec::serialize(self, serde_json::value::Serializer).map_err(S::Error::custom)?;
+        if let Some(map) = v.as_object_mut() {
+            for f in policy::fragments() {
+                map.insert(f.table.to_string(), (f.values)(self).into());
+            }
+        }
+        v.serialize(s)
     }
 }
 
@@ -602,59 +655,160 @@ impl JobReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use parsched_core::policy::classify::ClassifierConfig;
+
+    fn parse(text: &str) -> Result<RunSpec, String> {
+        toml::from_str::<RunSpec>(text).map_err(|e| e.to_string())
+    }
 
     #[test]
     fn cosched_takes_the_ten_schemes_by_name_and_refuses_the_references() {
-        let spec: RunSpec = toml::from_str(
+        let spec = parse(
             "policy = \"cosched\"\ncosched_scheme = \"SB\"\ncosched_layout = \"free\"\n\
              cosched_spin_us = 30\n[[jobs]]\nargv = [\"true\"]\n",
         )
         .unwrap();
-        assert_eq!(spec.policy, Policy::Cosched);
-        assert_eq!(spec.cosched_layout, CoschedLayout::Free);
-        assert_eq!(spec.cosched_spin_us, 30);
+        assert_eq!(spec.policy.name(), "cosched");
+        assert_eq!(spec.cosched.layout, CoschedLayout::Free);
+        assert_eq!(spec.cosched.spin_us, 30);
         spec.validate().unwrap();
+        // the same keys in the policy's table
+        let table = parse(
+            "policy = \"cosched\"\n[cosched]\nscheme = \"sb\"\nlayout = \"free\"\n\
+             spin_us = 30\n[[jobs]]\nargv = [\"true\"]\n",
+        )
+        .unwrap();
+        assert_eq!(table, spec);
         for name in ["DCS", "DCS-SB", "DCS-SY", "SY", "Local"] {
-            RunSpec {
-                cosched_scheme: name.parse().unwrap(),
-                ..spec.clone()
-            }
-            .validate()
-            .unwrap();
+            let mut s = spec.clone();
+            s.cosched.scheme = name.parse().unwrap();
+            s.validate().unwrap();
         }
         for name in ["gang", "FCFS"] {
-            let s = RunSpec {
-                cosched_scheme: name.parse().unwrap(),
-                ..spec.clone()
-            };
-            let e = s.validate().unwrap_err();
-            assert_eq!(e.field, "cosched_scheme", "{name}");
-            assert!(e.to_string().contains("DCS, DCS-SB, DCS-SY, PB"), "{e}");
+            // a reference schedule: refused when read, naming the key as given
+            let e = parse(&format!("cosched_scheme = \"{name}\"")).unwrap_err();
+            assert!(e.starts_with("cosched_scheme: "), "{e}");
+            assert!(
+                e.contains("DCS, DCS-SB, PB, PBT, PB-SB, SY, DCS-SY, PB-SY"),
+                "{e}"
+            );
+            let e = parse(&format!("[cosched]\nscheme = \"{name}\"")).unwrap_err();
+            assert!(e.starts_with("cosched.scheme: "), "{e}");
+            // and by validate, when set in Rust
+            let mut s = spec.clone();
+            s.cosched.scheme = name.parse().unwrap();
+            assert_eq!(s.validate().unwrap_err().field, "cosched.scheme", "{name}");
         }
         // a periodic boost acts per CPU: only with the ranks pinned
-        let pb = RunSpec {
-            cosched_scheme: "PB".parse().unwrap(),
-            ..spec.clone()
-        };
-        assert_eq!(pb.validate().unwrap_err().field, "cosched_layout");
-        RunSpec {
-            cosched_layout: CoschedLayout::Workstations,
-            ..pb
+        let mut pb = spec.clone();
+        pb.cosched.scheme = "PB".parse().unwrap();
+        assert_eq!(pb.validate().unwrap_err().field, "cosched.layout");
+        pb.cosched.layout = CoschedLayout::Workstations;
+        pb.validate().unwrap();
+    }
+
+    #[test]
+    fn an_unknown_key_of_a_policys_table_is_named_with_its_table_in_one_line() {
+        let e = parse("policy = \"fcs\"\n[fcs]\nwindow_sz = 2.0\n").unwrap_err();
+        let first = e.lines().next().unwrap();
+        assert!(
+            first.starts_with("fcs.window_sz: unknown key; allowed: "),
+            "{e}"
+        );
+        for key in ["blocking_rate", "window_s", "dc_min_share", "sync_stats"] {
+            assert!(first.contains(key), "{e}");
         }
-        .validate()
+        let e = parse("[cosched]\nspin_us = -1\n").unwrap_err();
+        assert!(e.starts_with("cosched.spin_us: "), "{e}");
+        // ranges: checked by validate, naming the table's key
+        for (text, field) in [
+            ("place_after = 0", "regions.place_after"),
+            ("cache_level = 0", "regions.cache_level"),
+            ("scan = \"10us\"", "regions.scan"),
+        ] {
+            let s = parse(&format!("[regions]\n{text}\n[[jobs]]\nargv = [\"true\"]\n")).unwrap();
+            assert_eq!(s.validate().unwrap_err().field, field);
+        }
+        let e = parse("[regions]\nscan = \"fast\"\n").unwrap_err();
+        assert!(e.starts_with("regions.scan: "), "{e}");
+        let r = parse("[regions]\ncache_level = 2\nscan_ms = 5\ncpusets = false\n").unwrap();
+        assert_eq!(r.regions.cache_level, Some(2));
+        assert_eq!(r.regions.scan, Duration::from_millis(5));
+        assert!(!r.regions.cpusets);
+        let back: RunSpec = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        assert_eq!(back, r);
+        let e = parse("fcs = 3\n").unwrap_err();
+        assert!(e.starts_with("fcs: not a table"), "{e}");
+        let e = parse("fcs_window_s = 2.0\n[fcs]\nwindow_s = 1.0\n").unwrap_err();
+        assert!(e.starts_with("fcs_window_s: given twice"), "{e}");
+        let e = parse("policy = \"fifo\"\n").unwrap_err();
+        assert!(e.contains("policy: unknown policy"), "{e}");
+        assert!(
+            e.contains("gang, pools, fcs, flexible (= fcs), regions"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn old_flat_keys_parse_to_the_same_spec_as_the_tables() {
+        let flat = parse(
+            "policy = \"fcs\"\nflexible_blocking_rate = 7.0\nfcs_observe_s = 0.5\n\
+             fcs_window_s = 2.0\nfcs_revise_after = 3\nfcs_coarse_grain_s = 0.02\n\
+             fcs_frustrated_wait_ratio = 0.5\ndc_min_share = 0.25\nfcs_fill_idle = true\n\
+             fcs_discovery_fill = true\nfcs_sync_stats = false\ncosched_spin_us = 7\n",
+        )
         .unwrap();
+        let table = parse(
+            "policy = \"fcs\"\n[fcs]\nblocking_rate = 7\nobserve_s = 0.5\nwindow_s = 2\n\
+             revise_after = 3\ncoarse_grain_s = 0.02\nfrustrated_wait_ratio = 0.5\n\
+             dc_min_share = 0.25\nfill_idle = true\ndiscovery_fill = true\n\
+             sync_stats = false\n[cosched]\nspin_us = 7\n",
+        )
+        .unwrap();
+        assert_eq!(flat, table);
+        assert_ne!(flat.fcs, FcsSpec::default());
+        // every flat spelling of every table is one of its keys
+        for f in policy::fragments() {
+            let keys: Vec<&str> = (f.describe)().iter().map(|k| k.key).collect();
+            for (flat, key) in f.flat {
+                assert!(keys.contains(key), "{flat} -> {key}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_common_keys_are_described_from_their_tables() {
+        let keys = run_keys();
+        let key = |k: &str| keys.iter().find(|i| i.key == k).unwrap().clone();
+        let Kind::Choice { choices } = key("policy").kind else {
+            panic!("policy is a choice")
+        };
+        for e in policy::POLICIES {
+            assert!(choices.contains(&e.name), "{}", e.name);
+        }
+        assert!(choices.contains(&"flexible"));
+        assert_eq!(key("policy").default, Typed::Choice("gang"));
+        assert_eq!(key("slot").default, Typed::Text("50ms".into()));
+        let Kind::Choice { choices } = key("backend").kind else {
+            panic!("backend is a choice")
+        };
+        assert_eq!(choices, ["auto", "cgroup2", "cgroup1", "signal"]);
+        // the backend's names are the ones serde reads and writes
+        let s: RunSpec = toml::from_str("backend = \"cgroup1\"").unwrap();
+        assert_eq!(s.backend, BackendKind::Cgroup1);
+        assert!(serde_json::to_string(&s)
+            .unwrap()
+            .contains("\"backend\":\"cgroup1\""));
+        let e = toml::from_str::<RunSpec>("backend = \"cgroup3\"").unwrap_err();
+        assert!(e.to_string().contains("backend: unknown backend"), "{e}");
+        assert_eq!(key("rt_priority").default, Typed::Int(10));
+        assert_eq!(key("max_slots").default, Typed::None);
     }
 
     #[test]
     fn max_slots_zero_is_refused_under_every_policy() {
-        for policy in [
-            Policy::Default,
-            Policy::Gang,
-            Policy::Fcs,
-            Policy::Pools,
-            Policy::Regions,
-            Policy::Cosched,
-        ] {
+        for e in policy::POLICIES {
+            let policy = Policy::named(e.name).unwrap();
             let mut s = RunSpec {
                 policy,
                 max_slots: Some(0),
@@ -699,7 +853,7 @@ mod tests {
             stdout = "b.log"
         "#;
         let s: RunSpec = toml::from_str(text).unwrap();
-        assert_eq!(s.policy, Policy::Gang);
+        assert_eq!(s.policy.name(), "gang");
         assert_eq!(s.slot, Duration::from_millis(20));
         assert_eq!(s.backend, BackendKind::Cgroup1);
         assert_eq!(s.max_slots, Some(3));
@@ -738,21 +892,21 @@ mod tests {
         assert!(toml::from_str::<RunSpec>("polcy = \"gang\"").is_err());
         s.slot = Duration::from_millis(50);
         s.validate().unwrap();
-        s.flexible_blocking_rate = -1.0;
-        assert_eq!(s.validate().unwrap_err().field, "flexible_blocking_rate");
-        s.flexible_blocking_rate = 25.0;
-        s.flexible_observe_s = f64::NAN;
-        assert_eq!(s.validate().unwrap_err().field, "flexible_observe_s");
-        s.flexible_observe_s = 0.2;
-        s.fcs_revise_after = 0;
-        assert_eq!(s.validate().unwrap_err().field, "fcs_revise_after");
-        s.fcs_revise_after = 2;
-        s.fcs_window_s = -1.0;
-        assert_eq!(s.validate().unwrap_err().field, "fcs_window_s");
-        s.fcs_window_s = 1.0;
-        s.dc_min_share = 1.5;
-        assert_eq!(s.validate().unwrap_err().field, "dc_min_share");
-        s.dc_min_share = 0.1;
+        s.fcs.blocking_rate = -1.0;
+        assert_eq!(s.validate().unwrap_err().field, "fcs.blocking_rate");
+        s.fcs.blocking_rate = 25.0;
+        s.fcs.observe_s = f64::NAN;
+        assert_eq!(s.validate().unwrap_err().field, "fcs.observe_s");
+        s.fcs.observe_s = 0.2;
+        s.fcs.revise_after = 0;
+        assert_eq!(s.validate().unwrap_err().field, "fcs.revise_after");
+        s.fcs.revise_after = 2;
+        s.fcs.window_s = -1.0;
+        assert_eq!(s.validate().unwrap_err().field, "fcs.window_s");
+        s.fcs.window_s = 1.0;
+        s.fcs.dc_min_share = 1.5;
+        assert_eq!(s.validate().unwrap_err().field, "fcs.dc_min_share");
+        s.fcs.dc_min_share = 0.1;
         s.validate().unwrap();
     }
 
@@ -762,36 +916,36 @@ mod tests {
             "policy = \"flexible\"\nfcs_window_s = 2.0\nfcs_revise_after = 3\ndc_min_share = 0.25\n[[jobs]]\nargv = [\"true\"]\nfcs_class = \"does_not_care\"\n",
         )
         .unwrap();
-        assert_eq!(s.policy, Policy::Fcs);
-        let c = s.classifier_config();
+        assert_eq!(s.policy.name(), "fcs");
+        let c = s.fcs.classifier_config();
         assert_eq!((c.window_s, c.revise_after), (2.0, 3));
-        assert_eq!(s.dc_min_share, 0.25);
+        assert_eq!(s.fcs.dc_min_share, 0.25);
         assert_eq!(s.jobs[0].fcs_class, Some(CoschedClass::DoesNotCare));
         let f: RunSpec =
             serde_json::from_str(r#"{"policy": "fcs", "fcs_blocking_rate": 7}"#).unwrap();
-        assert_eq!(f.policy, Policy::Fcs);
-        assert_eq!(f.classifier_config().blocking_rate, 7.0);
-        assert_eq!(serde_json::to_string(&Policy::Fcs).unwrap(), "\"fcs\"");
+        assert_eq!(f.policy.name(), "fcs");
+        assert_eq!(f.fcs.blocking_rate, 7.0);
+        assert_eq!(serde_json::to_string(&f.policy).unwrap(), "\"fcs\"");
     }
 
     #[test]
     fn flexible_keys_map_onto_the_classifier() {
         // The defaults are the classifier's and the keys keep their names.
         let d = RunSpec::default();
-        assert_eq!(d.flexible_blocking_rate, 25.0);
-        assert_eq!(d.flexible_observe_s, 0.2);
-        let c = d.classifier_config();
+        assert_eq!(d.fcs.blocking_rate, 25.0);
+        assert_eq!(d.fcs.observe_s, 0.2);
+        let c = d.fcs.classifier_config();
         assert_eq!(c.blocking_rate, ClassifierConfig::default().blocking_rate);
         assert_eq!(c.discovery_s, ClassifierConfig::default().discovery_s);
         let s: RunSpec = toml::from_str(
             "policy = \"fcs\"\nflexible_blocking_rate = 40.0\nflexible_observe_s = 0.5\n[[jobs]]\nargv = [\"true\"]\n",
         )
         .unwrap();
-        assert_eq!(s.classifier_config().blocking_rate, 40.0);
-        assert_eq!(s.classifier_config().discovery_s, 0.5);
+        assert_eq!(s.fcs.classifier_config().blocking_rate, 40.0);
+        assert_eq!(s.fcs.classifier_config().discovery_s, 0.5);
         let j: RunSpec =
             serde_json::from_str(r#"{"policy": "flexible", "flexible_blocking_rate": 10}"#)
                 .unwrap();
-        assert_eq!(j.classifier_config().blocking_rate, 10.0);
+        assert_eq!(j.fcs.classifier_config().blocking_rate, 10.0);
     }
 }

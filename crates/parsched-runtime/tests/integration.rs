@@ -16,7 +16,7 @@ use parsched_core::topology::Topology;
 use parsched_runtime::cgroup::{Mock, MockCall};
 use parsched_runtime::procfs;
 use parsched_runtime::safety::recover_stale;
-use parsched_runtime::{BackendKind, Controller, JobSpec, Policy, RunSpec};
+use parsched_runtime::{BackendKind, Controller, FcsSpec, JobSpec, Policy, RunSpec};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
@@ -50,7 +50,7 @@ fn slot_sequence_case(confirm_freeze: bool) {
     // Widths 2,1,1,2 on 2 processors: slots {0}, {1,2}, {3}.
     let jobs = [(2u32, "0.35"), (1, "0.5"), (1, "0.2"), (2, "0.3")];
     let spec = RunSpec {
-        policy: Policy::Gang,
+        policy: Policy::named("gang").unwrap(),
         slot: Duration::from_millis(40),
         topology: Some(t),
         cpus: Some(cpus),
@@ -204,7 +204,7 @@ fn missing_program_is_a_clear_error_not_a_panic() {
 #[test]
 fn default_policy_reports_exit_status_and_cpu_time() {
     let spec = RunSpec {
-        policy: Policy::Default,
+        policy: Policy::named("default").unwrap(),
         realtime: false,
         supervisor: false,
         recover: false,
@@ -505,7 +505,7 @@ fn real_pooled_threads_stay_in_their_cpuset() {
     };
     let (pa, pb) = (dir.path().join("a.pid"), dir.path().join("b.pid"));
     let mut spec = RunSpec {
-        policy: Policy::Pools,
+        policy: Policy::named("pools").unwrap(),
         jobs: vec![quiet(job(&pa), &pa), quiet(job(&pb), &pb)],
         ..Default::default()
     };
@@ -616,11 +616,14 @@ fn real_fcs_classifies_spinners_cs_imbalanced_f_coarse_blockers_dc() {
     let b = bsp();
     let o = |n: &str| dir.path().join(n);
     let spec = RunSpec {
-        policy: Policy::Fcs,
+        policy: Policy::named("fcs").unwrap(),
         slot: Duration::from_millis(50),
         // A coarse blocker (one barrier per 20 ms) switches about 25 times
         // per thread-second: below the default threshold's margin.
-        flexible_blocking_rate: 5.0,
+        fcs: FcsSpec {
+            blocking_rate: 5.0,
+            ..Default::default()
+        },
         jobs: vec![
             bsp_job(
                 &b,
@@ -693,10 +696,13 @@ fn real_fcs_takes_back_a_job_that_starts_to_spin() {
     let b = bsp();
     let o = |n: &str| dir.path().join(n);
     let spec = RunSpec {
-        policy: Policy::Fcs,
+        policy: Policy::named("fcs").unwrap(),
         slot: Duration::from_millis(50),
-        flexible_blocking_rate: 5.0,
-        fcs_window_s: 0.5,
+        fcs: FcsSpec {
+            blocking_rate: 5.0,
+            window_s: 0.5,
+            ..Default::default()
+        },
         jobs: vec![
             bsp_job(
                 &b,

@@ -39,7 +39,7 @@ from parsched.cli.reproduce import (
     cmd_reproduce_regions,
     cmd_tune_cosched,
 )
-from parsched.cli.run import cmd_reproduce_desktop, cmd_run, cmd_tune_mpi_spin
+from parsched.cli.run import add_run_parser, cmd_reproduce_desktop, cmd_tune_mpi_spin
 from parsched.cli.simulate import COMMANDS as SIMULATE_COMMANDS
 from parsched.cli.simulate import (  # noqa: F401  (the commands, by name)
     cmd_generate_lublin,
@@ -119,40 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     tm.add_argument("command", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS")
     tm.set_defaults(func=cmd_tune_mpi_spin)
 
-    ru = sub.add_parser("run", help=_doc(cmd_run).splitlines()[0],
-                        description=_doc(cmd_run), formatter_class=fmt)
-    ru.add_argument("--policy",
-                    choices=("gang", "pools", "fcs", "flexible", "regions", "cosched", "default"),
-                    default=None,
-                    help="scheduling policy (default: the job file's, else gang); flexible is "
-                         "an alias of fcs")
-    ru.add_argument("--scheme", default=None, metavar="NAME",
-                    help="cosched: seed 003's scheme for MPI jobs with libparsched_mpi "
-                         "(Local, SB, SY, DCS, DCS-SB, DCS-SY, PB, PBT, PB-SB, PB-SY; "
-                         "default Local)")
-    ru.add_argument("--layout", choices=("workstations", "free"), default=None,
-                    help="cosched: pin each MPI rank to CPU rank mod CPUs (workstations, the "
-                         "default) or let Linux place them (free)")
-    ru.add_argument("--spin-us", type=_workers, default=None, metavar="N",
-                    help="cosched: the ranks' spin time before blocking or yielding (us; "
-                         "default 100; `parsched tune mpi-spin` chooses it)")
-    ru.add_argument("--slot", type=_slot, default=None, metavar="LEN",
-                    help="slot length with its unit, e.g. 50ms, 0.05s, 500us (default "
-                         "50ms; a bare number is refused)")
-    ru.add_argument("--backend", choices=("auto", "cgroup2", "cgroup1", "signal"), default=None,
-                    help="how slots are switched (default auto)")
-    ru.add_argument("--jobs", metavar="FILE.toml", default=None,
-                    help="TOML job file: RunSpec keys and [[jobs]] tables")
-    ru.add_argument("--width", type=_workers, default=None, metavar="N",
-                    help="gang width of the command-line jobs (default: all CPUs)")
-    ru.add_argument("--max-slots", type=_workers, default=None, metavar="N",
-                    help="multiprogramming level (jobs beyond it wait)")
-    ru.add_argument("--json", action="store_true",
-                    help="print the reports as one JSON object, alone on stdout (the jobs' "
-                         "output goes to stderr)")
-    ru.add_argument("command", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS [: ...]",
-                    help="jobs separated by a lone ':'")
-    ru.set_defaults(func=cmd_run)
+    add_run_parser(sub, fmt)
 
     add_bench_parser(sub, fmt)
 

@@ -10,7 +10,10 @@ from typing import Any
 
 from parsched.cli.common import (
     _console,
+    _doc,
     _print_table,
+    _slot,
+    _workers,
 )
 from parsched.display import jsonable
 from parsched.errors import (
@@ -50,7 +53,7 @@ def _job_row(r: dict[str, Any], policy: str | None) -> dict[str, Any]:
         "width": r["width"] if r["width"] is not None else "",
         "cpus": ",".join(str(c) for c in r["cpus"]),
         **({"classes": " ".join(f"{c}@{float(t):.1f}s" for t, c in r.get("classes", []))}
-           if policy in ("fcs", "flexible") else {}),
+           if policy == "fcs" else {}),
         **({"WSS MB": float(r.get("wss_bytes") or 0) / 2**20,
             # "unreliable": another user of the accessed bits (DAMON) cleared them.
             "WSS": "unreliable" if r.get("wss_unreliable") else "measured"}
@@ -69,18 +72,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
       parsched run --policy gang --slot 50ms -- ./a.out ARGS : ./b.out ARGS
 
-    Policies: gang (Ousterhout matrix, slots switched by freezing each job's
-    cgroup), pools (cpusets from the topology), fcs (flexible coscheduling: each
-    job classified from /proc and revised as it changes -- CS jobs get dedicated
-    slots, F jobs slots and fill other F slots, DC jobs fill idle processors with
-    a guaranteed share; `flexible` is an alias), regions (each job's working set
-    measured from /proc, jobs balanced over the caches of one level by working
-    set and confined to their cache's CPUs, or left to Linux where balancing
-    cannot pay), cosched (seed 003 for MPI jobs whose ranks load libparsched_mpi:
-    --scheme Local|SB|SY|DCS|DCS-SB|DCS-SY|PB|PBT|PB-SB|PB-SY sets how
-    ranks wait and whether a rank with a message pending is boosted on
-    arrival (DCS) or every 10 ms (PB), --layout workstations pins rank k to
-    CPU k mod CPUs), default (start all, let Linux schedule). Prints each job's
+    The policies and each one's own keys (its [TABLE] in the job file, e.g.
+    [fcs] window_s, or the flat spelling, fcs_window_s) are listed below, from
+    the runtime's one table of policies. Prints each job's
     exit status, wall time, CPU time, time suspended and slots (under fcs also its
     classes over time, under regions its working set), and the controller's stats;
     --json reports each job's classes as a list of [t_s, class].
@@ -110,9 +104,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             if isinstance(job, dict) and not job.get("stdout"):
                 job["stdout"] = "/dev/stderr"
     base["jobs"] = jobs
+    cosched = {k: v for k, v in (("scheme", args.scheme), ("layout", args.layout),
+                                 ("spin_us", args.spin_us)) if v is not None}
+    if isinstance(base.get("cosched"), dict):
+        # the job file has the [cosched] table: the command line's keys go into it
+        base["cosched"] = {**base["cosched"], **cosched}
+        cosched = {}
     spec = make_spec(base, policy=args.policy, slot=args.slot, backend=args.backend,
-                     max_slots=args.max_slots, cosched_scheme=args.scheme,
-                     cosched_layout=args.layout, cosched_spin_us=args.spin_us)
+                     max_slots=args.max_slots, **{f"cosched_{k}": v for k, v in cosched.items()})
     if args.json:
         sys.stdout.flush()
     out = run_jobs(spec, stop_on_signal=False)
@@ -120,20 +119,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     ok = all(r["success"] for r in reports)
     sig = stats.get("signal")
     code = 128 + int(sig) if sig else (0 if ok else 1)
+    from parsched.runtime.policies import canonical, default_policy
+
+    policy = spec.get("policy") or default_policy()
+    # the slot only means something where slots are switched
+    slotted = canonical(policy) in ("gang", "fcs")
     if args.json:
-        slotted = spec.get("policy", "gang") in ("gang", "fcs", "flexible")
-        print(json.dumps(jsonable({"policy": spec.get("policy", "gang"),
+        print(json.dumps(jsonable({"policy": policy,
                                     "slot": spec.get("slot", "50ms") if slotted else None,
                                     "success": ok, "interrupted": _signame(sig), **out})))
         return code
     import pandas as pd
 
-    rows = [_job_row(r, spec.get("policy")) for r in reports]
+    rows = [_job_row(r, canonical(policy)) for r in reports]
     con = _console()
-    policy = spec.get("policy", "gang")
-    # the slot only means something where slots are switched
-    what = (f", scheme {spec.get('cosched_scheme', 'Local')}" if policy == "cosched"
-            else f", slot {spec.get('slot', '50ms')}" if policy in ("gang", "fcs", "flexible")
+    scheme = spec.get("cosched_scheme") or (spec.get("cosched") or {}).get("scheme")
+    what = (f", scheme {scheme or _key_default('cosched', 'scheme')}" if policy == "cosched"
+            else f", slot {spec.get('slot', '50ms')}" if slotted
             else "")
     con.print(f"parsched run: policy {policy}{what}, backend "
               f"{stats['backend']}"
@@ -146,10 +148,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         ("longest switch (ms)", float(stats["max_switch_s"]) * 1e3),
         ("time spreading threads (ms)", float(stats["spread_s"]) * 1e3),
         ("controller CPU (s)", float(stats["cpu_s"])),
-        *([("DC slots", stats.get("dc_slots", 0))]
-          if spec.get("policy") in ("fcs", "flexible") else []),
-        *([("boosts (SCHED_FIFO)", stats.get("boosts", 0))]
-          if spec.get("policy") == "cosched" else []),
+        # the policy's own report (fcs: dc_slots, cosched: boosts, regions: regions)
+        *([("DC slots", stats["dc_slots"])] if "dc_slots" in stats else []),
+        *([("boosts (SCHED_FIFO)", stats["boosts"])] if "boosts" in stats else []),
         *([("working-set scans", stats["regions"]["scans"]),
            ("time scanning (ms)", float(stats["regions"]["scan_s"]) * 1e3),
            ("placement decisions", " ".join(
@@ -165,6 +166,58 @@ def cmd_run(args: argparse.Namespace) -> int:
     elif failed:
         con.print(f"failed: {', '.join(failed)}", highlight=False)
     return code
+
+def _key_default(table: str | None, key: str) -> str:
+    """The default of ``key`` of the runtime policies' ``[table]`` (of the
+    common keys for None), as help shows it."""
+    from parsched.runtime.policies import common_key, table_key
+
+    k = common_key(key) if table is None else table_key(table, key)
+    return "?" if k is None else str(k["default"]).lower() if isinstance(
+        k["default"], bool) else str(k["default"])
+
+
+def add_run_parser(sub: Any, fmt: Any) -> None:
+    """The ``run`` command's parser: its choices and the policy list of its
+    help come from the runtime's table of policies (parsched.runtime.policies)."""
+    from parsched.runtime import policies as rtp
+
+    ru = sub.add_parser("run", help=_doc(cmd_run).splitlines()[0],
+                        description=_doc(cmd_run) + "\n\n" + rtp.policies_help(),
+                        formatter_class=fmt)
+    ru.add_argument("--policy", choices=rtp.policy_names() or None, default=None,
+                    help=f"scheduling policy (default: the job file's, else "
+                         f"{rtp.default_policy()}); each is listed below with its keys")
+    # no argparse choices: the runtime refuses a bad scheme in one line naming the key
+    schemes = rtp.choices("cosched", "scheme")
+    ru.add_argument("--scheme", default=None, metavar="NAME",
+                    help="cosched: [cosched] scheme, "
+                         + (" | ".join(schemes) if schemes else "see below")
+                         + f" (default {_key_default('cosched', 'scheme')})")
+    ru.add_argument("--layout", choices=rtp.choices("cosched", "layout"), default=None,
+                    help="cosched: [cosched] layout (default "
+                         f"{_key_default('cosched', 'layout')}; see below)")
+    ru.add_argument("--spin-us", type=_workers, default=None, metavar="N",
+                    help="cosched: [cosched] spin_us, the ranks' spin time before blocking "
+                         f"or yielding (us; default {_key_default('cosched', 'spin_us')}; "
+                         "`parsched tune mpi-spin` chooses it)")
+    ru.add_argument("--slot", type=_slot, default=None, metavar="LEN",
+                    help="slot length with its unit, e.g. 50ms, 0.05s, 500us (default "
+                         f"{_key_default(None, 'slot')}; a bare number is refused)")
+    ru.add_argument("--backend", choices=rtp.choices(None, "backend"), default=None,
+                    help=f"how jobs are frozen (default {_key_default(None, 'backend')})")
+    ru.add_argument("--jobs", metavar="FILE.toml", default=None,
+                    help="TOML job file: RunSpec keys and [[jobs]] tables")
+    ru.add_argument("--width", type=_workers, default=None, metavar="N",
+                    help="gang width of the command-line jobs (default: all CPUs)")
+    ru.add_argument("--max-slots", type=_workers, default=None, metavar="N",
+                    help="multiprogramming level (jobs beyond it wait)")
+    ru.add_argument("--json", action="store_true",
+                    help="print the reports as one JSON object, alone on stdout (the jobs' "
+                         "output goes to stderr)")
+    ru.add_argument("command", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS [: ...]",
+                    help="jobs separated by a lone ':'")
+    ru.set_defaults(func=cmd_run)
 
 
 def cmd_reproduce_desktop(args: argparse.Namespace) -> int:

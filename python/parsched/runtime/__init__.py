@@ -13,8 +13,11 @@ of them end::
     out = parsched.run_jobs("jobs.toml", policy="default")   # a TOML job file
 
 The spec's keys are those of the runtime's ``RunSpec`` (policy, slot, backend,
-max_slots, cpus, pools, realtime, spread, confirm_freeze, ..., jobs); a TOML
-job file holds the same keys with ``[[jobs]]`` tables. Unknown keys raise
+max_slots, cpus, pools, realtime, spread, confirm_freeze, ..., jobs) plus each
+policy's own table (``fcs``, ``cosched``: :func:`parsched.runtime.policies.policies`
+lists them with their keys; the flat spellings ``fcs_window_s``,
+``cosched_scheme``, ... are accepted too); a TOML job file holds the same keys
+with ``[[jobs]]`` tables. Unknown keys raise
 :class:`~parsched.ConfigError`; missing cgroup support or permissions raise
 :class:`~parsched.RuntimeUnavailable`; anything else going wrong at run time
 :class:`~parsched.RuntimeFailure`.
@@ -28,11 +31,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from parsched.errors import ConfigError, PolicyError, RuntimeFailure, RuntimeUnavailable, shown
+from parsched.runtime.policies import choices, policy_names
 
 __all__ = ["BACKENDS", "POLICIES", "load_job_file", "make_spec", "run_jobs", "split_commands"]
 
-POLICIES = ("gang", "pools", "fcs", "flexible", "regions", "cosched", "default")
-BACKENDS = ("auto", "cgroup2", "cgroup1", "signal")
+#: Every policy name (and alias) the runtime takes, from its table of policies
+#: (:mod:`parsched.runtime.policies`); empty in a build without the runtime.
+POLICIES = tuple(policy_names())
+#: The freezer backends a spec may name (the runtime's ``backend`` key).
+BACKENDS = tuple(choices(None, "backend") or ())
 
 
 def load_job_file(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -111,9 +118,9 @@ def make_spec(spec: Mapping[str, Any] | str | os.PathLike[str] | None = None,
     for i, j in enumerate(jobs):
         _check_program(i, j)
     out["jobs"] = jobs
-    if "policy" in out and out["policy"] not in POLICIES:
+    if "policy" in out and POLICIES and out["policy"] not in POLICIES:
         raise ConfigError("policy", f"unknown policy {shown(out['policy'])}", ", ".join(POLICIES))
-    if "backend" in out and out["backend"] not in BACKENDS:
+    if "backend" in out and BACKENDS and out["backend"] not in BACKENDS:
         raise ConfigError("backend", f"unknown backend {out['backend']!r}", ", ".join(BACKENDS))
     return out
 
@@ -135,8 +142,8 @@ def run_jobs(spec: Mapping[str, Any] | str | os.PathLike[str] | None = None, *,
     kernel DAMON monitor, named, cleared the accessed bits it is read from —
     or None), ranks (cosched: [MPI rank, CPU] pinned); the controller's
     switches, wakeups, switch_s, max_switch_s, spread_s, cpu_s, wall_s, realtime,
-    backend, dc_slots, dc_slot_s, boosts (cosched), and under
-    ``policy="regions"`` ``regions`` (caches, scans, scan_s, decisions: at_s,
+    backend, and the policy's own report beside them: dc_slots, dc_slot_s (fcs),
+    boosts (cosched), ``regions`` (regions: caches, scans, scan_s, decisions: at_s,
     wss_bytes, decision, placement, loads, wss_unreliable; wss_unreliable: each
     distinct reason an estimate of the run is unreliable). Policy ``"flexible"`` is an alias
     of ``"fcs"``.

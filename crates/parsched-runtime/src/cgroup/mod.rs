@@ -50,9 +50,8 @@ pub const ROOT_PREFIX: &str = "parsched.";
 /// How long a freeze or thaw may take before it is reported as an error.
 pub const FREEZE_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Which freezer backend.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
+/// Which freezer backend (its names: the `choices!` below, the one place).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum BackendKind {
     /// cgroup v2 where a cgroup2 mount offers `cgroup.freeze`, else v1, else signals.
     #[default]
@@ -61,6 +60,34 @@ pub enum BackendKind {
     Cgroup1,
     Signal,
     Mock,
+}
+
+parsched_core::choices!(BackendKind {
+    Auto => "auto",
+    Cgroup2 => "cgroup2",
+    Cgroup1 => "cgroup1",
+    Signal => "signal",
+    Mock => "mock",
+});
+
+impl Serialize for BackendKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(parsched_core::schema::Choice::name(*self))
+    }
+}
+
+impl<'de> Deserialize<'de> for BackendKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use parsched_core::schema::Choice;
+        let name = String::deserialize(d)?;
+        BackendKind::parse(&name).ok_or_else(|| {
+            serde::de::Error::custom(parsched_core::ConfigError::new(
+                "backend",
+                format!("unknown backend {:?}", parsched_core::clip(&name, 60)),
+                BackendKind::NAMES.join(", "),
+            ))
+        })
+    }
 }
 
 /// Stops and resumes whole jobs (process trees). Groups are named by the

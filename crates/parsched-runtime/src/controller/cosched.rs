@@ -50,19 +50,20 @@
 //!   (all ranks, with free placement), which preempts the yielder; the
 //!   yielder keeps polling with `sched_yield`.
 
-use super::fcs_files::{read_ranks, Bell, ClassFiles, RankView, Waiting, SYNC_FILE_ENV};
 use super::mechanism::{mono_ns, Decision, Mechanism};
-use super::policy::{Needs, RuntimePolicy};
+use super::policy::{Fragment, Needs, PolicyEntry, PolicyReport, RuntimePolicy};
+use super::stats_files::{read_ranks, Bell, ClassFiles, RankView, Waiting, SYNC_FILE_ENV};
 use crate::error::{Result, RuntimeError};
-use crate::spec::{CoschedLayout, JobReport, RunSpec};
+use crate::spec::{JobReport, RunSpec};
 use crate::topology::MachineTopology;
 use parsched_core::policy::cosched::{
     choose_yield_target, ArrivalAction, ArrivalDecision, BoostDecision, CoschedScheme,
     EndpointView, PeriodicBooster, ProcState, Scheme, WaitKind,
 };
-use parsched_core::Time;
-use std::any::Any;
+use parsched_core::schema::{KeyInfo, Kind, Schema, Typed, U32};
+use parsched_core::{choices, field, ConfigError, Time, Value};
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 /// How often the policy looks for newly started ranks.
 const PERIOD_NS: u64 = 10_000_000;
@@ -94,6 +95,166 @@ fn endpoint(r: &RankView, now: u64) -> EndpointView {
         in_driver: r.waiting == Waiting::Blocked,
     }
 }
+
+/// How the cosched policy places MPI ranks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CoschedLayout {
+    /// Each rank pinned to one CPU (rank mod CPUs): a network of workstations.
+    #[default]
+    Workstations,
+    /// Linux places the ranks.
+    Free,
+}
+
+choices!(CoschedLayout {
+    Workstations => "workstations",
+    Free => "free",
+});
+
+/// The `[cosched]` table of a run spec ([`COSCHED_SCHEMA`]; the flat
+/// spellings `cosched_scheme`, `cosched_layout`, `cosched_spin_us` are
+/// accepted too).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CoschedSpec {
+    /// Seed 003's scheme (one of [`Scheme::ALL`]; a reference schedule is
+    /// refused).
+    pub scheme: CoschedScheme,
+    /// `workstations` (each rank pinned to CPU rank mod CPUs) or `free`.
+    pub layout: CoschedLayout,
+    /// The ranks' spin time before blocking or yielding, µs.
+    pub spin_us: u32,
+}
+
+impl Default for CoschedSpec {
+    fn default() -> Self {
+        CoschedSpec {
+            scheme: CoschedScheme::Dynamic(Scheme::LOCAL),
+            layout: CoschedLayout::Workstations,
+            spin_us: 100,
+        }
+    }
+}
+
+/// The ten schemes' names, from [`Scheme::ALL`].
+pub(crate) fn scheme_names() -> &'static [&'static str] {
+    static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();
+    NAMES.get_or_init(|| Scheme::ALL.iter().map(|s| s.name()).collect())
+}
+
+/// The error of a reference schedule given as a scheme.
+fn not_a_scheme(key: &str, s: CoschedScheme) -> ConfigError {
+    ConfigError::new(
+        key,
+        format!(
+            "{} is a reference schedule, not a scheme (its runtime policy is `gang` or \
+             `default`)",
+            s.name()
+        ),
+        scheme_names().join(", "),
+    )
+}
+
+fn set_scheme(c: &mut CoschedSpec, v: &Value) -> std::result::Result<(), ConfigError> {
+    let bad = || ConfigError::new("scheme", "not a name", scheme_names().join(", "));
+    let Value::Str(text) = v else {
+        return Err(bad());
+    };
+    let s: CoschedScheme = text.parse().map_err(|e: ConfigError| {
+        ConfigError::new("scheme", e.message, scheme_names().join(", "))
+    })?;
+    if !matches!(s, CoschedScheme::Dynamic(_)) {
+        return Err(not_a_scheme("scheme", s));
+    }
+    c.scheme = s;
+    Ok(())
+}
+
+type C = CoschedSpec;
+
+/// The keys of `[cosched]`.
+pub(crate) static COSCHED_SCHEMA: Schema<CoschedSpec> = Schema {
+    model: "cosched",
+    fields: &[
+        field!(
+            C,
+            "scheme",
+            custom(|c: &C| Typed::Choice(c.scheme.name()), optional = false),
+            Kind::Text,
+            "",
+            "",
+            "Table 1",
+            "seed 003's scheme: how ranks wait (Local busy-waits, SB spin-blocks, SY \
+             spin-yields) and whether a rank with a message pending is boosted on arrival \
+             (DCS) or every 10 ms on each CPU (PB, PBT); case-insensitive"
+        )
+        .parsed(set_scheme),
+        field!(C, "layout", layout: choice, Kind::choice::<CoschedLayout>(), "", "", "",
+            "workstations: each MPI rank pinned to CPU rank mod CPUs (every CPU a workstation \
+             whose local scheduler knows nothing of the others); free: Linux places the ranks"),
+        field!(C, "spin_us", spin_us: u32, Kind::int(U32), "us", "", "",
+            "the ranks' spin time before blocking or yielding (`parsched tune mpi-spin` \
+             chooses it)"),
+    ],
+};
+
+/// `[cosched]`'s keys described, the scheme as a choice of the ten names.
+fn describe() -> Vec<KeyInfo> {
+    let mut keys = COSCHED_SCHEMA.describe(&CoschedSpec::default());
+    for k in &mut keys {
+        if k.key == "scheme" {
+            k.kind = Kind::Choice {
+                choices: scheme_names(),
+            };
+            k.fold = true;
+        }
+    }
+    keys
+}
+
+/// `[cosched]` in the run spec, with the flat spellings of before.
+pub(crate) static FRAGMENT: Fragment = Fragment {
+    table: "cosched",
+    flat: &[
+        ("cosched_scheme", "scheme"),
+        ("cosched_layout", "layout"),
+        ("cosched_spin_us", "spin_us"),
+    ],
+    describe,
+    set: |spec, key, v| COSCHED_SCHEMA.set(&mut spec.cosched, key, v),
+    check: |spec| {
+        COSCHED_SCHEMA.check(&spec.cosched)?;
+        match spec.cosched.scheme {
+            CoschedScheme::Dynamic(s) if s.has_periodic_boost() => {
+                // a periodic boost acts per CPU: only with the ranks pinned
+                if spec.policy.name() == ENTRY.name
+                    && spec.cosched.layout != CoschedLayout::Workstations
+                {
+                    return Err(ConfigError::new(
+                        "layout",
+                        format!("{} boosts per CPU: the ranks must be pinned", s.name()),
+                        "workstations",
+                    ));
+                }
+                Ok(())
+            }
+            CoschedScheme::Dynamic(_) => Ok(()),
+            other => Err(not_a_scheme("scheme", other)),
+        }
+    },
+    values: |spec| super::policy::schema_values(&COSCHED_SCHEMA, &spec.cosched),
+};
+
+/// `cosched`, as [`super::policy::POLICIES`] lists it.
+pub(crate) const ENTRY: PolicyEntry = PolicyEntry {
+    name: "cosched",
+    aliases: &[],
+    doc: "seed 003's communication-driven coscheduling for MPI jobs whose ranks load \
+          libparsched_mpi: the scheme sets how ranks wait and whether a rank with a message \
+          pending is boosted on arrival (DCS) or every 10 ms (PB); layout workstations pins \
+          rank k to CPU k mod CPUs",
+    fragment: Some(&FRAGMENT),
+    build: |spec, topo| Ok(Box::new(CoschedPolicy::new(spec, topo)?)),
+};
 
 /// Ends the boost of thread `tid` of process `pid` of job `job`.
 fn unboost(m: &mut Mechanism, job: usize, pid: i32, tid: i32) -> Result<()> {
@@ -139,11 +300,11 @@ pub(crate) struct CoschedPolicy {
 
 impl CoschedPolicy {
     pub(crate) fn new(spec: &RunSpec, topo: &MachineTopology) -> Result<CoschedPolicy> {
-        let scheme = match spec.cosched_scheme {
+        let scheme = match spec.cosched.scheme {
             CoschedScheme::Dynamic(s) => s,
             other => {
                 return Err(RuntimeError::Unsupported(format!(
-                    "cosched_scheme {} under the cosched policy",
+                    "cosched.scheme {} under the cosched policy",
                     other.name()
                 )))
             }
@@ -154,8 +315,8 @@ impl CoschedPolicy {
         };
         Ok(CoschedPolicy {
             scheme,
-            layout: spec.cosched_layout,
-            spin_us: spec.cosched_spin_us,
+            layout: spec.cosched.layout,
+            spin_us: spec.cosched.spin_us,
             cpus: topo.cpus.clone(),
             files: None,
             pinned: vec![BTreeMap::new(); spec.jobs.len()],
@@ -513,11 +674,10 @@ impl RuntimePolicy for CoschedPolicy {
             .collect();
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
+    /// `boosts`: ranks raised to SCHED_FIFO (the mechanism applied them).
+    fn report(&self, m: &Mechanism) -> PolicyReport {
+        let mut r = PolicyReport::new();
+        r.insert("boosts".into(), m.boosts_applied().into());
+        r
     }
 }

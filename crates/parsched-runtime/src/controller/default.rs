@@ -2,9 +2,17 @@
 //! baseline). No timer, no freezer, no confinement.
 
 use super::mechanism::{Decision, Mechanism};
-use super::policy::RuntimePolicy;
+use super::policy::{PolicyEntry, RuntimePolicy};
 use crate::error::Result;
-use std::any::Any;
+
+/// `default`, as [`super::policy::POLICIES`] lists it.
+pub(crate) const ENTRY: PolicyEntry = PolicyEntry {
+    name: "default",
+    aliases: &[],
+    doc: "start every job and let Linux schedule them (the baseline)",
+    fragment: None,
+    build: |_, _| Ok(Box::new(DefaultPolicy)),
+};
 
 /// The default policy (it has no state).
 pub(crate) struct DefaultPolicy;
@@ -19,13 +27,5 @@ impl RuntimePolicy for DefaultPolicy {
             m.apply(Decision::spawn(i))?;
         }
         Ok(())
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
     }
 }

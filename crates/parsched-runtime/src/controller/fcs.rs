@@ -45,24 +45,27 @@
 
 //!
 //! The state is [`FcsExt`]'s: the core policy, what was measured of and
-//! applied to each job, the DC slot and the class files (`fcs_files.rs`).
+//! applied to each job, the DC slot and the class files (`stats_files.rs`).
 //! The gang matrix is plain gang's (`gang.rs`): FCS is
 //! [`GangPolicy`]`<`[`FcsExt`]`>`, the gang code with FCS's callbacks.
 
-use super::fcs_files::{ClassFiles, SyncCounts, CLASS_FILE_ENV, SYNC_FILE_ENV};
 use super::gang::{leave_matrix, queued, GangExt, GangPolicy};
 use super::mechanism::{Decision, Mechanism};
+use super::policy::{Fragment, PolicyEntry, PolicyReport};
+use super::stats_files::{ClassFiles, SyncCounts, CLASS_FILE_ENV, SYNC_FILE_ENV};
 use crate::error::Result;
 use crate::procfs;
 use crate::spec::{JobReport, RunSpec};
 use crate::topology::MachineTopology;
+use parsched_core::policy::classify::ClassifierConfig;
 use parsched_core::policy::classify::{CoschedClass, Observation};
 use parsched_core::policy::fcs::{
-    FRows, Fcs, FcsConfig, Fill, FillIn, FillPriority, Role, Slot, Usage,
+    FRows, Fcs, FcsConfig, Fill, FillIn, FillPriority, Role, Slot, Step, Usage,
 };
 use parsched_core::policy::gang::GangId;
 use parsched_core::policy::gang_sched::{Admission, GangScheduler};
-use parsched_core::PolicyError;
+use parsched_core::schema::{Kind, Schema, U32};
+use parsched_core::{field, ConfigError, PolicyError};
 use std::time::Instant;
 
 /// A job's /proc counters at one moment, summed over its threads.
@@ -122,17 +125,17 @@ impl FcsJob {
 /// slot of CPU time before it is owed a DC slot.
 pub(crate) fn fcs_config(spec: &RunSpec) -> FcsConfig {
     FcsConfig {
-        classifier: spec.classifier_config(),
+        classifier: spec.fcs.classifier_config(),
         f_rows: FRows::Own,
         fill: Fill::FDc,
         fill_in: FillIn::FSlots,
-        fill_priority: if spec.fcs_fill_idle {
+        fill_priority: if spec.fcs.fill_idle {
             FillPriority::Idle
         } else {
             FillPriority::Normal
         },
-        discovery_fill: spec.fcs_discovery_fill,
-        dc_min_share: spec.dc_min_share,
+        discovery_fill: spec.fcs.discovery_fill,
+        dc_min_share: spec.fcs.dc_min_share,
         dc_min_wanted_s: spec.slot.as_secs_f64() / 2.0,
         // Jobs are told their class (class files) and may wait by it.
         adaptive_waiting: true,
@@ -150,6 +153,134 @@ pub(super) fn fcs_policy(spec: &RunSpec) -> std::result::Result<Fcs, parsched_co
     Ok(f)
 }
 
+/// The `[fcs]` table of a run spec: the FCS policy's keys
+/// ([`FCS_SCHEMA`]; the flat spellings of [`FRAGMENT`] are accepted too).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FcsSpec {
+    // each key as [`FCS_SCHEMA`] documents it
+    pub blocking_rate: f64,
+    pub observe_s: f64,
+    pub window_s: f64,
+    pub revise_after: u32,
+    pub coarse_grain_s: f64,
+    pub frustrated_wait_ratio: f64,
+    pub dc_min_share: f64,
+    pub fill_idle: bool,
+    pub discovery_fill: bool,
+    pub sync_stats: bool,
+}
+
+impl Default for FcsSpec {
+    fn default() -> Self {
+        FcsSpec {
+            blocking_rate: 25.0,
+            observe_s: 0.2,
+            window_s: 1.0,
+            revise_after: 2,
+            coarse_grain_s: 0.01,
+            frustrated_wait_ratio: 0.25,
+            dc_min_share: 0.1,
+            fill_idle: false,
+            discovery_fill: false,
+            sync_stats: true,
+        }
+    }
+}
+
+impl FcsSpec {
+    /// The classifier's thresholds: `observe_s` is the discovery period,
+    /// `blocking_rate` the /proc rule's threshold.
+    pub fn classifier_config(&self) -> ClassifierConfig {
+        ClassifierConfig {
+            discovery_s: self.observe_s,
+            blocking_rate: self.blocking_rate,
+            coarse_grain_s: self.coarse_grain_s,
+            frustrated_wait_ratio: self.frustrated_wait_ratio,
+            window_s: self.window_s,
+            revise_after: self.revise_after,
+        }
+    }
+}
+
+type S = FcsSpec;
+
+/// The keys of `[fcs]`.
+pub(crate) static FCS_SCHEMA: Schema<FcsSpec> = Schema {
+    model: "fcs",
+    fields: &[
+        field!(S, "blocking_rate", blocking_rate: f64, Kind::NONNEG, "switches/thread/s", "", "",
+            "voluntary context switches per thread per second of observed time at or above \
+             which a job counts as blocking (the classifier's blocking_rate)"),
+        field!(S, "observe_s", observe_s: f64, Kind::NONNEG, "s", "", "",
+            "observed time before the first classification (the classifier's discovery_s)"),
+        field!(S, "window_s", window_s: f64, Kind::NONNEG, "s", "", "",
+            "the revision window, observed seconds (the classifier's window_s)"),
+        field!(S, "revise_after", revise_after: u32, Kind::int_min(1, U32), "periods", "", "",
+            "consecutive periods a new class must be seen before a job's class changes"),
+        field!(S, "coarse_grain_s", coarse_grain_s: f64, Kind::POSITIVE, "s", "", "",
+            "seconds of CPU per synchronization at or above which a blocking job is DC"),
+        field!(S, "frustrated_wait_ratio", frustrated_wait_ratio: f64, Kind::NONNEG, "", "", "",
+            "blocked time per synchronization over granularity above which a job is F"),
+        field!(S, "dc_min_share", dc_min_share: f64, Kind::float_range(0.0, true, 1.0, true),
+            "", "", "", "the least share a DC job gets of the CPU time it wants: a released \
+             job that got less is owed a DC slot (every gang frozen, the DC jobs alone); 0: \
+             no DC slots"),
+        field!(S, "fill_idle", fill_idle: bool, Kind::Bool, "", "", "",
+            "F jobs filling another F job's slot run at SCHED_IDLE (only where its owner \
+             leaves a processor idle); false: at normal priority"),
+        field!(S, "discovery_fill", discovery_fill: bool, Kind::Bool, "", "", "",
+            "jobs in discovery fill other slots, and other jobs fill theirs, at SCHED_IDLE"),
+        field!(S, "sync_stats", sync_stats: bool, Kind::Bool, "", "", "",
+            "classify a job from the synchronization statistics it publishes (the file named \
+             by PARSCHED_FCS_SYNC_FILE) when it does, else from /proc; false: always /proc"),
+    ],
+};
+
+/// `[fcs]` in the run spec, with the flat spellings of before.
+pub(crate) static FRAGMENT: Fragment = Fragment {
+    table: "fcs",
+    flat: &[
+        ("flexible_blocking_rate", "blocking_rate"),
+        ("fcs_blocking_rate", "blocking_rate"),
+        ("flexible_observe_s", "observe_s"),
+        ("fcs_observe_s", "observe_s"),
+        ("fcs_window_s", "window_s"),
+        ("fcs_revise_after", "revise_after"),
+        ("fcs_coarse_grain_s", "coarse_grain_s"),
+        ("fcs_frustrated_wait_ratio", "frustrated_wait_ratio"),
+        ("dc_min_share", "dc_min_share"),
+        ("fcs_fill_idle", "fill_idle"),
+        ("fcs_discovery_fill", "discovery_fill"),
+        ("fcs_sync_stats", "sync_stats"),
+    ],
+    describe: || FCS_SCHEMA.describe(&FcsSpec::default()),
+    set: |spec, key, v| FCS_SCHEMA.set(&mut spec.fcs, key, v),
+    check: |spec| {
+        FCS_SCHEMA.check(&spec.fcs)?;
+        spec.fcs.classifier_config().validate().map_err(|e| {
+            let key = match e.field.as_str() {
+                "discovery_s" => "observe_s",
+                f => FCS_SCHEMA.field(f).map_or(f, |f| f.key),
+            };
+            ConfigError::new(key, e.message, e.allowed)
+        })
+    },
+    values: |spec| super::policy::schema_values(&FCS_SCHEMA, &spec.fcs),
+};
+
+/// `fcs`, as [`super::policy::POLICIES`] lists it.
+pub(crate) const ENTRY: PolicyEntry = PolicyEntry {
+    name: "fcs",
+    aliases: &["flexible"],
+    doc: "flexible coscheduling (seed 002): each job's class (CS, F, DC) decided from /proc \
+          after a discovery period and revised as it changes; CS jobs hold dedicated gang \
+          slots, F jobs hold slots and fill the slots of other F jobs, DC jobs leave the matrix \
+          and fill idle processors with a guaranteed share (DC slots); a job's fcs_class fixes \
+          its class",
+    fragment: Some(&FRAGMENT),
+    build: |spec, topo| Ok(Box::new(FcsPolicy::new(spec, topo)?)),
+};
+
 /// FCS: plain gang's matrix code with [`FcsExt`]'s callbacks.
 pub(crate) type FcsPolicy = GangPolicy<FcsExt>;
 
@@ -160,23 +291,15 @@ impl GangPolicy<FcsExt> {
             fcs: fcs_policy(spec)?,
             jobs: spec.jobs.iter().map(|j| FcsJob::new(j.fcs_class)).collect(),
             exit_class: vec![None; spec.jobs.len()],
-            sync_stats: spec.fcs_sync_stats,
+            sync_stats: spec.fcs.sync_stats,
             slot_since: None,
             in_dc_slot: false,
             dc_slot_since: None,
             class_files: None,
+            dc_slots: 0,
+            dc_slot_s: 0.0,
         };
         GangPolicy::with_ext(spec, topo, ext)
-    }
-
-    /// The core policy (its configuration, its log).
-    pub(crate) fn core(&self) -> &Fcs {
-        &self.ext.fcs
-    }
-
-    /// As [`GangPolicy::core`], to record.
-    pub(crate) fn core_mut(&mut self) -> &mut Fcs {
-        &mut self.ext.fcs
     }
 }
 
@@ -197,6 +320,10 @@ pub(crate) struct FcsExt {
     dc_slot_since: Option<Instant>,
     /// The files publishing each job's class to it.
     class_files: Option<ClassFiles>,
+    /// DC slots given (a released job was owed its `dc_min_share`), and
+    /// the wall seconds spent in them: the policy's report.
+    dc_slots: u64,
+    dc_slot_s: f64,
 }
 
 impl FcsExt {
@@ -455,7 +582,7 @@ impl GangExt for FcsExt {
     /// released jobs' periods.
     fn end_period(&mut self, m: &mut Mechanism, s: &mut GangScheduler) -> Result<()> {
         if let Some(t) = self.dc_slot_since.take() {
-            m.stats_mut().dc_slot_s += t.elapsed().as_secs_f64();
+            self.dc_slot_s += t.elapsed().as_secs_f64();
         }
         for i in 0..m.jobs().len() {
             if m.job(i).live() && self.jobs[i].period.is_some() {
@@ -592,7 +719,7 @@ impl GangExt for FcsExt {
                 self.set_idle(m, i, false);
             }
         }
-        m.stats_mut().dc_slots += 1;
+        self.dc_slots += 1;
     }
 
     fn leave_dc_slot(&mut self) {
@@ -650,5 +777,20 @@ impl GangExt for FcsExt {
     /// The class files go with the run (the jobs have exited).
     fn finish(&mut self) {
         self.class_files = None;
+    }
+
+    fn report(&self) -> PolicyReport {
+        let mut r = PolicyReport::new();
+        r.insert("dc_slots".into(), self.dc_slots.into());
+        r.insert("dc_slot_s".into(), self.dc_slot_s.into());
+        r
+    }
+
+    fn record_decisions(&mut self) {
+        self.fcs.record();
+    }
+
+    fn decisions(&self) -> &[Step] {
+        self.fcs.log()
     }
 }

@@ -13,16 +13,16 @@
 //! [`GangScheduler`]: parsched_core::policy::gang_sched::GangScheduler
 
 use super::mechanism::{mono_ns, Decision, Mechanism};
-use super::policy::{Needs, RuntimePolicy};
+use super::policy::{Needs, PolicyEntry, PolicyReport, RuntimePolicy};
 use super::SwitchRecord;
 use crate::error::Result;
 use crate::procfs;
 use crate::spec::{JobReport, RunSpec};
 use crate::topology::MachineTopology;
+use parsched_core::policy::fcs::Step;
 use parsched_core::policy::gang::{GangId, GangMatrix, SlotId};
 use parsched_core::policy::gang_sched::{Admission, GangSchedOptions, GangScheduler};
 use parsched_core::PolicyError;
-use std::any::Any;
 use std::time::{Duration, Instant};
 
 /// What a policy adds to the gang matrix (FCS: `fcs.rs`). Every callback
@@ -108,7 +108,27 @@ pub(crate) trait GangExt: Send + 'static {
     fn stop(&mut self, _m: &mut Mechanism) {}
     /// See [`RuntimePolicy::finish`].
     fn finish(&mut self) {}
+    /// See [`RuntimePolicy::report`] (plain gang: nothing of its own).
+    fn report(&self) -> PolicyReport {
+        PolicyReport::new()
+    }
+    /// See [`RuntimePolicy::record_decisions`].
+    fn record_decisions(&mut self) {}
+    /// See [`RuntimePolicy::decisions`].
+    fn decisions(&self) -> &[Step] {
+        &[]
+    }
 }
+
+/// `gang`, as [`super::policy::POLICIES`] lists it.
+pub(crate) const ENTRY: PolicyEntry = PolicyEntry {
+    name: "gang",
+    aliases: &[],
+    doc: "gang scheduling on the Ousterhout matrix: slots switched by freezing each job's \
+          cgroup (slot, max_slots, matrix, spread, confirm_freeze)",
+    fragment: None,
+    build: |spec, topo| Ok(Box::new(GangPolicy::plain(spec, topo)?)),
+};
 
 /// Plain gang scheduling: no extension.
 pub(crate) struct Plain;
@@ -509,11 +529,15 @@ impl<X: GangExt> RuntimePolicy for GangPolicy<X> {
         self.ext.finish();
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn report(&self, _m: &Mechanism) -> PolicyReport {
+        self.ext.report()
     }
 
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
+    fn record_decisions(&mut self) {
+        self.ext.record_decisions();
+    }
+
+    fn decisions(&self) -> &[Step] {
+        self.ext.decisions()
     }
 }

@@ -12,7 +12,7 @@
 //! ([`Controller::run`]) never looks at which policy runs: `policy::build`
 //! constructs it from [`Policy`], once.
 //!
-//! **Gang** ([`Policy::Gang`]): each job is a gang of `width` cells in the
+//! **Gang** (`gang`): each job is a gang of `width` cells in the
 //! core crate's [`GangMatrix`] (unchanged; the simulator drives the same
 //! code). Slots rotate by [`GangMatrix::next_slot`]; at each switch the
 //! current slot's gangs are frozen *before* the next slot's are thawed, so two
@@ -26,12 +26,12 @@
 //! switch). Jobs that find no room (bounded `max_slots`) wait and are admitted
 //! at a switch, while every gang is frozen.
 //!
-//! **Pools** ([`Policy::Pools`]): pools from the topology
+//! **Pools** (`pools`): pools from the topology
 //! ([`PoolLayout`]), each job placed by the core crate's [`ZhouBrecht`]
 //! (home pool = least loaded; threads over candidate pools) and confined to
 //! its pools' CPUs by a cpuset group (or, without cpusets, by affinity).
 //!
-//! **FCS** ([`Policy::Fcs`], alias `flexible`): gang, plus the core crate's
+//! **FCS** (`fcs`, alias `flexible`): gang, plus the core crate's
 //! FCS policy (`parsched_core::policy::fcs::Fcs`, the one the simulator
 //! applies), fed from /proc each observation period; it decides and revises
 //! the classes, the matrix membership and DC slots, and each job's role: CS
@@ -40,7 +40,7 @@
 //! with a guaranteed share (DC slots); a released job whose class changes
 //! back is taken back. The controller measures and applies (`fcs.rs`).
 //!
-//! **Regions** ([`Policy::Regions`]): jobs start unconstrained; their working
+//! **Regions** (`regions`): jobs start unconstrained; their working
 //! sets are measured from /proc each scan period into the core crate's
 //! `WssEstimator`, then the core crate's cache balancer assigns them to the
 //! caches of one level and each is confined to its cache's CPUs — or, where
@@ -63,7 +63,7 @@
 //! | `default.rs` | default policy: start everything |
 //! | `gang.rs` | gang policy: slot switches, admission, refits, spreading; generic over an extension (`GangExt`) |
 //! | `fcs.rs` | FCS: gang with the FCS extension: /proc observations → the core `Fcs` policy → roles (freeze/thaw, affinity, SCHED_IDLE) |
-//! | `fcs_files.rs` | FCS: the class files and synchronization-statistics files shared with the jobs |
+//! | `stats_files.rs` | the statistics files shared with the jobs (class files, synchronization statistics, MPI rank views, the bell), used by FCS and cosched |
 //! | `pools.rs` | pools policy: Zhou–Brecht placement into cpusets |
 //! | `regions.rs` | regions policy: /proc working sets → cache balancing → cpusets |
 //! | `realtime.rs` | SCHED_FIFO for the controller |
@@ -87,19 +87,22 @@ use std::time::{Duration, Instant};
 mod cosched;
 mod default;
 mod fcs;
-mod fcs_files;
-pub use fcs_files::{read_ranks, RankView, Waiting, RANK_SLOT_BYTES};
+mod stats_files;
+pub use stats_files::{read_ranks, RankView, Waiting, RANK_SLOT_BYTES};
 mod gang;
 mod mechanism;
-mod policy;
+pub(crate) mod policy;
 mod pools;
 mod realtime;
 mod regions;
 
+pub use cosched::{CoschedLayout, CoschedSpec};
+pub use fcs::FcsSpec;
 use mechanism::{mono_ns, Mechanism, Parts};
 use policy::RuntimePolicy;
+pub use policy::{policies, PolicyInfo, PolicyReport};
 pub use realtime::{enter_realtime, leave_realtime};
-pub use regions::{RegionsCache, RegionsRecord, RegionsStats};
+pub use regions::{RegionsCache, RegionsRecord, RegionsSpec, RegionsStats};
 
 /// One slot switch, as decided.
 #[derive(Debug, Clone)]
@@ -137,18 +140,27 @@ pub struct ControllerStats {
     /// Whether it ran at SCHED_FIFO.
     pub realtime: bool,
     pub backend: String,
-    /// FCS: DC slots given (a released job was owed its `dc_min_share`).
-    pub dc_slots: u64,
-    /// FCS: wall seconds spent in DC slots.
-    pub dc_slot_s: f64,
-    /// Cosched: boosts given (a rank raised to SCHED_FIFO for a period).
-    pub boosts: u64,
-    /// Regions: the caches, the scans and every placement decision.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub regions: Option<RegionsStats>,
+    /// The policy's own statistics, from its report
+    /// (`RuntimePolicy::report`), side by side with the controller's keys:
+    /// FCS's `dc_slots` (DC slots given: a released job was owed its
+    /// `dc_min_share`) and `dc_slot_s` (wall seconds in them), cosched's
+    /// `boosts` (ranks raised to SCHED_FIFO), regions' `regions` (the
+    /// caches, the scans and every placement decision: [`RegionsStats`]).
+    #[serde(flatten)]
+    pub policy: PolicyReport,
     /// The signal (SIGINT, SIGTERM, SIGHUP) that stopped the run, if one did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,
+}
+
+impl ControllerStats {
+    /// Key `key` of the policy's report as a `T` (`None`: absent, or not a
+    /// `T`): `stats.reported::<u64>("dc_slots")`.
+    pub fn reported<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
+        self.policy
+            .get(key)
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+    }
 }
 
 /// The controller of one run: the mechanism and the policy.
@@ -290,24 +302,16 @@ impl Controller {
         self.m.supervisor_pid()
     }
 
-    /// FCS: the policy, if this run's policy is FCS.
-    fn fcs(&self) -> Option<&fcs::FcsPolicy> {
-        self.policy.as_any().downcast_ref::<fcs::FcsPolicy>()
-    }
-
-    /// FCS: records the core policy's inputs and decisions from now on (for
-    /// tests: [`Controller::fcs_log`], `Fcs::replay`). Other policies have
-    /// nothing to record.
+    /// Records the policy's inputs and decisions from now on (for tests:
+    /// [`Controller::fcs_log`], `Fcs::replay`). Only FCS records anything.
     pub fn record_fcs(&mut self) {
-        if let Some(p) = self.policy.as_any_mut().downcast_mut::<fcs::FcsPolicy>() {
-            p.core_mut().record();
-        }
+        self.policy.record_decisions();
     }
 
-    /// FCS: the core policy's recorded inputs and decisions (empty for
-    /// other policies).
+    /// What the policy recorded: FCS's core policy's inputs and decisions
+    /// (empty for other policies).
     pub fn fcs_log(&self) -> &[parsched_core::policy::fcs::Step] {
-        self.fcs().map_or(&[], |p| p.core().log())
+        self.policy.decisions()
     }
 
     /// The core FCS policy's configuration for this run's spec.
@@ -323,6 +327,7 @@ impl Controller {
             self.abort_jobs();
         }
         self.finish_cleanup();
+        self.m.stats_mut().policy = self.policy.report(&self.m);
         self.m.end_run(cpu0);
         r?;
         Ok(self.m.reports())

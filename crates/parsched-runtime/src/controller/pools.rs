@@ -5,7 +5,7 @@
 //! each pool's load and each job's placement.
 
 use super::mechanism::{Decision, Mechanism};
-use super::policy::{Needs, RuntimePolicy};
+use super::policy::{Needs, PolicyEntry, RuntimePolicy};
 use crate::error::Result;
 use crate::spec::{JobReport, RunSpec};
 use crate::topology::MachineTopology;
@@ -14,7 +14,6 @@ use parsched_core::policy::pools::{
 };
 use parsched_core::topology::PoolLayout;
 use parsched_core::{JobId, PoolId};
-use std::any::Any;
 
 /// The pools policy's state.
 pub(crate) struct PoolsPolicy {
@@ -48,6 +47,16 @@ impl PoolsPolicy {
         })
     }
 }
+
+/// `pools`, as [`super::policy::POLICIES`] lists it.
+pub(crate) const ENTRY: PolicyEntry = PolicyEntry {
+    name: "pools",
+    aliases: &[],
+    doc: "space sharing: pools as cpusets from the topology, jobs placed by Zhou-Brecht \
+          ([pools] table: pool_size, sizes, placement)",
+    fragment: None,
+    build: |spec, topo| Ok(Box::new(PoolsPolicy::new(spec, topo)?)),
+};
 
 impl RuntimePolicy for PoolsPolicy {
     fn name(&self) -> &'static str {
@@ -119,13 +128,5 @@ impl RuntimePolicy for PoolsPolicy {
 
     fn annotate(&self, i: usize, r: &mut JobReport) {
         r.pool = self.home[i];
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
     }
 }

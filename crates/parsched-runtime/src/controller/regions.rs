@@ -56,22 +56,165 @@
 //! touches another user's monitor.)
 
 use super::mechanism::{mono_ns, Decision, Mechanism};
-use super::policy::{Needs, RuntimePolicy};
+use super::policy::{Fragment, Needs, PolicyEntry, PolicyReport, RuntimePolicy};
 use crate::error::Result;
-use crate::spec::{JobReport, RegionsSpec, RunSpec};
+use crate::spec::{parse_duration, show_duration, JobReport, RunSpec};
 use crate::topology::MachineTopology;
 use crate::{damon, procfs};
 use parsched_core::policy::regions::{
     balance, cpu_share_repair, keep_current, Bin, Conditions, HistogramReading, Item, Observation,
     RegionDecision, WssEstimator,
 };
-use parsched_core::{CacheId, ProcId, RegionId};
-use serde::Serialize;
-use std::any::Any;
+use parsched_core::schema::{Kind, Schema, Typed, U32};
+use parsched_core::{field, CacheId, ConfigError, ProcId, RegionId, Value};
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
 use std::time::Instant;
 
+/// The regions policy's table `[regions]` ([`REGIONS_SCHEMA`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RegionsSpec {
+    /// The cache level whose caches the jobs are balanced over; `None`: the
+    /// last level the topology has.
+    pub cache_level: Option<u8>,
+    /// Working-set scan period, of each job's own CPU time.
+    pub scan: Duration,
+    /// Scans of every job before the first placement.
+    pub place_after: u32,
+    /// Re-place every this many wake-ups after the first (0: only at exits).
+    pub replace_every: u32,
+    /// Confine jobs with cpuset groups where possible (else affinity).
+    pub cpusets: bool,
+}
+
+impl Default for RegionsSpec {
+    fn default() -> Self {
+        RegionsSpec {
+            cache_level: None,
+            scan: Duration::from_millis(100),
+            place_after: 32,
+            replace_every: 10,
+            cpusets: true,
+        }
+    }
+}
+
+/// `scan`: `"100ms"`, `"0.1s"` or a number of ms.
+fn set_scan(c: &mut RegionsSpec, v: &Value) -> std::result::Result<(), ConfigError> {
+    let bad = |m: String| ConfigError::new("scan", m, "e.g. 100ms, 0.1s, 500us, or a number of ms");
+    c.scan = match v {
+        Value::Int(ms) if *ms >= 0 => Duration::from_millis(*ms as u64),
+        Value::Float(ms) if ms.is_finite() && *ms >= 0.0 => Duration::from_secs_f64(ms / 1e3),
+        Value::Str(t) => parse_duration(t).map_err(|e| bad(e.message))?,
+        other => return Err(bad(format!("{other:?}"))),
+    };
+    Ok(())
+}
+
+/// `cache_level`: a level >= 1, or `auto` (the topology's last).
+fn set_level(c: &mut RegionsSpec, v: &Value) -> std::result::Result<(), ConfigError> {
+    c.cache_level = match v {
+        Value::Str(t) if matches!(t.trim(), "" | "auto" | "none") => None,
+        Value::Int(l) => Some(u8::try_from(*l).map_err(|_| {
+            ConfigError::new("cache_level", l.to_string(), "a cache level >= 1, or auto")
+        })?),
+        other => {
+            return Err(ConfigError::new(
+                "cache_level",
+                format!("{other:?}"),
+                "a cache level >= 1, or auto",
+            ))
+        }
+    };
+    Ok(())
+}
+
+type G = RegionsSpec;
+
+/// The keys of `[regions]`.
+pub(crate) static REGIONS_SCHEMA: Schema<RegionsSpec> = Schema {
+    model: "regions",
+    fields: &[
+        field!(
+            G,
+            "cache_level",
+            custom(
+                |c: &G| c.cache_level.map_or(Typed::None, |l| Typed::Int(l.into())),
+                optional = true
+            ),
+            Kind::Int { min: 1, max: 255 },
+            "",
+            "",
+            "",
+            "the cache level whose caches the jobs are balanced over; auto: the last \
+             level the topology has (on a machine whose last level is one cache for all CPUs, \
+             the private level below, e.g. 2, is the one with something to balance)"
+        )
+        .worded("{} is not a cache level", "a cache level >= 1, or auto")
+        .parsed(set_level),
+        field!(
+            G,
+            "scan",
+            custom(|c: &G| Typed::Text(show_duration(c.scan)), optional = false),
+            Kind::Text,
+            "",
+            "",
+            "§4",
+            "working-set scan period, of each job's own CPU time (the \
+             paper's 100 ms of virtual time), with its unit or a number of ms; the controller \
+             wakes at this period of wall time to check"
+        )
+        .parsed(set_scan),
+        field!(
+            G,
+            "scan_ms",
+            custom(
+                |c: &G| Typed::Float(c.scan.as_secs_f64() * 1e3),
+                optional = false
+            ),
+            Kind::Text,
+            "ms",
+            "",
+            "",
+            "scan, as a number of ms"
+        )
+        .parsed(set_scan),
+        field!(G, "place_after", place_after: u32, Kind::int_min(1, U32), "scans", "", "§4",
+            "scans of every job before the first placement (the estimator counts a page only \
+             once referenced in 8 scans, fully from 26)")
+        .worded("{} scans", "a number of scans >= 1"),
+        field!(G, "replace_every", replace_every: u32, Kind::int(U32), "wake-ups", "", "",
+            "re-place every this many wake-ups after the first placement (0: only when a job \
+             exits)"),
+        field!(G, "cpusets", cpusets: bool, Kind::Bool, "", "", "",
+            "confine jobs with cpuset groups where possible (else, and with false, with \
+             sched_setaffinity on their threads)"),
+    ],
+};
+
+/// `[regions]` in the run spec.
+pub(crate) static FRAGMENT: Fragment = Fragment {
+    table: "regions",
+    flat: &[],
+    describe: || REGIONS_SCHEMA.describe(&RegionsSpec::default()),
+    set: |spec, key, v| REGIONS_SCHEMA.set(&mut spec.regions, key, v),
+    check: |spec| {
+        REGIONS_SCHEMA.check(&spec.regions)?;
+        let scan = spec.regions.scan;
+        if scan < Duration::from_millis(1) || scan > Duration::from_secs(60) {
+            return Err(ConfigError::new("scan", format!("{scan:?}"), "1ms ..= 60s"));
+        }
+        Ok(())
+    },
+    values: |spec| {
+        let mut m = super::policy::schema_values(&REGIONS_SCHEMA, &spec.regions);
+        m.remove("scan_ms");
+        m
+    },
+};
+
 /// One cache the jobs are balanced over.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct RegionsCache {
     pub level: u8,
     pub size_bytes: u64,
@@ -80,7 +223,7 @@ pub struct RegionsCache {
 }
 
 /// One placement decision.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RegionsRecord {
     /// Seconds since the run started.
     pub at_s: f64,
@@ -101,7 +244,7 @@ pub struct RegionsRecord {
 }
 
 /// What the regions policy saw and did.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct RegionsStats {
     pub caches: Vec<RegionsCache>,
     /// Controller wake-ups for scanning (every `regions.scan` of wall time).
@@ -134,6 +277,8 @@ pub(crate) struct RegionsPolicy {
     last_cpu_s: Vec<f64>,
     observed: Vec<u32>,
     bins: Vec<Bin>,
+    /// What it saw and did: the policy's report.
+    stats: RegionsStats,
     cache_cpus: Vec<Vec<u32>>,
     /// Each job's current CPUs (empty: not placed yet).
     current: Vec<Vec<u32>>,
@@ -198,6 +343,7 @@ impl RegionsPolicy {
             last_cpu_s: vec![0.0; n],
             observed: vec![0; n],
             bins,
+            stats: RegionsStats::default(),
             cache_cpus,
             current: vec![Vec::new(); n],
             wss_bytes: vec![None; n],
@@ -256,11 +402,10 @@ impl RegionsPolicy {
         } else {
             self.cfg.replace_every > 0 && self.since_place >= self.cfg.replace_every
         };
-        if let Some(s) = m.stats_mut().regions.as_mut() {
-            s.observations += observations;
-            s.scans += 1;
-            s.scan_s += t.elapsed().as_secs_f64();
-        }
+        let s = &mut self.stats;
+        s.observations += observations;
+        s.scans += 1;
+        s.scan_s += t.elapsed().as_secs_f64();
         if due {
             self.place(m)?;
         }
@@ -270,14 +415,10 @@ impl RegionsPolicy {
     /// Job `i`'s estimate is unreliable for `why`: its report and the run's
     /// statistics say so, and the run warns the first time.
     fn mark_unreliable(&mut self, m: &mut Mechanism, i: usize, why: String) {
-        let stats = m.stats_mut().regions.as_mut();
-        let new = stats.is_some_and(|s| {
-            let new = !s.wss_unreliable.contains(&why);
-            if new {
-                s.wss_unreliable.push(why.clone());
-            }
-            new
-        });
+        let new = !self.stats.wss_unreliable.contains(&why);
+        if new {
+            self.stats.wss_unreliable.push(why.clone());
+        }
         if new {
             m.warn(format!("regions: working-set estimates {why}"));
         }
@@ -332,9 +473,7 @@ impl RegionsPolicy {
             loads,
             wss_unreliable: live.iter().find_map(|&i| self.unreliable[i].clone()),
         };
-        if let Some(s) = m.stats_mut().regions.as_mut() {
-            s.decisions.push(rec);
-        }
+        self.stats.decisions.push(rec);
         Ok(())
     }
 
@@ -407,6 +546,17 @@ impl RegionsPolicy {
     }
 }
 
+/// `regions`, as [`super::policy::POLICIES`] lists it.
+pub(crate) const ENTRY: PolicyEntry = PolicyEntry {
+    name: "regions",
+    aliases: &[],
+    doc: "cache-aware placement of co-running jobs (seed 004): each job's working set \
+          measured from /proc, jobs balanced over the caches of one level by working set and \
+          confined to their cache's CPUs, or left to Linux where balancing cannot pay",
+    fragment: Some(&FRAGMENT),
+    build: |spec, topo| Ok(Box::new(RegionsPolicy::new(spec, topo))),
+};
+
 impl RuntimePolicy for RegionsPolicy {
     fn name(&self) -> &'static str {
         "regions"
@@ -426,10 +576,10 @@ impl RuntimePolicy for RegionsPolicy {
                 self.level.map_or("(none)".into(), |l| l.to_string())
             ));
         }
-        m.stats_mut().regions = Some(RegionsStats {
+        self.stats = RegionsStats {
             caches: self.caches.clone(),
             ..Default::default()
-        });
+        };
         let all = m.topology().cpus.clone();
         // Fewer than two caches: nothing can ever be balanced; the jobs run
         // exactly as under the default policy (no groups, no scans).
@@ -478,11 +628,12 @@ impl RuntimePolicy for RegionsPolicy {
         r.wss_unreliable = self.unreliable[i].clone();
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
+    /// `regions`: the caches, the scans and every placement decision.
+    fn report(&self, _m: &Mechanism) -> PolicyReport {
+        let mut r = PolicyReport::new();
+        if let Ok(v) = serde_json::to_value(&self.stats) {
+            r.insert("regions".into(), v);
+        }
+        r
     }
 }

@@ -3,12 +3,12 @@
 //! the mechanism did.
 
 use super::mechanism::{Decision, Mechanism};
+use super::policy::PolicyReport;
 use super::policy::RuntimePolicy;
 use super::*;
 use crate::cgroup::{Mock, MockCall};
 use crate::spec::{JobSpec, Policy};
 use parsched_core::topology::Topology;
-use std::any::Any;
 
 /// Starts every job, then applies one scripted decision per tick.
 struct Script {
@@ -106,12 +106,15 @@ impl RuntimePolicy for Script {
         std::mem::take(&mut self.held)
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
+    /// Its records, through the report (as any policy's counters).
+    fn report(&self, _m: &Mechanism) -> PolicyReport {
+        let v = serde_json::json!({
+            "next": self.next,
+            "exits": self.exits,
+            "exit_wakeups": self.exit_wakeups,
+            "seen": self.seen,
+        });
+        v.as_object().cloned().unwrap_or_default()
     }
 }
 
@@ -124,7 +127,7 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 
 fn spec(jobs: &[&str]) -> RunSpec {
     RunSpec {
-        policy: Policy::Default,
+        policy: Policy::named("default").unwrap(),
         topology: Some(Topology::flat(2).unwrap()),
         cpus: Some(vec![0, 1]),
         realtime: false,
@@ -192,12 +195,19 @@ fn the_controller_applies_a_policys_decisions_in_order() {
     // The policy's report additions.
     assert_eq!(reports[0].pool, Some(100));
     assert_eq!(reports[1].pool, Some(101));
-    let p = c.policy.as_any().downcast_ref::<Script>().unwrap();
-    assert_eq!(p.next, n, "every decision applied");
-    let mut exits = p.exits.clone();
+    // The policy's records reach the run's statistics through its report.
+    let st = c.stats();
+    assert_eq!(
+        st.reported::<usize>("next"),
+        Some(n),
+        "every decision applied"
+    );
+    let mut exits: Vec<(usize, bool)> = st.reported("exits").unwrap();
     exits.sort_unstable();
     assert_eq!(exits, [(0, true), (1, true)], "each exit once, reported");
-    assert!(p.exit_wakeups >= 1);
+    assert!(st.reported::<u32>("exit_wakeups").unwrap() >= 1);
+    let json = serde_json::to_value(st).unwrap();
+    assert_eq!(json["next"], n, "{json}");
 }
 
 #[test]
@@ -216,9 +226,11 @@ fn a_policy_without_a_timer_is_woken_by_exits_only() {
         .unwrap()
         .iter()
         .any(|c| matches!(c, MockCall::Freeze(_))));
-    let p = c.policy.as_any().downcast_ref::<Script>().unwrap();
-    assert_eq!(p.next, 0);
-    assert_eq!(p.exits, [(0, true)]);
+    assert_eq!(c.stats().reported::<usize>("next"), Some(0));
+    assert_eq!(
+        c.stats().reported::<Vec<(usize, bool)>>("exits").unwrap(),
+        [(0, true)]
+    );
     // One wake-up per event: the exit (no timer fired).
     assert_eq!(c.stats().wakeups, 1);
 }
@@ -282,8 +294,8 @@ fn confine_and_set_idle_reach_the_jobs_threads() {
         [0],
         "the report says where it was confined"
     );
-    let p = c.policy.as_any().downcast_ref::<Script>().unwrap();
-    let (allowed, policy) = p.seen.clone().expect("seen while it ran");
+    let seen: Option<(Option<Vec<u32>>, i32)> = c.stats().reported("seen").unwrap();
+    let (allowed, policy) = seen.expect("seen while it ran");
     assert_eq!(allowed.as_deref(), Some(&[0u32][..]));
     assert_eq!(policy, libc::SCHED_IDLE);
 }

@@ -28,7 +28,7 @@ fn bsp_job(args: &[&str]) -> JobSpec {
 
 fn fcs_spec(jobs: Vec<JobSpec>) -> RunSpec {
     RunSpec {
-        policy: Policy::Fcs,
+        policy: Policy::named("fcs").unwrap(),
         slot: Duration::from_millis(20),
         topology: Some(Topology::flat(2).unwrap()),
         cpus: Some(vec![0, 1]),
@@ -66,8 +66,8 @@ fn mock_fcs_releases_a_blocking_job_and_takes_it_back_when_it_spins() {
     let mut spec = fcs_spec(vec![job, JobSpec::new(["sleep", "0.4"]).width(2)]);
     // One barrier per 20 ms of two threads is 25 switches per thread-second:
     // a lower threshold keeps the first phase clearly "blocking".
-    spec.flexible_blocking_rate = 5.0;
-    spec.fcs_window_s = 0.3;
+    spec.fcs.blocking_rate = 5.0;
+    spec.fcs.window_s = 0.3;
     let mut c = Controller::with_freezer(spec, Box::new(Mock::new())).unwrap();
     c.record_fcs();
     let r = c.run().unwrap();
@@ -134,7 +134,7 @@ fn mock_fcs_dc_job_gets_its_share_in_dc_slots() {
     dc.width = Some(1);
     dc.fcs_class = Some(CoschedClass::DoesNotCare);
     let mut spec = fcs_spec(vec![dc, cs.clone(), cs]);
-    spec.dc_min_share = 0.25;
+    spec.fcs.dc_min_share = 0.25;
     let mock = Mock::new();
     let log = mock.log();
     let mut c = Controller::with_freezer(spec, Box::new(mock)).unwrap();
@@ -147,9 +147,11 @@ fn mock_fcs_dc_job_gets_its_share_in_dc_slots() {
     let trace = c.trace();
     println!(
         "dc slots {} ({:.3} s), dc wall {:.3}",
-        st.dc_slots, st.dc_slot_s, r[0].wall_s
+        st.reported::<u64>("dc_slots").unwrap(),
+        st.reported::<f64>("dc_slot_s").unwrap(),
+        r[0].wall_s
     );
-    assert!(st.dc_slots > 0);
+    assert!(st.reported::<u64>("dc_slots").unwrap() > 0);
     // Never two DC slots in a row, and a DC slot thaws no gang.
     let dc_rec: Vec<usize> = (0..trace.len()).filter(|&k| trace[k].dc_slot).collect();
     assert!(dc_rec.windows(2).all(|w| w[1] > w[0] + 1));
@@ -162,19 +164,20 @@ fn mock_fcs_dc_job_gets_its_share_in_dc_slots() {
     let cpu_share = r[0].cpu_s() / r[0].wall_s;
     println!(
         "DC CPU share {cpu_share:.3}, DC slots {:.3} s of {both:.3} s",
-        st.dc_slot_s
+        st.reported::<f64>("dc_slot_s").unwrap()
     );
     assert!(
-        cpu_share >= 0.25 * 0.8 || st.dc_slot_s >= 0.25 * both * 0.8 - 0.05,
+        cpu_share >= 0.25 * 0.8
+            || st.reported::<f64>("dc_slot_s").unwrap() >= 0.25 * both * 0.8 - 0.05,
         "DC CPU share {cpu_share:.3}, DC slots {:.3} s of {both:.3} s",
-        st.dc_slot_s,
+        st.reported::<f64>("dc_slot_s").unwrap(),
     );
     // ... and not much more: DC slots are bounded by the same share of the
     // wall time since its release (plus a slot).
     assert!(
-        st.dc_slot_s <= 0.25 * r[0].wall_s + 0.05,
+        st.reported::<f64>("dc_slot_s").unwrap() <= 0.25 * r[0].wall_s + 0.05,
         "DC slots {:.3} s of {:.3} s",
-        st.dc_slot_s,
+        st.reported::<f64>("dc_slot_s").unwrap(),
         r[0].wall_s
     );
     // The DC job was never frozen.
@@ -319,9 +322,9 @@ fn mock_fcs_decisions_are_the_core_policys() {
     ]);
     cs.fcs_class = Some(CoschedClass::RequiresCoscheduling);
     let mut spec = fcs_spec(vec![job, cs]);
-    spec.flexible_blocking_rate = 5.0;
-    spec.fcs_window_s = 0.3;
-    spec.dc_min_share = 0.25;
+    spec.fcs.blocking_rate = 5.0;
+    spec.fcs.window_s = 0.3;
+    spec.fcs.dc_min_share = 0.25;
     let mut c = Controller::with_freezer(spec, Box::new(Mock::new())).unwrap();
     c.record_fcs();
     let r = c.run().unwrap();
@@ -329,7 +332,7 @@ fn mock_fcs_decisions_are_the_core_policys() {
     println!(
         "classes {:?}, dc slots {}, log {} steps",
         r[0].classes,
-        c.stats().dc_slots,
+        c.stats().reported::<u64>("dc_slots").unwrap(),
         c.fcs_log().len()
     );
     let released = c.fcs_log().iter().any(|s| {
@@ -364,12 +367,12 @@ fn mock_fcs_discovery_fill_runs_discovering_jobs_together() {
     ]);
     for fill in [false, true] {
         let mut spec = fcs_spec(vec![spin.clone(), spin.clone()]);
-        spec.fcs_discovery_fill = fill;
+        spec.fcs.discovery_fill = fill;
         // (the /proc rule: the mock freezes nothing, so both spinners run at
         // once and their own statistics show the long waits of spinning
         // without coscheduling (F), and F jobs fill each other's slots by
         // design; what is tested here is discovery)
-        spec.fcs_sync_stats = false;
+        spec.fcs.sync_stats = false;
         let mock = Mock::new();
         let log = mock.log();
         let mut c = Controller::with_freezer(spec, Box::new(mock)).unwrap();
@@ -475,8 +478,8 @@ fn mock_fcs_classifies_from_the_jobs_own_sync_statistics() {
     let classes = |sync_stats: bool| -> Vec<String> {
         let job = bsp_job(&args);
         let mut spec = fcs_spec(vec![job]);
-        spec.fcs_sync_stats = sync_stats;
-        spec.fcs_window_s = 0.3;
+        spec.fcs.sync_stats = sync_stats;
+        spec.fcs.window_s = 0.3;
         let mut c = Controller::with_freezer(spec, Box::new(Mock::new())).unwrap();
         let r = c.run().unwrap();
         assert!(r.iter().all(|j| j.success), "{r:?}");

@@ -3,7 +3,7 @@
 //! Needs root, a writable cgroup freezer and MPICH (Debian's `mpich`;
 //! privileged.sh says "NOT RUN" without it, as the Python tests skip).
 
-use parsched_runtime::{BackendKind, Controller, JobSpec, Policy, RunSpec};
+use parsched_runtime::{BackendKind, Controller, CoschedSpec, JobSpec, Policy, RunSpec};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -24,7 +24,7 @@ fn mpi_dir() -> PathBuf {
 fn run_clean(label: &str, spec: RunSpec) -> (Vec<parsched_runtime::JobReport>, u64) {
     let mut c = Controller::new(spec).unwrap();
     let r = c.run().unwrap();
-    let boosts = c.stats().boosts;
+    let boosts = c.stats().reported::<u64>("boosts").unwrap();
     let walls: Vec<f64> = r.iter().map(|j| j.wall_s).collect();
     println!("{label}: {walls:?} s, {boosts} boosts");
     assert!(r.iter().all(|j| j.success), "{r:?}");
@@ -53,7 +53,7 @@ fn real_fcs_classifies_mpi_jobs_from_the_library_statistics() {
     require_real(BackendKind::Auto);
     let _g = serial();
     let spec = RunSpec {
-        policy: Policy::Fcs,
+        policy: Policy::named("fcs").unwrap(),
         slot: Duration::from_millis(50),
         jobs: vec![
             // balanced, fine-grained (1 ms between barriers), busy waiting
@@ -91,7 +91,7 @@ fn real_fcs_classifies_mpi_jobs_from_the_library_statistics() {
 #[ignore = "needs root, a writable cgroup freezer and MPICH"]
 fn real_cosched_pins_each_rank_to_its_workstation_and_sets_the_waiting() {
     use parsched_core::policy::cosched::{CoschedScheme, Scheme};
-    use parsched_runtime::CoschedLayout;
+    use parsched_runtime::{CoschedLayout, CoschedSpec};
     let d = mpi_dir();
     require_real(BackendKind::Auto);
     let _g = serial();
@@ -110,10 +110,12 @@ fn real_cosched_pins_each_rank_to_its_workstation_and_sets_the_waiting() {
         j
     };
     let spec = RunSpec {
-        policy: Policy::Cosched,
-        cosched_scheme: CoschedScheme::Dynamic(Scheme::SB),
-        cosched_layout: CoschedLayout::Workstations,
-        cosched_spin_us: 50,
+        policy: Policy::named("cosched").unwrap(),
+        cosched: CoschedSpec {
+            scheme: CoschedScheme::Dynamic(Scheme::SB),
+            layout: CoschedLayout::Workstations,
+            spin_us: 50,
+        },
         jobs: vec![job(0), job(1)],
         ..Default::default()
     };
@@ -144,8 +146,11 @@ fn real_cosched_pb_boosts_ranks_with_pending_messages_and_leaves_none_boosted() 
     // coordination each waits for the other's slices; PB boosts the rank
     // with a message pending on each CPU every 10 ms.
     let spec = |scheme: Scheme, wait: &str| RunSpec {
-        policy: Policy::Cosched,
-        cosched_scheme: CoschedScheme::Dynamic(scheme),
+        policy: Policy::named("cosched").unwrap(),
+        cosched: CoschedSpec {
+            scheme: CoschedScheme::Dynamic(scheme),
+            ..Default::default()
+        },
         jobs: vec![
             mpi_job(&d, wait, &["400", "2000"]),
             mpi_job(&d, wait, &["400", "2000"]),
@@ -243,15 +248,18 @@ fn run_fake_rank(
     let mut j = JobSpec::new(["python3", "-c", script]).width(1);
     j.stdout = Some(out.to_path_buf());
     let spec = RunSpec {
-        policy: Policy::Cosched,
-        cosched_scheme: parsched_core::policy::cosched::CoschedScheme::Dynamic(scheme),
+        policy: Policy::named("cosched").unwrap(),
+        cosched: parsched_runtime::CoschedSpec {
+            scheme: parsched_core::policy::cosched::CoschedScheme::Dynamic(scheme),
+            ..Default::default()
+        },
         jobs: vec![j],
         ..Default::default()
     };
     let mut c = Controller::new(spec).unwrap();
     let r = c.run().unwrap();
     let text = std::fs::read_to_string(out).unwrap_or_default();
-    (r, text, c.stats().boosts)
+    (r, text, c.stats().reported::<u64>("boosts").unwrap())
 }
 
 /// A job that publishes itself as MPI rank 0 with one message pending (the

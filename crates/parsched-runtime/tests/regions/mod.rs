@@ -10,7 +10,9 @@ use crate::common::*;
 use parsched_core::topology::{CacheDomain, Topology};
 use parsched_core::ProcId;
 use parsched_runtime::cgroup::Mock;
-use parsched_runtime::{Controller, ControllerStats, JobReport, JobSpec, Policy, RunSpec};
+use parsched_runtime::{
+    Controller, ControllerStats, JobReport, JobSpec, Policy, RegionsStats, RunSpec,
+};
 use std::path::Path;
 use std::time::Duration;
 
@@ -65,7 +67,7 @@ fn cpus_of_mask(mask: u64) -> Vec<u32> {
 
 fn regions_spec(topology: Option<Topology>, cpus: Option<Vec<u32>>, jobs: Vec<JobSpec>) -> RunSpec {
     let mut spec = RunSpec {
-        policy: Policy::Regions,
+        policy: Policy::named("regions").unwrap(),
         topology,
         cpus,
         realtime: false,
@@ -114,7 +116,9 @@ fn regions_mock_pairs_large_with_small_across_fake_caches() {
     ];
     let spec = regions_spec(Some(private_caches(2, 4 * MB)), Some(cpus.clone()), jobs);
     let (r, stats) = run_mock(spec);
-    let rs = stats.regions.expect("regions stats");
+    let rs = stats
+        .reported::<RegionsStats>("regions")
+        .expect("regions stats");
     assert_eq!(rs.caches.len(), 2);
     assert!(rs.scans >= 26, "{} scans", rs.scans);
     let first = &rs.decisions[0];
@@ -235,7 +239,7 @@ fn regions_mock_falls_back_when_the_jobs_fit_one_cache() {
     let mut spec = regions_spec(Some(private_caches(2, 4 * MB)), Some(cpus.clone()), jobs);
     spec.regions.place_after = 8;
     let (r, stats) = run_mock(spec);
-    let rs = stats.regions.unwrap();
+    let rs = stats.reported::<RegionsStats>("regions").unwrap();
     assert!(!rs.decisions.is_empty());
     for rec in &rs.decisions {
         assert_eq!(rec.decision, "fallback: fits_one_cache", "{rec:?}");
@@ -273,7 +277,7 @@ fn regions_mock_one_cache_leaves_jobs_to_linux() {
     let mut spec = regions_spec(Some(t), Some(cpus.clone()), jobs);
     spec.regions.place_after = 8;
     let (r, stats) = run_mock(spec);
-    let rs = stats.regions.unwrap();
+    let rs = stats.reported::<RegionsStats>("regions").unwrap();
     assert_eq!(rs.caches.len(), 1);
     assert_eq!(rs.decisions[0].decision, "one_cache");
     assert!(r.iter().all(|j| j.cpus == cpus));
@@ -283,7 +287,7 @@ fn regions_mock_one_cache_leaves_jobs_to_linux() {
 #[test]
 fn regions_spec_validation_names_the_field() {
     let mut s = RunSpec {
-        policy: Policy::Regions,
+        policy: Policy::named("regions").unwrap(),
         jobs: vec![JobSpec::new(["true"])],
         ..Default::default()
     };
@@ -299,7 +303,7 @@ fn regions_spec_validation_names_the_field() {
         "policy = \"regions\"\n[regions]\ncache_level = 2\nscan = \"20ms\"\n[[jobs]]\nargv = [\"true\"]\n",
     )
     .unwrap();
-    assert_eq!(t.policy, Policy::Regions);
+    assert_eq!(t.policy, Policy::named("regions").unwrap());
     assert_eq!(t.regions.cache_level, Some(2));
     assert_eq!(t.regions.scan, Duration::from_millis(20));
 }
@@ -386,7 +390,7 @@ fn confined_by_cpusets(spec: &RunSpec, exe: &Path, ncpus: usize) -> Result<(), S
     }
     let (r, stats) = h.join().unwrap();
     assert!(r.iter().all(|j| j.success), "{r:?}");
-    let rs = stats.regions.unwrap();
+    let rs = stats.reported::<RegionsStats>("regions").unwrap();
     check!(!rs.decisions.is_empty(), "no decision: {rs:?}");
     let first = &rs.decisions[0];
     eprintln!(

@@ -7,7 +7,6 @@ use crate::cgroup::BackendKind;
 use crate::error::Result;
 use crate::spawn::Prepared;
 use crate::spec::{ExitStatus, JobReport};
-use parsched_core::policy::classify::CoschedClass;
 use std::time::Instant;
 
 impl Mechanism {
@@ -143,9 +142,6 @@ impl Mechanism {
                 let _ = c.remove(&group);
             }
         }
-        // A class the job spec fixes is reported whatever the policy (FCS
-        // reports the classes it found).
-        let fixed = self.jobs[i].spec.fcs_class;
         let j = &mut self.jobs[i];
         j.pidfd = None;
         j.report = Some(JobReport {
@@ -170,11 +166,8 @@ impl Mechanism {
             pool: None,
             wss_bytes: None,
             wss_unreliable: None,
-            coscheduled: fixed.map(CoschedClass::is_coscheduled),
-            classes: fixed
-                .map(|c| (0.0, c.short_name().to_string()))
-                .into_iter()
-                .collect(),
+            coscheduled: None,
+            classes: Vec::new(),
             observed: None,
             ranks: Vec::new(),
         });

@@ -182,6 +182,8 @@ pub(crate) struct Mechanism {
     boosted: BTreeSet<i32>,
     /// Every thread ever boosted (each told to the supervisor once).
     boosted_ever: BTreeSet<i32>,
+    /// Boosts applied (a thread raised to SCHED_FIFO).
+    boosts: u64,
 }
 
 /// What [`Mechanism::new`] is built from.
@@ -263,7 +265,13 @@ impl Mechanism {
             t0: Instant::now(),
             boosted: BTreeSet::new(),
             boosted_ever: BTreeSet::new(),
+            boosts: 0,
         }
+    }
+
+    /// How many [`Decision::Boost`]s raised a thread to SCHED_FIFO.
+    pub(crate) fn boosts_applied(&self) -> u64 {
+        self.boosts
     }
 
     pub(crate) fn spec(&self) -> &RunSpec {
@@ -465,7 +473,7 @@ impl Mechanism {
         if ok {
             if on {
                 self.boosted.insert(tid);
-                self.stats.boosts += 1;
+                self.boosts += 1;
             } else {
                 self.boosted.remove(&tid);
             }

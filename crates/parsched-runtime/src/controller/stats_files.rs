@@ -1,7 +1,9 @@
-//! The files FCS shares with its jobs: each job's class, published to it
-//! ([`ClassFiles`], named by [`CLASS_FILE_ENV`]), and the synchronization
+//! The statistics files a policy shares with its jobs (a neutral module:
+//! `fcs.rs` and `cosched.rs` both use it): each job's class, published to it
+//! ([`ClassFiles`], named by [`CLASS_FILE_ENV`]), the synchronization
 //! statistics a cooperating job publishes ([`SYNC_FILE_ENV`], read by
-//! [`read_sync_file`]). The policy that uses them is `fcs.rs`.
+//! [`read_sync_file`]), the MPI ranks' views ([`read_ranks`]) and the
+//! controller's bell.
 
 use parsched_core::policy::classify::CoschedClass;
 
