@@ -30,23 +30,19 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from parsched.runtime.policies import choices
+
 #: (name, RunSpec keys, the library's waiting strategy for the job or None for the scheme's)
 CONFIGS: tuple[tuple[str, dict[str, Any], str | None], ...] = (
     ("default (busy)", {"policy": "default"}, "busy"),
     ("gang (busy)", {"policy": "gang", "slot": "50ms"}, "busy"),
     ("fcs (busy)", {"policy": "fcs", "slot": "50ms"}, "busy"),
-    ("Local", {"policy": "cosched", "cosched_scheme": "Local"}, None),
-    ("SB", {"policy": "cosched", "cosched_scheme": "SB"}, None),
-    ("SY", {"policy": "cosched", "cosched_scheme": "SY"}, None),
-    ("DCS", {"policy": "cosched", "cosched_scheme": "DCS"}, None),
-    ("DCS-SB", {"policy": "cosched", "cosched_scheme": "DCS-SB"}, None),
-    ("DCS-SY", {"policy": "cosched", "cosched_scheme": "DCS-SY"}, None),
-    ("PB", {"policy": "cosched", "cosched_scheme": "PB"}, None),
-    ("PBT", {"policy": "cosched", "cosched_scheme": "PBT"}, None),
-    ("PB-SB", {"policy": "cosched", "cosched_scheme": "PB-SB"}, None),
-    ("PB-SY", {"policy": "cosched", "cosched_scheme": "PB-SY"}, None),
+    # every scheme of the runtime's cosched policy (Table 1's, its table's order)
+    *((s, {"policy": "cosched", "cosched_scheme": s}, None)
+      for s in choices("cosched", "scheme") or ()),
 )
-IMPLICIT = ("Local", "SB", "SY", "DCS", "DCS-SB", "DCS-SY", "PB", "PBT", "PB-SB", "PB-SY")
+#: Seed 003's implicit schemes (Table 1's).
+IMPLICIT = tuple(c[0] for c in CONFIGS if c[1]["policy"] == "cosched")
 #: The programs, with what one run does ("work" is about the CPU seconds of
 #: one job alone on this machine).
 PROGRAMS = {

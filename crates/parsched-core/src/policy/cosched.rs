@@ -184,13 +184,24 @@ impl fmt::Display for Scheme {
     }
 }
 
-/// Every scheme name a configuration accepts: Table 1's schemes
-/// ([`Scheme::ALL`], in its order), then the references `gang` and `fcfs`.
-pub const SCHEME_NAMES: [&str; Scheme::ALL.len() + 2] = {
-    let mut out = [""; Scheme::ALL.len() + 2];
+/// Table 1's schemes' names ([`Scheme::ALL`], in its order).
+pub const TABLE1_NAMES: [&str; Scheme::ALL.len()] = {
+    let mut out = [""; Scheme::ALL.len()];
     let mut i = 0;
     while i < Scheme::ALL.len() {
         out[i] = Scheme::ALL[i].name();
+        i += 1;
+    }
+    out
+};
+
+/// Every scheme name a configuration accepts: Table 1's schemes
+/// ([`TABLE1_NAMES`]), then the references `gang` and `fcfs`.
+pub const SCHEME_NAMES: [&str; Scheme::ALL.len() + 2] = {
+    let mut out = [""; Scheme::ALL.len() + 2];
+    let mut i = 0;
+    while i < TABLE1_NAMES.len() {
+        out[i] = TABLE1_NAMES[i];
         i += 1;
     }
     out[i] = "gang";

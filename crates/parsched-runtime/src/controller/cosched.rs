@@ -58,12 +58,11 @@ use crate::spec::{JobReport, RunSpec};
 use crate::topology::MachineTopology;
 use parsched_core::policy::cosched::{
     choose_yield_target, ArrivalAction, ArrivalDecision, BoostDecision, CoschedScheme,
-    EndpointView, PeriodicBooster, ProcState, Scheme, WaitKind,
+    EndpointView, PeriodicBooster, ProcState, Scheme, WaitKind, TABLE1_NAMES,
 };
 use parsched_core::schema::{KeyInfo, Kind, Schema, Typed, U32};
 use parsched_core::{choices, field, ConfigError, Time, Value};
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
 
 /// How often the policy looks for newly started ranks.
 const PERIOD_NS: u64 = 10_000_000;
@@ -135,10 +134,9 @@ impl Default for CoschedSpec {
     }
 }
 
-/// The ten schemes' names, from [`Scheme::ALL`].
+/// The ten schemes' names ([`Scheme::ALL`]'s).
 pub(crate) fn scheme_names() -> &'static [&'static str] {
-    static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();
-    NAMES.get_or_init(|| Scheme::ALL.iter().map(|s| s.name()).collect())
+    &TABLE1_NAMES
 }
 
 /// The error of a reference schedule given as a scheme.
@@ -179,7 +177,9 @@ pub(crate) static COSCHED_SCHEMA: Schema<CoschedSpec> = Schema {
             C,
             "scheme",
             custom(|c: &C| Typed::Choice(c.scheme.name()), optional = false),
-            Kind::Text,
+            Kind::Choice {
+                choices: &TABLE1_NAMES
+            },
             "",
             "",
             "Table 1",
@@ -187,7 +187,8 @@ pub(crate) static COSCHED_SCHEMA: Schema<CoschedSpec> = Schema {
              spin-yields) and whether a rank with a message pending is boosted on arrival \
              (DCS) or every 10 ms on each CPU (PB, PBT); case-insensitive"
         )
-        .parsed(set_scheme),
+        .parsed(set_scheme)
+        .folded(),
         field!(C, "layout", layout: choice, Kind::choice::<CoschedLayout>(), "", "", "",
             "workstations: each MPI rank pinned to CPU rank mod CPUs (every CPU a workstation \
              whose local scheduler knows nothing of the others); free: Linux places the ranks"),
@@ -199,16 +200,7 @@ pub(crate) static COSCHED_SCHEMA: Schema<CoschedSpec> = Schema {
 
 /// `[cosched]`'s keys described, the scheme as a choice of the ten names.
 fn describe() -> Vec<KeyInfo> {
-    let mut keys = COSCHED_SCHEMA.describe(&CoschedSpec::default());
-    for k in &mut keys {
-        if k.key == "scheme" {
-            k.kind = Kind::Choice {
-                choices: scheme_names(),
-            };
-            k.fold = true;
-        }
-    }
-    keys
+    COSCHED_SCHEMA.describe(&CoschedSpec::default())
 }
 
 /// `[cosched]` in the run spec, with the flat spellings of before.

@@ -217,8 +217,8 @@ static FIELDS: &[Field<C>] = &[
          cosched --real` runs on Linux, e.g. `lo:10000:150:1/1;hi:500:3000:1/1`)")
     .parsed(set_bsp),
     field!(C, "scheme", scheme: choice, Kind::choice::<CoschedScheme>(), "", "", "Table 1",
-        "one of the ten schemes of Table 1 (Local, SB, DCS, DCS-SB, PB, PBT, PB-SB, SY, \
-         DCS-SY, PB-SY) or the references gang / fcfs (case-insensitive; _ = -)")
+        "one of the ten schemes of Table 1 or the references gang / fcfs (case-insensitive; \
+         _ = -)")
     .folded().aliased(&[("batch", "fcfs")]).parsed(set_scheme),
     field!(C, "nodes", nodes: u32, Kind::int_min(1, 4096), "nodes", "", "",
         "workstations (the paper: 8)")
