@@ -25,6 +25,7 @@ mod errors;
 mod gym;
 mod interrupt;
 mod numbers;
+mod orders;
 mod policy_py;
 #[cfg(all(feature = "runtime", target_os = "linux"))]
 mod runtime;
@@ -66,6 +67,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_pools, m)?)?;
     m.add_function(wrap_pyfunction!(pools_keys, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(orders::queue_orders, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_barrier, m)?)?;
     m.add_function(wrap_pyfunction!(barrier_keys, m)?)?;
     m.add_function(wrap_pyfunction!(barrier_defaults, m)?)?;

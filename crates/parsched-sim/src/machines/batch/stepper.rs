@@ -100,7 +100,7 @@ impl Default for StepConfig {
     fn default() -> StepConfig {
         StepConfig {
             window: 128,
-            order: QueueOrder::Fcfs,
+            order: QueueOrder::FCFS,
             backfill: true,
             wait_action: true,
             metric: RewardMetric::BoundedSlowdown,
