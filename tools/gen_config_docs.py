@@ -82,6 +82,18 @@ def _replace(text: str, tag: str, body: str, comment: str) -> str:
     return pat.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text, count=1)
 
 
+def orders_table() -> str:
+    """The table of ``docs/policies/batch-orders.md``: a row per queue
+    order of the core's one table (``_core.queue_orders()``)."""
+    from parsched import _core
+
+    lines = ["| `order` | score, lowest first | which jobs go first | source |",
+             "|---|---|---|---|"]
+    lines += [f"| `{o['name']}` | {o['formula']} | {o['doc']} | {o['source']} |"
+              for o in _core.queue_orders()]
+    return "\n".join(lines)
+
+
 def generated() -> dict[pathlib.Path, str]:
     """Every generated file's expected text."""
     sys.path.insert(0, str(ROOT / "python"))
@@ -109,6 +121,7 @@ def generated() -> dict[pathlib.Path, str]:
     for model in TABLE_ONLY:
         edit("docs/formats/config-toml.md", f"schema table: {model}", markdown_table(model),
              "<!--")
+    edit("docs/policies/batch-orders.md", "orders table", orders_table(), "<!--")
     return out
 
 

@@ -141,6 +141,20 @@ class _KeyInfo(TypedDict, total=False):
     doc: str
     default: Any
 
+class _QueueOrder(TypedDict):
+    name: str
+    formula: str
+    doc: str
+    source: str
+    stateful: bool
+    backfill: bool
+
+def queue_orders() -> list[_QueueOrder]:
+    """The batch model's queue orders (the core's one table), in
+    documentation order: ``name`` (as ``order`` spells it), ``formula``,
+    ``doc`` (which jobs go first), ``source``, ``stateful`` and ``backfill``
+    (whether ``backfill_order`` accepts it)."""
+
 def schema(model: str) -> list[_KeyInfo]:
     """The declarative schema of ``model``'s configuration, from the Rust core:
     one dict per key in documentation order (``key``, ``type``, ``min`` /

@@ -9,6 +9,7 @@
 use super::*;
 use numpy::{PyArray1, PyArray2, PyArray3, PyArrayMethods};
 use parsched_core::policy::batch::QueueOrder;
+use parsched_core::schema::Choice;
 use parsched_core::ConfigError;
 use parsched_sim::machines::batch::stepper::{
     Action, RewardMetric, RewardMode, StepConfig, Stepper, JOB_FEATURES, MACHINE_FEATURES,
@@ -220,15 +221,12 @@ fn env_options(o: Option<&Bound<'_, PyDict>>) -> PyResult<(StepConfig, bool)> {
     let window: usize = get(o, "window", 128)?;
     let order: String = get(o, "order", "fcfs".to_string())?;
     let time_scale_s: f64 = get(o, "time_scale_s", 3600.0)?;
-    let order = QueueOrder::ALL
-        .into_iter()
+    let order = QueueOrder::parse(&order)
         .filter(|o| !o.stateful())
-        .find(|o| parsched_core::schema::Choice::name(*o) == order)
         .ok_or_else(|| {
-            let names: Vec<&str> = QueueOrder::ALL
-                .iter()
+            let names: Vec<&str> = QueueOrder::all()
                 .filter(|o| !o.stateful())
-                .map(|o| parsched_core::schema::Choice::name(*o))
+                .map(|o| o.name())
                 .collect();
             bad("order", &order, &names.join(", "))
         })?;

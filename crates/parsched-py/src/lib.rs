@@ -26,6 +26,7 @@ mod errors;
 mod gym;
 mod interrupt;
 mod numbers;
+mod orders;
 mod policy_py;
 #[cfg(all(feature = "runtime", target_os = "linux"))]
 mod runtime;
@@ -69,6 +70,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(keys, m)?)?;
     m.add_function(wrap_pyfunction!(models_table, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(orders::queue_orders, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_barrier, m)?)?;
     m.add_function(wrap_pyfunction!(barrier_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_batch, m)?)?;

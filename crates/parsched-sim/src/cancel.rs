@@ -93,12 +93,82 @@ pub fn current() -> Option<Arc<AtomicBool>> {
     CANCEL.with(|c| c.borrow().clone())
 }
 
+/// The one cadence of every look at a flag: [`Cadence::due`] is true once
+/// every [`CHECK_EVERY`] steps.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Cadence {
+    n: u32,
+}
+
+impl Cadence {
+    /// No step counted yet.
+    pub const fn new() -> Cadence {
+        Cadence { n: 0 }
+    }
+
+    /// Counts one step; true on every [`CHECK_EVERY`]-th.
+    #[inline]
+    pub fn due(&mut self) -> bool {
+        self.n = self.n.wrapping_add(1);
+        self.n.is_multiple_of(CHECK_EVERY)
+    }
+
+    /// Counts `steps` steps at once; true if a multiple of
+    /// [`CHECK_EVERY`] was reached among them.
+    #[inline]
+    pub fn due_after(&mut self, steps: u32) -> bool {
+        let before = self.n / CHECK_EVERY;
+        self.n = self.n.wrapping_add(steps);
+        steps >= CHECK_EVERY || self.n / CHECK_EVERY != before
+    }
+}
+
+/// An iterator that ends early once `stop` says yes, asked on the
+/// [`Cadence`] (the Lublin generator's loops); [`Until::stopped`] tells
+/// the early end from the real one.
+pub struct Until<'a, I> {
+    iter: I,
+    stop: &'a dyn Fn() -> bool,
+    cadence: Cadence,
+    stopped: bool,
+}
+
+impl<'a, I: Iterator> Until<'a, I> {
+    /// `iter`, watched by `stop`.
+    pub fn new(iter: I, stop: &'a dyn Fn() -> bool) -> Until<'a, I> {
+        Until {
+            iter,
+            stop,
+            cadence: Cadence::new(),
+            stopped: false,
+        }
+    }
+
+    /// Whether `stop` ended the iteration.
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+}
+
+impl<I: Iterator> Iterator for Until<'_, I> {
+    type Item = I::Item;
+
+    #[inline]
+    fn next(&mut self) -> Option<I::Item> {
+        if self.stopped || (self.cadence.due() && (self.stop)()) {
+            self.stopped = true;
+            return None;
+        }
+        self.iter.next()
+    }
+}
+
 /// A cheap watcher for a loop: [`Watch::tick`] is true once the flag is set,
-/// looked at every [`CHECK_EVERY`] ticks.
+/// looked at on the [`Cadence`].
 pub struct Watch {
     flag: Option<Arc<AtomicBool>>,
     progress: Option<Arc<AtomicU64>>,
-    n: u32,
+    cadence: Cadence,
 }
 
 impl Watch {
@@ -107,23 +177,28 @@ impl Watch {
         Watch {
             flag: current(),
             progress: current_progress(),
-            n: 0,
+            cadence: Cadence::new(),
         }
     }
 
     /// Counts one step; true if the run should stop.
     #[inline]
     pub fn tick(&mut self) -> bool {
-        self.n = self.n.wrapping_add(1);
-        if !self.n.is_multiple_of(CHECK_EVERY) {
+        if !self.cadence.due() {
             return false;
         }
         if let Some(p) = &self.progress {
             p.fetch_add(CHECK_EVERY as u64, Ordering::Relaxed);
         }
-        self.flag
-            .as_ref()
-            .is_some_and(|f| f.load(Ordering::Relaxed))
+        self.stopped()
+    }
+
+    /// Counts `steps` steps of work that are not events (the pools
+    /// machine's pool visits: not counted as progress); true if the run
+    /// should stop.
+    #[inline]
+    pub fn advance(&mut self, steps: u32) -> bool {
+        self.cadence.due_after(steps) && self.stopped()
     }
 
     /// Whether a flag or a progress counter is watched at all.
@@ -196,5 +271,49 @@ mod tests {
         });
         let mut w = Watch::new();
         assert!((0..3 * CHECK_EVERY).all(|_| !w.tick()));
+    }
+
+    #[test]
+    fn the_cadence_counts_single_and_bulk_steps() {
+        let mut c = Cadence::new();
+        assert_eq!((1..=3 * CHECK_EVERY).filter(|_| c.due()).count(), 3);
+        let mut c = Cadence::new();
+        assert!(!c.due_after(CHECK_EVERY - 1));
+        assert!(c.due_after(1));
+        assert!(!c.due_after(CHECK_EVERY - 1));
+        assert!(c.due_after(5));
+        assert!(Cadence::new().due_after(CHECK_EVERY));
+        // across the counter's wrap
+        let mut c = Cadence { n: u32::MAX - 1 };
+        assert!(c.due_after(3));
+        // a bulk watch stops within one cadence of the flag
+        let f = Arc::new(AtomicBool::new(true));
+        with_cancel(&f, || {
+            let mut w = Watch::new();
+            let calls = (1..=CHECK_EVERY).find(|_| w.advance(700)).unwrap();
+            assert_eq!(calls, CHECK_EVERY.div_ceil(700));
+        });
+    }
+
+    #[test]
+    fn until_stops_within_one_cadence_of_its_flag() {
+        let seen = std::cell::Cell::new(0u32);
+        let n = 3 * CHECK_EVERY + 17;
+        let stop = || seen.get() >= n;
+        let mut it = Until::new(0..u32::MAX, &stop);
+        for _ in it.by_ref() {
+            seen.set(seen.get() + 1);
+        }
+        assert!(it.stopped());
+        assert!(
+            seen.get() >= n && seen.get() < n + CHECK_EVERY,
+            "{}",
+            seen.get()
+        );
+        assert_eq!(it.next(), None);
+        // never stopped: every item, and not stopped
+        let mut it = Until::new(0..10_000u32, &|| false);
+        assert_eq!(it.by_ref().count(), 10_000);
+        assert!(!it.stopped());
     }
 }

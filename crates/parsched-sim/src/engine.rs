@@ -390,9 +390,20 @@ pub fn run_watched<M: Model>(
     engine: &mut Engine<M::Event>,
     interrupted: impl Fn() -> M::Error,
 ) -> Result<RunEnd, M::Error> {
+    run_watching(model, engine, &mut crate::cancel::Watch::new(), interrupted)
+}
+
+/// [`run_watched`] with the caller's `watch`, kept across runs: a model run
+/// in short pieces (the Gymnasium stepper, a piece per decision) keeps
+/// counting its events on the one cadence instead of restarting it.
+pub fn run_watching<M: Model>(
+    model: &mut M,
+    engine: &mut Engine<M::Event>,
+    watch: &mut crate::cancel::Watch,
+    interrupted: impl Fn() -> M::Error,
+) -> Result<RunEnd, M::Error> {
     // One loop (a second copy of it for the unwatched case made the
     // compiler stop inlining the models' event handlers into either).
-    let mut watch = crate::cancel::Watch::new();
     let armed = watch.is_armed();
     while let Some(ev) = next_event(model, engine) {
         if armed && watch.tick() {

@@ -964,11 +964,11 @@ mod batch_reference {
             use parsched_core::policy::batch::QueueOrder;
             use parsched_core::policy::batch::BackfillOrder;
             let mut configs = Vec::new();
-            for order in QueueOrder::ALL {
+            for order in QueueOrder::all() {
                 for kind in [BatchPolicyKind::Fcfs, BatchPolicyKind::Easy, BatchPolicyKind::Conservative] {
                     configs.push(BatchConfig { policy: kind, order, ..BatchConfig::default() });
                 }
-                for backfill_order in [BackfillOrder::Fcfs, BackfillOrder::Sjf, BackfillOrder::F3] {
+                for backfill_order in [BackfillOrder::named("fcfs"), BackfillOrder::named("sjf"), BackfillOrder::named("f3")] {
                     configs.push(BatchConfig {
                         policy: BatchPolicyKind::Easy,
                         order,

@@ -46,6 +46,7 @@
 //! run times above `estimate_max`, cut to it as the model does).
 
 use super::tsafrir05::{self, BinCount, EstimateModel, RequestedTimes};
+use crate::cancel::Until;
 use crate::rng::{stream, Stream, StreamRng};
 use crate::workloads::swf::{LoadReport, SwfHeader, SwfRecord, SwfRules, SwfWriter, Trace};
 use parsched_core::ConfigError;
@@ -680,7 +681,8 @@ impl LoadTally {
 /// (as `batch::scale_load` does) so that the offered load on `cfg.procs`
 /// processors — Σ procs·run time / (procs · (last submit − first submit)) —
 /// is `load` (`None`: the model's own arrivals, factor 1). Returns them and
-/// the factor, or `None` when `stop` (asked every 65,536 jobs) said yes.
+/// the factor, or `None` when `stop` (asked every
+/// [`CHECK_EVERY`](crate::cancel::CHECK_EVERY) jobs) said yes.
 pub fn records_at_load(
     cfg: &LublinConfig,
     load: Option<f64>,
@@ -688,12 +690,13 @@ pub fn records_at_load(
 ) -> Result<Option<(Vec<SwfRecord>, f64)>, ConfigError> {
     let mut recs = Vec::with_capacity(cfg.jobs.min(1 << 24) as usize);
     let mut tally = LoadTally::default();
-    for r in LublinGenerator::new(cfg)? {
-        if r.job_number % 65_536 == 0 && stop() {
-            return Ok(None);
-        }
+    let mut gen = Until::new(LublinGenerator::new(cfg)?, stop);
+    for r in gen.by_ref() {
         tally.add(&r, cfg.procs);
         recs.push(r);
+    }
+    if gen.stopped() {
+        return Ok(None);
     }
     let f = load.map_or(1.0, |l| tally.factor(l, cfg.procs));
     if f != 1.0 {
@@ -717,11 +720,12 @@ pub fn write_swf_stoppable<W: Write>(
     let bad = |e: ConfigError| io::Error::new(io::ErrorKind::InvalidInput, e);
     let mut sw = SwfWriter::new(w, &header(cfg))?;
     if load.is_none() {
-        for r in LublinGenerator::new(cfg).map_err(bad)? {
-            if r.job_number % 65_536 == 0 && stop() {
-                return Ok(None);
-            }
+        let mut gen = Until::new(LublinGenerator::new(cfg).map_err(bad)?, stop);
+        for r in gen.by_ref() {
             sw.write(&r)?;
+        }
+        if gen.stopped() {
+            return Ok(None);
         }
         return sw.finish().map(|_| Some(1.0));
     }
@@ -745,7 +749,7 @@ pub fn write_swf_at_load<W: Write>(cfg: &LublinConfig, load: f64, w: W) -> io::R
 /// divided by the factor [`write_swf_at_load`] would apply for `load`
 /// (`None`: the model's own arrivals, factor 1). Returns the trace and the
 /// factor; the jobs are exactly those of loading the written file with
-/// `rules`, without holding the records. `stop` is asked every 65,536 jobs;
+/// `rules`, without holding the records. `stop` is asked every [`CHECK_EVERY`](crate::cancel::CHECK_EVERY) jobs;
 /// when it says yes the generation ends with `Ok(None)`.
 pub fn generate_at_load(
     cfg: &LublinConfig,
@@ -756,14 +760,15 @@ pub fn generate_at_load(
     let mut report = LoadReport::default();
     let mut tally = LoadTally::default();
     let mut jobs = Vec::with_capacity(cfg.jobs.min(1 << 24) as usize);
-    for r in LublinGenerator::new(cfg)? {
-        if r.job_number % 65_536 == 0 && stop() {
-            return Ok(None);
-        }
+    let mut gen = Until::new(LublinGenerator::new(cfg)?, stop);
+    for r in gen.by_ref() {
         tally.add(&r, cfg.procs);
         if let Some(j) = rules.apply(&r, &mut report) {
             jobs.push(j);
         }
+    }
+    if gen.stopped() {
+        return Ok(None);
     }
     let f = match load {
         Some(l) => tally.factor(l, cfg.procs),
@@ -787,6 +792,59 @@ pub fn generate_at_load(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A writer counting the lines written to it.
+    struct Lines<'a>(&'a std::cell::Cell<u64>);
+    impl Write for Lines<'_> {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            let n = b.iter().filter(|&&c| c == b'\n').count() as u64;
+            self.0.set(self.0.get() + n);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_stop_set_after_n_jobs_ends_the_generation_within_one_cadence() {
+        use crate::cancel::CHECK_EVERY;
+        let every = CHECK_EVERY as u64;
+        let cfg = LublinConfig {
+            jobs: 5 * every,
+            ..LublinConfig::default()
+        };
+        let lines = std::cell::Cell::new(0);
+        let header = {
+            let _ = SwfWriter::new(Lines(&lines), &header(&cfg)).unwrap();
+            lines.replace(0)
+        };
+        for n in [1, 2 * every + 17] {
+            lines.set(0);
+            let stop = || lines.get() >= header + n;
+            let end = write_swf_stoppable(&cfg, None, Lines(&lines), &stop).unwrap();
+            assert_eq!(end, None);
+            let jobs = lines.get() - header;
+            assert!((n..n + every).contains(&jobs), "{n}: {jobs}");
+        }
+        // never stopped: asked once per CHECK_EVERY jobs, every job made
+        let asked = std::cell::Cell::new(0);
+        let never = || {
+            asked.set(asked.get() + 1);
+            false
+        };
+        let (trace, f) = generate_at_load(&cfg, None, &SwfRules::default(), &never)
+            .unwrap()
+            .unwrap();
+        assert_eq!((asked.get(), f), (5, 1.0));
+        assert_eq!(
+            trace.jobs,
+            generate(&cfg, &SwfRules::default()).unwrap().jobs
+        );
+        asked.set(0);
+        assert!(records_at_load(&cfg, None, &never).unwrap().is_some());
+        assert_eq!(asked.get(), 5);
+    }
 
     #[test]
     fn incomplete_gamma_known_values() {

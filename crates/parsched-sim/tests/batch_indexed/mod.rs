@@ -148,8 +148,8 @@ proptest! {
         (procs, jobs, kill) in workload(), order_k in 0usize..4,
     ) {
         use parsched_core::policy::batch::{BackfillOrder, Depth, QueueOrder};
-        let order = [QueueOrder::Fcfs, QueueOrder::Sjf, QueueOrder::Wfp3, QueueOrder::F3][order_k];
-        for bf in [BackfillOrder::Priority, BackfillOrder::Sjf] {
+        let order = [QueueOrder::FCFS, QueueOrder::named("sjf"), QueueOrder::named("wfp3"), QueueOrder::named("f3")][order_k];
+        for bf in [BackfillOrder::PRIORITY, BackfillOrder::named("sjf")] {
             let cfg = BatchConfig { policy: BatchPolicyKind::Easy, kill_on_overrun: kill, order,
                                     backfill_order: bf, ..BatchConfig::default() };
             let easy = simulate(jobs.clone(), procs, &cfg).unwrap();

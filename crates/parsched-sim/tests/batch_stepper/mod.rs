@@ -193,3 +193,44 @@ fn reservation_and_backfill_by_hand() {
     let e = s.step(Action::Wait).unwrap_err().to_string();
     assert!(e.contains("wait is not allowed"), "{e}");
 }
+
+/// The stepper watches the thread's cancel flag on the engine's cadence,
+/// across steps: set after 100 steps, it stops the episode with
+/// `Interrupted` within CHECK_EVERY events (so fewer steps: each takes at
+/// least one); never set, the same episode runs to the end.
+#[test]
+fn a_cancel_flag_stops_the_stepper_within_one_cadence() {
+    use parsched_sim::cancel::{with_cancel, CHECK_EVERY};
+    use parsched_sim::machines::batch::BatchError;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let n = 4 * CHECK_EVERY as i64;
+    let jobs: Vec<BatchJob> = (0..n)
+        .map(|i| BatchJob::new(i, 10 * i as u64, 5, 1, 5))
+        .collect();
+    let cfg = BatchConfig::default();
+    let sc = StepConfig {
+        window: 4,
+        ..StepConfig::default()
+    };
+    let flag = Arc::new(AtomicBool::new(false));
+    let (steps, err) = with_cancel(&flag, || {
+        let mut s = Stepper::new(jobs.clone(), 1, &cfg, sc).unwrap();
+        let mut k = 0u32;
+        loop {
+            if k == 100 {
+                flag.store(true, Ordering::Relaxed);
+            }
+            match s.step(Action::Pick(0)) {
+                Ok(_) => k += 1,
+                Err(e) => return (k, e),
+            }
+            assert!(!s.done(), "the flag did not stop the episode");
+        }
+    });
+    assert!(matches!(err, BatchError::Interrupted), "{err}");
+    // (at least one event a step)
+    assert!((100..100 + CHECK_EVERY).contains(&steps), "{steps}");
+    let (r, _) = episode(jobs, 1, &cfg, sc, first);
+    assert_eq!(r.outcomes.len(), n as usize);
+}

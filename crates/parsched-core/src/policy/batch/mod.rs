@@ -203,5 +203,7 @@ pub use conservative::Conservative;
 pub use depth::Depth;
 pub use easy::{Easy, Shadow};
 pub use multifactor::{multifactor_scores, Factors, FairShare, MultifactorParams};
-pub use order::{sort_by_scores, BackfillOrder, OrderJob, QueueOrder, QueueScorer};
+pub use order::{
+    sort_by_scores, BackfillOrder, OrderJob, OrderRow, QueueOrder, QueueScorer, ScoreFn, ORDERS,
+};
 pub use profile::Profile;

@@ -129,8 +129,8 @@ impl Default for BatchConfig {
     fn default() -> Self {
         BatchConfig {
             policy: BatchPolicyKind::Easy,
-            order: parsched_core::policy::batch::QueueOrder::Fcfs,
-            backfill_order: parsched_core::policy::batch::BackfillOrder::Priority,
+            order: parsched_core::policy::batch::QueueOrder::FCFS,
+            backfill_order: parsched_core::policy::batch::BackfillOrder::PRIORITY,
             reservation_depth: None,
             multifactor: Default::default(),
             procs: None,
@@ -206,7 +206,7 @@ impl BatchConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         super::SCHEMA.check(self)?;
         if self.policy == BatchPolicyKind::Gang
-            && self.order != parsched_core::policy::batch::QueueOrder::Fcfs
+            && self.order != parsched_core::policy::batch::QueueOrder::FCFS
         {
             return Err(ConfigError::new(
                 "order",
@@ -234,7 +234,7 @@ impl BatchConfig {
             ));
         }
         if self.policy != BatchPolicyKind::Easy
-            && self.backfill_order != parsched_core::policy::batch::BackfillOrder::Priority
+            && self.backfill_order != parsched_core::policy::batch::BackfillOrder::PRIORITY
         {
             return Err(ConfigError::new(
                 "backfill_order",

@@ -117,17 +117,13 @@ static FIELDS: &[Field<C>] = &[
          conservative (a reservation for every queued job) or gang (time slicing on an \
          Ousterhout matrix with mpl slots, with backfilling)"),
     field!(C, "order", order: choice, Kind::choice::<QueueOrder>(), "", "", "",
-        "priority rule the queue is sorted by before fcfs, easy or conservative sees it (the \
-         policy then starts, reserves and backfills in that order; ties keep arrival order): \
-         fcfs (arrival), sjf (shortest requested time), ljf (longest), smallest (fewest \
-         processors), saf (smallest requested area), wfp3 (largest (wait/requested)^3 x \
-         processors), unicef (largest wait / (log2(max(processors, 2)) x requested)) or f1-f4 \
-         (Carastan-Santos and de Camargo's, submit time counted from the first job's, plus \
-         1), or multifactor (Slurm's: age, fair share with decay, size, partition, QOS; the \
-         mf_* keys); docs/policies/batch-orders.md"),
+        "a queue order (docs/policies/batch-orders.md): the priority rule the queue is sorted \
+         by before fcfs, easy or conservative sees it (the policy then starts, reserves and \
+         backfills in that order; ties keep arrival order); multifactor is Slurm's, set by \
+         the mf_* keys"),
     field!(C, "backfill_order", backfill_order: choice, Kind::choice::<BackfillOrder>(), "", "",
         "", "easy: the order backfilling examines the queue in: priority (the queue's own, as \
-         order sorts it) or one of order's rules (sjf: EASY with SJF backfilling, the head \
+         order sorts it) or a stateless queue order (sjf: EASY with SJF backfilling, the head \
          still chosen by order); docs/policies/batch-orders.md"),
     field!(C, "reservation_depth", reservation_depth: opt_u32, Kind::int_min(1, U32), "jobs",
         "", "", "easy or conservative: at most this many waiting jobs hold reservations, the \

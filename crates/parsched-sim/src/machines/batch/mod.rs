@@ -329,7 +329,7 @@ pub fn simulate_ordered(
             )
             .into());
         }
-        if cfg.order != QueueOrder::Fcfs {
+        if cfg.order != QueueOrder::FCFS {
             return Err(ConfigError::new(
                 "order",
                 format!(

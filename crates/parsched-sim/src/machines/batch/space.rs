@@ -65,7 +65,7 @@ impl<'a> Sorter<'a> {
         params: &MultifactorParams,
         jobs: &[BatchJob],
     ) -> Self {
-        if self.order == QueueOrder::Multifactor {
+        if self.order == QueueOrder::named("multifactor") {
             let fs = params.fair_share(jobs.iter().map(|j| (j.user, j.group)));
             self.fair = Some((params.clone(), fs));
         }
@@ -94,7 +94,7 @@ impl<'a> Sorter<'a> {
 
     /// Whether the queue needs sorting at all (else it is in arrival order).
     pub(crate) fn sorts(&self) -> bool {
-        self.order != QueueOrder::Fcfs || self.scorer.is_some() || self.backfill.is_some()
+        self.order != QueueOrder::FCFS || self.scorer.is_some() || self.backfill.is_some()
     }
 
     /// Sorts the queue of `st` by the priority rule at `t` (or the scorer's

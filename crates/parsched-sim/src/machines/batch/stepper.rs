@@ -100,7 +100,7 @@ impl Default for StepConfig {
     fn default() -> StepConfig {
         StepConfig {
             window: 128,
-            order: QueueOrder::Fcfs,
+            order: QueueOrder::FCFS,
             backfill: true,
             wait_action: true,
             metric: RewardMetric::BoundedSlowdown,
@@ -194,6 +194,9 @@ pub struct Stepper {
     metric: f64,
     steps: u64,
     wall: Instant,
+    /// This thread's cancel flag when the stepper was made, watched on the
+    /// engine's cadence across steps (`BatchError::Interrupted`).
+    watch: crate::cancel::Watch,
 }
 
 impl Stepper {
@@ -252,6 +255,7 @@ impl Stepper {
             metric: 0.0,
             steps: 0,
             wall: Instant::now(),
+            watch: crate::cancel::Watch::new(),
         };
         // (M before anything happened is 0 for every metric: the first
         // step's reward includes what happened before the first decision)
@@ -375,12 +379,14 @@ impl Stepper {
                 }
                 continue;
             }
-            let end = engine::run(
+            let end = engine::run_watching(
                 &mut Run {
                     st: &mut self.st,
                     jobs: &self.jobs,
                 },
                 &mut self.engine,
+                &mut self.watch,
+                || BatchError::Interrupted,
             )?;
             self.account_released();
             if end == RunEnd::Stopped {

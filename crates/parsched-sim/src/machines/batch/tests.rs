@@ -154,16 +154,19 @@ fn config_keys_and_errors() {
     // reservation_depth: none under gang
     c.set("reservation_depth", &Value::Int(3)).unwrap();
     assert_eq!(c.reservation_depth, Some(3));
-    c.order = parsched_core::policy::batch::QueueOrder::Fcfs;
+    c.order = parsched_core::policy::batch::QueueOrder::FCFS;
     assert_eq!(c.validate().unwrap_err().field, "reservation_depth");
     c.set("reservation_depth", &Value::Str("auto".into()))
         .unwrap();
     assert_eq!(c.reservation_depth, None);
-    c.order = parsched_core::policy::batch::QueueOrder::Wfp3;
-    assert_eq!(c.order, parsched_core::policy::batch::QueueOrder::Wfp3);
+    c.order = parsched_core::policy::batch::QueueOrder::named("wfp3");
+    assert_eq!(
+        c.order,
+        parsched_core::policy::batch::QueueOrder::named("wfp3")
+    );
     // (gang admits in arrival order: an order is refused with it)
     assert_eq!(c.validate().unwrap_err().field, "order");
-    c.order = parsched_core::policy::batch::QueueOrder::Fcfs;
+    c.order = parsched_core::policy::batch::QueueOrder::FCFS;
     assert_eq!(
         c.rules.extra_fields,
         crate::workloads::swf::ExtraFields::Error

@@ -196,8 +196,8 @@ pub struct PoolMachine<'a> {
     pub stats: MachineStats,
     pub records: Vec<JobRecord>,
     last_seg_end: Vec<Time>,
-    /// The run's cancel flag, also looked at before every scan of 4096
-    /// pools or more (one scan of 10^6 pools takes ~30 ms).
+    /// The run's cancel flag, also looked at on the cadence of the pools
+    /// scanned (one scan of 10^6 pools takes ~30 ms).
     cancel: crate::cancel::Watch,
 }
 
@@ -272,7 +272,7 @@ impl<'a> PoolMachine<'a> {
     }
 
     fn refresh_view(&mut self) -> Result<(), MachineError> {
-        if self.pools.len() >= 4096 && self.cancel.stopped() {
+        if self.cancel.advance(self.pools.len() as u32) {
             return Err(MachineError::Interrupted);
         }
         self.stats.pool_visits += self.pools.len() as u64;
@@ -795,5 +795,33 @@ mod tests {
         let err = m.run(&mut Engine::new()).unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("models no caches"), "{msg}");
+    }
+
+    /// The view refresh looks at the flag on the one cadence, counting
+    /// pools scanned: a set flag stops it once CHECK_EVERY pools were seen.
+    #[test]
+    fn a_set_flag_stops_the_view_refresh_within_one_cadence() {
+        use crate::cancel::{with_cancel, CHECK_EVERY};
+        use std::sync::{atomic::AtomicBool, Arc};
+        let layout = PoolLayout::equal(&Topology::flat(64).unwrap(), 2).unwrap();
+        let mut source = One(None);
+        let mut policy = ZhouBrecht::default();
+        let cfg = MachineConfig {
+            slice: units(1.0),
+            overheads: Overheads::none(),
+            audit: false,
+            records: false,
+        };
+        let flag = Arc::new(AtomicBool::new(true));
+        with_cancel(&flag, || {
+            let mut m = PoolMachine::new(cfg, &layout, 1, &mut source, &mut policy);
+            let n = m.pools.len() as u32;
+            assert!(n > 1 && n < CHECK_EVERY);
+            let calls = (1..=CHECK_EVERY).find(|_| m.refresh_view().is_err());
+            assert_eq!(calls, Some(CHECK_EVERY.div_ceil(n)));
+        });
+        // without a flag it never stops
+        let mut m = PoolMachine::new(cfg, &layout, 1, &mut source, &mut policy);
+        assert!((0..2 * CHECK_EVERY).all(|_| m.refresh_view().is_ok()));
     }
 }
