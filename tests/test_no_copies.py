@@ -1,7 +1,7 @@
 """Issue #36: no hand-written copy of a known list outside its table.
 
-A name list — the models, the queue orders, seed 003's schemes, a model's
-keys — is written once, in its Rust table, and everything else reads it.
+A name list — the models, the queue orders, seed 003's schemes, the runtime's
+policies, a model's keys — is written once, in its Rust table, and everything else reads it.
 This test reads the lists from the core and looks through the project's
 sources and documents for a run of several of a list's names in a row
 (separated by commas, bars, spaces or "and"/"or"): a copy that would drift.
@@ -19,6 +19,7 @@ import pytest
 
 from parsched import _core
 from parsched.config.table import rows
+from parsched.runtime.policies import policies
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SUFFIXES = {".py", ".pyi", ".rs", ".md", ".toml", ".yml", ".c", ".sh", ".txt"}
@@ -38,6 +39,9 @@ def known_lists() -> dict[str, tuple[list[str], int]]:
     out = {"models": ([r["name"] for r in rows()], 5),
            "queue orders": (_choices("batch", "order"), 7),
            "seed 003's schemes": (_choices("cosched", "scheme"), 6)}
+    runtime = [p["name"] for p in policies()]
+    if runtime:  # (a build with the Linux runtime)
+        out["runtime policies"] = (runtime, 5)
     for r in rows():
         out[f"keys of {r['name']}"] = (_core.keys(r["name"]), 10)
     return out

@@ -292,7 +292,7 @@ impl Controller {
         self.m.topology()
     }
 
-    /// The policy's name (`default`, `gang`, `fcs`, `pools`, `regions`).
+    /// The policy's name (an entry of `policy::POLICIES`).
     pub fn policy_name(&self) -> &'static str {
         self.policy.name()
     }
