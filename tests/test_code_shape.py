@@ -156,3 +156,30 @@ def test_the_machines_of_nodes_import_in_one_direction():
         assert not _refers_to(_code(p), "desktop"), p
     fragment = _code(m / "node_costs.rs").split("#[cfg(test)]")[0]
     assert "machines::" not in fragment.replace("$crate::machines::node_costs::", "")
+
+
+def test_rust_modules_import_each_other_in_no_circle():
+    """No Rust modules that are not parent and child import each other in a
+    circle, except the sets in tools/rust_modules_allowlist.txt, which may
+    only shrink."""
+    r = subprocess.run([sys.executable, str(ROOT / "tools/check_rust_modules.py"), "--check",
+                        str(ROOT / "tools/rust_modules_allowlist.txt")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_rust_module_checker_finds_a_circle_of_siblings(tmp_path):
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import check_rust_modules as cr
+    finally:
+        sys.path.pop(0)
+    src = tmp_path / "src"
+    (src / "m").mkdir(parents=True)
+    (src / "lib.rs").write_text("pub mod m;\n")
+    (src / "m" / "mod.rs").write_text("mod a;\nmod b;\nmod c;\nuse a::X;\n")
+    (src / "m" / "a.rs").write_text("use super::b::{Y, Z};\npub struct X;\n")
+    (src / "m" / "b.rs").write_text("pub struct Y;\nfn f() { let _ = crate::m::a::X; }\n")
+    (src / "m" / "c.rs").write_text("use super::X; // the parent's: not counted\n"
+                                    "#[cfg(test)]\nmod tests { use crate::m::a::X; }\n")
+    assert cr.circles(cr.edges(src)) == ["m::a <-> m::b"]

@@ -2,7 +2,7 @@
 
 Every model's name, Python class, summary keys, sweep keys, headline, seed
 key, time unit and documentation page are written once, in its row of the
-core's table (``crates/parsched-sim/src/models.rs``); this module reads the
+core's table (``crates/parsched-sim/src/models/mod.rs``); this module reads the
 table once and hands its rows to the Python registry
 (:mod:`parsched.sim.models`), the result classes, the command line and the
 documentation tools.

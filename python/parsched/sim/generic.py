@@ -2,7 +2,7 @@
 run (:func:`parsched._core.simulate`), with no Python of its own.
 
 A model added to the core's table (its folder and one line in
-``crates/parsched-sim/src/models.rs``) is run by :func:`simulate_generic`
+``crates/parsched-sim/src/models/mod.rs``) is run by :func:`simulate_generic`
 and swept by :func:`summary_of` until it has a front end of its own (a
 result class with its plots): ``parsched.simulate(config)``,
 ``parsched.sweep``, sweep specs and ``parsched simulate MODEL`` reach it

@@ -10,6 +10,5 @@
 
 pub mod forkjoin;
 pub mod lublin;
-mod lublin_keys;
 pub mod swf;
-pub mod tsafrir05;
+pub use lublin::tsafrir05;

@@ -2,7 +2,7 @@
 //! (`crate::models`).
 
 use super::{SyncConfig, SCHEMA};
-use crate::models::{cancelled, fields, typed, ModelDef, ModelError, ModelKind, ModelPage};
+use crate::models::def::{cancelled, fields, typed, ModelDef, ModelError, ModelKind, ModelPage};
 use parsched_core::schema::{Configuration, Schema, Schematic};
 use parsched_core::ConfigError;
 

@@ -1,7 +1,7 @@
 //! The batch machine's row of the model table (`crate::models`).
 
 use super::{BatchConfig, SCHEMA};
-use crate::models::{ModelDef, ModelKind, ModelPage};
+use crate::models::def::{ModelDef, ModelKind, ModelPage};
 use parsched_core::schema::{Schema, Schematic};
 use parsched_core::ConfigError;
 

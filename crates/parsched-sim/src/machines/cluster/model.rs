@@ -3,7 +3,7 @@
 
 use super::{ClusterConfig, SCHEMA};
 use super::{ClusterError, ClusterOptions};
-use crate::models::{fields, typed, ModelDef, ModelError, ModelKind, ModelPage};
+use crate::models::def::{fields, typed, ModelDef, ModelError, ModelKind, ModelPage};
 use parsched_core::schema::{Configuration, Schema, Schematic};
 use parsched_core::ConfigError;
 

@@ -31,14 +31,17 @@
 //!   program's row). See `docs/policies/fcs.md`, "Figures 1–2", for why a row
 //!   per stressor cannot give the paper's flat gang curve.
 
-pub use super::keys::FIGURES_SCHEMA;
+use super::keys::{desktop_cluster_fields, schema_of, LOCAL};
 use super::{desktop_cluster_base, DefaultWait};
 use crate::machines::cluster::config::BspJob;
 use crate::machines::cluster::{ClusterConfig, ClusterError, ClusterOptions, LocalKind};
+use crate::machines::node_costs::impl_node_costs;
 use parsched_core::policy::cosched::{CoschedScheme, Scheme};
-use parsched_core::ConfigError;
+use parsched_core::schema::{Kind, Schema, Typed, U32, U64};
 use parsched_core::Value;
+use parsched_core::{choices, field, ConfigError};
 use serde::{Deserialize, Serialize};
+use std::sync::LazyLock;
 
 /// The two machines of §4.1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -439,6 +442,92 @@ pub fn format_grid(cfg: &FigureConfig, res: &FigureResult) -> String {
     }
     out
 }
+
+choices!(FigureMachine {
+    Es40 => "es40",
+    Potomac => "potomac",
+});
+choices!(StressorRows {
+    Apart => "apart",
+    Packed => "packed",
+});
+
+fn set_schedulers(c: &mut FigureConfig, v: &Value) -> Result<(), ConfigError> {
+    let allowed = "default, gang, both, or a list (default,gang)";
+    let Value::Str(s) = v else {
+        return Err(ConfigError::new("schedulers", "not a name", allowed));
+    };
+    let mut out = Vec::new();
+    for t in s
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|t| !t.is_empty())
+    {
+        match t {
+            "default" => out.push(FigureScheduler::Default),
+            "gang" => out.push(FigureScheduler::Gang),
+            "both" => out.extend([FigureScheduler::Default, FigureScheduler::Gang]),
+            _ => {
+                return Err(ConfigError::new(
+                    "schedulers",
+                    format!(
+                        "{:?} is not a scheduler",
+                        parsched_core::clip(t, parsched_core::ECHO_MAX)
+                    ),
+                    allowed,
+                ))
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(ConfigError::new("schedulers", "no scheduler", allowed));
+    }
+    c.schedulers = out;
+    Ok(())
+}
+
+fn get_schedulers(c: &FigureConfig) -> Typed {
+    Typed::Names(c.schedulers.iter().map(|s| s.name()).collect())
+}
+
+type F = FigureConfig;
+impl_node_costs!(FigureConfig);
+
+/// The schema of [`FigureConfig`] (the desktop figures).
+#[rustfmt::skip]
+pub static FIGURES_SCHEMA: LazyLock<Schema<FigureConfig>> = LazyLock::new(|| {
+    let head = [
+        field!(F, "machine", machine: choice, Kind::choice::<FigureMachine>(), "", "", "§4.1",
+            "es40 (4 Alpha processors, Figure 1) or potomac (8 hyperthreads, Figure 2)"),
+        field!(F, "schedulers", custom(get_schedulers, optional = false),
+            Kind::Names { choices: &["default", "gang"] }, "", "", "§4.1",
+            "the schedulers to run, in order: default, gang, both, or a list (default,gang)")
+        .parsed(set_schedulers),
+        field!(F, "programs", programs: u32, Kind::int_min(1, 64), "", "k", "",
+            "parallel programs: the grid runs k = 1..=programs [ext: 4]")
+        .worded("{}", "1..=64"),
+        field!(F, "stressors", stressors: u32, Kind::int(256), "", "s", "",
+            "sequential stressors: the grid runs s = 0..=stressors [ext: 4]")
+        .worded("{}", "0..=256"),
+        field!(F, "threads", threads: opt_u32, Kind::int(U32), "", "", "",
+            "threads per program; unset (none): the machine's, 4 on es40, 7 on potomac"),
+        field!(F, "loops", loops: u64, Kind::int(U64), "", "", "",
+            "compute loops per thread [ext: 20,000]"),
+        field!(F, "loops_per_sync", loops_per_sync: u64, Kind::int(U64), "", "", "",
+            "the threads synchronize every this many loops [ext: 10]"),
+        field!(F, "loop_us", loop_us: opt_f64, Kind::POSITIVE, "µs", "", "",
+            "one compute loop; unset (none): the machine's, 100 on es40, 25 on potomac")
+        .worded("{}", "a finite number > 0"),
+        field!(F, "stressor_chunk_ms", stressor_chunk_ms: f64, Kind::POSITIVE, "ms", "", "",
+            "stressors compute in chunks of this (fewer events, the same schedule)")
+        .worded("{}", "a finite number > 0"),
+        field!(F, "stressor_rows", stressor_rows: choice, Kind::choice::<StressorRows>(), "", "",
+            "", "gang: stressors fill rows of their own (apart) or the matrix's first fit packs \
+             them into any free cell (packed)"),
+        field!(F, "smt_speed", smt_speed: f64, Kind::float_range(0.0, false, 1.0, true), "", "",
+            "§4.1", "SMT (potomac): each busy sibling's fraction of full speed [ext: 0.6]"),
+    ];
+    schema_of("fcs_figure", &head, &desktop_cluster_fields!(F), &[])
+});
 
 #[cfg(test)]
 mod tests {

@@ -1,19 +1,17 @@
-//! The keys of seed 002's two desktop models, [`DesktopConfig`] (`fcs`,
-//! Table 1) and [`FigureConfig`] (the desktop figures, Exp. A): their
-//! declarative schemas ([`parsched_core::schema`]), from which `set`, the
-//! per-key checks of `validate`, the key lists, the Python config classes and
-//! the key tables of `docs/formats/config-toml.md` come. The keys of the
-//! cluster both lower onto (waiting, local scheduler, costs, the run) are
-//! declared once, by [`desktop_cluster_fields!`], so both models accept the
-//! same values for them.
+//! The keys of seed 002's desktop models: the declarative schema
+//! ([`parsched_core::schema`]) of [`DesktopConfig`] (`fcs`, Table 1), from
+//! which `set`, the per-key checks of `validate`, the key lists, the Python
+//! config classes and the key tables of `docs/formats/config-toml.md` come.
+//! The keys of the cluster both models lower onto (waiting, local scheduler,
+//! costs, the run) are declared once, by [`desktop_cluster_fields!`], so both
+//! accept the same values for them (`figs.rs` declares the figures' schema
+//! with it).
 
-use super::figs::{FigureConfig, FigureMachine, FigureScheduler, StressorRows};
 use super::{DefaultWait, DesktopConfig, DesktopScheme, RunQueues};
 use crate::machines::node_costs::impl_node_costs;
 use parsched_core::policy::fcs::{FRows, Fill};
-use parsched_core::schema::{End, Field, Kind, Schema, Typed, U32, U64};
-use parsched_core::Value;
-use parsched_core::{choices, field, ConfigError};
+use parsched_core::schema::{End, Field, Kind, Schema, U32, U64};
+use parsched_core::{choices, field};
 use std::sync::LazyLock;
 
 choices!(DesktopScheme {
@@ -32,17 +30,9 @@ choices!(RunQueues {
     PerNode => "per_node",
     PerCpu => "per_cpu",
 });
-choices!(FigureMachine {
-    Es40 => "es40",
-    Potomac => "potomac",
-});
-choices!(StressorRows {
-    Apart => "apart",
-    Packed => "packed",
-});
 
 /// The desktop's local schedulers (not the time-sharing table's `ts`).
-const LOCAL: Kind = Kind::Choice {
+pub(super) const LOCAL: Kind = Kind::Choice {
     choices: &["o1", "rr", "fair"],
 };
 
@@ -95,9 +85,10 @@ macro_rules! desktop_cluster_fields {
         ]
     };
 }
+pub(super) use desktop_cluster_fields;
 
 /// `head`, then the cluster keys, then `tail`, as one schema.
-fn schema_of<C>(
+pub(super) fn schema_of<C>(
     model: &'static str,
     head: &[Field<C>],
     cluster: &[Field<C>],
@@ -157,86 +148,11 @@ pub static FCS_SCHEMA: LazyLock<Schema<DesktopConfig>> = LazyLock::new(|| {
     schema_of("fcs", &head, &desktop_cluster_fields!(D), &tail)
 });
 
-fn set_schedulers(c: &mut FigureConfig, v: &Value) -> Result<(), ConfigError> {
-    let allowed = "default, gang, both, or a list (default,gang)";
-    let Value::Str(s) = v else {
-        return Err(ConfigError::new("schedulers", "not a name", allowed));
-    };
-    let mut out = Vec::new();
-    for t in s
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|t| !t.is_empty())
-    {
-        match t {
-            "default" => out.push(FigureScheduler::Default),
-            "gang" => out.push(FigureScheduler::Gang),
-            "both" => out.extend([FigureScheduler::Default, FigureScheduler::Gang]),
-            _ => {
-                return Err(ConfigError::new(
-                    "schedulers",
-                    format!(
-                        "{:?} is not a scheduler",
-                        parsched_core::clip(t, parsched_core::ECHO_MAX)
-                    ),
-                    allowed,
-                ))
-            }
-        }
-    }
-    if out.is_empty() {
-        return Err(ConfigError::new("schedulers", "no scheduler", allowed));
-    }
-    c.schedulers = out;
-    Ok(())
-}
-
-fn get_schedulers(c: &FigureConfig) -> Typed {
-    Typed::Names(c.schedulers.iter().map(|s| s.name()).collect())
-}
-
-type F = FigureConfig;
-impl_node_costs!(FigureConfig);
-
-/// The schema of [`FigureConfig`] (the desktop figures).
-#[rustfmt::skip]
-pub static FIGURES_SCHEMA: LazyLock<Schema<FigureConfig>> = LazyLock::new(|| {
-    let head = [
-        field!(F, "machine", machine: choice, Kind::choice::<FigureMachine>(), "", "", "§4.1",
-            "es40 (4 Alpha processors, Figure 1) or potomac (8 hyperthreads, Figure 2)"),
-        field!(F, "schedulers", custom(get_schedulers, optional = false),
-            Kind::Names { choices: &["default", "gang"] }, "", "", "§4.1",
-            "the schedulers to run, in order: default, gang, both, or a list (default,gang)")
-        .parsed(set_schedulers),
-        field!(F, "programs", programs: u32, Kind::int_min(1, 64), "", "k", "",
-            "parallel programs: the grid runs k = 1..=programs [ext: 4]")
-        .worded("{}", "1..=64"),
-        field!(F, "stressors", stressors: u32, Kind::int(256), "", "s", "",
-            "sequential stressors: the grid runs s = 0..=stressors [ext: 4]")
-        .worded("{}", "0..=256"),
-        field!(F, "threads", threads: opt_u32, Kind::int(U32), "", "", "",
-            "threads per program; unset (none): the machine's, 4 on es40, 7 on potomac"),
-        field!(F, "loops", loops: u64, Kind::int(U64), "", "", "",
-            "compute loops per thread [ext: 20,000]"),
-        field!(F, "loops_per_sync", loops_per_sync: u64, Kind::int(U64), "", "", "",
-            "the threads synchronize every this many loops [ext: 10]"),
-        field!(F, "loop_us", loop_us: opt_f64, Kind::POSITIVE, "µs", "", "",
-            "one compute loop; unset (none): the machine's, 100 on es40, 25 on potomac")
-        .worded("{}", "a finite number > 0"),
-        field!(F, "stressor_chunk_ms", stressor_chunk_ms: f64, Kind::POSITIVE, "ms", "", "",
-            "stressors compute in chunks of this (fewer events, the same schedule)")
-        .worded("{}", "a finite number > 0"),
-        field!(F, "stressor_rows", stressor_rows: choice, Kind::choice::<StressorRows>(), "", "",
-            "", "gang: stressors fill rows of their own (apart) or the matrix's first fit packs \
-             them into any free cell (packed)"),
-        field!(F, "smt_speed", smt_speed: f64, Kind::float_range(0.0, false, 1.0, true), "", "",
-            "§4.1", "SMT (potomac): each busy sibling's fraction of full speed [ext: 0.6]"),
-    ];
-    schema_of("fcs_figure", &head, &desktop_cluster_fields!(F), &[])
-});
-
 #[cfg(test)]
 mod tests {
+    use super::super::figs::{FigureConfig, FIGURES_SCHEMA};
     use super::*;
+    use parsched_core::Value;
 
     #[test]
     fn both_desktop_models_accept_the_same_cluster_keys() {

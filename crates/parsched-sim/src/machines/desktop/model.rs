@@ -4,7 +4,7 @@
 use super::figs::{FigureConfig, FIGURES_SCHEMA};
 use super::{DesktopConfig, FCS_SCHEMA};
 use crate::machines::cluster::{model_error, model_options};
-use crate::models::{fields, typed, ModelDef, ModelError, ModelKind, ModelPage};
+use crate::models::def::{fields, typed, ModelDef, ModelError, ModelKind, ModelPage};
 use parsched_core::schema::{Configuration, Schema, Schematic};
 use parsched_core::ConfigError;
 

@@ -1,7 +1,7 @@
 //! The processor-pool model's row of the model table (`crate::models`).
 
 use super::{PoolsConfig, SCHEMA};
-use crate::models::{cancelled, fields, typed, ModelDef, ModelError, ModelKind, ModelPage};
+use crate::models::def::{cancelled, fields, typed, ModelDef, ModelError, ModelKind, ModelPage};
 use parsched_core::schema::{Configuration, Schema, Schematic};
 use parsched_core::ConfigError;
 

@@ -1,7 +1,7 @@
 //! The region-scheduling machine's row of the model table (`crate::models`).
 
 use super::{RegionsConfig, SCHEMA};
-use crate::models::{fields, typed, ModelDef, ModelError, ModelKind, ModelPage};
+use crate::models::def::{fields, typed, ModelDef, ModelError, ModelKind, ModelPage};
 use parsched_core::schema::{Configuration, Schema, Schematic};
 use parsched_core::ConfigError;
 

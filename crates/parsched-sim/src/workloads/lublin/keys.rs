@@ -4,9 +4,8 @@
 //! `validate`, [`keys`], the bindings' coercions, the Python `LublinConfig`
 //! class and the `[lublin]` key table of `docs/formats/config-toml.md` come.
 
-use super::lublin::LublinConfig;
-use super::lublin::MAX_WORKLOAD_JOBS;
 use super::tsafrir05::{BinCount, RequestedTimes, MIN_MAX_ESTIMATE};
+use super::{LublinConfig, MAX_WORKLOAD_JOBS};
 use parsched_core::schema::{Field, Kind, Schema, Typed};
 use parsched_core::Value;
 use parsched_core::{field, ConfigError};
@@ -86,7 +85,7 @@ impl parsched_core::schema::Schematic for LublinConfig {
     }
 }
 
-static PAGE: crate::models::ModelPage = crate::models::ModelPage {
+static PAGE: crate::models::def::ModelPage = crate::models::def::ModelPage {
     path: "models/lublin.md",
     nav: "Lublin-Feitelson workloads",
     title: "The Lublin-Feitelson workload model",
@@ -103,9 +102,9 @@ static PAGE: crate::models::ModelPage = crate::models::ModelPage {
 };
 
 /// The generator's row of the model table (`crate::models`).
-pub const MODEL: crate::models::ModelDef = crate::models::ModelDef {
+pub const MODEL: crate::models::def::ModelDef = crate::models::def::ModelDef {
     name: "lublin",
-    kind: crate::models::ModelKind::Generator,
+    kind: crate::models::def::ModelKind::Generator,
     class: "LublinConfig",
     time_unit: "s",
     summary_keys: &[],

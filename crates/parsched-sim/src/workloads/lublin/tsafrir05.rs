@@ -47,7 +47,7 @@
 //! by ascending time; pool shuffles are omitted (a uniform pick from a
 //! pool does not depend on its order).
 
-use super::lublin::{LublinConfig, LublinGenerator};
+use super::{LublinConfig, LublinGenerator};
 use crate::rng::{stream, Stream, StreamRng};
 use parsched_core::ConfigError;
 use rand::Rng;

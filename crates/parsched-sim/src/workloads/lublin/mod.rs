@@ -41,11 +41,11 @@
 //! requested times (the loader's `missing_requested_time` rule applies).
 //! `requested = "exact"` writes the run time as the requested time;
 //! `requested = "tsafrir05"` draws requested times from the user-estimate
-//! model of [`super::tsafrir05`] (its own random stream: the jobs'
+//! model of [`tsafrir05`] (its own random stream: the jobs'
 //! arrivals, sizes and run times are those of `requested = "none"`, except
 //! run times above `estimate_max`, cut to it as the model does).
 
-use super::tsafrir05::{self, BinCount, EstimateModel, RequestedTimes};
+use self::tsafrir05::{BinCount, EstimateModel, RequestedTimes};
 use crate::cancel::Until;
 use crate::rng::{stream, Stream, StreamRng};
 use crate::workloads::swf::{LoadReport, SwfHeader, SwfRecord, SwfRules, SwfWriter, Trace};
@@ -215,7 +215,9 @@ impl Default for LublinConfig {
     }
 }
 
-pub use super::lublin_keys::{keys, MODEL, SCHEMA};
+mod keys;
+pub mod tsafrir05;
+pub use keys::{keys, MODEL, SCHEMA};
 
 impl LublinConfig {
     /// The model retargeted to `procs` processors (see the module header).
