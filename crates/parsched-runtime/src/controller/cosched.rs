@@ -110,7 +110,7 @@ choices!(CoschedLayout {
     Free => "free",
 });
 
-/// The `[cosched]` table of a run spec ([`COSCHED_SCHEMA`]; the flat
+/// The `[cosched]` table of a run spec (`COSCHED_SCHEMA`; the flat
 /// spellings `cosched_scheme`, `cosched_layout`, `cosched_spin_us` are
 /// accepted too).
 #[derive(Debug, Clone, Copy, PartialEq)]

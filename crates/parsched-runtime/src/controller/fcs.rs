@@ -154,10 +154,10 @@ pub(super) fn fcs_policy(spec: &RunSpec) -> std::result::Result<Fcs, parsched_co
 }
 
 /// The `[fcs]` table of a run spec: the FCS policy's keys
-/// ([`FCS_SCHEMA`]; the flat spellings of [`FRAGMENT`] are accepted too).
+/// (`FCS_SCHEMA`; the flat spellings of `FRAGMENT` are accepted too).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FcsSpec {
-    // each key as [`FCS_SCHEMA`] documents it
+    // each key as `FCS_SCHEMA` documents it
     pub blocking_rate: f64,
     pub observe_s: f64,
     pub window_s: f64,

@@ -241,7 +241,7 @@ pub struct PolicyInfo {
     pub flat: &'static [(&'static str, &'static str)],
 }
 
-/// Every runtime policy described, in [`POLICIES`] order.
+/// Every runtime policy described, in `POLICIES` order.
 pub fn policies() -> Vec<PolicyInfo> {
     POLICIES
         .iter()

@@ -71,7 +71,7 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 use std::time::Instant;
 
-/// The regions policy's table `[regions]` ([`REGIONS_SCHEMA`]).
+/// The regions policy's table `[regions]` (`REGIONS_SCHEMA`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RegionsSpec {
     /// The cache level whose caches the jobs are balanced over; `None`: the

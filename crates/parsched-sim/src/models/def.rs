@@ -77,7 +77,7 @@ pub fn cancelled() -> bool {
     crate::cancel::current().is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
 }
 
-/// One model: a row of [`MODELS`].
+/// One model: a row of [`super::MODELS`].
 #[derive(Serialize)]
 pub struct ModelDef {
     /// The name (`parsched simulate NAME`, the schema's and config's `MODEL`).
