@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import docs_pages  # noqa: E402
 
-KINDS = ("pools", "gang", "desktop", "fcs", "cosched", "regions", "batch")
+from parsched.report.seeds import ORDER as KINDS  # noqa: E402  (the reproductions, in order)
 
 SITE_CSS = """
 .badge { display:inline-block; font-size:.75rem; font-weight:600; padding:.1em .55em;
