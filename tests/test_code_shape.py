@@ -143,7 +143,7 @@ def _refers_to(code: str, module: str) -> bool:
 
 
 def test_the_machines_of_nodes_import_in_one_direction():
-    """Issue #36: no import circle in ``machines/cluster/`` (``config.rs`` imports
+    """No import circle in ``machines/cluster/`` (``config.rs`` imports
     ``calibrate.rs``, which imports ``apps.rs``; the calibration is a value, not a global
     cache), ``cluster/`` imports nothing of ``desktop/`` (the desktop lowers onto the
     cluster) and the node-costs fragment imports no machine."""

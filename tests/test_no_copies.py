@@ -1,4 +1,4 @@
-"""Issue #36: no hand-written copy of a known list outside its table.
+"""No hand-written copy of a known list outside its table.
 
 A name list — the models, the queue orders, seed 003's schemes, the runtime's
 policies, a model's keys — is written once, in its Rust table, and everything else reads it.

@@ -1,4 +1,4 @@
-"""The runtime's policies come from one table (issue 36, item 3): `parsched run
+"""The runtime's policies come from one table: `parsched run
 --help`, the command line's choices and Python get the policies, their keys and
 choices from ``parsched._core.runtime_policies()``; each policy's own table
 (``[fcs]``, ``[cosched]``) is checked by its schema, the old flat keys still

@@ -1,4 +1,4 @@
-"""Issue #36: every model of the core's table reaches everything that lists
+"""Every model of the core's table reaches everything that lists
 models (the command line's help, Python, the generated docs, sweeps and
 benchmarks), and a model with no Python of its own runs through the generic
 front end (``_core.simulate``) exactly as through its own."""

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The Python package's layers point only down, and its modules import in no
-circle (issue #36; docs/architecture.md, "Python layers").
+circle (docs/architecture.md, "Python layers").
 
 Every module of ``python/parsched`` belongs to a layer: its subpackage, or the
 top-level module itself (``errors``, ``_io``, ``display``). A layer may import
@@ -22,6 +22,8 @@ import argparse
 import ast
 import pathlib
 import sys
+
+import allowlist
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PKG = ROOT / "python" / "parsched"
@@ -133,15 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.check:
         print("\n".join(found))
         return 0
-    allowed = {line.strip() for line in pathlib.Path(args.check).read_text().splitlines()
-               if line.strip() and not line.startswith("#")}
-    bad = [f for f in found if f not in allowed]
-    gone = sorted(allowed - set(found))
-    for f in bad:
-        print(f"points up or circles and not allowed: {f}")
-    for f in gone:
-        print(f"allowed but gone (remove it from {args.check}): {f}")
-    return 1 if bad or gone else 0
+    return allowlist.against(found, args.check, "points up or circles")
 
 
 if __name__ == "__main__":

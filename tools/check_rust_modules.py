@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""No circle of `use` imports between sibling Rust modules (issue #36;
-docs/architecture.md).
+"""No circle of `use` imports between sibling Rust modules
+(docs/architecture.md).
 
 A module's file names the modules it uses (``use crate::a::b::Item``,
 ``use super::c::Item``, ``use self::d``, grouped braces included, and the
@@ -20,6 +20,8 @@ from __future__ import annotations
 import pathlib
 import re
 import sys
+
+import allowlist
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 USE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", re.M)
@@ -144,15 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.check:
         print("\n".join(circles_now))
         return 1 if circles_now else 0
-    allowed = {line.strip() for line in pathlib.Path(args.check).read_text().splitlines()
-               if line.strip() and not line.startswith("#")}
-    bad = [c for c in circles_now if c not in allowed]
-    gone = sorted(allowed - set(circles_now))
-    for c in bad:
-        print(f"a circle not allowed: {c}")
-    for c in gone:
-        print(f"allowed but gone (remove it from {args.check}): {c}")
-    return 1 if bad or gone else 0
+    return allowlist.against(circles_now, args.check, "a circle")
 
 
 if __name__ == "__main__":

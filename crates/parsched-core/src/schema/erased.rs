@@ -19,6 +19,23 @@ pub trait Schematic: Sized + Send + 'static {
     fn validate_all(&self) -> Result<(), ConfigError>;
 }
 
+/// Implements [`Schematic`] for a configuration type whose schema is the
+/// static `$schema` and whose inherent `validate` runs every check:
+/// `schematic!(PoolsConfig, SCHEMA);`.
+#[macro_export]
+macro_rules! schematic {
+    ($t:ty, $schema:expr) => {
+        impl $crate::schema::Schematic for $t {
+            fn schema() -> &'static $crate::schema::Schema<Self> {
+                &$schema
+            }
+            fn validate_all(&self) -> Result<(), $crate::ConfigError> {
+                self.validate()
+            }
+        }
+    };
+}
+
 /// A configuration whose type the caller does not name: keys set and read
 /// by name, checked, described. The concrete type is recovered with
 /// [`Configuration::into_any`] by the code that runs the model.

@@ -134,11 +134,6 @@ impl Default for CoschedSpec {
     }
 }
 
-/// The ten schemes' names ([`Scheme::ALL`]'s).
-pub(crate) fn scheme_names() -> &'static [&'static str] {
-    &TABLE1_NAMES
-}
-
 /// The error of a reference schedule given as a scheme.
 fn not_a_scheme(key: &str, s: CoschedScheme) -> ConfigError {
     ConfigError::new(
@@ -148,18 +143,18 @@ fn not_a_scheme(key: &str, s: CoschedScheme) -> ConfigError {
              `default`)",
             s.name()
         ),
-        scheme_names().join(", "),
+        TABLE1_NAMES.join(", "),
     )
 }
 
 fn set_scheme(c: &mut CoschedSpec, v: &Value) -> std::result::Result<(), ConfigError> {
-    let bad = || ConfigError::new("scheme", "not a name", scheme_names().join(", "));
+    let bad = || ConfigError::new("scheme", "not a name", TABLE1_NAMES.join(", "));
     let Value::Str(text) = v else {
         return Err(bad());
     };
-    let s: CoschedScheme = text.parse().map_err(|e: ConfigError| {
-        ConfigError::new("scheme", e.message, scheme_names().join(", "))
-    })?;
+    let s: CoschedScheme = text
+        .parse()
+        .map_err(|e: ConfigError| ConfigError::new("scheme", e.message, TABLE1_NAMES.join(", ")))?;
     if !matches!(s, CoschedScheme::Dynamic(_)) {
         return Err(not_a_scheme("scheme", s));
     }

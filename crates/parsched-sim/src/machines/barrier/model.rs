@@ -3,17 +3,9 @@
 
 use super::{SyncConfig, SCHEMA};
 use crate::models::def::{cancelled, fields, typed, ModelDef, ModelError, ModelKind, ModelPage};
-use parsched_core::schema::{Configuration, Schema, Schematic};
-use parsched_core::ConfigError;
+use parsched_core::schema::Configuration;
 
-impl Schematic for SyncConfig {
-    fn schema() -> &'static Schema<Self> {
-        &SCHEMA
-    }
-    fn validate_all(&self) -> Result<(), ConfigError> {
-        self.validate()
-    }
-}
+parsched_core::schematic!(SyncConfig, SCHEMA);
 
 static PAGE: ModelPage = ModelPage {
     path: "models/barrier.md",

@@ -2,17 +2,8 @@
 
 use super::{BatchConfig, SCHEMA};
 use crate::models::def::{ModelDef, ModelKind, ModelPage};
-use parsched_core::schema::{Schema, Schematic};
-use parsched_core::ConfigError;
 
-impl Schematic for BatchConfig {
-    fn schema() -> &'static Schema<Self> {
-        &SCHEMA
-    }
-    fn validate_all(&self) -> Result<(), ConfigError> {
-        self.validate()
-    }
-}
+parsched_core::schematic!(BatchConfig, SCHEMA);
 
 static PAGE: ModelPage = ModelPage {
     path: "models/batch.md",

@@ -4,17 +4,9 @@
 use super::{ClusterConfig, SCHEMA};
 use super::{ClusterError, ClusterOptions};
 use crate::models::def::{fields, typed, ModelDef, ModelError, ModelKind, ModelPage};
-use parsched_core::schema::{Configuration, Schema, Schematic};
-use parsched_core::ConfigError;
+use parsched_core::schema::Configuration;
 
-impl Schematic for ClusterConfig {
-    fn schema() -> &'static Schema<Self> {
-        &SCHEMA
-    }
-    fn validate_all(&self) -> Result<(), ConfigError> {
-        self.validate()
-    }
-}
+parsched_core::schematic!(ClusterConfig, SCHEMA);
 
 /// A cluster run's error as a model's (the desktop's rows use it too).
 pub(crate) fn model_error(e: ClusterError) -> ModelError {

@@ -5,26 +5,11 @@ use super::figs::{FigureConfig, FIGURES_SCHEMA};
 use super::{DesktopConfig, FCS_SCHEMA};
 use crate::machines::cluster::{model_error, model_options};
 use crate::models::def::{fields, typed, ModelDef, ModelError, ModelKind, ModelPage};
-use parsched_core::schema::{Configuration, Schema, Schematic};
-use parsched_core::ConfigError;
+use parsched_core::schema::Configuration;
 
-impl Schematic for DesktopConfig {
-    fn schema() -> &'static Schema<Self> {
-        &FCS_SCHEMA
-    }
-    fn validate_all(&self) -> Result<(), ConfigError> {
-        self.validate()
-    }
-}
+parsched_core::schematic!(DesktopConfig, FCS_SCHEMA);
 
-impl Schematic for FigureConfig {
-    fn schema() -> &'static Schema<Self> {
-        &FIGURES_SCHEMA
-    }
-    fn validate_all(&self) -> Result<(), ConfigError> {
-        self.validate()
-    }
-}
+parsched_core::schematic!(FigureConfig, FIGURES_SCHEMA);
 
 fn run_fcs(cfg: Box<dyn Configuration>, workers: usize) -> Result<serde_json::Value, ModelError> {
     let cfg = typed::<DesktopConfig>(cfg);

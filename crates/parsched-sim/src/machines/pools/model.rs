@@ -2,17 +2,9 @@
 
 use super::{PoolsConfig, SCHEMA};
 use crate::models::def::{cancelled, fields, typed, ModelDef, ModelError, ModelKind, ModelPage};
-use parsched_core::schema::{Configuration, Schema, Schematic};
-use parsched_core::ConfigError;
+use parsched_core::schema::Configuration;
 
-impl Schematic for PoolsConfig {
-    fn schema() -> &'static Schema<Self> {
-        &SCHEMA
-    }
-    fn validate_all(&self) -> Result<(), ConfigError> {
-        self.validate()
-    }
-}
+parsched_core::schematic!(PoolsConfig, SCHEMA);
 
 static PAGE: ModelPage = ModelPage {
     path: "models/pools.md",

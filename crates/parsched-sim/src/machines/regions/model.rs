@@ -2,17 +2,9 @@
 
 use super::{RegionsConfig, SCHEMA};
 use crate::models::def::{fields, typed, ModelDef, ModelError, ModelKind, ModelPage};
-use parsched_core::schema::{Configuration, Schema, Schematic};
-use parsched_core::ConfigError;
+use parsched_core::schema::Configuration;
 
-impl Schematic for RegionsConfig {
-    fn schema() -> &'static Schema<Self> {
-        &SCHEMA
-    }
-    fn validate_all(&self) -> Result<(), ConfigError> {
-        self.validate()
-    }
-}
+parsched_core::schematic!(RegionsConfig, SCHEMA);
 
 static PAGE: ModelPage = ModelPage {
     path: "models/regions.md",

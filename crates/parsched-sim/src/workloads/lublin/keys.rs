@@ -76,14 +76,7 @@ pub fn keys() -> Vec<&'static str> {
     SCHEMA.keys()
 }
 
-impl parsched_core::schema::Schematic for LublinConfig {
-    fn schema() -> &'static Schema<Self> {
-        &SCHEMA
-    }
-    fn validate_all(&self) -> Result<(), parsched_core::ConfigError> {
-        self.validate()
-    }
-}
+parsched_core::schematic!(LublinConfig, SCHEMA);
 
 static PAGE: crate::models::def::ModelPage = crate::models::def::ModelPage {
     path: "models/lublin.md",
