@@ -26,7 +26,7 @@ from parsched.cli.common import (
     print_json,
     print_measures,
 )
-from parsched.display import FIGURE_FORMATS, jsonable
+from parsched.display import FIGURE_FORMATS, fmt_precise, jsonable
 from parsched.errors import (
     ConfigError,
 )
@@ -517,15 +517,9 @@ def cmd_simulate_generic(args: argparse.Namespace) -> int:
     _, res = _run(simulate_generic, args, workers=args.workers or 1)
     if args.json:
         return print_json(res)
-    rows = [(k, _shown_value(v)) for k, v in res.summary.items()]
+    rows = [(k, fmt_precise(v)) for k, v in res.summary.items()]
     print_measures(f"{args.model} model, {res.config.summary_label()}", rows)
     return 0
-
-
-def _shown_value(v: Any) -> str:
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    return "unset" if v is None else str(v)
 
 
 #: The models with a command of their own: (command, ``--workers`` as
